@@ -1,0 +1,45 @@
+import { ApiError } from '@/lib/http/api-error';
+import { handle, parseParams, parseSearchParams } from '@/lib/http/route-helpers';
+import { listMoodAndCriteria, pageMessages } from '@/lib/store/messages-repository';
+import { findSession } from '@/lib/store/sessions-repository';
+import { sessionParamsSchema } from '../schema';
+import { historyQuerySchema } from './schema';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = handle(async (request, context: { params: Promise<{ id: string }> }) => {
+  const { id } = parseParams(await context.params, sessionParamsSchema);
+  const query = parseSearchParams(request, historyQuerySchema);
+  if (!(await findSession({ id }))) throw new ApiError('not_found', `Session ${id} does not exist`);
+  const { messages, nextBefore } = await pageMessages({
+    sessionId: id,
+    layer: query.layer,
+    before: query.before,
+    limit: query.limit,
+  });
+  const cycles = messages.map((message) => message.cycleNumber).filter((cycle): cycle is number => cycle !== null);
+  const moodAndCriteria =
+    query.layer === 'subconscious' && cycles.length > 0
+      ? await listMoodAndCriteria({ sessionId: id, fromCycle: Math.min(...cycles), toCycle: Math.max(...cycles), limit: query.limit })
+      : [];
+  return Response.json({
+    messages: messages.map((message) => ({
+      id: message.id,
+      layer: message.layer,
+      tag: message.tag,
+      content: message.content,
+      cycle_number: message.cycleNumber,
+      turn_id: message.turnId,
+      spontaneous: message.spontaneous,
+      created_at: message.createdAt.toISOString(),
+    })),
+    mood_and_criteria: moodAndCriteria.map((row) => ({
+      id: row.id,
+      mood: row.mood,
+      criteria: row.criteria,
+      cycle_number: row.cycleNumber,
+      created_at: row.createdAt.toISOString(),
+    })),
+    next_before: nextBefore,
+  });
+});

@@ -1,0 +1,30 @@
+import { ApiError } from '@/lib/http/api-error';
+import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
+import { sessionJson } from '@/lib/http/session-json';
+import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
+import { findSession } from '@/lib/store/sessions-repository';
+import { sessionParamsSchema, updateSessionBodySchema } from './schema';
+
+export const dynamic = 'force-dynamic';
+
+type Context = { params: Promise<{ id: string }> };
+
+export const GET = handle(async (_request, context: Context) => {
+  const { id } = parseParams(await context.params, sessionParamsSchema);
+  const session = await findSession({ id });
+  if (!session) throw new ApiError('not_found', `Session ${id} does not exist`);
+  return Response.json({ session: sessionJson(session) });
+});
+
+export const PATCH = handle(async (request, context: Context) => {
+  const { id } = parseParams(await context.params, sessionParamsSchema);
+  const body = await readJsonBody(request, updateSessionBodySchema);
+  const session = await getOrchestrator().updateSession(id, body);
+  return Response.json({ session: sessionJson(session) });
+});
+
+export const DELETE = handle(async (_request, context: Context) => {
+  const { id } = parseParams(await context.params, sessionParamsSchema);
+  await getOrchestrator().deleteSession(id);
+  return new Response(null, { status: 204 });
+});

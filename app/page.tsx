@@ -1,0 +1,15 @@
+import { NewSessionForm } from '@/components/sessions/new-session-form';
+import { SessionList } from '@/components/sessions/session-list';
+
+export default function HomePage() {
+  return (
+    <div className="space-y-6">
+      <div>
+        <h1 className="text-2xl font-semibold">Sessions</h1>
+        <p className="text-sm text-zinc-500">Each session is a saved mind: its chat, its inner dialog and its subconscious.</p>
+      </div>
+      <NewSessionForm />
+      <SessionList />
+    </div>
+  );
+}

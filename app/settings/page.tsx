@@ -1,0 +1,15 @@
+import { SettingsForm } from '@/components/settings/settings-form';
+
+export const metadata = { title: 'Settings · AgentCSD' };
+
+export default function SettingsPage() {
+  return (
+    <div className="max-w-3xl space-y-4">
+      <div>
+        <h1 className="text-2xl font-semibold">Settings</h1>
+        <p className="text-sm text-zinc-500">Defaults for new sessions. Each session keeps its own copy, editable on its page.</p>
+      </div>
+      <SettingsForm />
+    </div>
+  );
+}

@@ -1,0 +1,87 @@
+'use client';
+
+import { useEffect, useState } from 'react';
+import { useRouter } from 'next/navigation';
+import { apiFetch } from '@/components/api-client';
+import { LayerModelFields, toLayerFormValue, toLayerPayload, type LayerFormValue } from '@/components/settings/layer-model-fields';
+import type { SettingsJson } from '@/components/settings/settings-types';
+import { ErrorBanner } from '@/components/ui/error-banner';
+import type { PersonaSummaryJson, SessionJson } from './session-types';
+
+export function NewSessionForm() {
+  const router = useRouter();
+  const [personas, setPersonas] = useState<PersonaSummaryJson[] | null>(null);
+  const [name, setName] = useState('');
+  const [persona, setPersona] = useState('');
+  const [models, setModels] = useState<{ c_model: LayerFormValue; s_model: LayerFormValue } | null>(null);
+  const [showModels, setShowModels] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+
+  useEffect(() => {
+    Promise.all([apiFetch<{ personas: PersonaSummaryJson[] }>('/api/personas'), apiFetch<{ settings: SettingsJson }>('/api/settings')])
+      .then(([personaList, settings]) => {
+        setPersonas(personaList.personas);
+        setPersona((current) => current || personaList.personas[0]?.name || '');
+        setModels({ c_model: toLayerFormValue(settings.settings.c_model), s_model: toLayerFormValue(settings.settings.s_model) });
+      })
+      .catch((caught: Error) => setError(caught.message));
+  }, []);
+
+  async function create(event: React.FormEvent) {
+    event.preventDefault();
+    if (!models) return;
+    setCreating(true);
+    setError(null);
+    try {
+      const result = await apiFetch<{ session: SessionJson }>('/api/sessions', {
+        method: 'POST',
+        body: {
+          ...(name.trim() && { name: name.trim() }),
+          persona,
+          ...(showModels && { models: { c_model: toLayerPayload(models.c_model), s_model: toLayerPayload(models.s_model) } }),
+        },
+      });
+      router.push(`/sessions/${result.session.id}`);
+    } catch (caught) {
+      setError((caught as Error).message);
+      setCreating(false);
+    }
+  }
+
+  return (
+    <form onSubmit={create} aria-label="New session" className="space-y-3 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+      <h2 className="font-semibold">New session</h2>
+      <div className="grid gap-3 sm:grid-cols-2">
+        <label className="block text-sm">
+          <span className="mb-1 block font-medium">Session name (optional)</span>
+          <input className="field" value={name} maxLength={120} onChange={(event) => setName(event.target.value)} placeholder="e.g. Evening chat" />
+        </label>
+        <label className="block text-sm">
+          <span className="mb-1 block font-medium">Persona</span>
+          <select className="field" value={persona} onChange={(event) => setPersona(event.target.value)} required disabled={!personas}>
+            {personas?.length === 0 && <option value="">No personas: create one first</option>}
+            {personas?.map((item) => (
+              <option key={item.name} value={item.name}>
+                {item.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <button type="button" className="text-sm text-indigo-700 underline dark:text-indigo-300" aria-expanded={showModels} onClick={() => setShowModels(!showModels)}>
+        {showModels ? 'Use the default models' : 'Choose models for this session'}
+      </button>
+      {showModels && models && (
+        <div className="grid gap-3 lg:grid-cols-2">
+          <LayerModelFields id="new-c-model" legend="Internal Dialog (C_model)" description="Prefilled from Settings." value={models.c_model} onChange={(c_model) => setModels({ ...models, c_model })} />
+          <LayerModelFields id="new-s-model" legend="Subconscious (S_model)" description="Prefilled from Settings." value={models.s_model} onChange={(s_model) => setModels({ ...models, s_model })} />
+        </div>
+      )}
+      <ErrorBanner message={error} />
+      <button type="submit" className="btn btn-primary" disabled={creating || !persona || !models}>
+        {creating ? 'Creating…' : 'Create session'}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,141 @@
+'use client';
+
+import { backendKinds, type BackendKind, type PublicLayerModelConfig } from '@/lib/config/model-config';
+
+export interface LayerFormValue {
+  backend: BackendKind;
+  model: string;
+  max_tokens: string;
+  endpoint: string;
+  cli_path: string;
+  /** A newly typed key; empty means "keep the stored one". */
+  api_key: string;
+  clear_key: boolean;
+  api_key_set: boolean;
+  api_key_hint?: string;
+}
+
+const backendLabels: Record<BackendKind, string> = {
+  claude_code_cli: 'Claude Code CLI',
+  anthropic: 'Anthropic API',
+  openai_compatible: 'OpenAI-compatible (Ollama, LM Studio, vLLM)',
+};
+
+export function toLayerFormValue(config: PublicLayerModelConfig): LayerFormValue {
+  return {
+    backend: config.backend,
+    model: config.model,
+    max_tokens: String(config.max_tokens),
+    endpoint: config.endpoint ?? '',
+    cli_path: config.cli_path ?? '',
+    api_key: '',
+    clear_key: false,
+    api_key_set: config.api_key_set,
+    api_key_hint: config.api_key_hint,
+  };
+}
+
+/** The API payload: the key is sent only when typed, or as "" to clear it. */
+export function toLayerPayload(value: LayerFormValue) {
+  return {
+    backend: value.backend,
+    model: value.model.trim(),
+    max_tokens: Number(value.max_tokens),
+    ...(value.endpoint.trim() && value.backend !== 'claude_code_cli' && { endpoint: value.endpoint.trim() }),
+    ...(value.backend === 'claude_code_cli' && value.cli_path.trim() && { cli_path: value.cli_path.trim() }),
+    ...(value.api_key ? { api_key: value.api_key } : value.clear_key ? { api_key: '' } : {}),
+  };
+}
+
+export function LayerModelFields(props: {
+  id: string;
+  legend: string;
+  description: string;
+  value: LayerFormValue;
+  onChange: (value: LayerFormValue) => void;
+}) {
+  const { id, value } = props;
+  const set = (patch: Partial<LayerFormValue>) => props.onChange({ ...value, ...patch });
+  return (
+    <fieldset className="space-y-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
+      <legend className="px-1 font-semibold">{props.legend}</legend>
+      <p className="text-xs text-zinc-500">{props.description}</p>
+      <div className="grid gap-3 sm:grid-cols-2">
+        <label className="block text-sm">
+          <span className="mb-1 block font-medium">Backend</span>
+          <select id={`${id}-backend`} className="field" value={value.backend} onChange={(event) => set({ backend: event.target.value as BackendKind })}>
+            {backendKinds.map((kind) => (
+              <option key={kind} value={kind}>
+                {backendLabels[kind]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="block text-sm">
+          <span className="mb-1 block font-medium">Model</span>
+          <input id={`${id}-model`} className="field" value={value.model} onChange={(event) => set({ model: event.target.value })} required />
+        </label>
+        <label className="block text-sm">
+          <span className="mb-1 block font-medium">Max tokens</span>
+          <input
+            id={`${id}-max-tokens`}
+            className="field"
+            type="number"
+            min={1}
+            value={value.max_tokens}
+            onChange={(event) => set({ max_tokens: event.target.value })}
+            required
+          />
+        </label>
+        {value.backend === 'claude_code_cli' ? (
+          <label className="block text-sm">
+            <span className="mb-1 block font-medium">CLI path</span>
+            <input
+              id={`${id}-cli-path`}
+              className="field"
+              placeholder="claude"
+              value={value.cli_path}
+              onChange={(event) => set({ cli_path: event.target.value })}
+            />
+          </label>
+        ) : (
+          <label className="block text-sm">
+            <span className="mb-1 block font-medium">{value.backend === 'anthropic' ? 'API base URL (optional)' : 'Endpoint'}</span>
+            <input
+              id={`${id}-endpoint`}
+              className="field"
+              placeholder={value.backend === 'anthropic' ? 'https://api.anthropic.com' : 'http://localhost:11434/v1'}
+              value={value.endpoint}
+              onChange={(event) => set({ endpoint: event.target.value })}
+            />
+          </label>
+        )}
+        {value.backend !== 'claude_code_cli' && (
+          <label className="block text-sm sm:col-span-2">
+            <span className="mb-1 block font-medium">API key</span>
+            <input
+              id={`${id}-api-key`}
+              className="field"
+              type="password"
+              autoComplete="off"
+              placeholder={value.api_key_set ? `stored (${value.api_key_hint ?? 'hidden'}) — type to replace` : value.backend === 'anthropic' ? 'or set ANTHROPIC_API_KEY' : 'optional for local servers'}
+              value={value.api_key}
+              onChange={(event) => set({ api_key: event.target.value, clear_key: false })}
+            />
+            {value.api_key_set && (
+              <span className="mt-1 flex items-center gap-2 text-xs">
+                <input
+                  id={`${id}-clear-key`}
+                  type="checkbox"
+                  checked={value.clear_key}
+                  onChange={(event) => set({ clear_key: event.target.checked, api_key: '' })}
+                />
+                <label htmlFor={`${id}-clear-key`}>Remove the stored key</label>
+              </span>
+            )}
+          </label>
+        )}
+      </div>
+    </fieldset>
+  );
+}

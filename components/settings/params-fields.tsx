@@ -1,0 +1,76 @@
+'use client';
+
+import { pacingModes, triggerModes, type SessionParams } from '@/lib/config/model-config';
+
+export interface ParamsFormValue {
+  summary_every_n: string;
+  pacing: SessionParams['pacing'];
+  trigger_mode: SessionParams['trigger_mode'];
+  trigger_threshold: string;
+  spontaneous_cap: string;
+}
+
+export function toParamsFormValue(params: SessionParams): ParamsFormValue {
+  return {
+    summary_every_n: String(params.summary_every_n),
+    pacing: params.pacing,
+    trigger_mode: params.trigger_mode,
+    trigger_threshold: String(params.trigger_threshold),
+    spontaneous_cap: String(params.spontaneous_cap),
+  };
+}
+
+export function toParamsPayload(value: ParamsFormValue): SessionParams {
+  return {
+    summary_every_n: Number(value.summary_every_n),
+    pacing: value.pacing,
+    trigger_mode: value.trigger_mode,
+    trigger_threshold: Number(value.trigger_threshold),
+    spontaneous_cap: Number(value.spontaneous_cap),
+  };
+}
+
+const pacingLabels = { adaptive: 'Adaptive (rests when idle)', continuous: 'Continuous (next cycle at once)' };
+const triggerLabels = { tag: 'The <trigger> tag decides', length: 'S_loud longer than a threshold' };
+
+export function ParamsFields(props: { value: ParamsFormValue; onChange: (value: ParamsFormValue) => void }) {
+  const { value } = props;
+  const set = (patch: Partial<ParamsFormValue>) => props.onChange({ ...value, ...patch });
+  return (
+    <fieldset className="grid gap-3 rounded-lg border border-zinc-200 p-4 sm:grid-cols-2 dark:border-zinc-800">
+      <legend className="px-1 font-semibold">Parameters</legend>
+      <label className="block text-sm">
+        <span className="mb-1 block font-medium">Summary every N cycles</span>
+        <input className="field" type="number" min={1} value={value.summary_every_n} onChange={(event) => set({ summary_every_n: event.target.value })} />
+      </label>
+      <label className="block text-sm">
+        <span className="mb-1 block font-medium">Pacing</span>
+        <select className="field" value={value.pacing} onChange={(event) => set({ pacing: event.target.value as ParamsFormValue['pacing'] })}>
+          {pacingModes.map((mode) => (
+            <option key={mode} value={mode}>
+              {pacingLabels[mode]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="block text-sm">
+        <span className="mb-1 block font-medium">Spontaneous speech</span>
+        <select className="field" value={value.trigger_mode} onChange={(event) => set({ trigger_mode: event.target.value as ParamsFormValue['trigger_mode'] })}>
+          {triggerModes.map((mode) => (
+            <option key={mode} value={mode}>
+              {triggerLabels[mode]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="block text-sm">
+        <span className="mb-1 block font-medium">Length threshold (characters)</span>
+        <input className="field" type="number" min={1} value={value.trigger_threshold} onChange={(event) => set({ trigger_threshold: event.target.value })} />
+      </label>
+      <label className="block text-sm">
+        <span className="mb-1 block font-medium">Spontaneous turns without a reply (cap)</span>
+        <input className="field" type="number" min={0} value={value.spontaneous_cap} onChange={(event) => set({ spontaneous_cap: event.target.value })} />
+      </label>
+    </fieldset>
+  );
+}

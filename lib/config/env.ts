@@ -1,0 +1,45 @@
+// Environment, validated once with zod. Read lazily so tests can set variables before first use.
+import path from 'node:path';
+import { z } from 'zod';
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  AGENTCSD_DATA_DIR: z.string().min(1).default('data'),
+  AGENTCSD_PERSONAS_DIR: z.string().min(1).default('personas'),
+  /** Extra Host names allowed besides the loopback ones (comma-separated), e.g. a LAN name. */
+  AGENTCSD_ALLOWED_HOSTS: z.string().default(''),
+  /** Access token required when bound to a non-loopback address; generated when absent. */
+  AGENTCSD_ACCESS_TOKEN: z.string().min(32).optional(),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  OPENAI_API_KEY: z.string().optional(),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const details = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid environment: ${details.join('; ')}`);
+  }
+  return result.data;
+}
+
+export interface AppPaths {
+  dataDir: string;
+  databaseFile: string;
+  logsDir: string;
+  personasDir: string;
+}
+
+export function appPaths(env: Env = readEnv()): AppPaths {
+  const dataDir = path.resolve(env.AGENTCSD_DATA_DIR);
+  return {
+    dataDir,
+    databaseFile: path.join(dataDir, 'agentcsd.db'),
+    logsDir: path.join(dataDir, 'logs'),
+    personasDir: path.resolve(env.AGENTCSD_PERSONAS_DIR),
+  };
+}

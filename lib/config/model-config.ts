@@ -1,0 +1,104 @@
+// Per-layer model configuration and session parameters (seed 000 section 6.3; ARCHITECTURE §8).
+// The seed's own keys (c_model, s_model, backend, model, max_tokens, endpoint) are kept as is.
+import { z } from 'zod';
+
+export const backendKinds = ['claude_code_cli', 'anthropic', 'openai_compatible'] as const;
+export type BackendKind = (typeof backendKinds)[number];
+
+const httpUrl = z
+  .string()
+  .trim()
+  .url({ message: 'must be a full URL such as http://localhost:11434/v1' })
+  .refine((value) => /^https?:\/\//i.test(value), { message: 'must start with http:// or https://' });
+
+export const layerModelConfigSchema = z
+  .object({
+    backend: z.enum(backendKinds, {
+      message: `backend must be one of ${backendKinds.join(', ')}`,
+    }),
+    model: z.string().trim().min(1, 'model is required').max(200),
+    max_tokens: z.number().int().min(1).max(200_000),
+    endpoint: httpUrl.optional(),
+    /** Write-only. An empty string clears a stored key; absent keeps the stored one. */
+    api_key: z.string().max(500).optional(),
+    cli_path: z.string().trim().min(1).max(1000).optional(),
+    /** Context window in tokens; absent means the model's known default. */
+    context_window: z.number().int().min(1024).max(10_000_000).optional(),
+  })
+  .strict()
+  .superRefine((config, context) => {
+    if (config.backend === 'openai_compatible' && !config.endpoint) {
+      context.addIssue({
+        code: 'custom',
+        path: ['endpoint'],
+        message: 'endpoint is required for an OpenAI-compatible server (e.g. http://localhost:11434/v1)',
+      });
+    }
+  });
+
+export type LayerModelConfig = z.infer<typeof layerModelConfigSchema>;
+
+export const modelsConfigSchema = z
+  .object({ c_model: layerModelConfigSchema, s_model: layerModelConfigSchema })
+  .strict();
+export type ModelsConfig = z.infer<typeof modelsConfigSchema>;
+
+export const pacingModes = ['adaptive', 'continuous'] as const;
+export const triggerModes = ['tag', 'length'] as const;
+
+export const sessionParamsSchema = z
+  .object({
+    summary_every_n: z.number().int().min(1).max(1000),
+    pacing: z.enum(pacingModes),
+    trigger_mode: z.enum(triggerModes),
+    trigger_threshold: z.number().int().min(1).max(100_000),
+    spontaneous_cap: z.number().int().min(0).max(100),
+  })
+  .strict();
+export type SessionParams = z.infer<typeof sessionParamsSchema>;
+
+export const defaultModels: ModelsConfig = {
+  c_model: { backend: 'claude_code_cli', model: 'claude-sonnet-4-5', max_tokens: 4096, cli_path: 'claude' },
+  s_model: { backend: 'claude_code_cli', model: 'claude-haiku-4-5', max_tokens: 2048, cli_path: 'claude' },
+};
+
+export const defaultParams: SessionParams = {
+  summary_every_n: 10,
+  pacing: 'adaptive',
+  trigger_mode: 'tag',
+  trigger_threshold: 200,
+  spontaneous_cap: 3,
+};
+
+/** What a browser may see of a layer's configuration: the key is replaced by a hint. */
+export interface PublicLayerModelConfig extends Omit<LayerModelConfig, 'api_key'> {
+  api_key_set: boolean;
+  api_key_hint?: string;
+}
+
+export function toPublicLayerConfig(config: LayerModelConfig): PublicLayerModelConfig {
+  const { api_key: apiKey, ...rest } = config;
+  if (!apiKey) return { ...rest, api_key_set: false };
+  return { ...rest, api_key_set: true, api_key_hint: `…${apiKey.slice(-4)}` };
+}
+
+export function toPublicModels(models: ModelsConfig) {
+  return { c_model: toPublicLayerConfig(models.c_model), s_model: toPublicLayerConfig(models.s_model) };
+}
+
+/**
+ * Merges a submitted layer config with the stored one: a missing api_key keeps the stored key
+ * (the browser never had it), an empty string removes it.
+ */
+export function mergeLayerConfig(submitted: LayerModelConfig, stored?: LayerModelConfig): LayerModelConfig {
+  if (submitted.api_key === undefined) {
+    // Keep a stored key only while the backend is unchanged: a key is per provider.
+    const keep = stored?.api_key && stored.backend === submitted.backend ? stored.api_key : undefined;
+    return keep ? { ...submitted, api_key: keep } : submitted;
+  }
+  if (submitted.api_key === '') {
+    const { api_key: _removed, ...rest } = submitted;
+    return rest;
+  }
+  return submitted;
+}

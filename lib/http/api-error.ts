@@ -1,0 +1,67 @@
+// One error type for the REST boundary: it knows its status and renders `{ error: { code, message } }`.
+import { z } from 'zod';
+import { SessionNotFoundError } from '@/lib/orchestrator/orchestrator';
+import { PersonaError } from '@/lib/personas/persona-files';
+
+export type ApiErrorCode =
+  | 'invalid_json'
+  | 'validation_failed'
+  | 'unsupported_media_type'
+  | 'payload_too_large'
+  | 'not_found'
+  | 'conflict'
+  | 'forbidden'
+  | 'internal';
+
+const statusByCode: Record<ApiErrorCode, number> = {
+  invalid_json: 400,
+  validation_failed: 400,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  not_found: 404,
+  conflict: 409,
+  forbidden: 403,
+  internal: 500,
+};
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = statusByCode[code];
+  }
+
+  toResponse(): Response {
+    return Response.json({ error: { code: this.code, message: this.message } }, { status: this.status });
+  }
+}
+
+export function validationError(error: z.ZodError, where = 'body'): ApiError {
+  const details = error.issues
+    .slice(0, 5)
+    .map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message));
+  return new ApiError('validation_failed', `Invalid ${where}: ${details.join('; ')}`);
+}
+
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof z.ZodError || (error instanceof Error && error.name === 'ZodError')) return validationError(error as z.ZodError);
+  if (SessionNotFoundError.is(error)) return new ApiError('not_found', error.message);
+  if (PersonaError.is(error)) {
+    switch (error.kind) {
+      case 'not_found':
+        return new ApiError('not_found', error.message);
+      case 'already_exists':
+        return new ApiError('conflict', error.message);
+      case 'invalid_name':
+      case 'not_a_file':
+        return new ApiError('validation_failed', error.message);
+    }
+  }
+  console.error('[api] unexpected error', error);
+  return new ApiError('internal', 'Internal error; the server log has the details');
+}

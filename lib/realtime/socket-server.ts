@@ -1,0 +1,64 @@
+// Socket.IO on the app's HTTP server: the handshake passes the same Host/Origin/token guard as
+// HTTP requests; clients join one room per session and receive the orchestrator's events.
+import type { Server as HttpServer } from 'node:http';
+import { Server } from 'socket.io';
+import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
+import { checkRequest, tokenFromHeaders, type GuardOptions } from '@/lib/security/request-guard';
+import {
+  joinPayloadSchema,
+  sessionRoom,
+  type ClientToServerEvents,
+  type ServerToClientEvents,
+} from './socket-events';
+
+export function attachSocketServer(input: {
+  httpServer: HttpServer;
+  orchestrator: Orchestrator;
+  guard: GuardOptions;
+}): Server<ClientToServerEvents, ServerToClientEvents> {
+  const io = new Server<ClientToServerEvents, ServerToClientEvents>(input.httpServer, {
+    serveClient: false,
+    // CORS is not authentication: allowRequest below is what refuses foreign pages.
+    allowRequest: (request, callback) => {
+      const verdict = checkRequest(
+        {
+          method: 'POST', // a handshake opens a channel that can act: treat it as mutating
+          host: request.headers.host,
+          origin: request.headers.origin,
+          secFetchSite: header(request.headers['sec-fetch-site']),
+          token: tokenFromHeaders({ authorization: request.headers.authorization, cookie: request.headers.cookie }),
+        },
+        input.guard,
+      );
+      callback(verdict.ok ? null : verdict.message, verdict.ok);
+    },
+  });
+
+  io.on('connection', (socket) => {
+    socket.on('join', (payload, ack) => {
+      const parsed = joinPayloadSchema.safeParse(payload);
+      const reply = typeof ack === 'function' ? ack : () => {};
+      if (!parsed.success) {
+        reply({ ok: false, error: 'join needs { sessionId: <uuid> }' });
+        return;
+      }
+      void socket.join(sessionRoom(parsed.data.sessionId));
+      reply({ ok: true, lastSeq: input.orchestrator.bus.lastSeq(parsed.data.sessionId), bootId: input.orchestrator.bus.bootId });
+    });
+    socket.on('leave', (payload) => {
+      const parsed = joinPayloadSchema.safeParse(payload);
+      if (parsed.success) void socket.leave(sessionRoom(parsed.data.sessionId));
+    });
+  });
+
+  const unsubscribe = input.orchestrator.bus.subscribe((event) => {
+    // The union is keyed by `type`; the cast keeps emit's per-event typing without a switch.
+    (io.to(sessionRoom(event.sessionId)).emit as (type: string, payload: unknown) => boolean)(event.type, event);
+  });
+  io.engine.on('close', unsubscribe);
+  return io;
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

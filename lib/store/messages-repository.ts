@@ -1,0 +1,73 @@
+// Messages of the three layers and the M&C rows: paged reads with an id cursor (bounded queries).
+import { getDb } from './db';
+
+export const layers = ['external', 'internal', 'subconscious'] as const;
+export type Layer = (typeof layers)[number];
+
+export interface MessageRecord {
+  id: number;
+  sessionId: string;
+  layer: Layer;
+  tag: string;
+  content: string;
+  createdAt: Date;
+  cycleNumber: number | null;
+  turnId: string | null;
+  spontaneous: boolean;
+}
+
+export interface MoodAndCriteriaRecord {
+  id: number;
+  sessionId: string;
+  mood: string;
+  criteria: string;
+  createdAt: Date;
+  cycleNumber: number;
+}
+
+/** Newest-first page before `before` (exclusive), returned oldest-first for display. */
+export async function pageMessages(input: {
+  sessionId: string;
+  layer?: Layer;
+  before?: number;
+  limit: number;
+}): Promise<{ messages: MessageRecord[]; nextBefore: number | null }> {
+  const db = await getDb();
+  const rows = await db.message.findMany({
+    where: {
+      sessionId: input.sessionId,
+      ...(input.layer && { layer: input.layer }),
+      ...(input.before !== undefined && { id: { lt: input.before } }),
+    },
+    orderBy: { id: 'desc' },
+    take: input.limit + 1,
+  });
+  const hasMore = rows.length > input.limit;
+  const page = rows.slice(0, input.limit).reverse();
+  return {
+    messages: page.map((row) => ({ ...row, layer: row.layer as Layer })),
+    nextBefore: hasMore && page[0] ? page[0].id : null,
+  };
+}
+
+/** M&C rows whose cycles fall within the given range (for the subconscious history page). */
+export async function listMoodAndCriteria(input: {
+  sessionId: string;
+  fromCycle?: number;
+  toCycle?: number;
+  limit: number;
+}): Promise<MoodAndCriteriaRecord[]> {
+  const db = await getDb();
+  const rows = await db.moodAndCriteria.findMany({
+    where: {
+      sessionId: input.sessionId,
+      cycleNumber: {
+        ...(input.fromCycle !== undefined && { gte: input.fromCycle }),
+        ...(input.toCycle !== undefined && { lte: input.toCycle }),
+      },
+    },
+    orderBy: { id: 'desc' },
+    take: input.limit,
+  });
+  return rows.reverse();
+}

@@ -1,0 +1,127 @@
+// Sessions: the saved games. Model config and params are JSON columns validated on the way out.
+import {
+  defaultParams,
+  modelsConfigSchema,
+  sessionParamsSchema,
+  type ModelsConfig,
+  type SessionParams,
+} from '@/lib/config/model-config';
+import { getDb } from './db';
+import { parseJsonColumn } from './json-column';
+
+export const sessionStatuses = ['active', 'paused', 'closed'] as const;
+export type SessionStatus = (typeof sessionStatuses)[number];
+
+export interface SessionRecord {
+  id: string;
+  name: string;
+  createdAt: Date;
+  lastActivityAt: Date;
+  personaName: string;
+  personaHash: string;
+  models: ModelsConfig;
+  params: SessionParams;
+  status: SessionStatus;
+}
+
+type SessionRow = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['session']['findFirstOrThrow']>>;
+
+function toRecord(row: SessionRow): SessionRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.createdAt,
+    lastActivityAt: row.lastActivityAt,
+    personaName: row.personaName,
+    personaHash: row.personaHash,
+    models: parseJsonColumn(modelsConfigSchema, row.modelConfig, 'model config'),
+    // Params added in later versions take their defaults for older rows.
+    params: parseJsonColumn(sessionParamsSchema, JSON.stringify({ ...defaultParams, ...JSON.parse(row.params) }), 'params'),
+    status: row.status as SessionStatus,
+  };
+}
+
+export async function insertSession(input: {
+  id: string;
+  name: string;
+  personaName: string;
+  personaHash: string;
+  models: ModelsConfig;
+  params: SessionParams;
+  status: SessionStatus;
+}): Promise<SessionRecord> {
+  const db = await getDb();
+  const row = await db.session.create({
+    data: {
+      id: input.id,
+      name: input.name,
+      personaName: input.personaName,
+      personaHash: input.personaHash,
+      modelConfig: JSON.stringify(input.models),
+      params: JSON.stringify(input.params),
+      status: input.status,
+    },
+  });
+  return toRecord(row);
+}
+
+export async function findSession(input: { id: string }): Promise<SessionRecord | null> {
+  const db = await getDb();
+  const row = await db.session.findUnique({ where: { id: input.id } });
+  return row ? toRecord(row) : null;
+}
+
+export async function listSessions(input: {
+  search?: string;
+  page: number;
+  pageSize: number;
+}): Promise<{ sessions: SessionRecord[]; total: number }> {
+  const db = await getDb();
+  const search = input.search?.trim();
+  const where = search
+    ? { OR: [{ name: { contains: search } }, { personaName: { contains: search } }, { id: { startsWith: search } }] }
+    : {};
+  const [rows, total] = await db.$transaction([
+    db.session.findMany({
+      where,
+      orderBy: [{ lastActivityAt: 'desc' }, { id: 'asc' }],
+      skip: (input.page - 1) * input.pageSize,
+      take: input.pageSize,
+    }),
+    db.session.count({ where }),
+  ]);
+  return { sessions: rows.map(toRecord), total };
+}
+
+export async function listSessionIdsByStatus(input: { status: SessionStatus }): Promise<string[]> {
+  const db = await getDb();
+  const rows = await db.session.findMany({ where: { status: input.status }, select: { id: true } });
+  return rows.map((row) => row.id);
+}
+
+export async function updateSession(input: {
+  id: string;
+  name?: string;
+  status?: SessionStatus;
+  models?: ModelsConfig;
+  params?: SessionParams;
+  touch?: boolean;
+}): Promise<SessionRecord | null> {
+  const db = await getDb();
+  const data = {
+    ...(input.name !== undefined && { name: input.name }),
+    ...(input.status !== undefined && { status: input.status }),
+    ...(input.models !== undefined && { modelConfig: JSON.stringify(input.models) }),
+    ...(input.params !== undefined && { params: JSON.stringify(input.params) }),
+    ...(input.touch && { lastActivityAt: new Date() }),
+  };
+  const result = await db.session.updateMany({ where: { id: input.id }, data });
+  if (result.count === 0) return null;
+  return findSession({ id: input.id });
+}
+
+export async function deleteSession(input: { id: string }): Promise<boolean> {
+  const db = await getDb();
+  const result = await db.session.deleteMany({ where: { id: input.id } });
+  return result.count > 0;
+}

@@ -1,0 +1,46 @@
+// Default per-layer models and parameters, one JSON row per key in `settings`.
+import {
+  defaultModels,
+  defaultParams,
+  modelsConfigSchema,
+  sessionParamsSchema,
+  type ModelsConfig,
+  type SessionParams,
+} from '@/lib/config/model-config';
+import { getDb } from './db';
+import { parseJsonColumn } from './json-column';
+
+export interface AppSettings {
+  models: ModelsConfig;
+  params: SessionParams;
+}
+
+export async function readSettings(): Promise<AppSettings> {
+  const db = await getDb();
+  const rows = await db.setting.findMany({ where: { key: { in: ['models', 'params'] } } });
+  const byKey = new Map(rows.map((row) => [row.key, row.value]));
+  const models = byKey.get('models');
+  const params = byKey.get('params');
+  return {
+    models: models ? parseJsonColumn(modelsConfigSchema, models, 'default models') : defaultModels,
+    params: params
+      ? parseJsonColumn(sessionParamsSchema, JSON.stringify({ ...defaultParams, ...JSON.parse(params) }), 'default params')
+      : defaultParams,
+  };
+}
+
+export async function writeSettings(settings: AppSettings): Promise<void> {
+  const db = await getDb();
+  await db.$transaction([
+    db.setting.upsert({
+      where: { key: 'models' },
+      create: { key: 'models', value: JSON.stringify(settings.models) },
+      update: { value: JSON.stringify(settings.models) },
+    }),
+    db.setting.upsert({
+      where: { key: 'params' },
+      create: { key: 'params', value: JSON.stringify(settings.params) },
+      update: { value: JSON.stringify(settings.params) },
+    }),
+  ]);
+}

@@ -1,0 +1,119 @@
+// Composition root: one HTTP server carrying Next and Socket.IO, the orchestrator started on
+// globalThis, every request passed through the localhost guard, clean shutdown on signals.
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import next from 'next';
+import { appPaths, readEnv } from './lib/config/env';
+import { startOrchestrator, stopOrchestrator } from './lib/orchestrator/orchestrator';
+import { attachSocketServer } from './lib/realtime/socket-server';
+import { checkRequest, isLoopbackAddress, tokenFromHeaders, type GuardOptions } from './lib/security/request-guard';
+import { closeDb, getDb } from './lib/store/db';
+
+process.env.NEXT_TELEMETRY_DISABLED ??= '1';
+
+const env = readEnv();
+const dev = env.NODE_ENV !== 'production';
+const paths = appPaths(env);
+const exposed = !isLoopbackAddress(env.HOST);
+const guard: GuardOptions = {
+  port: env.PORT,
+  extraHosts: [
+    ...env.AGENTCSD_ALLOWED_HOSTS.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean),
+    ...(exposed && env.HOST !== '0.0.0.0' && env.HOST !== '::' ? [env.HOST.toLowerCase()] : []),
+  ],
+  accessToken: exposed ? (env.AGENTCSD_ACCESS_TOKEN ?? randomBytes(24).toString('hex')) : undefined,
+};
+
+await getDb(); // creates and migrates the database before anything is served
+const orchestrator = await startOrchestrator();
+const app = next({ dev, hostname: env.HOST, port: env.PORT });
+await app.prepare();
+const handleNext = app.getRequestHandler();
+
+function refuse(response: ServerResponse, status: number, code: string, message: string): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ error: { code, message } }));
+}
+
+/** Jupyter-style: `/?token=…` once sets an HttpOnly cookie and redirects the token out of the URL. */
+function acceptTokenFromUrl(request: IncomingMessage, response: ServerResponse): boolean {
+  if (!guard.accessToken) return false;
+  const url = new URL(request.url ?? '/', 'http://placeholder');
+  const token = url.searchParams.get('token');
+  if (token === null) return false;
+  url.searchParams.delete('token');
+  if (token !== guard.accessToken) return false;
+  response.writeHead(303, {
+    location: `${url.pathname}${url.search}`,
+    'set-cookie': `agentcsd_token=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
+  });
+  response.end();
+  return true;
+}
+
+const httpServer = createServer((request, response) => {
+  if (acceptTokenFromUrl(request, response)) return;
+  const verdict = checkRequest(
+    {
+      method: request.method ?? 'GET',
+      host: request.headers.host,
+      origin: request.headers.origin,
+      secFetchSite: request.headers['sec-fetch-site'] as string | undefined,
+      token: tokenFromHeaders({ authorization: request.headers.authorization, cookie: request.headers.cookie }),
+    },
+    guard,
+  );
+  if (!verdict.ok) {
+    refuse(response, verdict.status, verdict.code, verdict.message);
+    return;
+  }
+  void handleNext(request, response);
+});
+
+const io = attachSocketServer({ httpServer, orchestrator, guard });
+
+// Next's hot-reload websocket shares the server with Socket.IO's own upgrade handler.
+if (dev) {
+  const handleUpgrade = app.getUpgradeHandler();
+  httpServer.on('upgrade', (request, socket, head) => {
+    if (request.url?.startsWith('/socket.io/')) return;
+    const verdict = checkRequest({ method: 'GET', host: request.headers.host, origin: request.headers.origin }, guard);
+    if (!verdict.ok) {
+      socket.destroy();
+      return;
+    }
+    void handleUpgrade(request, socket, head);
+  });
+}
+
+httpServer.listen(env.PORT, env.HOST, () => {
+  const shown = env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST;
+  console.log(`> AgentCSD ready on http://${shown}:${env.PORT} (${dev ? 'development' : 'production'})`);
+  console.log(`> data: ${paths.dataDir}  personas: ${paths.personasDir}`);
+  if (guard.accessToken) {
+    console.log(`> bound to a non-loopback address: open http://${shown}:${env.PORT}/?token=${guard.accessToken}`);
+  }
+});
+
+let closing = false;
+async function shutdown(signal: string): Promise<void> {
+  if (closing) return;
+  closing = true;
+  console.log(`> ${signal}: pausing sessions and closing`);
+  const forced = setTimeout(() => process.exit(1), 8000);
+  forced.unref();
+  try {
+    await stopOrchestrator();
+    io.close();
+    httpServer.closeAllConnections();
+    await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    await app.close();
+    await closeDb();
+  } catch (error) {
+    console.error('> shutdown failed', error);
+    process.exit(1);
+  }
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
