@@ -1,0 +1,184 @@
+// Route handlers called directly with real Requests: the public REST contract and its error paths.
+// Every bad request must answer a 4xx `{ error: { code, message } }` and change nothing.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as personaItem from '@/app/api/personas/[name]/route';
+import * as personas from '@/app/api/personas/route';
+import * as sessionItem from '@/app/api/sessions/[id]/route';
+import * as history from '@/app/api/sessions/[id]/history/route';
+import * as pause from '@/app/api/sessions/[id]/pause/route';
+import * as resume from '@/app/api/sessions/[id]/resume/route';
+import * as sessions from '@/app/api/sessions/route';
+import * as settings from '@/app/api/settings/route';
+import { startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
+import { getDb } from '@/lib/store/db';
+import { folderFingerprint, useTempAppDirs } from '@/test/support/temp-app-dirs';
+
+const personaText = '# Tester\r\nBytes must survive exactly: é ✓\n';
+const dirs = useTempAppDirs({ personas: { tester: personaText } });
+
+beforeAll(async () => {
+  await startOrchestrator();
+});
+afterAll(async () => {
+  await stopOrchestrator();
+});
+
+const base = 'http://127.0.0.1:3000';
+function json(method: string, url: string, body: unknown): Request {
+  return new Request(`${base}${url}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+function raw(method: string, url: string, body: string, contentType = 'application/json'): Request {
+  return new Request(`${base}${url}`, { method, headers: { 'content-type': contentType }, body });
+}
+const idContext = (id: string) => ({ params: Promise.resolve({ id }) });
+const nameContext = (name: string) => ({ params: Promise.resolve({ name }) });
+
+async function expectError(response: Response, status: number, code: string) {
+  expect(response.status).toBe(status);
+  const body = (await response.json()) as { error: { code: string; message: string } };
+  expect(body.error.code).toBe(code);
+  expect(body.error.message.length).toBeGreaterThan(5);
+}
+
+async function databaseFingerprint(): Promise<string> {
+  const db = await getDb();
+  const [sessionRows, settingRows] = await Promise.all([db.session.findMany({ orderBy: { id: 'asc' } }), db.setting.findMany()]);
+  return JSON.stringify([sessionRows, settingRows]);
+}
+
+async function snapshotEverything() {
+  return { db: await databaseFingerprint(), data: folderFingerprint(path.join(dirs.dataDir, 'logs')), personas: folderFingerprint(dirs.personasDir) };
+}
+
+describe('sessions', () => {
+  let sessionId = '';
+
+  it('creates a session with its row and a byte-exact persona snapshot', async () => {
+    const response = await sessions.POST(json('POST', '/api/sessions', { name: 'First', persona: 'tester' }), undefined);
+    expect(response.status).toBe(201);
+    const { session } = (await response.json()) as { session: Record<string, unknown> & { id: string } };
+    sessionId = session.id;
+    expect(session).toMatchObject({ name: 'First', persona: 'tester', status: 'active' });
+    expect(session.persona_hash).toMatch(/^[0-9a-f]{64}$/);
+    const snapshot = fs.readFileSync(path.join(dirs.dataDir, 'logs', sessionId, 'persona_core_snapshot.md'));
+    expect(snapshot.equals(Buffer.from(personaText))).toBe(true);
+  });
+
+  it('lists, searches and pages', async () => {
+    await sessions.POST(json('POST', '/api/sessions', { persona: 'tester' }), undefined);
+    const all = await (await sessions.GET(new Request(`${base}/api/sessions`), undefined)).json();
+    expect(all.total).toBe(2);
+    const found = await (await sessions.GET(new Request(`${base}/api/sessions?search=Fir`), undefined)).json();
+    expect(found.sessions.map((s: { name: string }) => s.name)).toEqual(['First']);
+    const paged = await (await sessions.GET(new Request(`${base}/api/sessions?page=2&page_size=1`), undefined)).json();
+    expect(paged.sessions).toHaveLength(1);
+    expect(paged.total).toBe(2);
+  });
+
+  it('renames, pauses, resumes, reads history and deletes', async () => {
+    const renamed = await sessionItem.PATCH(json('PATCH', `/api/sessions/${sessionId}`, { name: 'Renamed' }), idContext(sessionId));
+    expect((await renamed.json()).session.name).toBe('Renamed');
+    expect((await (await pause.POST(new Request(base, { method: 'POST' }), idContext(sessionId))).json()).session.status).toBe('paused');
+    expect((await (await resume.POST(new Request(base, { method: 'POST' }), idContext(sessionId))).json()).session.status).toBe('active');
+    const page = await (await history.GET(new Request(`${base}/api/sessions/${sessionId}/history?layer=external`), idContext(sessionId))).json();
+    expect(page).toEqual({ messages: [], mood_and_criteria: [], next_before: null });
+    expect((await sessionItem.DELETE(new Request(base, { method: 'DELETE' }), idContext(sessionId))).status).toBe(204);
+    expect(fs.existsSync(path.join(dirs.dataDir, 'logs', sessionId))).toBe(false);
+    await expectError(await sessionItem.GET(new Request(base), idContext(sessionId)), 404, 'not_found');
+  });
+
+  it('refuses bad input with a clear 4xx and changes nothing', async () => {
+    const before = await snapshotEverything();
+    const unknown = '99999999-9999-4999-8999-999999999999';
+    await expectError(await sessions.POST(raw('POST', '/api/sessions', '{"persona":'), undefined), 400, 'invalid_json');
+    await expectError(await sessions.POST(raw('POST', '/api/sessions', '{"persona":"tester"}', 'text/plain'), undefined), 415, 'unsupported_media_type');
+    await expectError(await sessions.POST(json('POST', '/api/sessions', { persona: 42 }), undefined), 400, 'validation_failed');
+    await expectError(await sessions.POST(json('POST', '/api/sessions', { persona: '../etc/passwd' }), undefined), 400, 'validation_failed');
+    await expectError(await sessions.POST(json('POST', '/api/sessions', { persona: 'a\u0000b' }), undefined), 400, 'validation_failed');
+    await expectError(await sessions.POST(json('POST', '/api/sessions', { persona: 'missing' }), undefined), 404, 'not_found');
+    await expectError(await sessions.POST(json('POST', '/api/sessions', { persona: 'tester', extra: 1 }), undefined), 400, 'validation_failed');
+    await expectError(
+      await sessions.POST(json('POST', '/api/sessions', { persona: 'tester', models: { c_model: { backend: 'gpt', model: 'x', max_tokens: 1 } } }), undefined),
+      400,
+      'validation_failed',
+    );
+    await expectError(await sessions.POST(json('POST', '/api/sessions', { persona: 'tester', params: { pacing: 'sometimes' } }), undefined), 400, 'validation_failed');
+    await expectError(await sessions.POST(raw('POST', '/api/sessions', JSON.stringify({ persona: 'tester', name: 'x'.repeat(600_000) })), undefined), 413, 'payload_too_large');
+    await expectError(await sessions.GET(new Request(`${base}/api/sessions?page=0`), undefined), 400, 'validation_failed');
+    await expectError(await sessionItem.GET(new Request(base), idContext('not-a-uuid')), 404, 'not_found');
+    await expectError(await sessionItem.PATCH(json('PATCH', '/', { name: 'x' }), idContext(unknown)), 404, 'not_found');
+    await expectError(await sessionItem.PATCH(json('PATCH', '/', { name: '' }), idContext(unknown)), 400, 'validation_failed');
+    await expectError(await sessionItem.PATCH(json('PATCH', '/', { name: 7 }), idContext(unknown)), 400, 'validation_failed');
+    await expectError(await sessionItem.DELETE(new Request(base, { method: 'DELETE' }), idContext(unknown)), 404, 'not_found');
+    await expectError(await pause.POST(new Request(base, { method: 'POST' }), idContext(unknown)), 404, 'not_found');
+    await expectError(await history.GET(new Request(`${base}/x?layer=dreams`), idContext(unknown)), 400, 'validation_failed');
+    expect(await snapshotEverything()).toEqual(before);
+  });
+});
+
+describe('personas', () => {
+  it('creates, reads, updates and deletes through the API', async () => {
+    expect((await personas.POST(json('POST', '/api/personas', { name: 'made', content: '# Made' }), undefined)).status).toBe(201);
+    const read = await (await personaItem.GET(new Request(base), nameContext('made'))).json();
+    expect(read.persona.content).toBe('# Made');
+    const updated = await (await personaItem.PUT(json('PUT', '/', { content: '# Made v2' }), nameContext('made'))).json();
+    expect(updated.persona.content).toBe('# Made v2');
+    const list = await (await personas.GET(new Request(base), undefined)).json();
+    expect(list.personas.map((persona: { name: string }) => persona.name)).toEqual(['made', 'tester']);
+    expect((await personaItem.DELETE(new Request(base, { method: 'DELETE' }), nameContext('made'))).status).toBe(204);
+  });
+
+  it('refuses hostile names, duplicates and bad bodies without touching the folder', async () => {
+    const before = folderFingerprint(dirs.personasDir);
+    for (const name of ['..', '../x', 'a/b', 'a\u0000b', 'con', 'NUL', '.hidden', '']) {
+      await expectError(await personas.POST(json('POST', '/api/personas', { name, content: 'x' }), undefined), 400, 'validation_failed');
+      await expectError(await personaItem.PUT(json('PUT', '/', { content: 'x' }), nameContext(name)), 400, 'validation_failed');
+      await expectError(await personaItem.DELETE(new Request(base, { method: 'DELETE' }), nameContext(name)), 400, 'validation_failed');
+    }
+    await expectError(await personas.POST(json('POST', '/api/personas', { name: 'tester', content: 'dup' }), undefined), 409, 'conflict');
+    await expectError(await personas.POST(json('POST', '/api/personas', { name: 'ok', content: 5 }), undefined), 400, 'validation_failed');
+    await expectError(await personas.POST(json('POST', '/api/personas', { name: 'ok', content: 'a\u0000' }), undefined), 400, 'validation_failed');
+    await expectError(await personaItem.PUT(json('PUT', '/', { content: 'x' }), nameContext('missing')), 404, 'not_found');
+    await expectError(await personaItem.GET(new Request(base), nameContext('missing')), 404, 'not_found');
+    expect(folderFingerprint(dirs.personasDir)).toBe(before);
+  });
+});
+
+describe('settings', () => {
+  const layer = (extra: object = {}) => ({ backend: 'openai_compatible', model: 'llama3', max_tokens: 512, endpoint: 'http://localhost:11434', ...extra });
+  const params = { summary_every_n: 5, pacing: 'continuous', trigger_mode: 'length', trigger_threshold: 120, spontaneous_cap: 2 };
+
+  it('saves, keeps the API key write-only, and clears it on request', async () => {
+    const saved = await settings.PUT(json('PUT', '/api/settings', { c_model: layer({ api_key: 'sk-secret-1234' }), s_model: layer(), params }), undefined);
+    expect(saved.status).toBe(200);
+    const text = await (await settings.GET(new Request(base), undefined)).text();
+    expect(text).not.toContain('sk-secret');
+    const body = JSON.parse(text);
+    expect(body.settings.c_model).toMatchObject({ api_key_set: true, api_key_hint: '…1234', model: 'llama3' });
+    expect(body.settings.params).toEqual(params);
+    // Saving again without a key keeps it; an empty string removes it.
+    await settings.PUT(json('PUT', '/api/settings', { c_model: layer(), s_model: layer(), params }), undefined);
+    expect((await (await settings.GET(new Request(base), undefined)).json()).settings.c_model.api_key_set).toBe(true);
+    await settings.PUT(json('PUT', '/api/settings', { c_model: layer({ api_key: '' }), s_model: layer(), params }), undefined);
+    expect((await (await settings.GET(new Request(base), undefined)).json()).settings.c_model.api_key_set).toBe(false);
+  });
+
+  it('new sessions take the saved defaults', async () => {
+    const created = await (await sessions.POST(json('POST', '/api/sessions', { persona: 'tester' }), undefined)).json();
+    expect(created.session.models.c_model.model).toBe('llama3');
+    expect(created.session.params).toEqual(params);
+  });
+
+  it('refuses invalid settings with a clear message and keeps the old ones', async () => {
+    const before = await databaseFingerprint();
+    const response = await settings.PUT(json('PUT', '/api/settings', { c_model: layer({ endpoint: undefined }), s_model: layer(), params }), undefined);
+    await expectError(response.clone(), 400, 'validation_failed');
+    expect((await response.json()).error.message).toMatch(/endpoint is required/);
+    await expectError(await settings.PUT(json('PUT', '/api/settings', { c_model: layer({ max_tokens: -1 }), s_model: layer(), params }), undefined), 400, 'validation_failed');
+    await expectError(await settings.PUT(json('PUT', '/api/settings', { c_model: layer({ endpoint: 'ftp://x' }), s_model: layer(), params }), undefined), 400, 'validation_failed');
+    await expectError(await settings.PUT(json('PUT', '/api/settings', { c_model: layer() }), undefined), 400, 'validation_failed');
+    expect(await databaseFingerprint()).toBe(before);
+  });
+});
