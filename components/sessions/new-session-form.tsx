@@ -69,7 +69,7 @@ export function NewSessionForm() {
           </select>
         </label>
       </div>
-      <button type="button" className="text-sm text-indigo-700 underline dark:text-indigo-300" aria-expanded={showModels} onClick={() => setShowModels(!showModels)}>
+      <button type="button" className="block text-sm text-indigo-700 underline dark:text-indigo-300" aria-expanded={showModels} onClick={() => setShowModels(!showModels)}>
         {showModels ? 'Use the default models' : 'Choose models for this session'}
       </button>
       {showModels && models && (

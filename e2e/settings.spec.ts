@@ -1,0 +1,49 @@
+import { expect, test } from '@playwright/test';
+import { saveScreenshot } from './support/screenshots';
+
+test('save the default models and parameters and see them after a reload', async ({ page }) => {
+  await page.goto('/settings');
+  const internal = page.getByRole('group', { name: 'Internal Dialog (C_model)' });
+  const subconscious = page.getByRole('group', { name: 'Subconscious (S_model)' });
+
+  await subconscious.getByLabel('Backend').selectOption('openai_compatible');
+  await subconscious.getByLabel('Model').fill('llama3.2');
+  await subconscious.getByLabel('Endpoint').fill('http://localhost:11434');
+  await subconscious.getByLabel('Max tokens').fill('1024');
+  await internal.getByLabel('Backend').selectOption('anthropic');
+  await internal.getByLabel('Model').fill('claude-sonnet-4-5');
+  await internal.getByLabel('API key').fill('sk-ant-test-key-9876');
+  await page.getByLabel('Summary every N cycles').fill('7');
+  await page.getByLabel('Pacing').selectOption('continuous');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Settings saved' })).toBeVisible();
+
+  await page.reload();
+  await expect(subconscious.getByLabel('Backend')).toHaveValue('openai_compatible');
+  await expect(subconscious.getByLabel('Model')).toHaveValue('llama3.2');
+  await expect(subconscious.getByLabel('Endpoint')).toHaveValue('http://localhost:11434');
+  await expect(subconscious.getByLabel('Max tokens')).toHaveValue('1024');
+  await expect(internal.getByLabel('Backend')).toHaveValue('anthropic');
+  // The key is write-only: the page shows that one is stored, never the key itself.
+  await expect(internal.getByLabel('API key')).toHaveValue('');
+  await expect(internal.getByLabel('API key')).toHaveAttribute('placeholder', /stored \(…9876\)/);
+  await expect(page.locator('body')).not.toContainText('sk-ant-test-key');
+  await expect(page.getByLabel('Summary every N cycles')).toHaveValue('7');
+  await expect(page.getByLabel('Pacing')).toHaveValue('continuous');
+  await saveScreenshot(page, 'settings');
+
+  // New sessions are prefilled from these defaults.
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Choose models for this session' }).click();
+  await expect(page.getByRole('group', { name: 'Subconscious (S_model)' }).getByLabel('Model')).toHaveValue('llama3.2');
+});
+
+test('invalid settings show a clear message and are not saved', async ({ page }) => {
+  await page.goto('/settings');
+  const subconscious = page.getByRole('group', { name: 'Subconscious (S_model)' });
+  await subconscious.getByLabel('Backend').selectOption('openai_compatible');
+  await subconscious.getByLabel('Endpoint').fill('');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'endpoint is required' })).toBeVisible();
+  await saveScreenshot(page, 'settings-error');
+});

@@ -1,0 +1,34 @@
+// Page objects: what a person sees and does, found by role and label.
+import { expect, type Page } from '@playwright/test';
+
+export class HomePage {
+  constructor(readonly page: Page) {}
+
+  async goto() {
+    await this.page.goto('/');
+    await expect(this.page.getByRole('heading', { name: 'Sessions', level: 1 })).toBeVisible();
+  }
+
+  async createSession(input: { name?: string; persona: string }) {
+    const form = this.page.getByRole('form', { name: 'New session' });
+    if (input.name) await form.getByLabel('Session name (optional)').fill(input.name);
+    await form.getByLabel('Persona').selectOption(input.persona);
+    await form.getByRole('button', { name: 'Create session' }).click();
+  }
+
+  row(name: string) {
+    return this.page.getByRole('row').filter({ has: this.page.getByRole('link', { name, exact: true }) });
+  }
+}
+
+export class PersonaEditorPage {
+  constructor(readonly page: Page) {}
+
+  get editor() {
+    return this.page.getByRole('textbox', { name: 'Markdown' });
+  }
+
+  get preview() {
+    return this.page.getByRole('region', { name: 'Preview' });
+  }
+}

@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import { defineConfig, devices } from '@playwright/test';
+
+// The real server (production build) on its own port, with its own data and a copy of personas/.
+const port = Number(process.env.E2E_PORT ?? 3210);
+const baseURL = `http://127.0.0.1:${port}`;
+
+// Debian's Chromium by default (Playwright cannot download browsers here); override with
+// PLAYWRIGHT_CHROMIUM_PATH, or set it to "" to use Playwright's own browser.
+const chromiumPath = process.env.PLAYWRIGHT_CHROMIUM_PATH ?? (fs.existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : '');
+
+export default defineConfig({
+  testDir: 'e2e',
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  forbidOnly: !!process.env.CI,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list']],
+  outputDir: 'test-results/e2e',
+  use: {
+    baseURL,
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+  },
+  projects: [
+    {
+      name: 'chromium',
+      use: {
+        ...devices['Desktop Chrome'],
+        viewport: { width: 1440, height: 900 },
+        launchOptions: {
+          ...(chromiumPath && { executablePath: chromiumPath }),
+          args: [
+            '--headless',
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-quic',
+            '--no-first-run',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+          ],
+        },
+      },
+    },
+  ],
+  webServer: {
+    command: 'node e2e/support/prepare-run.mjs && next build && tsx server.ts',
+    url: `${baseURL}/api/health`,
+    timeout: 240_000,
+    reuseExistingServer: false,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: {
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      AGENTCSD_DATA_DIR: 'test-results/e2e-run/data',
+      AGENTCSD_PERSONAS_DIR: 'test-results/e2e-run/personas',
+      NEXT_TELEMETRY_DISABLED: '1',
+    },
+  },
+});
