@@ -1,0 +1,146 @@
+// Anthropic Messages API through the official SDK, streaming. SDK retries are off: the one retry
+// policy lives in retry-policy.ts. The static system prefix carries cache_control.
+import Anthropic from '@anthropic-ai/sdk';
+import { BackendError, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
+import type { BackendRequest, FinishReason, ModelBackend, StreamPart, SystemSegment } from './model-backend';
+import { estimateCost } from './pricing';
+
+export interface AnthropicBackendOptions {
+  apiKey?: string;
+  baseURL?: string;
+  timeoutMs?: number;
+}
+
+export function mapAnthropicStopReason(reason: string | null | undefined): FinishReason {
+  switch (reason) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'tool_use':
+      return 'tool-calls';
+    case 'refusal':
+      return 'content-filter';
+    default:
+      return 'other';
+  }
+}
+
+/** Up to 4 breakpoints are allowed; we mark the segments flagged as a cacheable prefix end. */
+export function toAnthropicSystem(system: SystemSegment[]): Anthropic.TextBlockParam[] {
+  return system
+    .filter((segment) => segment.text.length > 0)
+    .map((segment) => ({ type: 'text' as const, text: segment.text, ...(segment.cache && { cache_control: { type: 'ephemeral' as const } }) }));
+}
+
+export function toBackendError(error: unknown): BackendError {
+  if (error instanceof BackendError) return error;
+  if (error instanceof Anthropic.APIConnectionTimeoutError) return new BackendError({ kind: 'timeout', message: `Request timed out: ${error.message}` });
+  if (error instanceof Anthropic.APIConnectionError) {
+    const cause = (error as { cause?: { message?: string } }).cause?.message;
+    return new BackendError({ kind: 'connection', message: `Cannot reach the Anthropic API: ${cause ?? error.message}` });
+  }
+  if (error instanceof Anthropic.APIError) {
+    const body = error.error as { error?: { type?: string; message?: string } } | undefined;
+    const providerMessage = body?.error?.message ?? error.message;
+    if (error.status === undefined) {
+      // An `event: error` after the 200: the type names the cause.
+      const type = body?.error?.type;
+      const kind = type === 'overloaded_error' ? 'overloaded' : type === 'rate_limit_error' ? 'rate_limited' : type === 'api_error' ? 'server' : 'stream_interrupted';
+      return new BackendError({ kind, message: providerMessage });
+    }
+    return errorFromStatus({ status: error.status, message: providerMessage, retryAfterMs: parseRetryAfter(error.headers) });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new BackendError({ kind: 'protocol', message: `Unexpected response from the Anthropic API: ${message}` });
+}
+
+export class AnthropicBackend implements ModelBackend {
+  readonly kind = 'anthropic' as const;
+  private readonly client: Anthropic;
+  private readonly hasKey: boolean;
+
+  constructor(options: AnthropicBackendOptions) {
+    const apiKey = options.apiKey || process.env.ANTHROPIC_API_KEY || null;
+    this.hasKey = apiKey !== null;
+    this.client = new Anthropic({
+      apiKey,
+      baseURL: options.baseURL,
+      maxRetries: 0,
+      timeout: options.timeoutMs ?? 10 * 60_000,
+    });
+  }
+
+  async *stream(request: BackendRequest, signal: AbortSignal): AsyncIterable<StreamPart> {
+    let inputTokens = 0;
+    let cacheReadTokens = 0;
+    let cacheWriteTokens = 0;
+    let outputTokens = 0;
+    let rawReason: string | null = null;
+    let sawStop = false;
+    if (!this.hasKey) {
+      yield {
+        type: 'error',
+        error: new BackendError({ kind: 'authentication', message: 'No Anthropic API key: set one in Settings or ANTHROPIC_API_KEY' }),
+      };
+      return;
+    }
+    try {
+      const stream = await this.client.messages.create(
+        {
+          model: request.model,
+          max_tokens: request.maxTokens,
+          system: toAnthropicSystem(request.system),
+          messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+          stream: true,
+        },
+        { signal },
+      );
+      for await (const event of stream) {
+        switch (event.type) {
+          case 'message_start': {
+            const usage = event.message.usage;
+            inputTokens = usage.input_tokens ?? 0;
+            cacheReadTokens = usage.cache_read_input_tokens ?? 0;
+            cacheWriteTokens = usage.cache_creation_input_tokens ?? 0;
+            outputTokens = usage.output_tokens ?? 0;
+            break;
+          }
+          case 'content_block_delta':
+            if (event.delta.type === 'text_delta') yield { type: 'text-delta', text: event.delta.text };
+            else if (event.delta.type === 'thinking_delta') yield { type: 'reasoning-delta', text: event.delta.thinking };
+            break;
+          case 'message_delta':
+            rawReason = event.delta.stop_reason ?? rawReason;
+            outputTokens = event.usage.output_tokens ?? outputTokens;
+            if (event.usage.input_tokens != null) inputTokens = event.usage.input_tokens;
+            break;
+          case 'message_stop':
+            sawStop = true;
+            break;
+          default:
+            break;
+        }
+      }
+    } catch (error) {
+      if (isAbortError(error, signal)) return;
+      yield { type: 'error', error: toBackendError(error) };
+      return;
+    }
+    if (signal.aborted) return;
+    if (!sawStop) {
+      yield { type: 'error', error: new BackendError({ kind: 'stream_interrupted', message: 'The Anthropic stream ended before message_stop' }) };
+      return;
+    }
+    const usage = { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens };
+    yield { type: 'usage', usage: { ...usage, costUsd: estimateCost(request.model, usage) } };
+    yield { type: 'finish', reason: mapAnthropicStopReason(rawReason), rawReason };
+  }
+
+  async listModels(signal: AbortSignal): Promise<string[]> {
+    const page = await this.client.models.list({ limit: 100 }, { signal });
+    return page.data.map((model) => model.id);
+  }
+}

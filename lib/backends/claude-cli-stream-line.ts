@@ -1,0 +1,171 @@
+// The Claude Code CLI's `--output-format stream-json` lines (shared/reference/PROTOCOLS.md), each
+// validated with zod, and a pure interpreter that turns them into StreamParts. Known line types
+// are checked strictly where we read them; unknown types from newer CLIs are ignored.
+import { z } from 'zod';
+import { BackendError, errorFromStatus } from './backend-error';
+import type { FinishReason, StreamPart } from './model-backend';
+import { mapAnthropicStopReason } from './anthropic-backend';
+
+const usageSchema = z
+  .object({
+    input_tokens: z.number().default(0),
+    output_tokens: z.number().default(0),
+    cache_creation_input_tokens: z.number().nullish(),
+    cache_read_input_tokens: z.number().nullish(),
+  })
+  .passthrough();
+
+const streamEventSchema = z
+  .object({
+    type: z.literal('stream_event'),
+    event: z
+      .object({
+        type: z.string(),
+        delta: z.object({ type: z.string(), text: z.string().optional(), thinking: z.string().optional(), stop_reason: z.string().nullish() }).passthrough().optional(),
+        message: z.object({ id: z.string() }).passthrough().optional(),
+      })
+      .passthrough(),
+    api_message_id: z.string().optional(),
+  })
+  .passthrough();
+
+const assistantSchema = z
+  .object({
+    type: z.literal('assistant'),
+    message: z
+      .object({
+        id: z.string(),
+        model: z.string(),
+        content: z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough()),
+      })
+      .passthrough(),
+    api_error_status: z.number().nullish(),
+  })
+  .passthrough();
+
+const resultSchema = z
+  .object({
+    type: z.literal('result'),
+    subtype: z.string(),
+    is_error: z.boolean(),
+    result: z.string().optional(),
+    total_cost_usd: z.number().optional(),
+    usage: usageSchema.optional(),
+    stop_reason: z.string().nullish(),
+    terminal_reason: z.string().optional(),
+    api_error_status: z.number().nullish(),
+  })
+  .passthrough();
+
+export type CliLine =
+  | z.infer<typeof streamEventSchema>
+  | z.infer<typeof assistantSchema>
+  | z.infer<typeof resultSchema>
+  | { type: 'other'; original: string }
+  | { type: 'invalid'; reason: string };
+
+const schemas: Record<string, z.ZodType> = { stream_event: streamEventSchema, assistant: assistantSchema, result: resultSchema };
+
+export function parseCliLine(line: string): CliLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { type: 'invalid', reason: `not JSON: ${line.slice(0, 120)}` };
+  }
+  if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
+    return { type: 'invalid', reason: 'a line without a "type"' };
+  }
+  const type = (value as { type: string }).type;
+  const schema = schemas[type];
+  if (!schema) return { type: 'other', original: type };
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) return { type: 'invalid', reason: `${type} line: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
+  return parsed.data as CliLine;
+}
+
+/** Turns CLI lines into stream parts. Synthetic error messages are never model output. */
+export class CliStreamInterpreter {
+  private readonly streamedMessages = new Set<string>();
+  private currentMessageId: string | undefined;
+  private syntheticError: string | undefined;
+  private stopReason: string | null = null;
+  result: z.infer<typeof resultSchema> | undefined;
+  producedOutput = false;
+
+  accept(line: CliLine): StreamPart[] {
+    switch (line.type) {
+      case 'stream_event':
+        return this.acceptStreamEvent(line);
+      case 'assistant':
+        return this.acceptAssistant(line);
+      case 'result':
+        this.result = line;
+        return this.acceptResult(line);
+      case 'other':
+        return [];
+      case 'invalid':
+        return [{ type: 'error', error: new BackendError({ kind: 'protocol', message: `Claude Code CLI printed an unexpected line (${line.reason})` }) }];
+    }
+  }
+
+  private acceptStreamEvent(line: z.infer<typeof streamEventSchema>): StreamPart[] {
+    const event = line.event;
+    if (event.type === 'message_start' && event.message) this.currentMessageId = event.message.id;
+    const messageId = line.api_message_id ?? this.currentMessageId;
+    if (event.type === 'content_block_delta' && event.delta) {
+      if (event.delta.type === 'text_delta' && event.delta.text) {
+        if (messageId) this.streamedMessages.add(messageId);
+        this.producedOutput = true;
+        return [{ type: 'text-delta', text: event.delta.text }];
+      }
+      if (event.delta.type === 'thinking_delta' && event.delta.thinking) {
+        if (messageId) this.streamedMessages.add(messageId);
+        return [{ type: 'reasoning-delta', text: event.delta.thinking }];
+      }
+    }
+    if (event.type === 'message_delta' && event.delta?.stop_reason) this.stopReason = event.delta.stop_reason;
+    return [];
+  }
+
+  private acceptAssistant(line: z.infer<typeof assistantSchema>): StreamPart[] {
+    const text = line.message.content.map((block) => (block.type === 'text' ? (block.text ?? '') : '')).join('');
+    if (line.message.model === '<synthetic>') {
+      this.syntheticError = text;
+      return [];
+    }
+    // Without partial messages (or if they were lost) the whole text arrives here once.
+    if (this.streamedMessages.has(line.message.id) || !text) return [];
+    this.streamedMessages.add(line.message.id);
+    this.producedOutput = true;
+    return [{ type: 'text-delta', text }];
+  }
+
+  private acceptResult(line: z.infer<typeof resultSchema>): StreamPart[] {
+    const parts: StreamPart[] = [];
+    if (line.usage) {
+      parts.push({
+        type: 'usage',
+        usage: {
+          inputTokens: line.usage.input_tokens,
+          outputTokens: line.usage.output_tokens,
+          cacheReadTokens: line.usage.cache_read_input_tokens ?? 0,
+          cacheWriteTokens: line.usage.cache_creation_input_tokens ?? 0,
+          costUsd: line.total_cost_usd ?? 'unknown',
+        },
+      });
+    }
+    if (line.is_error) {
+      const message = line.result ?? this.syntheticError ?? `Claude Code CLI failed (${line.subtype})`;
+      const error = line.api_error_status
+        ? errorFromStatus({ status: line.api_error_status, message })
+        : new BackendError({ kind: 'cli_failed', message: `${message}${line.terminal_reason ? ` (${line.terminal_reason})` : ''}` });
+      parts.push({ type: 'error', error });
+      return parts;
+    }
+    const raw = line.stop_reason ?? this.stopReason;
+    const reason: FinishReason = mapAnthropicStopReason(raw);
+    parts.push({ type: 'finish', reason, rawReason: raw ?? null });
+    return parts;
+  }
+}

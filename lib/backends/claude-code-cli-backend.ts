@@ -1,0 +1,152 @@
+// The Claude Code CLI (the seed's default backend: it uses the user's subscription). Each call
+// spawns `claude -p --output-format stream-json …` in its own process group from a neutral folder,
+// prompt on stdin; abort kills the whole group so no process is left behind.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { BackendError } from './backend-error';
+import { CliStreamInterpreter, parseCliLine } from './claude-cli-stream-line';
+import { systemText, type BackendRequest, type ModelBackend, type StreamPart } from './model-backend';
+
+export interface ClaudeCodeCliBackendOptions {
+  cliPath?: string;
+  /** Extra environment for the child (tests: HOME, ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY). */
+  env?: Record<string, string>;
+  workingDirectory?: string;
+  /** Grace between SIGTERM and SIGKILL of the process group on abort. */
+  killGraceMs?: number;
+}
+
+// Linux limits one argv string to 128 KiB; longer system prompts go through a file.
+const maxInlineSystemPrompt = 100_000;
+
+/** Finds the binary like a shell would, so a missing CLI is reported plainly before spawning. */
+export function resolveExecutable(command: string, envPath = process.env.PATH ?? ''): string | undefined {
+  const candidates = command.includes('/') ? [path.resolve(command)] : envPath.split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, command));
+  return candidates.find((candidate) => {
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return fs.statSync(candidate).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+export function buildCliPrompt(request: BackendRequest): string {
+  if (request.messages.length === 1 && request.messages[0]!.role === 'user') return request.messages[0]!.content;
+  return request.messages.map((message) => `${message.role === 'user' ? 'User' : 'Assistant'}: ${message.content}`).join('\n\n');
+}
+
+export class ClaudeCodeCliBackend implements ModelBackend {
+  readonly kind = 'claude_code_cli' as const;
+  private readonly cliPath: string;
+
+  constructor(private readonly options: ClaudeCodeCliBackendOptions = {}) {
+    this.cliPath = options.cliPath?.trim() || 'claude';
+  }
+
+  async *stream(request: BackendRequest, signal: AbortSignal): AsyncIterable<StreamPart> {
+    const env = { ...process.env, ...this.options.env } as Record<string, string>;
+    const executable = resolveExecutable(this.cliPath, env.PATH);
+    if (!executable) {
+      yield { type: 'error', error: new BackendError({ kind: 'cli_missing', message: `Claude Code CLI not found at ${JSON.stringify(this.cliPath)}: install Claude Code or set the CLI path in Settings` }) };
+      return;
+    }
+    if (signal.aborted) return;
+
+    const workingDirectory = this.options.workingDirectory ?? path.join(os.tmpdir(), 'agentcsd-claude-cli');
+    fs.mkdirSync(workingDirectory, { recursive: true });
+    const system = systemText(request.system);
+    let systemFile: string | undefined;
+    const systemArgs: string[] = [];
+    if (Buffer.byteLength(system) > maxInlineSystemPrompt) {
+      systemFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-system-')), 'system.md');
+      fs.writeFileSync(systemFile, system, { mode: 0o600 });
+      systemArgs.push('--system-prompt-file', systemFile);
+    } else {
+      systemArgs.push('--system-prompt', system);
+    }
+    const args = [
+      '-p',
+      '--output-format', 'stream-json',
+      '--verbose',
+      '--include-partial-messages',
+      ...systemArgs,
+      '--model', request.model,
+      '--tools', '',
+      '--no-session-persistence',
+    ];
+
+    const subprocess = execa(executable, args, {
+      cwd: workingDirectory,
+      env: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', ...env },
+      extendEnv: false,
+      input: buildCliPrompt(request),
+      detached: true, // its own process group: abort kills grandchildren too
+      reject: false,
+      buffer: { stdout: false, stderr: true },
+      maxBuffer: { stderr: 64 * 1024 },
+      stripFinalNewline: true,
+    });
+    const killGroup = (sig: NodeJS.Signals) => {
+      if (subprocess.pid === undefined) return;
+      try {
+        process.kill(-subprocess.pid, sig);
+      } catch {
+        // already gone
+      }
+    };
+    let forceTimer: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      killGroup('SIGTERM');
+      forceTimer = setTimeout(() => killGroup('SIGKILL'), this.options.killGraceMs ?? 500);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    const interpreter = new CliStreamInterpreter();
+    let failed = false;
+    try {
+      for await (const line of subprocess.iterable({ from: 'stdout' })) {
+        if (signal.aborted) break;
+        if (!line.trim()) continue;
+        for (const part of interpreter.accept(parseCliLine(line))) {
+          if (part.type === 'error') {
+            failed = true;
+            yield part;
+            break;
+          }
+          yield part;
+        }
+        if (failed) break;
+      }
+    } catch {
+      // The iterable throws when the process fails; its exit status is examined below.
+    } finally {
+      if (failed || signal.aborted) onAbort();
+    }
+    const result = await subprocess;
+    signal.removeEventListener('abort', onAbort);
+    if (forceTimer) clearTimeout(forceTimer);
+    killGroup('SIGKILL'); // nothing of this call may outlive it
+    if (systemFile) fs.rmSync(path.dirname(systemFile), { recursive: true, force: true });
+    if (signal.aborted || failed) return;
+
+    if (interpreter.result) return; // success or a typed error was already yielded
+    const stderrExcerpt = String(result.stderr ?? '').slice(-2000);
+    yield {
+      type: 'error',
+      error: new BackendError({
+        kind: 'cli_failed',
+        message:
+          result.exitCode === 0
+            ? 'Claude Code CLI ended without a result line'
+            : `Claude Code CLI exited with ${result.exitCode ?? result.signal}${stderrExcerpt ? `: ${stderrExcerpt.split('\n').slice(-3).join(' ')}` : ''}`,
+        exitCode: result.exitCode,
+        stderrExcerpt,
+        afterOutput: interpreter.producedOutput,
+      }),
+    };
+  }
+}

@@ -1,0 +1,39 @@
+// Non-streaming callers collect the stream: one code path for every call.
+import type { BackendError } from './backend-error';
+import type { FinishReason, StreamPart, Usage } from './model-backend';
+
+export interface CollectedStream {
+  text: string;
+  reasoning: string;
+  usage?: Usage;
+  finish?: { reason: FinishReason; rawReason: string | null };
+  error?: BackendError;
+  firstTokenMs?: number;
+}
+
+export async function collectStream(parts: AsyncIterable<StreamPart>, now: () => number = Date.now): Promise<CollectedStream> {
+  const started = now();
+  const collected: CollectedStream = { text: '', reasoning: '' };
+  for await (const part of parts) {
+    switch (part.type) {
+      case 'text-delta':
+        collected.firstTokenMs ??= now() - started;
+        collected.text += part.text;
+        break;
+      case 'reasoning-delta':
+        collected.firstTokenMs ??= now() - started;
+        collected.reasoning += part.text;
+        break;
+      case 'usage':
+        collected.usage = part.usage;
+        break;
+      case 'finish':
+        collected.finish = { reason: part.reason, rawReason: part.rawReason };
+        break;
+      case 'error':
+        collected.error = part.error;
+        break;
+    }
+  }
+  return collected;
+}

@@ -1,0 +1,132 @@
+// Any OpenAI-compatible Chat Completions server (Ollama, LM Studio, vLLM, OpenAI) through the
+// official SDK. Reasoning in `reasoning_content`, `reasoning` or inline <think> becomes
+// reasoning-delta, never reply text.
+import OpenAI from 'openai';
+import { BackendError, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
+import { systemText, type BackendRequest, type FinishReason, type ModelBackend, type StreamPart } from './model-backend';
+import { estimateCost } from './pricing';
+import { ThinkTagSplitter } from './think-tag-splitter';
+
+export interface OpenAICompatibleBackendOptions {
+  endpoint: string;
+  apiKey?: string;
+  timeoutMs?: number;
+}
+
+/** Ollama's `http://localhost:11434` works as typed: a bare host gets `/v1`. */
+export function normaliseBaseURL(endpoint: string): string {
+  const url = new URL(endpoint.trim());
+  const path = url.pathname.replace(/\/+$/, '');
+  url.pathname = path === '' ? '/v1' : path;
+  return url.toString().replace(/\/+$/, '');
+}
+
+export function mapOpenAIFinishReason(reason: string | null | undefined): FinishReason {
+  switch (reason) {
+    case 'stop':
+      return 'stop';
+    case 'length':
+      return 'length';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool-calls';
+    case 'content_filter':
+      return 'content-filter';
+    default:
+      return 'other';
+  }
+}
+
+function toBackendError(error: unknown, baseURL: string): BackendError {
+  if (error instanceof OpenAI.APIConnectionTimeoutError) return new BackendError({ kind: 'timeout', message: `Request to ${baseURL} timed out` });
+  if (error instanceof OpenAI.APIConnectionError) {
+    const cause = (error as { cause?: { message?: string; code?: string } }).cause;
+    return new BackendError({ kind: 'connection', message: `Cannot reach ${baseURL}: ${cause?.code ?? cause?.message ?? error.message}` });
+  }
+  if (error instanceof OpenAI.APIError) {
+    const body = error.error as { message?: string } | undefined;
+    const providerMessage = body?.message ?? error.message;
+    if (error.status === undefined) return new BackendError({ kind: 'stream_interrupted', message: providerMessage });
+    return errorFromStatus({ status: error.status, message: providerMessage, retryAfterMs: parseRetryAfter(error.headers) });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new BackendError({ kind: 'protocol', message: `Unexpected response from ${baseURL}: ${message}` });
+}
+
+interface ReasoningDelta {
+  content?: string | null;
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+}
+
+export class OpenAICompatibleBackend implements ModelBackend {
+  readonly kind = 'openai_compatible' as const;
+  private readonly client: OpenAI;
+  private readonly baseURL: string;
+
+  constructor(options: OpenAICompatibleBackendOptions) {
+    this.baseURL = normaliseBaseURL(options.endpoint);
+    this.client = new OpenAI({
+      // Local servers ignore the key, but the SDK requires one.
+      apiKey: options.apiKey || 'not-needed',
+      baseURL: this.baseURL,
+      maxRetries: 0,
+      timeout: options.timeoutMs ?? 10 * 60_000,
+    });
+  }
+
+  async *stream(request: BackendRequest, signal: AbortSignal): AsyncIterable<StreamPart> {
+    const splitter = new ThinkTagSplitter();
+    let rawReason: string | null = null;
+    let usage: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } } | undefined;
+    const system = systemText(request.system);
+    try {
+      const stream = await this.client.chat.completions.create(
+        {
+          model: request.model,
+          max_tokens: request.maxTokens,
+          messages: [...(system ? [{ role: 'system' as const, content: system }] : []), ...request.messages],
+          stream: true,
+          stream_options: { include_usage: true },
+        },
+        { signal },
+      );
+      for await (const chunk of stream) {
+        if (chunk.usage) usage = chunk.usage;
+        const choice = chunk.choices[0];
+        if (!choice) continue;
+        const delta = choice.delta as ReasoningDelta | undefined;
+        const reasoning = delta?.reasoning_content ?? delta?.reasoning;
+        if (reasoning) yield { type: 'reasoning-delta', text: reasoning };
+        if (delta?.content) yield* splitter.push(delta.content);
+        if (choice.finish_reason) rawReason = choice.finish_reason;
+      }
+    } catch (error) {
+      if (isAbortError(error, signal)) return;
+      yield { type: 'error', error: toBackendError(error, this.baseURL) };
+      return;
+    }
+    if (signal.aborted) return;
+    yield* splitter.flush();
+    if (rawReason === null) {
+      yield { type: 'error', error: new BackendError({ kind: 'stream_interrupted', message: `The stream from ${this.baseURL} ended without a finish reason` }) };
+      return;
+    }
+    if (usage) {
+      const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
+      const counts = {
+        inputTokens: (usage.prompt_tokens ?? 0) - cached,
+        outputTokens: usage.completion_tokens ?? 0,
+        cacheReadTokens: cached,
+        cacheWriteTokens: 0,
+      };
+      yield { type: 'usage', usage: { ...counts, costUsd: estimateCost(request.model, counts) } };
+    }
+    yield { type: 'finish', reason: mapOpenAIFinishReason(rawReason), rawReason };
+  }
+
+  async listModels(signal: AbortSignal): Promise<string[]> {
+    const page = await this.client.models.list({ signal });
+    return page.data.map((model) => model.id).sort();
+  }
+}
