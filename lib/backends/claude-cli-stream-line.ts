@@ -21,7 +21,7 @@ const streamEventSchema = z
     event: z
       .object({
         type: z.string(),
-        delta: z.object({ type: z.string(), text: z.string().optional(), thinking: z.string().optional(), stop_reason: z.string().nullish() }).passthrough().optional(),
+        delta: z.object({ type: z.string().optional(), text: z.string().optional(), thinking: z.string().optional(), stop_reason: z.string().nullish() }).passthrough().optional(),
         message: z.object({ id: z.string() }).passthrough().optional(),
       })
       .passthrough(),

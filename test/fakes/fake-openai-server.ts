@@ -1,0 +1,99 @@
+// A fake OpenAI-compatible Chat Completions server (PROTOCOLS.md): `data: <chunk>` lines, a first
+// delta {role, content:""}, content deltas, a finish chunk, a usage chunk with include_usage,
+// then `data: [DONE]`. Reasoning can be sent the way vLLM, Ollama or DeepSeek-R1 send it.
+import type http from 'node:http';
+import { delay, estimateTokens, FakeServerCore, splitIntoChunks, type FakeFault, type FakeReply, type FakeRequest, type FakeServerOptions } from './fake-server-core';
+
+export type ReasoningStyle = 'reasoning_content' | 'reasoning' | 'think-tag';
+
+export interface FakeOpenAIOptions extends FakeServerOptions {
+  models?: string[];
+  reasoningStyle?: ReasoningStyle;
+}
+
+export interface FakeOpenAIServer extends FakeServerCore {
+  reasoningStyle: ReasoningStyle;
+}
+
+function data(response: http.ServerResponse, value: unknown): void {
+  response.write(`data: ${typeof value === 'string' ? value : JSON.stringify(value)}\n\n`);
+}
+
+async function streamCompletion(response: http.ServerResponse, reply: FakeReply, request: FakeRequest, server: FakeOpenAIServer, fault: FakeFault | undefined) {
+  const body = request.body as { model?: string; stream_options?: { include_usage?: boolean }; messages?: unknown };
+  const id = `chatcmpl-fake${Math.random().toString(16).slice(2, 10)}`;
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model: body.model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+  });
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  data(response, chunk({ role: 'assistant', content: '' }));
+
+  const deltas: Record<string, unknown>[] = [];
+  const style = server.reasoningStyle;
+  if (reply.reasoning) {
+    if (style === 'think-tag') for (const piece of splitIntoChunks(`<think>${reply.reasoning}</think>`, 3)) deltas.push({ content: piece });
+    else for (const piece of splitIntoChunks(reply.reasoning)) deltas.push({ [style]: piece });
+  }
+  for (const piece of reply.chunks ?? splitIntoChunks(reply.text)) deltas.push({ content: piece });
+
+  let sent = 0;
+  for (const delta of deltas) {
+    if (fault && (fault.kind === 'cut' || fault.kind === 'malformed' || fault.kind === 'stream-error') && sent >= fault.afterChunks) {
+      if (fault.kind === 'cut') response.destroy();
+      else if (fault.kind === 'malformed') {
+        data(response, '{"id":"x","choices":[{"delta":{"content":"tor');
+        response.end();
+      } else {
+        data(response, { error: { message: fault.message ?? 'fake: stream error', type: fault.errorType ?? 'server_error' } });
+        response.end();
+      }
+      return;
+    }
+    if (server.chunkDelayMs) await delay(server.chunkDelayMs);
+    if (response.destroyed) return;
+    data(response, chunk(delta));
+    sent++;
+  }
+  data(response, chunk({}, reply.stopReason ?? 'stop'));
+  if (body.stream_options?.include_usage) {
+    const promptTokens = reply.inputTokens ?? estimateTokens(JSON.stringify(body.messages ?? ''));
+    const completionTokens = reply.outputTokens ?? estimateTokens(reply.text + (reply.reasoning ?? ''));
+    data(response, { id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } });
+  }
+  data(response, '[DONE]');
+  response.end();
+}
+
+export async function startFakeOpenAIServer(options: FakeOpenAIOptions = {}): Promise<FakeOpenAIServer> {
+  const models = options.models ?? ['fake-small', 'fake-large'];
+  const core = new FakeServerCore(options, async (request, response, server) => {
+    if (request.method === 'GET' && request.path === '/v1/models') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })) }));
+      return true;
+    }
+    if (request.method !== 'POST' || request.path !== '/v1/chat/completions') return false;
+    const fault = server.takeFault();
+    if (fault?.kind === 'reset') {
+      response.socket?.destroy();
+      return true;
+    }
+    if (fault?.kind === 'hang') return new Promise<boolean>(() => {});
+    if (fault?.kind === 'status') {
+      response.writeHead(fault.status, { 'content-type': 'application/json', ...(fault.retryAfter && { 'retry-after': fault.retryAfter }) });
+      response.end(JSON.stringify({ error: { message: fault.message ?? `fake: status ${fault.status}`, type: fault.errorType ?? 'invalid_request_error', code: null } }));
+      return true;
+    }
+    const reply = server.script(request);
+    await streamCompletion(response, reply, request, server as FakeOpenAIServer, fault);
+    return true;
+  }) as FakeOpenAIServer;
+  core.reasoningStyle = options.reasoningStyle ?? 'reasoning_content';
+  await core.listen();
+  return core;
+}

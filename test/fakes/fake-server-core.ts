@@ -1,0 +1,162 @@
+// Shared machinery of the fake model servers: a loopback HTTP server, a request log, scripted
+// replies chosen by request content, and faults injected on demand. Protocol framing lives in
+// the per-provider files.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: unknown;
+  /** Text of the last user message (Anthropic and OpenAI shapes; role:"system" entries skipped). */
+  lastUserText: string;
+  system: string;
+}
+
+export interface FakeReply {
+  text: string;
+  reasoning?: string;
+  /** How the text is cut into deltas; default: about 4 characters each. */
+  chunks?: string[];
+  stopReason?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+export type FakeFault =
+  | { kind: 'status'; status: number; message?: string; errorType?: string; retryAfter?: string }
+  | { kind: 'reset' }
+  | { kind: 'hang' }
+  | { kind: 'cut'; afterChunks: number }
+  | { kind: 'malformed'; afterChunks: number }
+  | { kind: 'stream-error'; afterChunks: number; errorType?: string; message?: string };
+
+export type FakeScript = (request: FakeRequest) => FakeReply;
+
+export interface FakeServerOptions {
+  script?: FakeScript;
+  /** Delay between deltas, for benchmarks and abort tests. */
+  chunkDelayMs?: number;
+}
+
+export interface StreamWriter {
+  (response: http.ServerResponse, reply: FakeReply, context: { request: FakeRequest; fault?: FakeFault; chunkDelayMs: number; closed: () => boolean }): Promise<void>;
+}
+
+export const defaultScript: FakeScript = (request) => ({ text: `Echo: ${request.lastUserText}` });
+
+export function splitIntoChunks(text: string, size = 4): string[] {
+  const chunks: string[] = [];
+  for (let index = 0; index < text.length; index += size) chunks.push(text.slice(index, index + size));
+  return chunks.length ? chunks : [''];
+}
+
+export function estimateTokens(text: string): number {
+  return Math.max(1, Math.ceil(text.length / 4));
+}
+
+export const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class FakeServerCore {
+  readonly requests: FakeRequest[] = [];
+  private readonly faults: FakeFault[] = [];
+  private readonly server: http.Server;
+  private readonly sockets = new Set<import('node:net').Socket>();
+  script: FakeScript;
+  chunkDelayMs: number;
+  url = '';
+
+  constructor(
+    options: FakeServerOptions,
+    private readonly routes: (request: FakeRequest, response: http.ServerResponse, core: FakeServerCore) => Promise<boolean>,
+  ) {
+    this.script = options.script ?? defaultScript;
+    this.chunkDelayMs = options.chunkDelayMs ?? 0;
+    this.server = http.createServer((request, response) => void this.handle(request, response));
+    this.server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.url;
+  }
+
+  /** The next `times` model requests suffer this fault. */
+  failNext(fault: FakeFault, times = 1): void {
+    for (let index = 0; index < times; index++) this.faults.push(fault);
+  }
+
+  takeFault(): FakeFault | undefined {
+    return this.faults.shift();
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: unknown = undefined;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = text;
+    }
+    const fakeRequest: FakeRequest = {
+      method: request.method ?? 'GET',
+      path: new URL(request.url ?? '/', 'http://fake').pathname,
+      headers: request.headers,
+      body,
+      lastUserText: lastUserText(body),
+      system: systemOf(body),
+    };
+    this.requests.push(fakeRequest);
+    const handled = await this.routes(fakeRequest, response, this).catch((error: unknown) => {
+      if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: String(error) }));
+      return true;
+    });
+    if (!handled) {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `No route ${fakeRequest.path}` } }));
+    }
+  }
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content.map((block) => (typeof block === 'object' && block && 'text' in block ? String((block as { text: unknown }).text) : '')).join('');
+  }
+  return '';
+}
+
+function lastUserText(body: unknown): string {
+  const messages = (body as { messages?: { role: string; content: unknown }[] } | undefined)?.messages;
+  if (!Array.isArray(messages)) return '';
+  const user = [...messages].reverse().find((message) => message.role === 'user');
+  if (!user) return '';
+  // The Claude Code CLI prepends <system-reminder> blocks to the user's own text: skip them.
+  if (Array.isArray(user.content)) {
+    const own = user.content.filter(
+      (block: { type?: string; text?: string }) => block.type === 'text' && !String(block.text).trimStart().startsWith('<system-reminder>'),
+    );
+    if (own.length) return contentText(own);
+  }
+  return contentText(user.content).replace(/^(\s*<system-reminder>[\s\S]*?<\/system-reminder>)+\s*/, '');
+}
+
+function systemOf(body: unknown): string {
+  const value = body as { system?: unknown; messages?: { role: string; content: unknown }[] } | undefined;
+  if (value?.system !== undefined) return contentText(value.system);
+  const system = value?.messages?.find((message) => message.role === 'system');
+  return system ? contentText(system.content) : '';
+}
