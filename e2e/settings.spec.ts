@@ -47,3 +47,33 @@ test('invalid settings show a clear message and are not saved', async ({ page })
   await expect(page.getByRole('alert').filter({ hasText: 'endpoint is required' })).toBeVisible();
   await saveScreenshot(page, 'settings-error');
 });
+
+test('test connection reports success, the exact failure, and lists models', async ({ page }) => {
+  const { startFakeOpenAIServer } = await import('../test/fakes/fake-openai-server');
+  const fake = await startFakeOpenAIServer({ script: () => ({ text: 'OK' }), models: ['llama3.2', 'qwen3'] });
+  try {
+    await page.goto('/settings');
+    const subconscious = page.getByRole('group', { name: 'Subconscious (S_model)' });
+    await subconscious.getByLabel('Backend').selectOption('openai_compatible');
+    await subconscious.getByLabel('Endpoint').fill(fake.url);
+    await subconscious.getByLabel('Model').fill('llama3.2');
+    await subconscious.getByRole('button', { name: 'Test connection' }).click();
+    await expect(subconscious.getByRole('status').filter({ hasText: /Connected in \d+ ms/ })).toBeVisible();
+
+    await subconscious.getByRole('button', { name: 'Fetch models' }).click();
+    await expect(subconscious.getByRole('status').filter({ hasText: '2 models available' })).toBeVisible();
+
+    fake.failNext({ kind: 'status', status: 401, message: 'Incorrect API key provided' });
+    await subconscious.getByRole('button', { name: 'Test connection' }).click();
+    await expect(subconscious.getByRole('status').filter({ hasText: 'Failed (authentication 401): Incorrect API key provided' })).toBeVisible();
+    await saveScreenshot(page, 'settings-test-connection');
+
+    const internal = page.getByRole('group', { name: 'Internal Dialog (C_model)' });
+    await internal.getByLabel('Backend').selectOption('claude_code_cli');
+    await internal.getByLabel('CLI path').fill('/no/such/claude');
+    await internal.getByRole('button', { name: 'Test connection' }).click();
+    await expect(internal.getByRole('status').filter({ hasText: 'Claude Code CLI not found at "/no/such/claude"' })).toBeVisible();
+  } finally {
+    await fake.close();
+  }
+});

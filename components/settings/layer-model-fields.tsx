@@ -1,5 +1,7 @@
 'use client';
 
+import { useState } from 'react';
+import { ConnectionCheck } from './connection-check';
 import { backendKinds, type BackendKind, type PublicLayerModelConfig } from '@/lib/config/model-config';
 
 export interface LayerFormValue {
@@ -53,8 +55,11 @@ export function LayerModelFields(props: {
   description: string;
   value: LayerFormValue;
   onChange: (value: LayerFormValue) => void;
+  /** Which saved layer's key "Test connection" may use when none is typed. */
+  storedKeyOf?: 'c_model' | 's_model';
 }) {
   const { id, value } = props;
+  const [models, setModels] = useState<string[]>([]);
   const set = (patch: Partial<LayerFormValue>) => props.onChange({ ...value, ...patch });
   return (
     <fieldset className="space-y-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
@@ -73,7 +78,19 @@ export function LayerModelFields(props: {
         </label>
         <label className="block text-sm">
           <span className="mb-1 block font-medium">Model</span>
-          <input id={`${id}-model`} className="field" value={value.model} onChange={(event) => set({ model: event.target.value })} required />
+          <input
+            id={`${id}-model`}
+            className="field"
+            list={`${id}-models`}
+            value={value.model}
+            onChange={(event) => set({ model: event.target.value })}
+            required
+          />
+          <datalist id={`${id}-models`}>
+            {models.map((model) => (
+              <option key={model} value={model} />
+            ))}
+          </datalist>
         </label>
         <label className="block text-sm">
           <span className="mb-1 block font-medium">Max tokens</span>
@@ -136,6 +153,7 @@ export function LayerModelFields(props: {
           </label>
         )}
       </div>
+      <ConnectionCheck id={id} value={value} storedKeyOf={props.storedKeyOf} onModels={setModels} />
     </fieldset>
   );
 }

@@ -62,6 +62,7 @@ export function SettingsForm() {
         legend="Internal Dialog (C_model)"
         description="The strong model that answers the user and keeps private thoughts."
         value={form.c_model}
+        storedKeyOf="c_model"
         onChange={(c_model) => update({ c_model })}
       />
       <LayerModelFields
@@ -69,6 +70,7 @@ export function SettingsForm() {
         legend="Subconscious (S_model)"
         description="The cheap model that runs in a perpetual loop and sets mood and criteria."
         value={form.s_model}
+        storedKeyOf="s_model"
         onChange={(s_model) => update({ s_model })}
       />
       <ParamsFields value={form.params} onChange={(params) => update({ params })} />

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnthropicBackend } from '@/lib/backends/anthropic-backend';
 import type { BackendRequest } from '@/lib/backends/model-backend';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '@/test/fakes/fake-anthropic-server';
+import type { FakeFault } from '@/test/fakes/fake-server-core';
 import { collectParts, errorOf, reasoningOf, textOf } from '@/test/support/collect';
 
 let fake: FakeAnthropicServer;
@@ -58,14 +59,14 @@ describe('Anthropic backend against the fake Messages API', () => {
   });
 
   it.each([
-    [{ kind: 'status', status: 429, retryAfter: '7' } as const, 'rate_limited', true],
-    [{ kind: 'status', status: 529 } as const, 'overloaded', true],
-    [{ kind: 'status', status: 500 } as const, 'server', true],
-    [{ kind: 'status', status: 401, message: 'invalid x-api-key' } as const, 'authentication', false],
-    [{ kind: 'status', status: 400, message: 'prompt is too long: 300000 tokens > 200000 maximum' } as const, 'prompt_too_long', false],
-    [{ kind: 'status', status: 400, message: 'messages: field required' } as const, 'invalid_request', false],
-    [{ kind: 'reset' } as const, 'connection', true],
-    [{ kind: 'stream-error', afterChunks: 2, errorType: 'overloaded_error' } as const, 'overloaded', true],
+    [{ kind: 'status', status: 429, retryAfter: '7' } as FakeFault, 'rate_limited', true],
+    [{ kind: 'status', status: 529 } as FakeFault, 'overloaded', true],
+    [{ kind: 'status', status: 500 } as FakeFault, 'server', true],
+    [{ kind: 'status', status: 401, message: 'invalid x-api-key' } as FakeFault, 'authentication', false],
+    [{ kind: 'status', status: 400, message: 'prompt is too long: 300000 tokens > 200000 maximum' } as FakeFault, 'prompt_too_long', false],
+    [{ kind: 'status', status: 400, message: 'messages: field required' } as FakeFault, 'invalid_request', false],
+    [{ kind: 'reset' } as FakeFault, 'connection', true],
+    [{ kind: 'stream-error', afterChunks: 2, errorType: 'overloaded_error' } as FakeFault, 'overloaded', true],
   ])('maps fault %j to a typed error (%s)', async (fault, kind, retryable) => {
     const before = fake.requests.length;
     fake.failNext(fault);
@@ -73,7 +74,7 @@ describe('Anthropic backend against the fake Messages API', () => {
     const error = errorOf(parts);
     expect(error?.kind).toBe(kind);
     expect(error?.isRetryable).toBe(retryable);
-    if (fault.kind === 'status' && fault.message) expect(error?.message).toContain(fault.message);
+    if (fault.kind === 'status' && fault.message !== undefined) expect(error?.message).toContain(fault.message);
     if (fault.kind === 'status' && fault.retryAfter) expect(error?.retryAfterMs).toBe(7000);
     // SDK retries are off: exactly one request reached the server.
     expect(fake.requests.length - before).toBe(1);

@@ -3,6 +3,7 @@ import type { BackendRequest } from '@/lib/backends/model-backend';
 import { normaliseBaseURL, OpenAICompatibleBackend } from '@/lib/backends/openai-compatible-backend';
 import { ThinkTagSplitter } from '@/lib/backends/think-tag-splitter';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
+import type { FakeFault } from '@/test/fakes/fake-server-core';
 import { collectParts, errorOf, reasoningOf, textOf } from '@/test/support/collect';
 
 let fake: FakeOpenAIServer;
@@ -47,17 +48,17 @@ describe('OpenAI-compatible backend against the fake server', () => {
   });
 
   it.each([
-    [{ kind: 'status', status: 429, retryAfter: '2' } as const, 'rate_limited'],
-    [{ kind: 'status', status: 500 } as const, 'server'],
-    [{ kind: 'status', status: 401, message: 'bad key' } as const, 'authentication'],
-    [{ kind: 'status', status: 404, message: 'model "nope" not found' } as const, 'not_found'],
-    [{ kind: 'status', status: 400, message: "This model's maximum context length is 4096 tokens" } as const, 'prompt_too_long'],
-    [{ kind: 'reset' } as const, 'connection'],
+    [{ kind: 'status', status: 429, retryAfter: '2' } as FakeFault, 'rate_limited'],
+    [{ kind: 'status', status: 500 } as FakeFault, 'server'],
+    [{ kind: 'status', status: 401, message: 'bad key' } as FakeFault, 'authentication'],
+    [{ kind: 'status', status: 404, message: 'model "nope" not found' } as FakeFault, 'not_found'],
+    [{ kind: 'status', status: 400, message: "This model's maximum context length is 4096 tokens" } as FakeFault, 'prompt_too_long'],
+    [{ kind: 'reset' } as FakeFault, 'connection'],
   ])('maps %j to %s with the provider message', async (fault, kind) => {
     fake.failNext(fault);
     const error = errorOf(await collectParts(new OpenAICompatibleBackend({ endpoint: fake.url }).stream(request(), signal())));
     expect(error?.kind).toBe(kind);
-    if (fault.kind === 'status' && fault.message) expect(error?.message).toContain(fault.message);
+    if (fault.kind === 'status' && fault.message !== undefined) expect(error?.message).toContain(fault.message);
     if (fault.kind === 'status' && fault.retryAfter) expect(error?.retryAfterMs).toBe(2000);
   });
 

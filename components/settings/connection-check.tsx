@@ -1,0 +1,69 @@
+'use client';
+
+import { useState } from 'react';
+import { apiFetch } from '@/components/api-client';
+import { toLayerPayload, type LayerFormValue } from './layer-model-fields';
+
+interface ConnectionReport {
+  ok: boolean;
+  latency_ms: number;
+  error?: { kind: string; message: string; status?: number };
+}
+
+/** "Test connection" and "Fetch models" for one layer, using the stored key when none is typed. */
+export function ConnectionCheck(props: { id: string; value: LayerFormValue; storedKeyOf?: 'c_model' | 's_model'; onModels: (models: string[]) => void }) {
+  const [report, setReport] = useState<ConnectionReport | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const body = () => ({ config: toLayerPayload(props.value), ...(props.storedKeyOf && !props.value.api_key && !props.value.clear_key && { use_stored_key_of: props.storedKeyOf }) });
+
+  async function test() {
+    setBusy(true);
+    setReport(null);
+    setNote(null);
+    try {
+      setReport(await apiFetch<ConnectionReport>('/api/backends/test', { method: 'POST', body: body() }));
+    } catch (caught) {
+      setNote((caught as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function fetchModels() {
+    setBusy(true);
+    setNote(null);
+    try {
+      const result = await apiFetch<{ models: string[]; error?: { message: string } }>('/api/backends/models', { method: 'POST', body: body() });
+      props.onModels(result.models);
+      setNote(result.error ? `Could not list models: ${result.error.message}` : `${result.models.length} models available`);
+    } catch (caught) {
+      setNote((caught as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="flex flex-wrap items-center gap-2 text-sm">
+      <button type="button" className="btn" disabled={busy} onClick={() => void test()}>
+        Test connection
+      </button>
+      {props.value.backend !== 'claude_code_cli' && (
+        <button type="button" className="btn" disabled={busy} onClick={() => void fetchModels()}>
+          Fetch models
+        </button>
+      )}
+      <span role="status" aria-live="polite" id={`${props.id}-connection`}>
+        {busy && 'Checking…'}
+        {report?.ok && <span className="text-green-700 dark:text-green-400">Connected in {report.latency_ms} ms</span>}
+        {report && !report.ok && (
+          <span className="text-red-700 dark:text-red-400">
+            Failed ({report.error?.kind}{report.error?.status ? ` ${report.error.status}` : ''}): {report.error?.message}
+          </span>
+        )}
+        {note && <span className="text-zinc-600 dark:text-zinc-300">{note}</span>}
+      </span>
+    </div>
+  );
+}

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as models from '@/app/api/backends/models/route';
+import * as backendTest from '@/app/api/backends/test/route';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
+import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+
+useTempAppDirs();
+let fake: FakeOpenAIServer;
+beforeAll(async () => {
+  fake = await startFakeOpenAIServer({ script: () => ({ text: 'OK' }) });
+});
+afterAll(() => fake.close());
+
+const post = (body: unknown) =>
+  new Request('http://127.0.0.1:3000/api/backends/test', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const config = (extra: object = {}) => ({ backend: 'openai_compatible', model: 'fake-small', max_tokens: 16, endpoint: fake.url, ...extra });
+
+describe('POST /api/backends/test', () => {
+  it('reports ok with the latency', async () => {
+    const report = await (await backendTest.POST(post({ config: config() }), undefined)).json();
+    expect(report).toMatchObject({ ok: true, reply: 'OK', latency_ms: expect.any(Number) });
+  });
+
+  it('reports the exact provider error', async () => {
+    fake.failNext({ kind: 'status', status: 401, message: 'Incorrect API key provided' });
+    const report = await (await backendTest.POST(post({ config: config() }), undefined)).json();
+    expect(report).toMatchObject({ ok: false, error: { kind: 'authentication', status: 401, message: 'Incorrect API key provided' } });
+  });
+
+  it('reports a server that is not there, and a missing CLI', async () => {
+    const refused = await (await backendTest.POST(post({ config: config({ endpoint: 'http://127.0.0.1:9' }) }), undefined)).json();
+    expect(refused).toMatchObject({ ok: false, error: { kind: 'connection' } });
+    const cli = await (await backendTest.POST(post({ config: { backend: 'claude_code_cli', model: 'claude-haiku-4-5', max_tokens: 16, cli_path: '/no/such/claude' } }), undefined)).json();
+    expect(cli).toMatchObject({ ok: false, error: { kind: 'cli_missing', message: expect.stringContaining('Claude Code CLI not found') } });
+  });
+
+  it('validates the config', async () => {
+    const response = await backendTest.POST(post({ config: { backend: 'openai_compatible', model: '', max_tokens: 16 } }), undefined);
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.code).toBe('validation_failed');
+  });
+
+  it('lists models of an OpenAI-compatible server', async () => {
+    const result = await (await models.POST(post({ config: config() }), undefined)).json();
+    expect(result.models).toEqual(['fake-large', 'fake-small']);
+  });
+});
