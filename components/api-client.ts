@@ -19,12 +19,9 @@ export async function apiFetch<T>(path: string, init: { method?: string; body?: 
     cache: 'no-store',
   });
   if (response.status === 204) return undefined as T;
-  const payload = (await response.json().catch(() => null)) as
-    | (T & { error?: undefined })
-    | { error: { code: string; message: string } }
-    | null;
-  if (!response.ok || !payload || payload.error) {
-    const error = payload?.error;
+  const payload = (await response.json().catch(() => null)) as T | { error?: { code: string; message: string } } | null;
+  if (!response.ok || payload === null) {
+    const error = (payload as { error?: { code: string; message: string } } | null)?.error;
     throw new ApiRequestError(response.status, error?.code ?? 'http_error', error?.message ?? `Request failed (${response.status})`);
   }
   return payload as T;

@@ -1,0 +1,16 @@
+// `npm run bench`: every benchmark, printed as Markdown with the machine and versions.
+// Copy the output into docs/benchmarks.md (the method is described there).
+import fs from 'node:fs';
+import os from 'node:os';
+import { backendsTable, benchBackends } from './backends-first-token';
+
+const quick = process.argv.includes('--quick');
+const versions = ['@anthropic-ai/sdk', 'openai', '@anthropic-ai/claude-code'].map(
+  (name) => `${name} ${(JSON.parse(fs.readFileSync(`node_modules/${name}/package.json`, 'utf8')) as { version: string }).version}`,
+);
+
+console.log(`# AgentCSD benchmarks — ${new Date().toISOString()}`);
+console.log(`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}`);
+console.log(`Versions: ${versions.join(', ')}\n`);
+console.log('## Backends: time to first text delta, same fake server, interleaved\n');
+console.log(backendsTable(await benchBackends({ samples: quick ? 50 : 400, cliSamples: quick ? 5 : 20 })));
