@@ -154,16 +154,10 @@ export async function startFakeAnthropicServer(options: FakeServerOptions = {}):
       return true;
     }
     const fault = server.takeFault();
-    if (fault?.kind === 'reset') {
-      response.socket?.destroy();
-      return true;
-    }
-    if (fault?.kind === 'hang') return new Promise<boolean>(() => {});
-    if (fault?.kind === 'status') {
-      response.writeHead(fault.status, { 'content-type': 'application/json', ...(fault.retryAfter && { 'retry-after': fault.retryAfter }) });
-      response.end(JSON.stringify(errorBody(fault.errorType ?? errorTypes[fault.status] ?? 'api_error', fault.message ?? `fake: status ${fault.status}`)));
-      return true;
-    }
+    const answered = await server.answerEarlyFault(response, fault, (status) =>
+      errorBody(status.errorType ?? errorTypes[status.status] ?? 'api_error', status.message ?? `fake: status ${status.status}`),
+    );
+    if (answered) return true;
     const body = request.body as { stream?: boolean; model?: string };
     const reply = server.script(request);
     if (!body.stream) {

@@ -79,16 +79,10 @@ export async function startFakeOpenAIServer(options: FakeOpenAIOptions = {}): Pr
     }
     if (request.method !== 'POST' || request.path !== '/v1/chat/completions') return false;
     const fault = server.takeFault();
-    if (fault?.kind === 'reset') {
-      response.socket?.destroy();
-      return true;
-    }
-    if (fault?.kind === 'hang') return new Promise<boolean>(() => {});
-    if (fault?.kind === 'status') {
-      response.writeHead(fault.status, { 'content-type': 'application/json', ...(fault.retryAfter && { 'retry-after': fault.retryAfter }) });
-      response.end(JSON.stringify({ error: { message: fault.message ?? `fake: status ${fault.status}`, type: fault.errorType ?? 'invalid_request_error', code: null } }));
-      return true;
-    }
+    const answered = await server.answerEarlyFault(response, fault, (status) => ({
+      error: { message: status.message ?? `fake: status ${status.status}`, type: status.errorType ?? 'invalid_request_error', code: null },
+    }));
+    if (answered) return true;
     const reply = server.script(request);
     await streamCompletion(response, reply, request, server as FakeOpenAIServer, fault);
     return true;

@@ -95,6 +95,28 @@ export class FakeServerCore {
     return this.faults.shift();
   }
 
+  /**
+   * Applies a fault that strikes before the response starts (reset, hang, HTTP status) and
+   * returns true when the response is dealt with; stream faults are left to the writer.
+   */
+  async answerEarlyFault(
+    response: http.ServerResponse,
+    fault: FakeFault | undefined,
+    errorBody: (fault: Extract<FakeFault, { kind: 'status' }>) => unknown,
+  ): Promise<boolean> {
+    if (fault?.kind === 'reset') {
+      response.socket?.destroy();
+      return true;
+    }
+    if (fault?.kind === 'hang') return new Promise<boolean>(() => {});
+    if (fault?.kind === 'status') {
+      response.writeHead(fault.status, { 'content-type': 'application/json', ...(fault.retryAfter && { 'retry-after': fault.retryAfter }) });
+      response.end(JSON.stringify(errorBody(fault)));
+      return true;
+    }
+    return false;
+  }
+
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
