@@ -1,0 +1,28 @@
+// The tag protocol's exact names (seed 000 §4, ARCHITECTURE §4).
+export const tagNames = [
+  'ED_user',
+  'ED_agent',
+  'ID_loud',
+  'ID_quiet',
+  'ID_quiet_history',
+  'S_loud',
+  'S_quiet',
+  'S_quiet_history',
+  'S_loud_history',
+  'M_AND_C',
+  'mood',
+  'criteria',
+  'trigger',
+] as const;
+
+export type TagName = (typeof tagNames)[number];
+
+const byLowerCase = new Map<string, TagName>(tagNames.map((name) => [name.toLowerCase(), name]));
+
+/** The canonical name for a case-insensitive match, or undefined when it is not one of ours. */
+export function canonicalTagName(name: string): TagName | undefined {
+  return byLowerCase.get(name.toLowerCase());
+}
+
+// Longest first so `ID_quiet_history` wins over `ID_quiet`.
+export const tagNamePattern = [...tagNames].sort((a, b) => b.length - a.length).join('|');
