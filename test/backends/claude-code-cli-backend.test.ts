@@ -11,7 +11,8 @@ import { startFakeAnthropicServer, type FakeAnthropicServer } from '@/test/fakes
 import { collectParts, errorOf, textOf } from '@/test/support/collect';
 
 const cliPath = path.resolve('node_modules/.bin/claude');
-const samplesDir = path.resolve('../shared/reference/claude-cli-stream-json');
+// Captured from the real CLI 2.1.330 (copied from shared/reference/claude-cli-stream-json/).
+const samplesDir = path.resolve('test/fixtures/claude-cli-stream-json');
 let fake: FakeAnthropicServer;
 let scratch: string;
 

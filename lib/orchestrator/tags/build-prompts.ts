@@ -1,0 +1,97 @@
+// Prompt assembly for both layers (seed 000 §2–3). Static text first, marked cacheable; what
+// changes every call (the Mood & Criteria) comes after it so it never breaks the cached prefix.
+// Every piece of untrusted text is escaped by wrapTag.
+import type { BackendRequest } from '@/lib/backends/model-backend';
+import { wrapTag } from './escape';
+
+export const internalDialogStaticPrompt = `You are the Internal Dialog of AgentCSD: the conscious thinker of an agent whose mind has three layers.
+
+- The External Dialog is the conversation with the user. You never see the user directly; you receive their words.
+- You, the Internal Dialog, decide what to say to the user and what to keep to yourself.
+- The Subconscious runs beneath you all the time. It reads everything, keeps its own thoughts, and shapes you through the Mood & Criteria at the end of these instructions and through occasional notes.
+
+What you receive, in the user turn:
+- <ED_user>: what the user just said. Absent when you speak on your own initiative.
+- <S_loud>: what your Subconscious wants you to notice now. Absent when it has nothing to say. Treat it as an inner nudge, not as the user's words, and never quote it to the user.
+- <ID_quiet_history>: your own earlier private thoughts, oldest first. It may begin with a summary of older thoughts.
+
+What you must answer, always in this form:
+<ID_loud>what the user will read</ID_loud>
+<ID_quiet>your private thoughts</ID_quiet>
+
+- <ID_loud> is sent to the user exactly as written. Write it for them: no tags, no talk about layers or your subconscious.
+- <ID_quiet> is your private space: reasoning, doubts, plans, what you noticed and chose not to say. The user never sees it. You will see it again in later turns, so keep what is worth remembering.
+- When you speak without the user having spoken (no <ED_user>), say something that is worth interrupting for, briefly, or leave <ID_loud> empty if on reflection it is not.
+- Never write these tags inside your text for any other purpose.
+
+Follow the Mood & Criteria below; they come from your Subconscious and may change between turns.`;
+
+export const subconsciousProtocolPrompt = `## Output protocol (AgentCSD)
+
+You are the Subconscious. You receive the latest exchange (<ED_user>, <ED_agent>), the Internal Dialog's recent private thoughts and replies (<ID_quiet>, <ID_loud>), and your own earlier thoughts (<S_quiet_history>) and messages to the Internal Dialog (<S_loud_history>). Any of them may be empty.
+
+Answer with exactly these parts:
+<S_loud>a short note for the Internal Dialog, or nothing</S_loud>
+<S_quiet>your private thoughts</S_quiet>
+<M_AND_C><mood>one short phrase</mood><criteria>concrete instructions for the next reply</criteria></M_AND_C>
+<trigger>true or false</trigger>
+
+<trigger>true</trigger> makes the agent speak now without waiting for the user: use it only as the persona above allows.`;
+
+export interface MoodAndCriteria {
+  mood: string;
+  criteria: string;
+}
+
+export function moodAndCriteriaPrompt(moodAndCriteria: MoodAndCriteria | null): string {
+  if (!moodAndCriteria) return '## Mood & Criteria\nNo mood or criteria have been set yet: be natural, attentive and brief.';
+  return `## Mood & Criteria\nMood: ${moodAndCriteria.mood || '(unspecified)'}\nCriteria: ${moodAndCriteria.criteria || '(none)'}`;
+}
+
+export function buildInternalDialogRequest(input: {
+  moodAndCriteria: MoodAndCriteria | null;
+  userMessage: string | null;
+  sLoud: string | null;
+  idQuietHistory: string[];
+  model: string;
+  maxTokens: number;
+}): BackendRequest {
+  const parts = [
+    ...(input.userMessage !== null ? [wrapTag('ED_user', input.userMessage)] : []),
+    ...(input.sLoud ? [wrapTag('S_loud', input.sLoud)] : []),
+    wrapTag('ID_quiet_history', input.idQuietHistory.join('\n---\n')),
+  ];
+  return {
+    system: [{ text: internalDialogStaticPrompt, cache: true }, { text: moodAndCriteriaPrompt(input.moodAndCriteria) }],
+    messages: [{ role: 'user', content: parts.join('\n') }],
+    model: input.model,
+    maxTokens: input.maxTokens,
+  };
+}
+
+export function buildSubconsciousRequest(input: {
+  personaCore: string;
+  edUser: string;
+  edAgent: string;
+  idQuiet: string;
+  idLoud: string;
+  sQuietHistory: string[];
+  sLoudHistory: string[];
+  model: string;
+  maxTokens: number;
+}): BackendRequest {
+  const content = [
+    wrapTag('ED_user', input.edUser),
+    wrapTag('ED_agent', input.edAgent),
+    wrapTag('ID_quiet', input.idQuiet),
+    wrapTag('ID_loud', input.idLoud),
+    wrapTag('S_quiet_history', input.sQuietHistory.join('\n---\n')),
+    wrapTag('S_loud_history', input.sLoudHistory.join('\n---\n')),
+  ].join('\n');
+  return {
+    system: [{ text: `${input.personaCore.trimEnd()}\n\n${subconsciousProtocolPrompt}`, cache: true }],
+    messages: [{ role: 'user', content }],
+    model: input.model,
+    maxTokens: input.maxTokens,
+  };
+}
