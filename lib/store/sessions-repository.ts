@@ -35,8 +35,7 @@ function toRecord(row: SessionRow): SessionRecord {
     personaName: row.personaName,
     personaHash: row.personaHash,
     models: parseJsonColumn(modelsConfigSchema, row.modelConfig, 'model config'),
-    // Params added in later versions take their defaults for older rows.
-    params: parseJsonColumn(sessionParamsSchema, JSON.stringify({ ...defaultParams, ...JSON.parse(row.params) }), 'params'),
+    params: parseJsonColumn(sessionParamsSchema, row.params, 'params', defaultParams),
     status: row.status as SessionStatus,
   };
 }

@@ -23,9 +23,7 @@ export async function readSettings(): Promise<AppSettings> {
   const params = byKey.get('params');
   return {
     models: models ? parseJsonColumn(modelsConfigSchema, models, 'default models') : defaultModels,
-    params: params
-      ? parseJsonColumn(sessionParamsSchema, JSON.stringify({ ...defaultParams, ...JSON.parse(params) }), 'default params')
-      : defaultParams,
+    params: params ? parseJsonColumn(sessionParamsSchema, params, 'default params', defaultParams) : defaultParams,
   };
 }
 
