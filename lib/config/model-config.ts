@@ -102,3 +102,11 @@ export function mergeLayerConfig(submitted: LayerModelConfig, stored?: LayerMode
   }
   return submitted;
 }
+
+/** Both layers merged: an absent layer keeps the stored one; a present one merges its key. */
+export function mergeModels(submitted: Partial<ModelsConfig>, stored: ModelsConfig): ModelsConfig {
+  return {
+    c_model: submitted.c_model ? mergeLayerConfig(submitted.c_model, stored.c_model) : stored.c_model,
+    s_model: submitted.s_model ? mergeLayerConfig(submitted.s_model, stored.s_model) : stored.s_model,
+  };
+}

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import {
   layerModelConfigSchema,
-  mergeLayerConfig,
+  mergeModels,
   sessionParamsSchema,
   type ModelsConfig,
   type SessionParams,
@@ -89,10 +89,7 @@ export class Orchestrator {
   async createSession(input: CreateSessionInput): Promise<SessionRecord> {
     const { bytes, hash } = readPersonaBytes(input.persona);
     const settings = await readSettings();
-    const models: ModelsConfig = {
-      c_model: input.models?.c_model ? mergeLayerConfig(input.models.c_model, settings.models.c_model) : settings.models.c_model,
-      s_model: input.models?.s_model ? mergeLayerConfig(input.models.s_model, settings.models.s_model) : settings.models.s_model,
-    };
+    const models: ModelsConfig = mergeModels(input.models ?? {}, settings.models);
     const params: SessionParams = { ...settings.params, ...input.params };
     const id = randomUUID();
     const now = new Date();
@@ -118,12 +115,7 @@ export class Orchestrator {
 
   async updateSession(id: string, input: UpdateSessionInput): Promise<SessionRecord> {
     const current = await this.requireSession(id);
-    const models: ModelsConfig | undefined = input.models
-      ? {
-          c_model: input.models.c_model ? mergeLayerConfig(input.models.c_model, current.models.c_model) : current.models.c_model,
-          s_model: input.models.s_model ? mergeLayerConfig(input.models.s_model, current.models.s_model) : current.models.s_model,
-        }
-      : undefined;
+    const models = input.models ? mergeModels(input.models, current.models) : undefined;
     const params = input.params ? { ...current.params, ...input.params } : undefined;
     const updated = await updateSession({ id, name: input.name, models, params });
     if (!updated) throw new SessionNotFoundError(id);

@@ -1,4 +1,4 @@
-import { mergeLayerConfig, toPublicModels } from '@/lib/config/model-config';
+import { mergeModels, toPublicModels } from '@/lib/config/model-config';
 import { handle, readJsonBody } from '@/lib/http/route-helpers';
 import { readSettings, writeSettings, type AppSettings } from '@/lib/store/settings-repository';
 import { putSettingsBodySchema } from './schema';
@@ -17,10 +17,7 @@ export const PUT = handle(async (request) => {
   const body = await readJsonBody(request, putSettingsBodySchema);
   const stored = await readSettings();
   const settings: AppSettings = {
-    models: {
-      c_model: mergeLayerConfig(body.c_model, stored.models.c_model),
-      s_model: mergeLayerConfig(body.s_model, stored.models.s_model),
-    },
+    models: mergeModels(body, stored.models),
     params: body.params,
   };
   await writeSettings(settings);

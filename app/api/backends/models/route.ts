@@ -1,8 +1,7 @@
-import { mergeLayerConfig } from '@/lib/config/model-config';
 import { createBackend } from '@/lib/backends/create-backend';
 import { ApiError } from '@/lib/http/api-error';
 import { handle, readJsonBody } from '@/lib/http/route-helpers';
-import { readSettings } from '@/lib/store/settings-repository';
+import { resolveLayerConfig } from '../resolve-layer-config';
 import { testBackendBodySchema } from '../test/schema';
 
 export const dynamic = 'force-dynamic';
@@ -10,8 +9,7 @@ export const dynamic = 'force-dynamic';
 /** The models a server offers (POST: the config may carry a key). */
 export const POST = handle(async (request) => {
   const body = await readJsonBody(request, testBackendBodySchema);
-  const stored = body.use_stored_key_of ? (await readSettings()).models[body.use_stored_key_of] : undefined;
-  const backend = createBackend(mergeLayerConfig(body.config, stored));
+  const backend = createBackend(await resolveLayerConfig(body));
   if (!backend.listModels) throw new ApiError('validation_failed', 'This backend cannot list its models; type the model name');
   try {
     return Response.json({ models: await backend.listModels(AbortSignal.timeout(15_000)) });
