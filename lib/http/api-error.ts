@@ -1,6 +1,6 @@
 // One error type for the REST boundary: it knows its status and renders `{ error: { code, message } }`.
 import { z } from 'zod';
-import { SessionNotFoundError } from '@/lib/orchestrator/orchestrator';
+import { SessionNotFoundError, SessionPausedError } from '@/lib/orchestrator/orchestrator';
 import { PersonaError } from '@/lib/personas/persona-files';
 
 export type ApiErrorCode =
@@ -51,6 +51,7 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof z.ZodError || (error instanceof Error && error.name === 'ZodError')) return validationError(error as z.ZodError);
   if (SessionNotFoundError.is(error)) return new ApiError('not_found', error.message);
+  if (SessionPausedError.is(error)) return new ApiError('conflict', error.message);
   if (PersonaError.is(error)) {
     switch (error.kind) {
       case 'not_found':

@@ -1,11 +1,59 @@
 // Every event the orchestrator emits, as plain JSON in one discriminated union derived from a
 // payload map. Each carries its session, a per-session monotonic `seq` and the time it happened.
+import type { BackendErrorKind } from '@/lib/backends/backend-error';
+import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
+import type { MessageJson, MoodAndCriteriaJson } from '@/lib/store/messages-repository';
 import type { SessionStatus } from '@/lib/store/sessions-repository';
+import type { Activity } from './pacing';
+import type { SubconsciousOutput } from './tags/parse-subconscious-output';
+
+/** What the mind is doing right now; sent whenever it changes and returned by GET /api/sessions/:id. */
+export interface MindState {
+  running: boolean;
+  activity: Activity;
+  /** Set after repeated backend failures: the reason, shown until a call succeeds. */
+  degraded: string | null;
+  cycle: number;
+  cycleRunning: boolean;
+  nextCycleAt: string | null;
+  turn: { turnId: string; spontaneous: boolean } | null;
+  queued: number;
+  consecutiveSpontaneous: number;
+}
+
+/** How a trigger was handled: a turn started, the cap held it back, or a turn was already coming. */
+export type SpontaneousOutcome = 'started' | 'capped' | 'busy' | 'none';
+
+export type TurnOutcome = 'complete' | 'stopped' | 'failed';
 
 export interface EventPayloads {
   'session-status': { status: SessionStatus; reason?: string };
   'session-updated': { name: string };
   'session-deleted': Record<string, never>;
+  'mind-state': { state: MindState };
+  'cycle-start': { cycle: number };
+  'subconscious-output': SubconsciousOutput & {
+    cycle: number;
+    spontaneous: SpontaneousOutcome;
+    messages: MessageJson[];
+    moodAndCriteria: MoodAndCriteriaJson;
+  };
+  'mood-changed': { cycle: number; mood: string; criteria: string; previousMood: string | null };
+  'turn-start': { turnId: string; spontaneous: boolean; answering: number[]; cycle: number };
+  'reply-delta': { turnId: string; text: string };
+  'thought-delta': { turnId: string; text: string };
+  'turn-end': { turnId: string; outcome: TurnOutcome; spontaneous: boolean; messages: MessageJson[]; error?: string };
+  'message-persisted': { message: MessageJson; queued: boolean };
+  error: {
+    layer: CallLayer;
+    message: string;
+    kind: BackendErrorKind | 'internal';
+    cycle?: number;
+    turnId?: string;
+    retryInMs?: number;
+    consecutiveFailures: number;
+  };
+  usage: { layer: CallLayer; call: Omit<UsageTotals, 'calls' | 'unpricedCalls'> & { priced: boolean }; totals: UsageTotals };
 }
 
 export type EventType = keyof EventPayloads;

@@ -1,5 +1,6 @@
-// The orchestrator: one per process, on globalThis, started only by server.ts. It owns the
-// sessions' lifecycle (create, pause, resume, delete) and the event bus the realtime layer reads.
+// The orchestrator: one per process, on globalThis, started only by server.ts. It wires the
+// sessions' lifecycle (create, pause, resume, delete) to their minds, and owns the event bus
+// the realtime layer reads. The logic of a running mind lives in session-mind.ts.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import {
@@ -9,9 +10,13 @@ import {
   type ModelsConfig,
   type SessionParams,
 } from '@/lib/config/model-config';
+import { createBackend } from '@/lib/backends/create-backend';
+import { defaultRetryPolicy } from '@/lib/backends/retry-policy';
+import { realClock } from '@/lib/clock/clock';
 import { readPersonaBytes } from '@/lib/personas/persona-files';
 import { personaNameSchema } from '@/lib/personas/persona-name';
-import { deleteSessionLogs, writePersonaSnapshot } from '@/lib/store/session-logs';
+import type { MessageRecord } from '@/lib/store/messages-repository';
+import { deleteSessionLogs, readPersonaSnapshot, writePersonaSnapshot } from '@/lib/store/session-logs';
 import {
   deleteSession,
   findSession,
@@ -21,7 +26,18 @@ import {
   type SessionRecord,
 } from '@/lib/store/sessions-repository';
 import { readSettings } from '@/lib/store/settings-repository';
-import { EventBus } from './events';
+import { EventBus, type MindState } from './events';
+import { SessionMind, SessionPausedError, type MindDependencies } from './session-mind';
+
+export { SessionPausedError };
+
+export const sendMessageInputSchema = z
+  .object({ text: z.string().trim().min(1, 'text must not be empty').max(20_000, 'text must be at most 20,000 characters') })
+  .strict();
+export type SendMessageInput = z.infer<typeof sendMessageInputSchema>;
+
+/** How long a shutdown waits for running cycles and replies before cutting them off. */
+const shutdownGraceMs = 3_000;
 
 export const createSessionInputSchema = z
   .object({
@@ -69,21 +85,77 @@ function defaultSessionName(persona: string, now: Date): string {
   return `${persona} · ${stamp}`;
 }
 
+export type OrchestratorOptions = Partial<Omit<MindDependencies, 'bus'>>;
+
 export class Orchestrator {
   readonly bus = new EventBus();
   private started = false;
+  private readonly minds = new Map<string, SessionMind>();
+  private readonly deps: MindDependencies;
 
+  /** Options exist for tests (a scripted backend, a simulated clock); the app uses the defaults. */
+  constructor(options: OrchestratorOptions = {}) {
+    this.deps = {
+      bus: this.bus,
+      clock: options.clock ?? realClock,
+      random: options.random ?? Math.random,
+      retryPolicy: options.retryPolicy ?? defaultRetryPolicy,
+      createBackend: options.createBackend ?? createBackend,
+      windowSize: options.windowSize ?? 20,
+    };
+  }
+
+  /**
+   * Sessions still marked active were running when the process died (a graceful stop pauses
+   * them): their minds resume, with their history and cycle numbering.
+   */
   async start(): Promise<void> {
     this.started = true;
+    for (const id of await listSessionIdsByStatus({ status: 'active' })) {
+      const session = await findSession({ id });
+      if (session) await this.startMind(session);
+    }
   }
 
   /** Closing the program pauses every running session (seed 000 section 10.4). */
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    const minds = [...this.minds.values()];
+    this.minds.clear();
+    await Promise.all(minds.map((mind) => mind.stop({ graceMs: shutdownGraceMs })));
     for (const id of await listSessionIdsByStatus({ status: 'active' })) {
       await this.setStatus(id, 'paused', 'server shut down');
     }
+  }
+
+  /** What the session's mind is doing, or null when it is not running in this process. */
+  mindState(id: string): MindState | null {
+    return this.minds.get(id)?.state() ?? null;
+  }
+
+  usageTotals(id: string) {
+    return this.minds.get(id)?.usageTotals() ?? null;
+  }
+
+  async sendUserMessage(id: string, input: SendMessageInput): Promise<MessageRecord> {
+    const session = await this.requireSession(id);
+    const mind = this.minds.get(id);
+    if (!mind || session.status !== 'active') throw new SessionPausedError(id);
+    return mind.sendUserMessage(input.text);
+  }
+
+  async stopTurn(id: string): Promise<boolean> {
+    await this.requireSession(id);
+    return this.minds.get(id)?.stopTurn() ?? false;
+  }
+
+  private async startMind(session: SessionRecord): Promise<void> {
+    if (this.minds.has(session.id)) return;
+    const personaCore = readPersonaSnapshot(session.id) ?? readPersonaBytes(session.personaName).bytes.toString('utf8');
+    const mind = new SessionMind(session, personaCore, this.deps);
+    this.minds.set(session.id, mind);
+    await mind.start();
   }
 
   async createSession(input: CreateSessionInput): Promise<SessionRecord> {
@@ -106,6 +178,7 @@ export class Orchestrator {
         status: 'active',
       });
       this.bus.emit('session-status', id, { status: 'active' });
+      if (this.started) await this.startMind(session);
       return session;
     } catch (error) {
       deleteSessionLogs(id);
@@ -120,21 +193,32 @@ export class Orchestrator {
     const updated = await updateSession({ id, name: input.name, models, params });
     if (!updated) throw new SessionNotFoundError(id);
     if (input.name !== undefined) this.bus.emit('session-updated', id, { name: updated.name });
+    this.minds.get(id)?.update(updated);
     return updated;
   }
 
+  /** The mind finishes its current cycle and reply (persisting them), then parks. */
   async pauseSession(id: string): Promise<SessionRecord> {
     await this.requireSession(id);
-    return this.setStatus(id, 'paused');
+    const updated = await this.setStatus(id, 'paused');
+    this.minds.get(id)?.pause();
+    return updated;
   }
 
   async resumeSession(id: string): Promise<SessionRecord> {
     await this.requireSession(id);
-    return this.setStatus(id, 'active');
+    const updated = await this.setStatus(id, 'active');
+    const mind = this.minds.get(id);
+    if (mind) mind.resume();
+    else if (this.started) await this.startMind(updated);
+    return updated;
   }
 
   async deleteSession(id: string): Promise<void> {
     await this.requireSession(id);
+    const mind = this.minds.get(id);
+    this.minds.delete(id);
+    await mind?.stop({ graceMs: 0 });
     if (!(await deleteSession({ id }))) throw new SessionNotFoundError(id);
     deleteSessionLogs(id);
     this.bus.emit('session-deleted', id, {});
@@ -163,10 +247,10 @@ export function getOrchestrator(): Orchestrator {
   return orchestrator;
 }
 
-export async function startOrchestrator(): Promise<Orchestrator> {
+export async function startOrchestrator(options: OrchestratorOptions = {}): Promise<Orchestrator> {
   const existing = globalForOrchestrator.__agentcsdOrchestrator;
   if (existing) return existing;
-  const orchestrator = new Orchestrator();
+  const orchestrator = new Orchestrator(options);
   globalForOrchestrator.__agentcsdOrchestrator = orchestrator;
   await orchestrator.start();
   return orchestrator;

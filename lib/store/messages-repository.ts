@@ -14,6 +14,7 @@ export interface MessageRecord {
   cycleNumber: number | null;
   turnId: string | null;
   spontaneous: boolean;
+  interrupted: boolean;
 }
 
 export interface MoodAndCriteriaRecord {
@@ -71,3 +72,24 @@ export async function listMoodAndCriteria(input: {
   });
   return rows.reverse();
 }
+
+/** The public JSON shape of a message (REST history and socket events alike). */
+export function messageJson(message: MessageRecord) {
+  return {
+    id: message.id,
+    layer: message.layer,
+    tag: message.tag,
+    content: message.content,
+    cycle_number: message.cycleNumber,
+    turn_id: message.turnId,
+    spontaneous: message.spontaneous,
+    interrupted: message.interrupted,
+    created_at: message.createdAt.toISOString(),
+  };
+}
+export type MessageJson = ReturnType<typeof messageJson>;
+
+export function moodAndCriteriaJson(row: MoodAndCriteriaRecord) {
+  return { id: row.id, mood: row.mood, criteria: row.criteria, cycle_number: row.cycleNumber, created_at: row.createdAt.toISOString() };
+}
+export type MoodAndCriteriaJson = ReturnType<typeof moodAndCriteriaJson>;

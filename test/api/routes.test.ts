@@ -9,17 +9,22 @@ import * as sessionItem from '@/app/api/sessions/[id]/route';
 import * as history from '@/app/api/sessions/[id]/history/route';
 import * as pause from '@/app/api/sessions/[id]/pause/route';
 import * as resume from '@/app/api/sessions/[id]/resume/route';
+import * as messages from '@/app/api/sessions/[id]/messages/route';
+import * as stopTurn from '@/app/api/sessions/[id]/stop-turn/route';
 import * as sessions from '@/app/api/sessions/route';
 import * as settings from '@/app/api/settings/route';
 import { startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
+import { ScriptedBackend } from '@/test/support/scripted-backend';
 import { folderFingerprint, useTempAppDirs } from '@/test/support/temp-app-dirs';
 
 const personaText = '# Tester\r\nBytes must survive exactly: é ✓\n';
 const dirs = useTempAppDirs({ personas: { tester: personaText } });
 
+// Minds run on a scripted backend whose streams never finish (until stopped): nothing the loop
+// writes can race the "changes nothing" checks, and no model process is ever started.
 beforeAll(async () => {
-  await startOrchestrator();
+  await startOrchestrator({ createBackend: () => new ScriptedBackend([], { text: '', holdAfterChunks: 0 }) });
 });
 afterAll(async () => {
   await stopOrchestrator();
@@ -115,6 +120,39 @@ describe('sessions', () => {
     await expectError(await pause.POST(new Request(base, { method: 'POST' }), idContext(unknown)), 404, 'not_found');
     await expectError(await history.GET(new Request(`${base}/x?layer=dreams`), idContext(unknown)), 400, 'validation_failed');
     expect(await snapshotEverything()).toEqual(before);
+  });
+});
+
+describe('messages', () => {
+  it('accepts a message with 202, shows the mind at work, stops the reply, and refuses what it cannot take', async () => {
+    const created = await (await sessions.POST(json('POST', '/api/sessions', { persona: 'tester' }), undefined)).json();
+    const id = created.session.id as string;
+    const accepted = await messages.POST(json('POST', `/api/sessions/${id}/messages`, { text: '  Hello <b>there</b>  ' }), idContext(id));
+    expect(accepted.status).toBe(202);
+    const { message } = await accepted.json();
+    expect(message).toMatchObject({ layer: 'external', tag: 'ED_user', content: 'Hello <b>there</b>', spontaneous: false, interrupted: false });
+
+    const detail = await (await sessionItem.GET(new Request(base), idContext(id))).json();
+    expect(detail.mind).toMatchObject({ running: true, turn: { spontaneous: false }, degraded: null });
+    expect(detail.usage.internal).toMatchObject({ calls: 0, costUsd: 0 });
+    expect(await (await stopTurn.POST(new Request(base, { method: 'POST' }), idContext(id))).json()).toEqual({ stopped: true });
+
+    const db = await getDb();
+    const count = () => db.message.count({ where: { sessionId: id, tag: 'ED_user' } });
+    const before = await count();
+    const unknown = '99999999-9999-4999-8999-999999999999';
+    await expectError(await messages.POST(json('POST', '/', { text: '   ' }), idContext(id)), 400, 'validation_failed');
+    await expectError(await messages.POST(json('POST', '/', {}), idContext(id)), 400, 'validation_failed');
+    await expectError(await messages.POST(json('POST', '/', { text: 'x', role: 'system' }), idContext(id)), 400, 'validation_failed');
+    await expectError(await messages.POST(json('POST', '/', { text: 'x'.repeat(20_001) }), idContext(id)), 400, 'validation_failed');
+    await expectError(await messages.POST(raw('POST', '/', '{"text":'), idContext(id)), 400, 'invalid_json');
+    await expectError(await messages.POST(raw('POST', '/', 'text=hi', 'application/x-www-form-urlencoded'), idContext(id)), 415, 'unsupported_media_type');
+    await expectError(await messages.POST(json('POST', '/', { text: 'hi' }), idContext(unknown)), 404, 'not_found');
+    await expectError(await stopTurn.POST(new Request(base, { method: 'POST' }), idContext(unknown)), 404, 'not_found');
+    await pause.POST(new Request(base, { method: 'POST' }), idContext(id));
+    await expectError(await messages.POST(json('POST', '/', { text: 'are you there?' }), idContext(id)), 409, 'conflict');
+    expect(await count()).toBe(before);
+    expect((await (await sessionItem.GET(new Request(base), idContext(id))).json()).mind.running).toBe(false);
   });
 });
 

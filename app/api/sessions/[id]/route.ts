@@ -2,6 +2,7 @@ import { ApiError } from '@/lib/http/api-error';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
 import { sessionJson } from '@/lib/http/session-json';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
+import { loadUsageTotals } from '@/lib/store/mind-repository';
 import { findSession } from '@/lib/store/sessions-repository';
 import { sessionParamsSchema, updateSessionBodySchema } from './schema';
 
@@ -13,7 +14,7 @@ export const GET = handle(async (_request, context: Context) => {
   const { id } = parseParams(await context.params, sessionParamsSchema);
   const session = await findSession({ id });
   if (!session) throw new ApiError('not_found', `Session ${id} does not exist`);
-  return Response.json({ session: sessionJson(session) });
+  return Response.json({ session: sessionJson(session), mind: getOrchestrator().mindState(id), usage: await loadUsageTotals({ sessionId: id }) });
 });
 
 export const PATCH = handle(async (request, context: Context) => {

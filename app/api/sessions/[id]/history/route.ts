@@ -1,6 +1,6 @@
 import { ApiError } from '@/lib/http/api-error';
 import { handle, parseParams, parseSearchParams } from '@/lib/http/route-helpers';
-import { listMoodAndCriteria, pageMessages } from '@/lib/store/messages-repository';
+import { listMoodAndCriteria, messageJson, moodAndCriteriaJson, pageMessages } from '@/lib/store/messages-repository';
 import { findSession } from '@/lib/store/sessions-repository';
 import { sessionParamsSchema } from '../schema';
 import { historyQuerySchema } from './schema';
@@ -23,23 +23,8 @@ export const GET = handle(async (request, context: { params: Promise<{ id: strin
       ? await listMoodAndCriteria({ sessionId: id, fromCycle: Math.min(...cycles), toCycle: Math.max(...cycles), limit: query.limit })
       : [];
   return Response.json({
-    messages: messages.map((message) => ({
-      id: message.id,
-      layer: message.layer,
-      tag: message.tag,
-      content: message.content,
-      cycle_number: message.cycleNumber,
-      turn_id: message.turnId,
-      spontaneous: message.spontaneous,
-      created_at: message.createdAt.toISOString(),
-    })),
-    mood_and_criteria: moodAndCriteria.map((row) => ({
-      id: row.id,
-      mood: row.mood,
-      criteria: row.criteria,
-      cycle_number: row.cycleNumber,
-      created_at: row.createdAt.toISOString(),
-    })),
+    messages: messages.map(messageJson),
+    mood_and_criteria: moodAndCriteria.map(moodAndCriteriaJson),
     next_before: nextBefore,
   });
 });

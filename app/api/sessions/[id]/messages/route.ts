@@ -1,0 +1,15 @@
+import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
+import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
+import { messageJson } from '@/lib/store/messages-repository';
+import { sessionParamsSchema } from '../schema';
+import { sendMessageBodySchema } from './schema';
+
+export const dynamic = 'force-dynamic';
+
+/** 202: the message is stored and queued; the reply streams over Socket.IO. */
+export const POST = handle(async (request, context: { params: Promise<{ id: string }> }) => {
+  const { id } = parseParams(await context.params, sessionParamsSchema);
+  const body = await readJsonBody(request, sendMessageBodySchema);
+  const message = await getOrchestrator().sendUserMessage(id, body);
+  return Response.json({ message: messageJson(message) }, { status: 202 });
+});

@@ -1,0 +1,1 @@
+export { sendMessageInputSchema as sendMessageBodySchema } from '@/lib/orchestrator/orchestrator';

@@ -1,0 +1,102 @@
+// One Internal Dialog turn (seed 000 §3.1–3.2): static prompt + Mood & Criteria, the user's
+// words (none in a spontaneous turn), the undelivered S_loud and the ID_quiet window. The output
+// is routed as it streams — ID_loud to the chat, ID_quiet to the Internal panel — and persisted
+// as one transaction when it ends. A stopped or failed reply that said something is kept,
+// marked interrupted; one that said nothing only marks its user messages as answered.
+import { randomUUID } from 'node:crypto';
+import type { BackendErrorKind } from '@/lib/backends/backend-error';
+import { appendLogRecords, type LogRecord } from '@/lib/store/session-logs';
+import { insertTurn, markAnswered } from '@/lib/store/mind-repository';
+import type { MessageRecord } from '@/lib/store/messages-repository';
+import type { TurnOutcome } from './events';
+import { appendLogsSafely, type MindContext } from './mind-context';
+import { buildInternalDialogRequest } from './tags/build-prompts';
+import { ReplyRouter, type RoutedDelta } from './tags/reply-router';
+
+export interface TurnWork {
+  turnId: string;
+  spontaneous: boolean;
+  /** The user messages this turn answers (several when they queued up during the last turn). */
+  userMessages: MessageRecord[];
+  /** The shared state taken at the start of the turn. */
+  taken: ReturnType<MindContext['memory']['takeForTurn']>;
+}
+
+export interface TurnResult {
+  outcome: TurnOutcome;
+  loud: string;
+  quiet: string;
+  messages: MessageRecord[];
+  error?: { message: string; kind: BackendErrorKind };
+}
+
+export function newTurnId(): string {
+  return randomUUID();
+}
+
+export async function runInternalDialogTurn(
+  context: MindContext,
+  work: TurnWork,
+  signal: AbortSignal,
+  onDelta: (delta: RoutedDelta) => void,
+): Promise<TurnResult> {
+  const config = context.session().models.c_model;
+  const request = buildInternalDialogRequest({
+    moodAndCriteria: work.taken.moodAndCriteria,
+    userMessage: work.userMessages.length > 0 ? work.userMessages.map((message) => message.content).join('\n\n') : null,
+    sLoud: work.taken.sLoud,
+    idQuietHistory: context.memory.idQuietHistory(),
+    model: config.model,
+    maxTokens: config.max_tokens,
+  });
+  const router = new ReplyRouter();
+  let loud = '';
+  let quiet = '';
+  const route = (deltas: RoutedDelta[]) => {
+    for (const delta of deltas) {
+      if (delta.channel === 'loud') loud += delta.text;
+      else quiet += delta.text;
+      onDelta(delta);
+    }
+  };
+  const result = await context.callModel({ layer: 'internal', config, request, signal, onText: (text) => route(router.push(text)) });
+  route(router.end());
+
+  const outcome: TurnOutcome = result.error ? 'failed' : result.aborted ? 'stopped' : 'complete';
+  const answeredMessageIds = work.userMessages.map((message) => message.id);
+  loud = loud.trim();
+  quiet = quiet.trim();
+  let messages: MessageRecord[] = [];
+  if (outcome === 'complete' || loud || quiet) {
+    messages = await insertTurn({
+      sessionId: context.sessionId,
+      turnId: work.turnId,
+      cycleNumber: work.taken.cycle,
+      spontaneous: work.spontaneous,
+      loud,
+      quiet,
+      interrupted: outcome !== 'complete',
+      answeredMessageIds,
+    });
+    const logLine = (message: MessageRecord): LogRecord => ({
+      timestamp: message.createdAt.toISOString(),
+      tag: message.tag,
+      content: message.content,
+      cycle_number: message.cycleNumber,
+    });
+    appendLogsSafely(() => {
+      appendLogRecords({ sessionId: context.sessionId, file: 'internal', records: messages.filter((m) => m.layer === 'internal').map(logLine) });
+      appendLogRecords({ sessionId: context.sessionId, file: 'external', records: messages.filter((m) => m.layer === 'external').map(logLine) });
+    }, context.sessionId);
+    context.memory.recordTurn({ loud, quiet });
+  } else {
+    await markAnswered({ sessionId: context.sessionId, turnId: work.turnId, messageIds: answeredMessageIds });
+  }
+  return {
+    outcome,
+    loud,
+    quiet,
+    messages,
+    ...(result.error && { error: { message: result.error.message, kind: result.error.kind } }),
+  };
+}

@@ -1,0 +1,26 @@
+// What a cycle or a turn needs from the mind that runs it: the session's current settings, its
+// memory, and one way to call a model (which records the call).
+import type { BackendRequest } from '@/lib/backends/model-backend';
+import type { LayerModelConfig } from '@/lib/config/model-config';
+import type { CallLayer } from '@/lib/store/mind-repository';
+import type { SessionRecord } from '@/lib/store/sessions-repository';
+import type { MindMemory } from './mind-memory';
+import type { ModelCallResult } from './model-call';
+
+export interface MindContext {
+  readonly sessionId: string;
+  readonly personaCore: string;
+  readonly memory: MindMemory;
+  session(): SessionRecord;
+  /** Calls the layer's backend (retries included), records the call in llm_calls, reports usage. */
+  callModel(input: { layer: CallLayer; config: LayerModelConfig; request: BackendRequest; signal: AbortSignal; onText?: (text: string) => void }): Promise<ModelCallResult>;
+}
+
+/** Log appends come after the DB commit; a failed append is reported, never fatal (the DB holds it). */
+export function appendLogsSafely(append: () => void, sessionId: string): void {
+  try {
+    append();
+  } catch (error) {
+    console.error(`[mind ${sessionId}] JSONL append failed`, error);
+  }
+}

@@ -1,0 +1,537 @@
+// One running session's mind: the Subconscious loop and the Internal Dialog turns, concurrent,
+// with turns serialised and user messages queued (never dropped). Status is explicit
+// (`idle → running ⇄ paused → stopping → stopped`); the loop parks at a resume gate when
+// paused, sleeps with `clock.sleep(ms, signal)` so input wakes it, backs off after failures and
+// never dies of one. Every output is persisted (DB, then JSONL) before its event is emitted.
+import type { BackendErrorKind } from '@/lib/backends/backend-error';
+import type { ModelBackend } from '@/lib/backends/model-backend';
+import type { RetryPolicy } from '@/lib/backends/retry-policy';
+import type { Clock } from '@/lib/clock/clock';
+import type { LayerModelConfig } from '@/lib/config/model-config';
+import {
+  emptyUsageTotals,
+  insertLlmCall,
+  insertUserMessage,
+  loadMindSnapshot,
+  type CallLayer,
+  type UsageTotals,
+} from '@/lib/store/mind-repository';
+import { messageJson, moodAndCriteriaJson, type MessageRecord } from '@/lib/store/messages-repository';
+import { appendLogRecords } from '@/lib/store/session-logs';
+import type { SessionRecord } from '@/lib/store/sessions-repository';
+import type { EventBus, MindState, SpontaneousOutcome } from './events';
+import { newTurnId, runInternalDialogTurn, type TurnWork } from './internal-dialog-turn';
+import { appendLogsSafely, type MindContext } from './mind-context';
+import { MindMemory } from './mind-memory';
+import { callModel, type ModelCallResult } from './model-call';
+import { currentActivity, cycleDelayMs, degradedAfterFailures, failureBackoffMs, type Activity } from './pacing';
+import { runSubconsciousCycle, type CycleOutcome } from './subconscious-cycle';
+
+export type MindStatus = 'idle' | 'running' | 'paused' | 'stopping' | 'stopped';
+
+export interface MindDependencies {
+  bus: EventBus;
+  clock: Clock;
+  random: () => number;
+  retryPolicy: RetryPolicy;
+  createBackend: (config: LayerModelConfig) => ModelBackend;
+  /** Entries kept per history window (until token budgets take over). */
+  windowSize: number;
+}
+
+const sessionPausedBrand = Symbol.for('agentcsd.SessionPausedError');
+
+/** A message sent to a session that is not running. */
+export class SessionPausedError extends Error {
+  readonly [sessionPausedBrand] = true;
+
+  static is(error: unknown): error is SessionPausedError {
+    return typeof error === 'object' && error !== null && sessionPausedBrand in error;
+  }
+
+  constructor(readonly sessionId: string) {
+    super('This session is paused: resume it to send messages.');
+    this.name = 'SessionPausedError';
+  }
+}
+
+export class SessionMind {
+  private status: MindStatus = 'idle';
+  private memory!: MindMemory;
+  private context!: MindContext;
+  private readonly stopController = new AbortController();
+  private wakeController = new AbortController();
+  private cycleRequested = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private cycleRunning = false;
+  private nextCycleAt: number | null = null;
+  private backoffUntil = 0;
+  private readonly failures: Record<'internal' | 'subconscious', number> = { internal: 0, subconscious: 0 };
+  private degraded: string | null = null;
+
+  private readonly queue: MessageRecord[] = [];
+  private pendingSpontaneous = false;
+  private turnLoopActive = false;
+  private turnsDone: Promise<void> = Promise.resolve();
+  private turn: { turnId: string; spontaneous: boolean; controller: AbortController } | null = null;
+  private consecutiveSpontaneous = 0;
+  private lastUserAt = 0;
+  private lastTurnEndedAt: number | null = null;
+  private readonly usage: Record<CallLayer, UsageTotals> = { internal: emptyUsageTotals(), subconscious: emptyUsageTotals(), summary: emptyUsageTotals() };
+
+  constructor(
+    private session: SessionRecord,
+    private readonly personaCore: string,
+    private readonly deps: MindDependencies,
+  ) {}
+
+  get sessionId(): string {
+    return this.session.id;
+  }
+
+  /** Loads the mind's state with bounded queries and starts (or, when `paused`, parks) the loop. */
+  async start(options: { paused?: boolean } = {}): Promise<void> {
+    if (this.status !== 'idle') return;
+    const snapshot = await loadMindSnapshot({ sessionId: this.session.id, windowSize: this.deps.windowSize });
+    this.memory = new MindMemory(snapshot, this.deps.windowSize);
+    this.context = this.createContext();
+    this.queue.push(...snapshot.unanswered);
+    this.consecutiveSpontaneous = snapshot.consecutiveSpontaneous;
+    Object.assign(this.usage, snapshot.usage);
+    this.lastUserAt = this.deps.clock.now();
+    this.status = options.paused ? 'paused' : 'running';
+    this.loopDone = this.runLoop();
+    if (this.status === 'running') this.drainTurns();
+    this.emitState();
+  }
+
+  state(): MindState {
+    const running = this.status === 'running';
+    return {
+      running,
+      activity: this.activity(),
+      degraded: this.degraded,
+      cycle: this.memory?.shared.cycle ?? 0,
+      cycleRunning: this.cycleRunning,
+      nextCycleAt: running && this.nextCycleAt !== null ? new Date(this.nextCycleAt).toISOString() : null,
+      turn: this.turn && { turnId: this.turn.turnId, spontaneous: this.turn.spontaneous },
+      queued: this.queue.length,
+      consecutiveSpontaneous: this.consecutiveSpontaneous,
+    };
+  }
+
+  usageTotals(): Record<CallLayer, UsageTotals> {
+    return structuredClone(this.usage);
+  }
+
+  /** Persists the message (DB, then JSONL), announces it, queues it and wakes the Subconscious. */
+  async sendUserMessage(text: string): Promise<MessageRecord> {
+    if (this.status !== 'running') throw new SessionPausedError(this.session.id);
+    const message = await insertUserMessage({ sessionId: this.session.id, content: text, cycleNumber: this.memory.shared.cycle });
+    appendLogsSafely(
+      () =>
+        appendLogRecords({
+          sessionId: this.session.id,
+          file: 'external',
+          records: [{ timestamp: message.createdAt.toISOString(), tag: 'ED_user', content: text, cycle_number: message.cycleNumber }],
+        }),
+      this.session.id,
+    );
+    const queued = this.turn !== null;
+    this.deps.bus.emit('message-persisted', this.session.id, { message: messageJson(message), queued });
+    this.memory.recordUser(text);
+    this.queue.push(message);
+    this.consecutiveSpontaneous = 0;
+    this.lastUserAt = this.deps.clock.now();
+    this.cycleRequested = true;
+    this.wake();
+    this.drainTurns();
+    return message;
+  }
+
+  /** Ends the reply being written, if any. */
+  stopTurn(): boolean {
+    if (!this.turn) return false;
+    this.turn.controller.abort();
+    return true;
+  }
+
+  /** The current cycle and turn finish and are persisted; then the mind parks. */
+  pause(): void {
+    if (this.status !== 'running') return;
+    this.status = 'paused';
+    this.wake();
+    this.emitState();
+  }
+
+  resume(): void {
+    if (this.status !== 'paused') return;
+    this.status = 'running';
+    this.lastUserAt = this.deps.clock.now();
+    this.wake();
+    this.drainTurns();
+    this.emitState();
+  }
+
+  /** New settings (models, params) apply from the next call; a pacing change applies now. */
+  update(session: SessionRecord): void {
+    this.session = session;
+    this.wake();
+  }
+
+  /**
+   * Stops for good: lets the running cycle and turn finish for up to `graceMs` (their output is
+   * persisted), then aborts them. A reply cut off here is kept, marked interrupted.
+   */
+  async stop(options: { graceMs: number }): Promise<void> {
+    if (this.status === 'stopped' || this.status === 'stopping') return this.settled();
+    this.status = 'stopping';
+    this.wake();
+    const grace = new AbortController();
+    await Promise.race([this.settled(), this.deps.clock.sleep(options.graceMs, grace.signal)]);
+    grace.abort();
+    this.stopController.abort();
+    await this.settled();
+    this.status = 'stopped';
+  }
+
+  private settled(): Promise<void> {
+    return Promise.all([this.loopDone, this.turnsDone]).then(() => undefined);
+  }
+
+  // ── The Subconscious loop ────────────────────────────────────────────────────────────────
+
+  private async runLoop(): Promise<void> {
+    while (this.status === 'running' || this.status === 'paused') {
+      if (this.status === 'paused') {
+        await this.sleep(Number.POSITIVE_INFINITY); // the resume gate: resume() or stop() wakes it
+        continue;
+      }
+      await this.runCycle();
+      await this.idle();
+    }
+  }
+
+  /** Waits for the pacing delay (measured from the end of the last cycle), recomputed on every wake. */
+  private async idle(): Promise<void> {
+    const cycleEndedAt = this.deps.clock.now();
+    while (this.status === 'running') {
+      const now = this.deps.clock.now();
+      let until = Math.max(cycleEndedAt + cycleDelayMs(this.session.params.pacing, this.activity()), this.backoffUntil);
+      if (this.cycleRequested) until = this.backoffUntil;
+      if (until <= now) break;
+      this.setNextCycleAt(until);
+      // A wake (input, a turn, new settings) recomputes the wait; the timer running out ends it,
+      // even if the activity changed meanwhile.
+      if (!(await this.sleep(until - now))) break;
+    }
+    this.cycleRequested = false;
+    this.setNextCycleAt(null);
+  }
+
+  private async runCycle(): Promise<void> {
+    const cycle = this.memory.shared.cycle + 1;
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    this.stopController.signal.addEventListener('abort', abort, { once: true });
+    this.cycleRunning = true;
+    this.cycleRequested = false;
+    this.deps.bus.emit('cycle-start', this.session.id, { cycle });
+    this.emitState();
+    let outcome: CycleOutcome;
+    try {
+      outcome = await runSubconsciousCycle(this.context, cycle, controller.signal);
+    } catch (error) {
+      console.error(`[mind ${this.session.id}] cycle ${cycle} failed`, error);
+      outcome = { kind: 'failed', message: `Could not save the cycle: ${(error as Error).message}`, errorKind: 'protocol' };
+    } finally {
+      this.stopController.signal.removeEventListener('abort', abort);
+      this.cycleRunning = false;
+    }
+    switch (outcome.kind) {
+      case 'aborted':
+        break;
+      case 'failed':
+        this.recordFailure('subconscious', outcome.message, outcome.errorKind, { cycle, retryAfterMs: outcome.retryAfterMs });
+        break;
+      case 'persisted':
+        this.recordSuccess('subconscious');
+        this.announceCycle(outcome);
+        break;
+      default:
+        assertNever(outcome);
+    }
+    this.emitState();
+  }
+
+  private announceCycle(outcome: Extract<CycleOutcome, { kind: 'persisted' }>): void {
+    const spontaneous = this.considerSpontaneous(outcome);
+    const { mood, criteria } = outcome.moodAndCriteria;
+    this.deps.bus.emit('subconscious-output', this.session.id, {
+      cycle: outcome.cycle,
+      sLoud: outcome.sLoud,
+      sQuiet: outcome.sQuiet,
+      mood,
+      criteria,
+      trigger: outcome.trigger,
+      wellFormed: outcome.wellFormed,
+      spontaneous,
+      messages: outcome.messages.map(messageJson),
+      moodAndCriteria: moodAndCriteriaJson(outcome.moodAndCriteria),
+    });
+    if (mood !== outcome.previousMood) {
+      this.deps.bus.emit('mood-changed', this.session.id, { cycle: outcome.cycle, mood, criteria, previousMood: outcome.previousMood });
+    }
+    if (spontaneous === 'started') this.drainTurns();
+  }
+
+  /** Trigger by tag (default) or by S_loud length; the cap stops runaway monologues. */
+  private considerSpontaneous(outcome: { sLoud: string; trigger: boolean }): SpontaneousOutcome {
+    const { trigger_mode: mode, trigger_threshold: threshold, spontaneous_cap: cap } = this.session.params;
+    const wants = mode === 'tag' ? outcome.trigger : outcome.sLoud.trim().length > threshold;
+    if (!wants) return 'none';
+    if (this.consecutiveSpontaneous >= cap) return 'capped';
+    if (this.turn || this.queue.length > 0 || this.pendingSpontaneous || this.status !== 'running') return 'busy';
+    this.pendingSpontaneous = true;
+    return 'started';
+  }
+
+  // ── Internal Dialog turns, one at a time ─────────────────────────────────────────────────
+
+  private drainTurns(): void {
+    if (this.turnLoopActive || this.status !== 'running') return;
+    this.turnLoopActive = true;
+    this.turnsDone = this.runTurns();
+  }
+
+  private async runTurns(): Promise<void> {
+    for (;;) {
+      // Choosing the next work and clearing the flag happen in one synchronous step, so a
+      // message arriving as the loop ends always finds it either running or restartable.
+      const work = this.status === 'running' ? this.nextWork() : null;
+      if (!work) {
+        this.turnLoopActive = false;
+        return;
+      }
+      try {
+        await this.runTurn(work);
+      } catch (error) {
+        console.error(`[mind ${this.session.id}] turn ${work.turnId} failed`, error);
+        this.turn = null;
+        this.recordFailure('internal', `Could not save the reply: ${(error as Error).message}`, 'protocol', { turnId: work.turnId });
+        this.deps.bus.emit('turn-end', this.session.id, {
+          turnId: work.turnId,
+          outcome: 'failed',
+          spontaneous: work.spontaneous,
+          messages: [],
+          error: (error as Error).message,
+        });
+      }
+    }
+  }
+
+  private nextWork(): TurnWork | null {
+    if (this.queue.length > 0) {
+      const userMessages = this.queue.splice(0);
+      return { turnId: newTurnId(), spontaneous: false, userMessages, taken: this.memory.takeForTurn() };
+    }
+    if (this.pendingSpontaneous) {
+      this.pendingSpontaneous = false;
+      return { turnId: newTurnId(), spontaneous: true, userMessages: [], taken: this.memory.takeForTurn() };
+    }
+    return null;
+  }
+
+  private async runTurn(work: TurnWork): Promise<void> {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    this.stopController.signal.addEventListener('abort', abort, { once: true });
+    this.turn = { turnId: work.turnId, spontaneous: work.spontaneous, controller };
+    this.deps.bus.emit('turn-start', this.session.id, {
+      turnId: work.turnId,
+      spontaneous: work.spontaneous,
+      answering: work.userMessages.map((message) => message.id),
+      cycle: work.taken.cycle,
+    });
+    this.emitState();
+    this.wake(); // the Subconscious paces itself by what the Internal Dialog is doing
+    try {
+      const result = await runInternalDialogTurn(this.context, work, controller.signal, (delta) => {
+        this.deps.bus.emit(delta.channel === 'loud' ? 'reply-delta' : 'thought-delta', this.session.id, { turnId: work.turnId, text: delta.text });
+      });
+      if (work.spontaneous) this.consecutiveSpontaneous++;
+      if (result.error) this.recordFailure('internal', result.error.message, result.error.kind, { turnId: work.turnId });
+      else if (result.outcome === 'complete') this.recordSuccess('internal');
+      this.turn = null;
+      this.deps.bus.emit('turn-end', this.session.id, {
+        turnId: work.turnId,
+        outcome: result.outcome,
+        spontaneous: work.spontaneous,
+        messages: result.messages.map(messageJson),
+        ...(result.error && { error: result.error.message }),
+      });
+    } finally {
+      this.stopController.signal.removeEventListener('abort', abort);
+      this.turn = null;
+      this.lastTurnEndedAt = this.deps.clock.now();
+      this.wake();
+      this.emitState();
+    }
+  }
+
+  // ── Failures, usage, state ────────────────────────────────────────────────────────────────
+
+  private recordFailure(
+    layer: 'internal' | 'subconscious',
+    message: string,
+    kind: BackendErrorKind,
+    where: { cycle?: number; turnId?: string; retryAfterMs?: number },
+  ): void {
+    const failures = ++this.failures[layer];
+    let retryInMs: number | undefined;
+    if (layer === 'subconscious') {
+      const backoff = failureBackoffMs(failures, where.retryAfterMs, this.deps.random);
+      this.backoffUntil = this.deps.clock.now() + backoff;
+      // A failure never makes the loop call more often than its pacing would.
+      retryInMs = Math.max(backoff, cycleDelayMs(this.session.params.pacing, this.activity()));
+    }
+    this.deps.bus.emit('error', this.session.id, {
+      layer,
+      message,
+      kind,
+      ...(where.cycle !== undefined && { cycle: where.cycle }),
+      ...(where.turnId !== undefined && { turnId: where.turnId }),
+      ...(retryInMs !== undefined && { retryInMs }),
+      consecutiveFailures: failures,
+    });
+    if (failures >= degradedAfterFailures) {
+      this.degraded = `${layer === 'subconscious' ? 'Subconscious' : 'Internal Dialog'}: ${failures} failures in a row — ${message}`;
+    }
+  }
+
+  private recordSuccess(layer: 'internal' | 'subconscious'): void {
+    this.failures[layer] = 0;
+    if (layer === 'subconscious') this.backoffUntil = 0;
+    if (this.degraded && this.failures.internal < degradedAfterFailures && this.failures.subconscious < degradedAfterFailures) {
+      this.degraded = null;
+    }
+  }
+
+  private async recordCall(layer: CallLayer, config: LayerModelConfig, result: ModelCallResult): Promise<void> {
+    const usage = result.usage;
+    const costUsd = usage && usage.costUsd !== 'unknown' ? usage.costUsd : null;
+    try {
+      await insertLlmCall({
+        sessionId: this.session.id,
+        layer,
+        backend: config.backend,
+        model: config.model,
+        startedAt: result.startedAt,
+        firstTokenMs: result.firstTokenMs,
+        durationMs: result.durationMs,
+        inputTokens: usage?.inputTokens ?? 0,
+        outputTokens: usage?.outputTokens ?? 0,
+        cacheReadTokens: usage?.cacheReadTokens ?? 0,
+        cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
+        costUsd,
+        finishReason: result.aborted ? 'aborted' : result.finishReason,
+        error: result.error ? `${result.error.kind}: ${result.error.message}` : null,
+      });
+    } catch (error) {
+      console.error(`[mind ${this.session.id}] could not record an LLM call`, error);
+    }
+    if (!usage) return;
+    const totals = this.usage[layer];
+    totals.calls++;
+    totals.inputTokens += usage.inputTokens;
+    totals.outputTokens += usage.outputTokens;
+    totals.cacheReadTokens += usage.cacheReadTokens;
+    totals.cacheWriteTokens += usage.cacheWriteTokens;
+    if (costUsd === null) totals.unpricedCalls++;
+    else totals.costUsd += costUsd;
+    this.deps.bus.emit('usage', this.session.id, {
+      layer,
+      call: {
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        cacheReadTokens: usage.cacheReadTokens,
+        cacheWriteTokens: usage.cacheWriteTokens,
+        costUsd: costUsd ?? 0,
+        priced: costUsd !== null,
+      },
+      totals: { ...totals },
+    });
+  }
+
+  private activity(): Activity {
+    return currentActivity({
+      now: this.deps.clock.now(),
+      lastUserAt: this.lastUserAt,
+      turnRunning: this.turn !== null,
+      lastTurnEndedAt: this.lastTurnEndedAt,
+      spontaneousCapReached: this.consecutiveSpontaneous >= this.session.params.spontaneous_cap,
+    });
+  }
+
+  private setNextCycleAt(at: number | null): void {
+    if (at === this.nextCycleAt) return;
+    this.nextCycleAt = at;
+    this.emitState();
+  }
+
+  private emitState(): void {
+    if (this.status === 'idle' || this.status === 'stopped') return;
+    this.deps.bus.emit('mind-state', this.session.id, { state: this.state() });
+  }
+
+  /** True when woken early by wake(), false when the time ran out. */
+  private async sleep(ms: number): Promise<boolean> {
+    if (this.wakeController.signal.aborted) this.wakeController = new AbortController();
+    const signal = this.wakeController.signal;
+    if (ms === Number.POSITIVE_INFINITY) {
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      return true;
+    }
+    await this.deps.clock.sleep(ms, signal);
+    return signal.aborted;
+  }
+
+  private wake(): void {
+    this.wakeController.abort();
+  }
+
+  private createContext(): MindContext {
+    return {
+      sessionId: this.session.id,
+      personaCore: this.personaCore,
+      memory: this.memory,
+      session: () => this.session,
+      callModel: async ({ layer, config, request, signal, onText }) => {
+        const result = await callModel({
+          backend: this.deps.createBackend(config),
+          request,
+          signal,
+          clock: this.deps.clock,
+          retryPolicy: this.deps.retryPolicy,
+          random: this.deps.random,
+          onText,
+          // Backend retries are shown while they wait (a 429's retry-after can be long).
+          onRetry: (notice) =>
+            this.deps.bus.emit('error', this.session.id, {
+              layer,
+              message: `${notice.error.message} — retrying in ${Math.round(notice.delayMs / 1000)} s (attempt ${notice.attempt + 1})`,
+              kind: notice.error.kind,
+              retryInMs: notice.delayMs,
+              consecutiveFailures: layer === 'internal' ? this.failures.internal : this.failures.subconscious,
+            }),
+        });
+        await this.recordCall(layer, config, result);
+        return result;
+      },
+    };
+  }
+}
+
+function assertNever(value: never): never {
+  throw new Error(`Unexpected value: ${JSON.stringify(value)}`);
+}

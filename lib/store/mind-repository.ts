@@ -1,0 +1,212 @@
+// What a running mind reads and writes: its state on start or resume (bounded queries only —
+// a session's whole history is never read), and each output as one transaction.
+import { getDb } from './db';
+import type { Layer, MessageRecord, MoodAndCriteriaRecord } from './messages-repository';
+
+export type CallLayer = 'internal' | 'subconscious' | 'summary';
+
+export interface UsageTotals {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** Sum of the calls with a known price. */
+  costUsd: number;
+  /** Calls whose model has no known price (their cost is not in costUsd). */
+  unpricedCalls: number;
+}
+
+export function emptyUsageTotals(): UsageTotals {
+  return { calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unpricedCalls: 0 };
+}
+
+export interface MindSnapshot {
+  lastCycle: number;
+  moodAndCriteria: MoodAndCriteriaRecord | null;
+  /** The S_loud of the latest cycle (possibly empty). */
+  latestSLoud: MessageRecord | null;
+  /** The latest cycle whose state an Internal Dialog turn has read. */
+  lastDeliveredCycle: number;
+  lastUserMessage: MessageRecord | null;
+  lastAgentMessage: MessageRecord | null;
+  idQuiet: MessageRecord[];
+  idLoud: MessageRecord[];
+  sQuiet: MessageRecord[];
+  sLoud: MessageRecord[];
+  /** User messages no turn has answered yet (a crash or pause came first), oldest first. */
+  unanswered: MessageRecord[];
+  /** Spontaneous turns since the user last spoke (at most 101 are counted; the cap is ≤ 100). */
+  consecutiveSpontaneous: number;
+  usage: Record<CallLayer, UsageTotals>;
+}
+
+type MessageRow = Omit<MessageRecord, 'layer'> & { layer: string };
+const toRecord = (row: MessageRow): MessageRecord => ({ ...row, layer: row.layer as Layer });
+
+/** Each window holds at most `windowSize` entries, newest last. */
+export async function loadMindSnapshot(input: { sessionId: string; windowSize: number }): Promise<MindSnapshot> {
+  const db = await getDb();
+  const { sessionId, windowSize } = input;
+  const latest = (tag: string, take: number) =>
+    db.message.findMany({ where: { sessionId, tag }, orderBy: { id: 'desc' }, take }).then((rows) => rows.reverse().map(toRecord));
+  const [lastCycleRow, moodAndCriteria, lastDelivered, idQuiet, idLoud, sQuiet, sLoud, userRows, agentRows, unanswered, recentExternal, usage] =
+    await Promise.all([
+      db.moodAndCriteria.findFirst({ where: { sessionId }, orderBy: { cycleNumber: 'desc' }, select: { cycleNumber: true } }),
+      db.moodAndCriteria.findFirst({ where: { sessionId }, orderBy: { id: 'desc' } }),
+      db.message.findFirst({ where: { sessionId, layer: 'internal', cycleNumber: { not: null } }, orderBy: { id: 'desc' }, select: { cycleNumber: true } }),
+      latest('ID_quiet', windowSize),
+      latest('ID_loud', windowSize),
+      latest('S_quiet', windowSize),
+      latest('S_loud', windowSize),
+      latest('ED_user', 1),
+      latest('ED_agent', 1),
+      db.message.findMany({ where: { sessionId, tag: 'ED_user', turnId: null }, orderBy: { id: 'asc' }, take: 100 }),
+      // Ids grow across layers, so this is the interleaved order of user messages and turns.
+      db.message.findMany({ where: { sessionId, tag: { in: ['ED_user', 'ID_loud'] } }, orderBy: { id: 'desc' }, take: 101, select: { tag: true, spontaneous: true } }),
+      loadUsageTotals({ sessionId }),
+    ]);
+
+  let consecutiveSpontaneous = 0;
+  for (const row of recentExternal) {
+    if (row.tag === 'ED_user') break;
+    if (row.spontaneous) consecutiveSpontaneous++;
+  }
+  const latestSLoud = sLoud.at(-1) ?? null;
+  return {
+    lastCycle: Math.max(lastCycleRow?.cycleNumber ?? 0, latestSLoud?.cycleNumber ?? 0),
+    moodAndCriteria,
+    latestSLoud,
+    lastDeliveredCycle: lastDelivered?.cycleNumber ?? 0,
+    lastUserMessage: userRows[0] ?? null,
+    lastAgentMessage: agentRows[0] ?? null,
+    idQuiet,
+    idLoud,
+    sQuiet,
+    sLoud: sLoud.filter((message) => message.content.trim() !== ''),
+    unanswered: unanswered.map(toRecord),
+    consecutiveSpontaneous,
+    usage,
+  };
+}
+
+/** Tokens and cost per layer, summed over the session's llm_calls (one grouped query). */
+export async function loadUsageTotals(input: { sessionId: string }): Promise<Record<CallLayer, UsageTotals>> {
+  const db = await getDb();
+  const rows = await db.llmCall.groupBy({
+    by: ['layer'],
+    where: { sessionId: input.sessionId },
+    _count: { _all: true, costUsd: true },
+    _sum: { inputTokens: true, outputTokens: true, cacheReadTokens: true, cacheWriteTokens: true, costUsd: true },
+  });
+  const usage: Record<CallLayer, UsageTotals> = { internal: emptyUsageTotals(), subconscious: emptyUsageTotals(), summary: emptyUsageTotals() };
+  for (const row of rows) {
+    if (!(row.layer in usage)) continue;
+    usage[row.layer as CallLayer] = {
+      calls: row._count._all,
+      inputTokens: row._sum.inputTokens ?? 0,
+      outputTokens: row._sum.outputTokens ?? 0,
+      cacheReadTokens: row._sum.cacheReadTokens ?? 0,
+      cacheWriteTokens: row._sum.cacheWriteTokens ?? 0,
+      costUsd: row._sum.costUsd ?? 0,
+      unpricedCalls: row._count._all - row._count.costUsd,
+    };
+  }
+  return usage;
+}
+
+export async function insertUserMessage(input: { sessionId: string; content: string; cycleNumber: number }): Promise<MessageRecord> {
+  const db = await getDb();
+  const [row] = await db.$transaction([
+    db.message.create({
+      data: { sessionId: input.sessionId, layer: 'external', tag: 'ED_user', content: input.content, cycleNumber: input.cycleNumber },
+    }),
+    db.session.update({ where: { id: input.sessionId }, data: { lastActivityAt: new Date() } }),
+  ]);
+  return toRecord(row);
+}
+
+/**
+ * One Internal Dialog turn: ID_loud and ID_quiet, ED_agent when something was said, and the
+ * user messages it answered marked with its id — all or nothing.
+ */
+export async function insertTurn(input: {
+  sessionId: string;
+  turnId: string;
+  cycleNumber: number;
+  spontaneous: boolean;
+  loud: string;
+  quiet: string;
+  interrupted: boolean;
+  answeredMessageIds: number[];
+}): Promise<MessageRecord[]> {
+  const db = await getDb();
+  const common = { sessionId: input.sessionId, turnId: input.turnId, cycleNumber: input.cycleNumber, spontaneous: input.spontaneous, interrupted: input.interrupted };
+  const rows = [
+    { ...common, layer: 'internal', tag: 'ID_loud', content: input.loud },
+    { ...common, layer: 'internal', tag: 'ID_quiet', content: input.quiet },
+    ...(input.loud.trim() ? [{ ...common, layer: 'external', tag: 'ED_agent', content: input.loud }] : []),
+  ];
+  const results = await db.$transaction([
+    db.message.updateMany({ where: { id: { in: input.answeredMessageIds }, sessionId: input.sessionId }, data: { turnId: input.turnId } }),
+    ...rows.map((data) => db.message.create({ data })),
+    db.session.update({ where: { id: input.sessionId }, data: { lastActivityAt: new Date() } }),
+  ]);
+  return (results.slice(1, 1 + rows.length) as MessageRow[]).map(toRecord);
+}
+
+/** A turn that failed before saying anything still answers its messages: they are not retried forever. */
+export async function markAnswered(input: { sessionId: string; turnId: string; messageIds: number[] }): Promise<void> {
+  if (input.messageIds.length === 0) return;
+  const db = await getDb();
+  await db.message.updateMany({ where: { id: { in: input.messageIds }, sessionId: input.sessionId }, data: { turnId: input.turnId } });
+}
+
+/** One Subconscious cycle: S_loud, S_quiet, trigger and the Mood & Criteria, all or nothing. */
+export async function insertCycle(input: {
+  sessionId: string;
+  cycleNumber: number;
+  sLoud: string;
+  sQuiet: string;
+  trigger: boolean;
+  mood: string;
+  criteria: string;
+}): Promise<{ messages: MessageRecord[]; moodAndCriteria: MoodAndCriteriaRecord }> {
+  const db = await getDb();
+  const common = { sessionId: input.sessionId, layer: 'subconscious', cycleNumber: input.cycleNumber };
+  const rows = [
+    { ...common, tag: 'S_loud', content: input.sLoud },
+    { ...common, tag: 'S_quiet', content: input.sQuiet },
+    { ...common, tag: 'trigger', content: String(input.trigger) },
+  ];
+  const results = await db.$transaction([
+    ...rows.map((data) => db.message.create({ data })),
+    db.moodAndCriteria.create({ data: { sessionId: input.sessionId, mood: input.mood, criteria: input.criteria, cycleNumber: input.cycleNumber } }),
+  ]);
+  return {
+    messages: (results.slice(0, rows.length) as MessageRow[]).map(toRecord),
+    moodAndCriteria: results[rows.length] as MoodAndCriteriaRecord,
+  };
+}
+
+export interface LlmCallInput {
+  sessionId: string;
+  layer: CallLayer;
+  backend: string;
+  model: string;
+  startedAt: Date;
+  firstTokenMs: number | null;
+  durationMs: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costUsd: number | null;
+  finishReason: string | null;
+  error: string | null;
+}
+
+export async function insertLlmCall(input: LlmCallInput): Promise<void> {
+  const db = await getDb();
+  await db.llmCall.create({ data: input });
+}
