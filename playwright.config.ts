@@ -4,6 +4,8 @@ import { defineConfig, devices } from '@playwright/test';
 // The real server (production build) on its own port, with its own data and a copy of personas/.
 const port = Number(process.env.E2E_PORT ?? 3210);
 const baseURL = `http://127.0.0.1:${port}`;
+// Both layers talk to a fake OpenAI-compatible server playing a scripted mind (test/fakes/).
+export const fakeLlmPort = Number(process.env.E2E_FAKE_LLM_PORT ?? 3211);
 
 // Debian's Chromium by default (Playwright cannot download browsers here); override with
 // PLAYWRIGHT_CHROMIUM_PATH, or set it to "" to use Playwright's own browser.
@@ -25,8 +27,11 @@ export default defineConfig({
     screenshot: 'only-on-failure',
   },
   projects: [
+    // Points the default models at the fake server before any session is created.
+    { name: 'setup', testMatch: /.*\.setup\.ts/ },
     {
       name: 'chromium',
+      dependencies: ['setup'],
       use: {
         ...devices['Desktop Chrome'],
         viewport: { width: 1440, height: 900 },
@@ -46,20 +51,30 @@ export default defineConfig({
       },
     },
   ],
-  webServer: {
-    command: 'node e2e/support/prepare-run.mjs && next build && tsx server.ts',
-    url: `${baseURL}/api/health`,
-    timeout: 240_000,
-    reuseExistingServer: false,
-    stdout: 'pipe',
-    stderr: 'pipe',
-    env: {
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      AGENTCSD_DATA_DIR: 'test-results/e2e-run/data',
-      AGENTCSD_PERSONAS_DIR: 'test-results/e2e-run/personas',
-      NEXT_TELEMETRY_DISABLED: '1',
+  webServer: [
+    {
+      command: `tsx test/fakes/run-fake-openai-server.ts ${fakeLlmPort}`,
+      url: `http://127.0.0.1:${fakeLlmPort}/v1/models`,
+      timeout: 30_000,
+      reuseExistingServer: false,
+      stdout: 'pipe',
+      stderr: 'pipe',
     },
-  },
+    {
+      command: 'node e2e/support/prepare-run.mjs && next build && tsx server.ts',
+      url: `${baseURL}/api/health`,
+      timeout: 240_000,
+      reuseExistingServer: false,
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: {
+        NODE_ENV: 'production',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        AGENTCSD_DATA_DIR: 'test-results/e2e-run/data',
+        AGENTCSD_PERSONAS_DIR: 'test-results/e2e-run/personas',
+        NEXT_TELEMETRY_DISABLED: '1',
+      },
+    },
+  ],
 });

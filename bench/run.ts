@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { backendsTable, benchBackends } from './backends-first-token';
+import { benchCycleOverhead, benchIdleHour, benchMemory, mindTables } from './mind';
 
 const quick = process.argv.includes('--quick');
 const versions = ['@anthropic-ai/sdk', 'openai', '@anthropic-ai/claude-code'].map(
@@ -14,3 +15,9 @@ console.log(`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${
 console.log(`Versions: ${versions.join(', ')}\n`);
 console.log('## Backends: time to first text delta, same fake server, interleaved\n');
 console.log(backendsTable(await benchBackends({ samples: quick ? 50 : 400, cliSamples: quick ? 5 : 20 })));
+
+console.log('\n## The mind: cycle overhead, memory, idle-hour tokens\n');
+const overhead = await benchCycleOverhead({ blockSize: 50, blocks: quick ? 4 : 20, storedMessages: 10_000 });
+const memory = await benchMemory({ cycles: quick ? 2_000 : 10_000 });
+const idle = [await benchIdleHour('continuous'), await benchIdleHour('adaptive')];
+console.log(mindTables({ overhead, memory, idle }));

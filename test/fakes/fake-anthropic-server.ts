@@ -180,6 +180,6 @@ export async function startFakeAnthropicServer(options: FakeServerOptions = {}):
     return true;
   }) as FakeAnthropicServer;
   Object.defineProperty(core, 'cachedPrefixes', { value: cachedPrefixes });
-  await core.listen();
+  await core.listen(options.port);
   return core;
 }

@@ -88,6 +88,6 @@ export async function startFakeOpenAIServer(options: FakeOpenAIOptions = {}): Pr
     return true;
   }) as FakeOpenAIServer;
   core.reasoningStyle = options.reasoningStyle ?? 'reasoning_content';
-  await core.listen();
+  await core.listen(options.port);
   return core;
 }

@@ -36,6 +36,8 @@ export type FakeScript = (request: FakeRequest) => FakeReply;
 
 export interface FakeServerOptions {
   script?: FakeScript;
+  /** Loopback port to listen on; default: any free port. */
+  port?: number;
   /** Delay between deltas, for benchmarks and abort tests. */
   chunkDelayMs?: number;
 }
@@ -80,8 +82,11 @@ export class FakeServerCore {
     });
   }
 
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+  async listen(port = 0): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, '127.0.0.1', resolve);
+    });
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this.url;
   }

@@ -25,8 +25,17 @@ export class ScriptedBackend implements ModelBackend {
   private releaseHeld: (() => void) | null = null;
   private heldListeners: (() => void)[] = [];
 
-  /** Steps are used in order; `fallback` (if any) answers every call after them. */
-  constructor(steps: Script[] = [], private readonly fallback?: Script) {
+  private callCount = 0;
+
+  /**
+   * Steps are used in order; `fallback` (if any) answers every call after them. Benchmarks
+   * running thousands of calls pass `keepCalls: false` so the record does not grow.
+   */
+  constructor(
+    steps: Script[] = [],
+    private readonly fallback?: Script,
+    private readonly options: { keepCalls?: boolean } = {},
+  ) {
     this.steps = [...steps];
   }
 
@@ -56,7 +65,8 @@ export class ScriptedBackend implements ModelBackend {
   }
 
   async *stream(request: BackendRequest, signal: AbortSignal): AsyncIterable<StreamPart> {
-    const call = this.calls.push(request);
+    const call = ++this.callCount;
+    if (this.options.keepCalls !== false) this.calls.push(request);
     const script = this.steps.shift() ?? this.fallback;
     if (!script) throw new Error(`ScriptedBackend: no step scripted for call ${call}`);
     const step = typeof script === 'function' ? script(request, call) : script;

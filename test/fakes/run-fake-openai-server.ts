@@ -1,0 +1,12 @@
+// Runs the fake OpenAI-compatible server with the scripted mind as a process of its own (for the
+// end-to-end run and manual trials): `tsx test/fakes/run-fake-openai-server.ts [port]`.
+import { startFakeOpenAIServer } from './fake-openai-server';
+import { mindScript } from './mind-script';
+
+const port = Number(process.argv[2] ?? process.env.FAKE_LLM_PORT ?? 3211);
+const chunkDelayMs = Number(process.env.FAKE_LLM_CHUNK_DELAY_MS ?? 15);
+const server = await startFakeOpenAIServer({ port, script: mindScript, chunkDelayMs, models: ['fake-large', 'fake-small'] });
+console.log(`> fake OpenAI-compatible server on ${server.url}/v1`);
+const close = () => void server.close().then(() => process.exit(0));
+process.on('SIGINT', close);
+process.on('SIGTERM', close);
