@@ -1,13 +1,24 @@
 'use client';
 
 import Link from 'next/link';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { StatusBadge } from '@/components/sessions/session-list';
 import type { SessionJson } from '@/components/sessions/session-types';
 import { ErrorBanner } from '@/components/ui/error-banner';
-import type { OrchestratorEvent } from '@/lib/orchestrator/events';
+import type { MindState, OrchestratorEvent } from '@/lib/orchestrator/events';
+import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
+import { ChatPanel } from './chat-panel';
+import { InternalPanel } from './internal-panel';
+import { formatTime } from './panel-frame';
+import { initialSessionState, sessionReducer, type HistoryLayer, type HistoryPage } from './session-state';
+import { SessionSettings } from './session-settings';
+import { SubconsciousPanel } from './subconscious-panel';
+import { UsageSummary } from './usage-summary';
 import { useSessionSocket, type ConnectionState } from './use-session-socket';
+
+const pageSize = 100;
+const layers: HistoryLayer[] = ['external', 'internal', 'subconscious'];
 
 function ConnectionIndicator({ state }: { state: ConnectionState }) {
   const colour = state === 'connected' ? 'bg-green-500' : state === 'connecting' ? 'bg-amber-500' : 'bg-red-500';
@@ -19,59 +30,85 @@ function ConnectionIndicator({ state }: { state: ConnectionState }) {
   );
 }
 
-function Panel(props: { title: string; subtitle: string; labelledBy: string; children: React.ReactNode; footer?: React.ReactNode }) {
+function MindLine({ mind, status }: { mind: MindState | null; status: string }) {
+  if (status !== 'active') return <span className="text-xs text-zinc-500">The mind is paused: nothing new happens until you resume.</span>;
+  if (!mind) return <span className="text-xs text-zinc-500">Starting…</span>;
+  const next = mind.nextCycleAt ? ` · next cycle ${formatTime(mind.nextCycleAt)}` : '';
   return (
-    <section
-      aria-labelledby={props.labelledBy}
-      className="flex min-h-[60vh] flex-col rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900"
-    >
-      <header className="border-b border-zinc-200 px-4 py-2 dark:border-zinc-800">
-        <h2 id={props.labelledBy} className="font-semibold">
-          {props.title}
-        </h2>
-        <p className="text-xs text-zinc-500">{props.subtitle}</p>
-      </header>
-      <div className="flex-1 overflow-y-auto p-4 text-sm">{props.children}</div>
-      {props.footer}
-    </section>
+    <span className="text-xs text-zinc-500">
+      {mind.turn ? (mind.turn.spontaneous ? 'speaking on its own' : 'replying') : mind.cycleRunning ? 'thinking' : mind.activity}
+      {mind.queued > 0 && ` · ${mind.queued} queued`}
+      {!mind.cycleRunning && next}
+    </span>
   );
 }
 
 export function SessionView({ sessionId }: { sessionId: string }) {
-  const [session, setSession] = useState<SessionJson | null>(null);
+  const [state, dispatch] = useReducer(sessionReducer, undefined, initialSessionState);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const loading = useRef(false);
 
   const load = useCallback(async () => {
+    if (loading.current) return;
+    loading.current = true;
     try {
-      const result = await apiFetch<{ session: SessionJson }>(`/api/sessions/${sessionId}`);
-      setSession(result.session);
+      const [detail, ...pages] = await Promise.all([
+        apiFetch<{ session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals> }>(`/api/sessions/${sessionId}`),
+        ...layers.map((layer) => apiFetch<HistoryPage>(`/api/sessions/${sessionId}/history?layer=${layer}&limit=${pageSize}`)),
+      ]);
+      dispatch({
+        type: 'loaded',
+        session: detail.session,
+        mind: detail.mind,
+        usage: detail.usage,
+        pages: { external: pages[0]!, internal: pages[1]!, subconscious: pages[2]! },
+      });
       setError(null);
     } catch (caught) {
       setError((caught as Error).message);
+    } finally {
+      loading.current = false;
     }
   }, [sessionId]);
+
+  const loadEarlier = useCallback(
+    async (layer: HistoryLayer) => {
+      const before = state.history[layer].nextBefore;
+      if (before === null) return;
+      try {
+        const page = await apiFetch<HistoryPage>(`/api/sessions/${sessionId}/history?layer=${layer}&limit=${pageSize}&before=${before}`);
+        dispatch({ type: 'older', layer, page });
+      } catch (caught) {
+        setError((caught as Error).message);
+      }
+    },
+    [sessionId, state.history],
+  );
+
+  const onEvent = useCallback((event: OrchestratorEvent) => {
+    if (event.sessionId === sessionId) dispatch({ type: 'event', event });
+  }, [sessionId]);
+
+  const connection = useSessionSocket({
+    sessionId,
+    onEvent,
+    onJoined: (ack) => {
+      dispatch({ type: 'joined', bootId: ack.bootId, lastSeq: ack.lastSeq });
+      void load();
+    },
+  });
+
+  // A gap in seq (events missed) or a server restart: re-read everything over REST.
+  useEffect(() => {
+    if (state.needsResync) void load();
+  }, [state.needsResync, load]);
 
   useEffect(() => {
     void load();
   }, [load]);
 
-  const onEvent = useCallback((event: OrchestratorEvent) => {
-    switch (event.type) {
-      case 'session-status':
-        setSession((current) => (current ? { ...current, status: event.status } : current));
-        break;
-      case 'session-updated':
-        setSession((current) => (current ? { ...current, name: event.name } : current));
-        break;
-      case 'session-deleted':
-        setError('This session was deleted.');
-        setSession(null);
-        break;
-    }
-  }, []);
-
-  const connection = useSessionSocket({ sessionId, onEvent, onResync: () => void load() });
+  const session = state.session;
 
   async function toggle() {
     if (!session) return;
@@ -79,7 +116,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     try {
       const action = session.status === 'active' ? 'pause' : 'resume';
       const result = await apiFetch<{ session: SessionJson }>(`/api/sessions/${sessionId}/${action}`, { method: 'POST' });
-      setSession(result.session);
+      dispatch({ type: 'session', session: result.session });
     } catch (caught) {
       setError((caught as Error).message);
     } finally {
@@ -87,8 +124,28 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     }
   }
 
+  async function send(text: string): Promise<boolean> {
+    try {
+      await apiFetch(`/api/sessions/${sessionId}/messages`, { method: 'POST', body: { text } });
+      return true;
+    } catch (caught) {
+      setError((caught as Error).message);
+      return false;
+    }
+  }
+
+  async function stopReply() {
+    try {
+      await apiFetch(`/api/sessions/${sessionId}/stop-turn`, { method: 'POST' });
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  }
+
+  if (state.deleted) return <ErrorBanner message="This session was deleted." />;
   if (!session) return error ? <ErrorBanner message={error} /> : <p aria-busy="true">Loading session…</p>;
 
+  const latestError = state.errors.at(-1);
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
@@ -97,44 +154,63 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         </Link>
         <h1 className="text-2xl font-semibold">{session.name}</h1>
         <StatusBadge status={session.status} />
+        {state.mind?.degraded && session.status === 'active' && (
+          <span className="rounded-full bg-red-100 px-2 py-0.5 text-xs font-medium text-red-800 dark:bg-red-950 dark:text-red-300">degraded</span>
+        )}
         <span className="text-xs text-zinc-500">persona: {session.persona}</span>
+        <MindLine mind={state.mind} status={session.status} />
         <div className="ml-auto flex items-center gap-3">
           <ConnectionIndicator state={connection} />
+          <a className="btn" href={`/api/sessions/${sessionId}/export?format=md`} download>
+            Export Markdown
+          </a>
+          <a className="btn" href={`/api/sessions/${sessionId}/export?format=json`} download>
+            Export JSON
+          </a>
           <button type="button" className="btn" disabled={busy || session.status === 'closed'} onClick={() => void toggle()}>
             {session.status === 'active' ? 'Pause' : 'Resume'}
           </button>
         </div>
       </div>
       <ErrorBanner message={error} />
-      <dl className="flex flex-wrap gap-x-6 gap-y-1 text-xs text-zinc-500">
-        <div>
-          <dt className="inline">C_model: </dt>
-          <dd className="inline">{session.models.c_model.backend} · {session.models.c_model.model}</dd>
-        </div>
-        <div>
-          <dt className="inline">S_model: </dt>
-          <dd className="inline">{session.models.s_model.backend} · {session.models.s_model.model}</dd>
-        </div>
-        <div>
-          <dt className="inline">Pacing: </dt>
-          <dd className="inline">{session.params.pacing}</dd>
-        </div>
-        <div>
-          <dt className="inline">Summary every: </dt>
-          <dd className="inline">{session.params.summary_every_n} cycles</dd>
-        </div>
-      </dl>
+      {state.mind?.degraded && session.status === 'active' && <ErrorBanner message={state.mind.degraded} />}
+      {latestError && !state.mind?.degraded && (
+        <p role="alert" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
+          {latestError.layer === 'internal' ? 'Internal Dialog' : 'Subconscious'} at {formatTime(latestError.at)}: {latestError.message}
+        </p>
+      )}
       <div className="grid gap-4 lg:grid-cols-3">
-        <Panel title="External Dialog" subtitle="The conversation with the user" labelledBy="panel-external">
-          <p className="text-zinc-500">No messages yet.</p>
-        </Panel>
-        <Panel title="Internal Dialog" subtitle="ID_loud (externalised) and ID_quiet (private)" labelledBy="panel-internal">
-          <p className="text-zinc-500">No turns yet.</p>
-        </Panel>
-        <Panel title="Subconscious" subtitle="S_loud, S_quiet, mood and criteria per cycle" labelledBy="panel-subconscious">
-          <p className="text-zinc-500">No cycles yet.</p>
-        </Panel>
+        <ChatPanel state={state} onSend={send} onStop={() => void stopReply()} onLoadEarlier={() => void loadEarlier('external')} />
+        <InternalPanel state={state} onLoadEarlier={() => void loadEarlier('internal')} />
+        <SubconsciousPanel state={state} onLoadEarlier={() => void loadEarlier('subconscious')} />
       </div>
+      <div className="flex flex-wrap items-start gap-6">
+        <UsageSummary usage={state.usage} />
+        <dl className="flex flex-wrap gap-x-6 gap-y-1 text-xs text-zinc-500">
+          <div>
+            <dt className="inline">C_model: </dt>
+            <dd className="inline">{session.models.c_model.backend} · {session.models.c_model.model}</dd>
+          </div>
+          <div>
+            <dt className="inline">S_model: </dt>
+            <dd className="inline">{session.models.s_model.backend} · {session.models.s_model.model}</dd>
+          </div>
+          <div>
+            <dt className="inline">Pacing: </dt>
+            <dd className="inline">{session.params.pacing}</dd>
+          </div>
+          <div>
+            <dt className="inline">Summary every: </dt>
+            <dd className="inline">{session.params.summary_every_n} cycles</dd>
+          </div>
+        </dl>
+      </div>
+      <details className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
+        <summary className="cursor-pointer font-semibold">Session settings: pacing, spontaneous speech, models</summary>
+        <div className="mt-4">
+          <SessionSettings session={session} onSaved={(saved) => dispatch({ type: 'session', session: saved })} />
+        </div>
+      </details>
     </div>
   );
 }

@@ -3,20 +3,19 @@
 import { useEffect, useRef, useState } from 'react';
 import { io, type Socket } from 'socket.io-client';
 import type { OrchestratorEvent } from '@/lib/orchestrator/events';
-import type { ClientToServerEvents, ServerToClientEvents } from '@/lib/realtime/socket-events';
+import type { ClientToServerEvents, JoinAck, ServerToClientEvents } from '@/lib/realtime/socket-events';
 
 export type ConnectionState = 'connecting' | 'connected' | 'disconnected';
 
-const eventTypes: OrchestratorEvent['type'][] = ['session-status', 'session-updated', 'session-deleted'];
-
 /**
- * Joins the session's room and hands every event to `onEvent`. After a reconnect it calls
- * `onResync` so the page re-reads state over REST (events carry seq; gaps are refilled that way).
+ * Joins the session's room and hands every event to `onEvent`. Each (re)join reports the
+ * server's boot id and last seq through `onJoined`, after which the page re-reads its state over
+ * REST: events after that seq arrive live, everything before it comes from the read.
  */
 export function useSessionSocket(input: {
   sessionId: string;
   onEvent: (event: OrchestratorEvent) => void;
-  onResync: () => void;
+  onJoined: (ack: Extract<JoinAck, { ok: true }>) => void;
 }): ConnectionState {
   const [state, setState] = useState<ConnectionState>('connecting');
   const handlers = useRef(input);
@@ -24,20 +23,16 @@ export function useSessionSocket(input: {
 
   useEffect(() => {
     const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io({ transports: ['websocket', 'polling'] });
-    let joinedOnce = false;
     socket.on('connect', () => {
       socket.emit('join', { sessionId: input.sessionId }, (ack) => {
         if (!ack.ok) return;
         setState('connected');
-        if (joinedOnce) handlers.current.onResync();
-        joinedOnce = true;
+        handlers.current.onJoined(ack);
       });
     });
     socket.on('disconnect', () => setState('disconnected'));
     socket.on('connect_error', () => setState('disconnected'));
-    for (const type of eventTypes) {
-      (socket.on as (name: string, listener: (event: OrchestratorEvent) => void) => void)(type, (event) => handlers.current.onEvent(event));
-    }
+    socket.onAny((_type: string, event: OrchestratorEvent) => handlers.current.onEvent(event));
     return () => {
       socket.disconnect();
     };

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
+import { useSave } from '@/components/ui/use-save';
 import { LayerModelFields, toLayerFormValue, toLayerPayload, type LayerFormValue } from './layer-model-fields';
 import { ParamsFields, toParamsFormValue, toParamsPayload, type ParamsFormValue } from './params-fields';
 import type { SettingsJson } from './settings-types';
@@ -19,40 +20,31 @@ function toFormState(settings: SettingsJson): FormState {
 
 export function SettingsForm() {
   const [form, setForm] = useState<FormState | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [saved, setSaved] = useState(false);
-  const [saving, setSaving] = useState(false);
+  const { saving, saved, error, setError, run, changed } = useSave();
 
   useEffect(() => {
     apiFetch<{ settings: SettingsJson }>('/api/settings')
       .then((result) => setForm(toFormState(result.settings)))
       .catch((caught: Error) => setError(caught.message));
-  }, []);
+  }, [setError]);
 
   if (!form) return error ? <ErrorBanner message={error} /> : <p aria-busy="true">Loading settings…</p>;
 
   const update = (patch: Partial<FormState>) => {
-    setSaved(false);
+    changed();
     setForm({ ...form, ...patch });
   };
 
-  async function save(event: React.FormEvent) {
+  function save(event: React.FormEvent) {
     event.preventDefault();
     if (!form) return;
-    setSaving(true);
-    setError(null);
-    try {
+    void run(async () => {
       const result = await apiFetch<{ settings: SettingsJson }>('/api/settings', {
         method: 'PUT',
         body: { c_model: toLayerPayload(form.c_model), s_model: toLayerPayload(form.s_model), params: toParamsPayload(form.params) },
       });
       setForm(toFormState(result.settings));
-      setSaved(true);
-    } catch (caught) {
-      setError((caught as Error).message);
-    } finally {
-      setSaving(false);
-    }
+    });
   }
 
   return (

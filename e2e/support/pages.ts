@@ -32,3 +32,36 @@ export class PersonaEditorPage {
     return this.page.getByRole('region', { name: 'Preview' });
   }
 }
+
+export class SessionPage {
+  constructor(readonly page: Page) {}
+
+  get chat() {
+    return this.page.getByRole('region', { name: 'External Dialog' });
+  }
+
+  get internal() {
+    return this.page.getByRole('region', { name: 'Internal Dialog' });
+  }
+
+  get subconscious() {
+    return this.page.getByRole('region', { name: 'Subconscious' });
+  }
+
+  get messages() {
+    return this.chat.getByRole('list', { name: 'Messages' }).getByRole('listitem');
+  }
+
+  get cycles() {
+    return this.subconscious.getByRole('list', { name: 'Cycles' }).getByRole('listitem');
+  }
+
+  get input() {
+    return this.chat.getByRole('textbox', { name: 'Message', exact: true });
+  }
+
+  async send(text: string) {
+    await this.input.fill(text);
+    await this.page.keyboard.press('Enter');
+  }
+}

@@ -16,7 +16,7 @@ export interface MindState {
   cycle: number;
   cycleRunning: boolean;
   nextCycleAt: string | null;
-  turn: { turnId: string; spontaneous: boolean } | null;
+  turn: { turnId: string; spontaneous: boolean; answering: number[] } | null;
   queued: number;
   consecutiveSpontaneous: number;
 }

@@ -73,7 +73,7 @@ export class SessionMind {
   private pendingSpontaneous = false;
   private turnLoopActive = false;
   private turnsDone: Promise<void> = Promise.resolve();
-  private turn: { turnId: string; spontaneous: boolean; controller: AbortController } | null = null;
+  private turn: { turnId: string; spontaneous: boolean; answering: number[]; controller: AbortController } | null = null;
   private consecutiveSpontaneous = 0;
   private lastUserAt = 0;
   private lastTurnEndedAt: number | null = null;
@@ -114,7 +114,7 @@ export class SessionMind {
       cycle: this.memory?.shared.cycle ?? 0,
       cycleRunning: this.cycleRunning,
       nextCycleAt: running && this.nextCycleAt !== null ? new Date(this.nextCycleAt).toISOString() : null,
-      turn: this.turn && { turnId: this.turn.turnId, spontaneous: this.turn.spontaneous },
+      turn: this.turn && { turnId: this.turn.turnId, spontaneous: this.turn.spontaneous, answering: this.turn.answering },
       queued: this.queue.length,
       consecutiveSpontaneous: this.consecutiveSpontaneous,
     };
@@ -346,7 +346,7 @@ export class SessionMind {
     const controller = new AbortController();
     const abort = () => controller.abort();
     this.stopController.signal.addEventListener('abort', abort, { once: true });
-    this.turn = { turnId: work.turnId, spontaneous: work.spontaneous, controller };
+    this.turn = { turnId: work.turnId, spontaneous: work.spontaneous, answering: work.userMessages.map((message) => message.id), controller };
     this.deps.bus.emit('turn-start', this.session.id, {
       turnId: work.turnId,
       spontaneous: work.spontaneous,

@@ -93,3 +93,15 @@ export function moodAndCriteriaJson(row: MoodAndCriteriaRecord) {
   return { id: row.id, mood: row.mood, criteria: row.criteria, cycle_number: row.cycleNumber, created_at: row.createdAt.toISOString() };
 }
 export type MoodAndCriteriaJson = ReturnType<typeof moodAndCriteriaJson>;
+
+/** Everything a session holds, for export (the one read of a whole history, on request). */
+export async function readWholeSession(input: { sessionId: string }) {
+  const db = await getDb();
+  const [messages, moodAndCriteria, summaries, calls] = await Promise.all([
+    db.message.findMany({ where: { sessionId: input.sessionId }, orderBy: { id: 'asc' } }),
+    db.moodAndCriteria.findMany({ where: { sessionId: input.sessionId }, orderBy: { id: 'asc' } }),
+    db.contextSummary.findMany({ where: { sessionId: input.sessionId }, orderBy: { id: 'asc' } }),
+    db.llmCall.findMany({ where: { sessionId: input.sessionId }, orderBy: { id: 'asc' } }),
+  ]);
+  return { messages: messages.map((row) => ({ ...row, layer: row.layer as Layer })), moodAndCriteria, summaries, calls };
+}

@@ -11,6 +11,7 @@ import * as pause from '@/app/api/sessions/[id]/pause/route';
 import * as resume from '@/app/api/sessions/[id]/resume/route';
 import * as messages from '@/app/api/sessions/[id]/messages/route';
 import * as stopTurn from '@/app/api/sessions/[id]/stop-turn/route';
+import * as exporter from '@/app/api/sessions/[id]/export/route';
 import * as sessions from '@/app/api/sessions/route';
 import * as settings from '@/app/api/settings/route';
 import { startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
@@ -153,6 +154,36 @@ describe('messages', () => {
     await expectError(await messages.POST(json('POST', '/', { text: 'are you there?' }), idContext(id)), 409, 'conflict');
     expect(await count()).toBe(before);
     expect((await (await sessionItem.GET(new Request(base), idContext(id))).json()).mind.running).toBe(false);
+  });
+});
+
+describe('export', () => {
+  it('exports a session as JSON (keys removed) and as a Markdown transcript; refuses bad formats', async () => {
+    const created = await (
+      await sessions.POST(
+        json('POST', '/api/sessions', {
+          persona: 'tester',
+          name: 'Export me',
+          models: { c_model: { backend: 'anthropic', model: 'claude-sonnet-4-5', max_tokens: 100, api_key: 'sk-ant-secret-1234' } },
+        }),
+        undefined,
+      )
+    ).json();
+    const id = created.session.id as string;
+    await messages.POST(json('POST', '/', { text: '# not a heading\n> nor a quote' }), idContext(id));
+    const asJson = await exporter.GET(new Request(`${base}/x?format=json`), idContext(id));
+    expect(asJson.headers.get('content-disposition')).toMatch(/attachment; filename="agentcsd-Export-me.json"/);
+    const text = await asJson.text();
+    expect(text).not.toContain('sk-ant-secret');
+    const body = JSON.parse(text);
+    expect(body.session.models.c_model).toMatchObject({ api_key_set: true, api_key_hint: '…1234' });
+    expect(body.messages.map((row: { tag: string }) => row.tag)).toEqual(['ED_user']);
+    const asMarkdown = await (await exporter.GET(new Request(`${base}/x?format=md`), idContext(id))).text();
+    expect(asMarkdown).toContain('# Export me');
+    // User text is quoted, so it cannot restructure the transcript.
+    expect(asMarkdown).toContain('> # not a heading\n> > nor a quote');
+    await expectError(await exporter.GET(new Request(`${base}/x?format=pdf`), idContext(id)), 400, 'validation_failed');
+    await expectError(await exporter.GET(new Request(`${base}/x`), idContext('99999999-9999-4999-8999-999999999999')), 404, 'not_found');
   });
 });
 

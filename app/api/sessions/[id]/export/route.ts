@@ -1,0 +1,27 @@
+import { ApiError } from '@/lib/http/api-error';
+import { handle, parseParams, parseSearchParams } from '@/lib/http/route-helpers';
+import { sessionExportJson, sessionTranscriptMarkdown } from '@/lib/http/session-export';
+import { readWholeSession } from '@/lib/store/messages-repository';
+import { findSession } from '@/lib/store/sessions-repository';
+import { sessionParamsSchema } from '../schema';
+import { exportQuerySchema } from './schema';
+
+export const dynamic = 'force-dynamic';
+
+/** The whole session as a download: `?format=json` (everything, keys removed) or `?format=md`. */
+export const GET = handle(async (request, context: { params: Promise<{ id: string }> }) => {
+  const { id } = parseParams(await context.params, sessionParamsSchema);
+  const { format } = parseSearchParams(request, exportQuerySchema);
+  const session = await findSession({ id });
+  if (!session) throw new ApiError('not_found', `Session ${id} does not exist`);
+  const whole = await readWholeSession({ sessionId: id });
+  const base = `agentcsd-${session.name.replace(/[^\p{L}\p{N}._-]+/gu, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'session'}`;
+  if (format === 'md') {
+    return new Response(sessionTranscriptMarkdown(session, whole), {
+      headers: { 'content-type': 'text/markdown; charset=utf-8', 'content-disposition': `attachment; filename="${encodeURIComponent(base)}.md"` },
+    });
+  }
+  return new Response(JSON.stringify(sessionExportJson(session, whole), null, 2), {
+    headers: { 'content-type': 'application/json; charset=utf-8', 'content-disposition': `attachment; filename="${encodeURIComponent(base)}.json"` },
+  });
+});

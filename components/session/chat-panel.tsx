@@ -1,0 +1,123 @@
+'use client';
+
+import { useEffect, useRef, useState } from 'react';
+import { MarkdownView } from '@/components/personas/markdown-view';
+import type { MessageJson } from '@/lib/store/messages-repository';
+import { isQueued, type SessionState } from './session-state';
+import { formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
+
+function Bubble(props: { message: MessageJson; queued: boolean }) {
+  const { message } = props;
+  const mine = message.tag === 'ED_user';
+  return (
+    <li className={`flex ${mine ? 'justify-end' : 'justify-start'}`} aria-label={mine ? 'You' : 'Agent'}>
+      <div
+        className={`max-w-[85%] rounded-lg px-3 py-2 ${
+          mine ? 'bg-indigo-600 text-white [&_code]:bg-indigo-500' : 'bg-zinc-100 dark:bg-zinc-800'
+        } ${message.spontaneous ? 'ring-2 ring-amber-400/70' : ''}`}
+      >
+        {mine ? <p className="text-sm break-words whitespace-pre-wrap">{message.content}</p> : <MarkdownView text={message.content} />}
+        <p className={`mt-1 flex flex-wrap gap-2 text-[11px] ${mine ? 'text-indigo-100' : 'text-zinc-500'}`}>
+          <time dateTime={message.created_at}>{formatTime(message.created_at)}</time>
+          {message.spontaneous && <span className="font-medium text-amber-700 dark:text-amber-300">spoke on its own</span>}
+          {message.interrupted && <span className="font-medium">stopped before the end</span>}
+          {props.queued && <span className="font-medium">queued</span>}
+        </p>
+      </div>
+    </li>
+  );
+}
+
+/** The External Dialog: the chat, the reply as it streams, and the composer. */
+export function ChatPanel(props: {
+  state: SessionState;
+  onSend: (text: string) => Promise<boolean>;
+  onStop: () => void;
+  onLoadEarlier: () => void;
+}) {
+  const { state } = props;
+  const [draft, setDraft] = useState('');
+  const [sending, setSending] = useState(false);
+  const messages = state.history.external.messages;
+  const streaming = state.streaming;
+  const paused = state.session?.status !== 'active';
+  const scroller = useStickToBottom([messages.length, streaming?.loud.length]);
+  const input = useRef<HTMLTextAreaElement>(null);
+
+  useEffect(() => {
+    if (!paused) input.current?.focus();
+  }, [paused]);
+
+  async function send() {
+    const text = draft.trim();
+    if (!text || sending) return;
+    setSending(true);
+    if (await props.onSend(text)) setDraft('');
+    setSending(false);
+    input.current?.focus();
+  }
+
+  return (
+    <PanelFrame
+      title="External Dialog"
+      subtitle="The conversation: you and the agent"
+      labelledBy="panel-external"
+      scrollRef={scroller}
+      footer={
+        <form
+          className="space-y-2 border-t border-zinc-200 p-3 dark:border-zinc-800"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void send();
+          }}
+        >
+          <label htmlFor="chat-input" className="sr-only">
+            Message
+          </label>
+          <textarea
+            id="chat-input"
+            ref={input}
+            rows={2}
+            className="field resize-y"
+            placeholder={paused ? 'Paused — resume the session to talk' : 'Write a message (Enter sends, Shift+Enter for a new line)'}
+            value={draft}
+            disabled={paused}
+            onChange={(event) => setDraft(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+                event.preventDefault();
+                void send();
+              }
+            }}
+          />
+          <div className="flex items-center justify-end gap-2">
+            {streaming && (
+              <button type="button" className="btn" onClick={props.onStop}>
+                Stop reply
+              </button>
+            )}
+            <button type="submit" className="btn btn-primary" disabled={paused || sending || !draft.trim()}>
+              Send
+            </button>
+          </div>
+        </form>
+      }
+    >
+      <LoadEarlier visible={state.history.external.nextBefore !== null} onClick={props.onLoadEarlier} />
+      {messages.length === 0 && !streaming && <p className="text-zinc-500">No messages yet. Say something to start.</p>}
+      <ol className="space-y-3" aria-label="Messages">
+        {messages.map((message) => (
+          <Bubble key={message.id} message={message} queued={isQueued(message, state)} />
+        ))}
+        {streaming && (
+          <li className="flex justify-start" aria-label="Agent (replying)">
+            <div className={`max-w-[85%] rounded-lg bg-zinc-100 px-3 py-2 dark:bg-zinc-800 ${streaming.spontaneous ? 'ring-2 ring-amber-400/70' : ''}`} aria-live="polite" aria-busy="true">
+              {streaming.loud ? <MarkdownView text={streaming.loud} /> : <p className="text-sm text-zinc-500">thinking…</p>}
+              {streaming.spontaneous && <p className="mt-1 text-[11px] font-medium text-amber-700 dark:text-amber-300">speaking on its own</p>}
+            </div>
+          </li>
+        )}
+      </ol>
+    </PanelFrame>
+  );
+}

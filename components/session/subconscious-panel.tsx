@@ -1,0 +1,96 @@
+'use client';
+
+import { latestMood, subconsciousCycles, type CycleView, type SessionState } from './session-state';
+import { formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
+
+/** A stable colour per mood, so the timeline shows when the mood changes. */
+function moodHue(mood: string): number {
+  let hash = 0;
+  for (const char of mood.toLowerCase()) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return hash % 360;
+}
+
+/** The last cycles as a strip: one bar per cycle, coloured by mood, tall when it triggered speech. */
+export function MoodTimeline({ cycles }: { cycles: CycleView[] }) {
+  const shown = cycles.slice(-60);
+  if (shown.length === 0) return null;
+  const width = 6;
+  return (
+    <figure className="mt-2">
+      <svg role="img" aria-label={`Mood over the last ${shown.length} cycles`} viewBox={`0 0 ${shown.length * width} 24`} className="h-6 w-full" preserveAspectRatio="none">
+        {shown.map((cycle, index) => {
+          const mood = cycle.mood?.mood ?? '';
+          const height = cycle.trigger ? 24 : cycle.sLoud ? 16 : 10;
+          return (
+            <rect key={cycle.cycle} x={index * width} y={24 - height} width={width - 1} height={height} fill={mood ? `hsl(${moodHue(mood)} 60% 55%)` : '#a1a1aa'}>
+              <title>{`Cycle ${cycle.cycle}: ${mood || 'no mood'}${cycle.trigger ? ' · triggered speech' : ''}`}</title>
+            </rect>
+          );
+        })}
+      </svg>
+      <figcaption className="text-[11px] text-zinc-500">Each bar a cycle: colour = mood, tall = it wanted to speak, medium = it had something to say.</figcaption>
+    </figure>
+  );
+}
+
+/** The Subconscious: every cycle's S_loud, S_quiet, mood and criteria and trigger; the mood now. */
+export function SubconsciousPanel(props: { state: SessionState; onLoadEarlier: () => void }) {
+  const { state } = props;
+  const cycles = subconsciousCycles(state.history.subconscious.messages, state.moods);
+  const mood = latestMood(state);
+  const scroller = useStickToBottom([cycles.length]);
+  return (
+    <PanelFrame
+      title="Subconscious"
+      subtitle="S_loud, S_quiet, mood and criteria, cycle by cycle"
+      labelledBy="panel-subconscious"
+      scrollRef={scroller}
+      header={
+        <div className="mt-2">
+          <p className="text-sm" aria-live="polite">
+            <span className="text-zinc-500">Mood now: </span>
+            <strong data-testid="current-mood">{mood?.mood || '—'}</strong>
+            {state.mind && (
+              <span className="ml-2 text-xs text-zinc-500">
+                cycle {state.mind.cycle} · {state.mind.cycleRunning ? 'thinking…' : state.mind.activity}
+              </span>
+            )}
+          </p>
+          <MoodTimeline cycles={cycles} />
+        </div>
+      }
+    >
+      <LoadEarlier visible={state.history.subconscious.nextBefore !== null} onClick={props.onLoadEarlier} />
+      {cycles.length === 0 && <p className="text-zinc-500">No cycles yet.</p>}
+      <ol className="space-y-3" aria-label="Cycles">
+        {cycles.map((cycle) => (
+          <li key={cycle.cycle} className="rounded-md border border-zinc-200 p-2 dark:border-zinc-800" aria-label={`Cycle ${cycle.cycle}`}>
+            <p className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
+              <span className="font-semibold text-zinc-700 dark:text-zinc-300">Cycle {cycle.cycle}</span>
+              <time dateTime={cycle.at}>{formatTime(cycle.at)}</time>
+              {cycle.trigger && <span className="rounded bg-amber-100 px-1.5 text-amber-800 dark:bg-amber-950 dark:text-amber-300">trigger</span>}
+            </p>
+            <dl className="mt-1 space-y-1">
+              <div>
+                <dt className="inline text-[11px] font-semibold uppercase text-blue-700 dark:text-blue-300">S_loud </dt>
+                <dd className="inline whitespace-pre-wrap break-words">{cycle.sLoud || <span className="text-zinc-400">(nothing)</span>}</dd>
+              </div>
+              <div>
+                <dt className="inline text-[11px] font-semibold uppercase text-zinc-500">S_quiet </dt>
+                <dd className="inline whitespace-pre-wrap break-words italic">{cycle.sQuiet || <span className="text-zinc-400">(nothing)</span>}</dd>
+              </div>
+              {cycle.mood && (
+                <div>
+                  <dt className="inline text-[11px] font-semibold uppercase text-zinc-500">M&amp;C </dt>
+                  <dd className="inline">
+                    <strong>{cycle.mood.mood || '—'}</strong> · {cycle.mood.criteria}
+                  </dd>
+                </div>
+              )}
+            </dl>
+          </li>
+        ))}
+      </ol>
+    </PanelFrame>
+  );
+}

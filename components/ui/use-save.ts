@@ -1,0 +1,25 @@
+'use client';
+
+import { useState } from 'react';
+
+/** The state of a form's save: running, done (until the form changes again), or its error. */
+export function useSave() {
+  const [saving, setSaving] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function run(action: () => Promise<void>): Promise<void> {
+    setSaving(true);
+    setError(null);
+    try {
+      await action();
+      setSaved(true);
+    } catch (caught) {
+      setError((caught as Error).message);
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return { saving, saved, error, setError, run, changed: () => setSaved(false) };
+}

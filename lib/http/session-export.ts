@@ -1,0 +1,85 @@
+// A session exported whole: JSON with everything (API keys removed, as in every public shape) and
+// a Markdown transcript a person can read.
+import { messageJson, moodAndCriteriaJson, type readWholeSession } from '@/lib/store/messages-repository';
+import type { SessionRecord } from '@/lib/store/sessions-repository';
+import { sessionJson } from './session-json';
+
+type Whole = Awaited<ReturnType<typeof readWholeSession>>;
+
+export function sessionExportJson(session: SessionRecord, whole: Whole) {
+  return {
+    format: 'agentcsd-session',
+    version: 1,
+    exported_at: new Date().toISOString(),
+    session: sessionJson(session),
+    messages: whole.messages.map(messageJson),
+    mood_and_criteria: whole.moodAndCriteria.map(moodAndCriteriaJson),
+    context_summaries: whole.summaries.map((row) => ({
+      id: row.id,
+      layer: row.layer,
+      summary: row.summary,
+      from_cycle: row.fromCycle,
+      to_cycle: row.toCycle,
+      created_at: row.createdAt.toISOString(),
+    })),
+    llm_calls: whole.calls.map((row) => ({
+      layer: row.layer,
+      backend: row.backend,
+      model: row.model,
+      started_at: row.startedAt.toISOString(),
+      first_token_ms: row.firstTokenMs,
+      duration_ms: row.durationMs,
+      input_tokens: row.inputTokens,
+      output_tokens: row.outputTokens,
+      cache_read_tokens: row.cacheReadTokens,
+      cache_write_tokens: row.cacheWriteTokens,
+      cost_usd: row.costUsd,
+      finish_reason: row.finishReason,
+      error: row.error,
+    })),
+  };
+}
+
+/** Quotes text as a Markdown blockquote so nothing in it can restructure the document. */
+function quote(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `> ${line}`)
+    .join('\n');
+}
+
+export function sessionTranscriptMarkdown(session: SessionRecord, whole: Whole): string {
+  const lines = [
+    `# ${session.name}`,
+    '',
+    `- Persona: ${session.personaName}`,
+    `- Created: ${session.createdAt.toISOString()}`,
+    `- Internal Dialog: ${session.models.c_model.backend} · ${session.models.c_model.model}`,
+    `- Subconscious: ${session.models.s_model.backend} · ${session.models.s_model.model}`,
+    '',
+    '## Conversation',
+    '',
+  ];
+  for (const message of whole.messages.filter((row) => row.layer === 'external')) {
+    const who = message.tag === 'ED_user' ? 'You' : message.spontaneous ? 'Agent (on its own)' : 'Agent';
+    const note = message.interrupted ? ' — stopped before the end' : '';
+    lines.push(`**${who}** · ${message.createdAt.toISOString()}${note}`, '', quote(message.content), '');
+  }
+  lines.push('## Internal Dialog', '');
+  for (const message of whole.messages.filter((row) => row.layer === 'internal')) {
+    lines.push(`**${message.tag}** · ${message.createdAt.toISOString()}`, '', quote(message.content || '(nothing)'), '');
+  }
+  lines.push('## Subconscious', '');
+  const moods = new Map(whole.moodAndCriteria.map((row) => [row.cycleNumber, row]));
+  let cycle: number | null = null;
+  for (const message of whole.messages.filter((row) => row.layer === 'subconscious' && row.tag !== 'trigger')) {
+    if (message.cycleNumber !== cycle) {
+      cycle = message.cycleNumber;
+      const mood = cycle === null ? undefined : moods.get(cycle);
+      lines.push(`### Cycle ${cycle} · ${message.createdAt.toISOString()}`, '');
+      if (mood) lines.push(`Mood: ${mood.mood} — Criteria: ${mood.criteria}`, '');
+    }
+    lines.push(`**${message.tag}**`, '', quote(message.content || '(nothing)'), '');
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}
