@@ -10,7 +10,7 @@ function Bubble(props: { message: MessageJson; queued: boolean }) {
   const { message } = props;
   const mine = message.tag === 'ED_user';
   return (
-    <li className={`flex ${mine ? 'justify-end' : 'justify-start'}`} aria-label={mine ? 'You' : 'Agent'}>
+    <li className={`offscreen-lazy flex ${mine ? 'justify-end' : 'justify-start'}`} aria-label={mine ? 'You' : 'Agent'}>
       <div
         className={`max-w-[85%] rounded-lg px-3 py-2 ${
           mine ? 'bg-indigo-600 text-white [&_code]:bg-indigo-500' : 'bg-zinc-100 dark:bg-zinc-800'

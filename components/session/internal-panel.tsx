@@ -29,7 +29,7 @@ export function InternalPanel(props: { state: SessionState; onLoadEarlier: () =>
       {turns.length === 0 && !streaming && <p className="text-zinc-500">No turns yet.</p>}
       <ol className="space-y-4" aria-label="Turns">
         {turns.map((turn) => (
-          <li key={turn.turnId} className="space-y-1.5" aria-label={turn.spontaneous ? 'Spontaneous turn' : 'Turn answering the user'}>
+          <li key={turn.turnId} className="offscreen-lazy space-y-1.5" aria-label={turn.spontaneous ? 'Spontaneous turn' : 'Turn answering the user'}>
             <p className="text-xs text-zinc-500">
               {turn.spontaneous ? 'Triggered by the Subconscious' : 'Answering the user'}
               {turn.loud && <> · {formatTime(turn.loud.created_at)}</>}

@@ -64,7 +64,7 @@ export function SubconsciousPanel(props: { state: SessionState; onLoadEarlier: (
       {cycles.length === 0 && <p className="text-zinc-500">No cycles yet.</p>}
       <ol className="space-y-3" aria-label="Cycles">
         {cycles.map((cycle) => (
-          <li key={cycle.cycle} className="rounded-md border border-zinc-200 p-2 dark:border-zinc-800" aria-label={`Cycle ${cycle.cycle}`}>
+          <li key={cycle.cycle} className="offscreen-lazy rounded-md border border-zinc-200 p-2 dark:border-zinc-800" aria-label={`Cycle ${cycle.cycle}`}>
             <p className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
               <span className="font-semibold text-zinc-700 dark:text-zinc-300">Cycle {cycle.cycle}</span>
               <time dateTime={cycle.at}>{formatTime(cycle.at)}</time>
