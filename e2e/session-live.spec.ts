@@ -1,6 +1,7 @@
 // The observatory, as a person uses it: both layers on the fake OpenAI-compatible server playing
 // a scripted mind (test/fakes/mind-script.ts).
-import { expect, test } from '@playwright/test';
+import Database from 'better-sqlite3';
+import { expect, test, type WebSocketRoute } from '@playwright/test';
 import { HomePage, SessionPage } from './support/pages';
 import { saveScreenshot } from './support/screenshots';
 
@@ -99,3 +100,72 @@ test('the session settings change pacing and models; the page states what the mi
   await expect(page.getByText('The mind is paused: nothing new happens until you resume.')).toBeVisible();
   await saveScreenshot(page, 'session-settings');
 });
+
+test('after missed events and a dropped connection the page shows the full state, each message once', async ({ page, request }) => {
+  test.setTimeout(90_000);
+  // The page's Socket.IO connection runs through a proxy the test controls.
+  let dropping = false;
+  const routes: WebSocketRoute[] = [];
+  await page.routeWebSocket(/\/socket\.io\//, (socket) => {
+    const server = socket.connectToServer();
+    server.onMessage((message) => {
+      if (!dropping) socket.send(message);
+    });
+    routes.push(socket);
+  });
+  const created = await request.post('/api/sessions', { data: { persona: 'wren', name: 'Flaky line' } });
+  const { session: created_ } = await created.json();
+  await page.goto(`/sessions/${created_.id}`);
+  const session = new SessionPage(page);
+  await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
+
+  // Events lost on the way: the message and its reply happen while the page hears nothing.
+  dropping = true;
+  expect((await request.post(`/api/sessions/${created_.id}/messages`, { data: { text: 'said while you were away' } })).status()).toBe(202);
+  await expect.poll(async () => (await (await request.get(`/api/sessions/${created_.id}`)).json()).mind.turn, { timeout: 15_000 }).toBeNull();
+  await expect(session.messages.filter({ hasText: 'said while you were away' })).toHaveCount(0);
+  // The next event reveals the gap in seq; the page re-reads and catches up.
+  dropping = false;
+  await expect(session.messages.filter({ hasText: 'You said: said while you were away' })).toHaveCount(1, { timeout: 20_000 });
+  await expect(session.messages.filter({ hasText: /^said while you were away/ })).toHaveCount(1);
+
+  // The connection drops: the page says so, reconnects, and nothing is shown twice.
+  routes.at(-1)!.close();
+  await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible({ timeout: 20_000 });
+  await session.send('after the reconnect');
+  await expect(session.messages.filter({ hasText: 'You said: after the reconnect' })).toHaveCount(1);
+  await expect(session.messages.filter({ hasText: 'You said: said while you were away' })).toHaveCount(1);
+  const texts = await session.messages.allInnerTexts();
+  expect(new Set(texts).size).toBe(texts.length);
+});
+
+test('a session with 10,000 stored messages opens on its newest page and pages back', async ({ page, request }) => {
+  const created = await request.post('/api/sessions', { data: { persona: 'sage', name: 'Long one' } });
+  const { session: created_ } = await created.json();
+  await request.post(`/api/sessions/${created_.id}/pause`);
+  seedHistory(created_.id, 10_000);
+  await page.goto(`/sessions/${created_.id}`);
+  const session = new SessionPage(page);
+  await expect(session.messages.filter({ hasText: 'Message 9999' })).toBeVisible();
+  // One page per layer is loaded, not the whole history.
+  await expect(session.messages).toHaveCount(100);
+  await session.chat.getByRole('button', { name: 'Load earlier' }).click();
+  await expect(session.messages).toHaveCount(200);
+  await expect(session.messages.first()).toContainText('Message 9800');
+  await saveScreenshot(page, 'session-long');
+});
+
+/** Writes `count` chat messages straight into the e2e database (the session is paused). */
+function seedHistory(sessionId: string, count: number): void {
+  const db = new Database('test-results/e2e-run/data/agentcsd.db');
+  try {
+    const insert = db.prepare("INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, turn_id) VALUES (?, 'external', ?, ?, ?, 0, 'seeded')");
+    db.transaction(() => {
+      for (let index = 0; index < count; index++) {
+        insert.run(sessionId, index % 2 ? 'ED_agent' : 'ED_user', `Message ${index}: ${'some words '.repeat(8)}`, new Date(Date.now() - (count - index) * 1000).toISOString().replace('Z', '+00:00'));
+      }
+    })();
+  } finally {
+    db.close();
+  }
+}
