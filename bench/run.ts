@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { backendsTable, benchBackends } from './backends-first-token';
+import { benchBrowser, browserTable } from './browser';
 import { benchCycleOverhead, benchIdleHour, benchMemory, mindTables } from './mind';
 
 const quick = process.argv.includes('--quick');
@@ -21,3 +22,6 @@ const overhead = await benchCycleOverhead({ blockSize: 50, blocks: quick ? 4 : 2
 const memory = await benchMemory({ cycles: quick ? 2_000 : 10_000 });
 const idle = [await benchIdleHour('continuous'), await benchIdleHour('adaptive')];
 console.log(mindTables({ overhead, memory, idle }));
+
+console.log('\n## The session page in Chromium: opening at 10,000 messages, token to paint\n');
+console.log(browserTable(await benchBrowser({ openSamples: quick ? 4 : 12, turns: quick ? 2 : 5, tokensPerTurn: 200 })));
