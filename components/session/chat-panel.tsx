@@ -1,12 +1,13 @@
 'use client';
 
-import { useEffect, useRef, useState } from 'react';
+import { memo, useEffect, useRef, useState } from 'react';
 import { MarkdownView } from '@/components/personas/markdown-view';
 import type { MessageJson } from '@/lib/store/messages-repository';
 import { isQueued, type SessionState } from './session-state';
 import { formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
 
-function Bubble(props: { message: MessageJson; queued: boolean }) {
+/** Memoised: a streaming reply re-renders the chat on every delta, but not the stored bubbles. */
+const Bubble = memo(function Bubble(props: { message: MessageJson; queued: boolean }) {
   const { message } = props;
   const mine = message.tag === 'ED_user';
   return (
@@ -26,7 +27,7 @@ function Bubble(props: { message: MessageJson; queued: boolean }) {
       </div>
     </li>
   );
-}
+});
 
 /** The External Dialog: the chat, the reply as it streams, and the composer. */
 export function ChatPanel(props: {

@@ -1,6 +1,7 @@
 'use client';
 
-import { internalTurns, type SessionState } from './session-state';
+import { memo, useMemo } from 'react';
+import { internalTurns, type SessionState, type TurnView } from './session-state';
 import { formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
 
 function Thought(props: { kind: 'loud' | 'quiet'; text: string; streaming?: boolean }) {
@@ -17,10 +18,25 @@ function Thought(props: { kind: 'loud' | 'quiet'; text: string; streaming?: bool
   );
 }
 
+/** Memoised: stored turns do not re-render while a new one streams. */
+const TurnItem = memo(function TurnItem({ turn }: { turn: TurnView }) {
+  return (
+    <li className="offscreen-lazy space-y-1.5" aria-label={turn.spontaneous ? 'Spontaneous turn' : 'Turn answering the user'}>
+      <p className="text-xs text-zinc-500">
+        {turn.spontaneous ? 'Triggered by the Subconscious' : 'Answering the user'}
+        {turn.loud && <> · {formatTime(turn.loud.created_at)}</>}
+        {turn.loud?.interrupted && ' · stopped before the end'}
+      </p>
+      <Thought kind="loud" text={turn.loud?.content ?? ''} />
+      <Thought kind="quiet" text={turn.quiet?.content ?? ''} />
+    </li>
+  );
+});
+
 /** The Internal Dialog: each turn's ID_loud and ID_quiet, live, with what started it. */
 export function InternalPanel(props: { state: SessionState; onLoadEarlier: () => void }) {
   const { state } = props;
-  const turns = internalTurns(state.history.internal.messages);
+  const turns = useMemo(() => internalTurns(state.history.internal.messages), [state.history.internal.messages]);
   const streaming = state.streaming;
   const scroller = useStickToBottom([turns.length, streaming?.loud.length, streaming?.quiet.length]);
   return (
@@ -29,15 +45,7 @@ export function InternalPanel(props: { state: SessionState; onLoadEarlier: () =>
       {turns.length === 0 && !streaming && <p className="text-zinc-500">No turns yet.</p>}
       <ol className="space-y-4" aria-label="Turns">
         {turns.map((turn) => (
-          <li key={turn.turnId} className="offscreen-lazy space-y-1.5" aria-label={turn.spontaneous ? 'Spontaneous turn' : 'Turn answering the user'}>
-            <p className="text-xs text-zinc-500">
-              {turn.spontaneous ? 'Triggered by the Subconscious' : 'Answering the user'}
-              {turn.loud && <> · {formatTime(turn.loud.created_at)}</>}
-              {turn.loud?.interrupted && ' · stopped before the end'}
-            </p>
-            <Thought kind="loud" text={turn.loud?.content ?? ''} />
-            <Thought kind="quiet" text={turn.quiet?.content ?? ''} />
-          </li>
+          <TurnItem key={turn.turnId} turn={turn} />
         ))}
         {streaming && (
           <li className="space-y-1.5" aria-label="Turn in progress">

@@ -1,5 +1,6 @@
 'use client';
 
+import { memo, useMemo } from 'react';
 import { latestMood, subconsciousCycles, type CycleView, type SessionState } from './session-state';
 import { formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
 
@@ -33,10 +34,41 @@ export function MoodTimeline({ cycles }: { cycles: CycleView[] }) {
   );
 }
 
+/** Memoised: stored cycles do not re-render while replies stream. */
+const CycleItem = memo(function CycleItem({ cycle }: { cycle: CycleView }) {
+  return (
+    <li className="offscreen-lazy rounded-md border border-zinc-200 p-2 dark:border-zinc-800" aria-label={`Cycle ${cycle.cycle}`}>
+      <p className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
+        <span className="font-semibold text-zinc-700 dark:text-zinc-300">Cycle {cycle.cycle}</span>
+        <time dateTime={cycle.at}>{formatTime(cycle.at)}</time>
+        {cycle.trigger && <span className="rounded bg-amber-100 px-1.5 text-amber-800 dark:bg-amber-950 dark:text-amber-300">trigger</span>}
+      </p>
+      <dl className="mt-1 space-y-1">
+        <div>
+          <dt className="inline text-[11px] font-semibold uppercase text-blue-700 dark:text-blue-300">S_loud </dt>
+          <dd className="inline whitespace-pre-wrap break-words">{cycle.sLoud || <span className="text-zinc-400">(nothing)</span>}</dd>
+        </div>
+        <div>
+          <dt className="inline text-[11px] font-semibold uppercase text-zinc-500">S_quiet </dt>
+          <dd className="inline whitespace-pre-wrap break-words italic">{cycle.sQuiet || <span className="text-zinc-400">(nothing)</span>}</dd>
+        </div>
+        {cycle.mood && (
+          <div>
+            <dt className="inline text-[11px] font-semibold uppercase text-zinc-500">M&amp;C </dt>
+            <dd className="inline">
+              <strong>{cycle.mood.mood || '—'}</strong> · {cycle.mood.criteria}
+            </dd>
+          </div>
+        )}
+      </dl>
+    </li>
+  );
+});
+
 /** The Subconscious: every cycle's S_loud, S_quiet, mood and criteria and trigger; the mood now. */
 export function SubconsciousPanel(props: { state: SessionState; onLoadEarlier: () => void }) {
   const { state } = props;
-  const cycles = subconsciousCycles(state.history.subconscious.messages, state.moods);
+  const cycles = useMemo(() => subconsciousCycles(state.history.subconscious.messages, state.moods), [state.history.subconscious.messages, state.moods]);
   const mood = latestMood(state);
   const scroller = useStickToBottom([cycles.length]);
   return (
@@ -64,31 +96,7 @@ export function SubconsciousPanel(props: { state: SessionState; onLoadEarlier: (
       {cycles.length === 0 && <p className="text-zinc-500">No cycles yet.</p>}
       <ol className="space-y-3" aria-label="Cycles">
         {cycles.map((cycle) => (
-          <li key={cycle.cycle} className="offscreen-lazy rounded-md border border-zinc-200 p-2 dark:border-zinc-800" aria-label={`Cycle ${cycle.cycle}`}>
-            <p className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
-              <span className="font-semibold text-zinc-700 dark:text-zinc-300">Cycle {cycle.cycle}</span>
-              <time dateTime={cycle.at}>{formatTime(cycle.at)}</time>
-              {cycle.trigger && <span className="rounded bg-amber-100 px-1.5 text-amber-800 dark:bg-amber-950 dark:text-amber-300">trigger</span>}
-            </p>
-            <dl className="mt-1 space-y-1">
-              <div>
-                <dt className="inline text-[11px] font-semibold uppercase text-blue-700 dark:text-blue-300">S_loud </dt>
-                <dd className="inline whitespace-pre-wrap break-words">{cycle.sLoud || <span className="text-zinc-400">(nothing)</span>}</dd>
-              </div>
-              <div>
-                <dt className="inline text-[11px] font-semibold uppercase text-zinc-500">S_quiet </dt>
-                <dd className="inline whitespace-pre-wrap break-words italic">{cycle.sQuiet || <span className="text-zinc-400">(nothing)</span>}</dd>
-              </div>
-              {cycle.mood && (
-                <div>
-                  <dt className="inline text-[11px] font-semibold uppercase text-zinc-500">M&amp;C </dt>
-                  <dd className="inline">
-                    <strong>{cycle.mood.mood || '—'}</strong> · {cycle.mood.criteria}
-                  </dd>
-                </div>
-              )}
-            </dl>
-          </li>
+          <CycleItem key={cycle.cycle} cycle={cycle} />
         ))}
       </ol>
     </PanelFrame>
