@@ -29,13 +29,6 @@ export interface LayerHistory {
   nextBefore: number | null;
 }
 
-export interface SessionErrorNote {
-  seq: number;
-  at: string;
-  layer: CallLayer;
-  message: string;
-}
-
 export interface SessionState {
   session: SessionJson | null;
   mind: MindState | null;
@@ -46,7 +39,6 @@ export interface SessionState {
   /** Which turn answered each user message (from turn-start; stored rows get it too). */
   answeredBy: Record<number, string>;
   streaming: StreamingTurn | null;
-  errors: SessionErrorNote[];
   deleted: boolean;
   bootId: string | null;
   lastSeq: number;
@@ -72,7 +64,6 @@ export function initialSessionState(): SessionState {
     moods: {},
     answeredBy: {},
     streaming: null,
-    errors: [],
     deleted: false,
     bootId: null,
     lastSeq: 0,
@@ -103,8 +94,6 @@ function withMoods(moods: SessionState['moods'], rows: MoodAndCriteriaJson[]): S
   for (const row of rows) next[row.cycle_number] = row;
   return next;
 }
-
-const maxErrors = 20;
 
 export function sessionReducer(state: SessionState, action: SessionAction): SessionState {
   switch (action.type) {
@@ -186,7 +175,7 @@ function reduceEvent(state: SessionState, event: OrchestratorEvent): SessionStat
         streaming: state.streaming?.turnId === event.turnId ? null : state.streaming,
       };
     case 'error':
-      return { ...state, errors: [...state.errors, { seq: event.seq, at: event.at, layer: event.layer, message: event.message }].slice(-maxErrors) };
+      return state; // the mind-state that follows carries it as lastError
     case 'usage':
       return state.usage ? { ...state, usage: { ...state.usage, [event.layer]: event.totals } } : state;
   }

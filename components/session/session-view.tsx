@@ -145,7 +145,9 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   if (state.deleted) return <ErrorBanner message="This session was deleted." />;
   if (!session) return error ? <ErrorBanner message={error} /> : <p aria-busy="true">Loading session…</p>;
 
-  const latestError = state.errors.at(-1);
+  // The mind keeps its latest failure (or retry) until that layer succeeds: a page opened later
+  // sees it too.
+  const latestError = state.mind?.lastError ?? null;
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">

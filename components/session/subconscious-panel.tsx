@@ -13,12 +13,13 @@ function moodHue(mood: string): number {
 
 /** The last cycles as a strip: one bar per cycle, coloured by mood, tall when it triggered speech. */
 export function MoodTimeline({ cycles }: { cycles: CycleView[] }) {
-  const shown = cycles.slice(-60);
+  const capacity = 60;
+  const shown = cycles.slice(-capacity);
   if (shown.length === 0) return null;
   const width = 6;
   return (
     <figure className="mt-2">
-      <svg role="img" aria-label={`Mood over the last ${shown.length} cycles`} viewBox={`0 0 ${shown.length * width} 24`} className="h-6 w-full" preserveAspectRatio="none">
+      <svg role="img" aria-label={`Mood over the last ${shown.length} cycles`} viewBox={`0 0 ${capacity * width} 24`} className="h-6 w-full" preserveAspectRatio="none">
         {shown.map((cycle, index) => {
           const mood = cycle.mood?.mood ?? '';
           const height = cycle.trigger ? 24 : cycle.sLoud ? 16 : 10;

@@ -19,6 +19,8 @@ export interface MindState {
   turn: { turnId: string; spontaneous: boolean; answering: number[] } | null;
   queued: number;
   consecutiveSpontaneous: number;
+  /** The latest failure, until that layer next succeeds: a page opened later still sees why. */
+  lastError: { layer: 'internal' | 'subconscious'; kind: string; message: string; at: string } | null;
 }
 
 /** How a trigger was handled: a turn started, the cap held it back, or a turn was already coming. */

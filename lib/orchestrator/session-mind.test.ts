@@ -208,8 +208,11 @@ describe('a user turn', () => {
     const stored = await rows(session.id);
     expect(stored.find((row) => row.tag === 'ED_user')!.turnId).toBe(end.turnId);
     expect(stored.some((row) => row.tag === 'ED_agent')).toBe(false);
+    // A page opened now still sees why (the mind keeps its latest failure until that layer succeeds).
+    expect(h.orchestrator.mindState(session.id)!.lastError).toMatchObject({ layer: 'internal', kind: 'authentication', message: 'invalid x-api-key' });
     await h.orchestrator.sendUserMessage(session.id, { text: 'again' });
     expect((await h.events.waitFor('turn-end', { count: 2 })).outcome).toBe('complete');
+    expect(h.orchestrator.mindState(session.id)!.lastError).toBeNull();
   });
 });
 

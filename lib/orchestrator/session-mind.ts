@@ -68,6 +68,7 @@ export class SessionMind {
   private backoffUntil = 0;
   private readonly failures: Record<'internal' | 'subconscious', number> = { internal: 0, subconscious: 0 };
   private degraded: string | null = null;
+  private lastError: MindState['lastError'] = null;
 
   private readonly queue: MessageRecord[] = [];
   private pendingSpontaneous = false;
@@ -117,6 +118,7 @@ export class SessionMind {
       turn: this.turn && { turnId: this.turn.turnId, spontaneous: this.turn.spontaneous, answering: this.turn.answering },
       queued: this.queue.length,
       consecutiveSpontaneous: this.consecutiveSpontaneous,
+      lastError: this.lastError,
     };
   }
 
@@ -388,6 +390,7 @@ export class SessionMind {
     where: { cycle?: number; turnId?: string; retryAfterMs?: number },
   ): void {
     const failures = ++this.failures[layer];
+    this.lastError = { layer, kind, message, at: new Date(this.deps.clock.now()).toISOString() };
     let retryInMs: number | undefined;
     if (layer === 'subconscious') {
       const backoff = failureBackoffMs(failures, where.retryAfterMs, this.deps.random);
@@ -411,6 +414,7 @@ export class SessionMind {
 
   private recordSuccess(layer: 'internal' | 'subconscious'): void {
     this.failures[layer] = 0;
+    if (this.lastError?.layer === layer) this.lastError = null;
     if (layer === 'subconscious') this.backoffUntil = 0;
     if (this.degraded && this.failures.internal < degradedAfterFailures && this.failures.subconscious < degradedAfterFailures) {
       this.degraded = null;
@@ -516,14 +520,19 @@ export class SessionMind {
           random: this.deps.random,
           onText,
           // Backend retries are shown while they wait (a 429's retry-after can be long).
-          onRetry: (notice) =>
+          onRetry: (notice) => {
+            const message = `${notice.error.message} — retrying in ${Math.round(notice.delayMs / 1000)} s (attempt ${notice.attempt + 1})`;
+            const failing = layer === 'internal' ? 'internal' : 'subconscious';
+            this.lastError = { layer: failing, kind: notice.error.kind, message, at: new Date(this.deps.clock.now()).toISOString() };
             this.deps.bus.emit('error', this.session.id, {
               layer,
-              message: `${notice.error.message} — retrying in ${Math.round(notice.delayMs / 1000)} s (attempt ${notice.attempt + 1})`,
+              message,
               kind: notice.error.kind,
               retryInMs: notice.delayMs,
-              consecutiveFailures: layer === 'internal' ? this.failures.internal : this.failures.subconscious,
-            }),
+              consecutiveFailures: this.failures[failing],
+            });
+            this.emitState();
+          },
         });
         await this.recordCall(layer, config, result);
         return result;
