@@ -96,6 +96,12 @@ test('the session settings change pacing and models; the page states what the mi
   const detail = await (await request.get(`/api/sessions/${session.id}`)).json();
   expect(detail.session.params).toMatchObject({ pacing: 'continuous', spontaneous_cap: 1 });
   expect(detail.session.models.c_model.max_tokens).toBe(777);
+  // The context viewer shows the exact prompt the Subconscious sent, part by part.
+  await page.getByText('Context: the last prompt of each layer').click();
+  const subconsciousPrompt = page.getByRole('region', { name: 'Subconscious prompt' });
+  await expect(subconsciousPrompt).toContainText('<S_quiet_history>');
+  await expect(subconsciousPrompt).toContainText('System, part 1');
+  await expect(page.getByRole('region', { name: 'Internal Dialog prompt' })).toContainText('No call yet');
   await page.getByRole('button', { name: 'Pause' }).click();
   await expect(page.getByText('The mind is paused: nothing new happens until you resume.')).toBeVisible();
   await saveScreenshot(page, 'session-settings');

@@ -9,6 +9,7 @@ import { ErrorBanner } from '@/components/ui/error-banner';
 import type { MindState, OrchestratorEvent } from '@/lib/orchestrator/events';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 import { ChatPanel } from './chat-panel';
+import { ContextViewer } from './context-viewer';
 import { InternalPanel } from './internal-panel';
 import { formatTime } from './panel-frame';
 import { initialSessionState, sessionReducer, type HistoryLayer, type HistoryPage } from './session-state';
@@ -207,6 +208,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           </div>
         </dl>
       </div>
+      <ContextViewer sessionId={sessionId} />
       <details className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
         <summary className="cursor-pointer font-semibold">Session settings: pacing, spontaneous speech, models</summary>
         <div className="mt-4">

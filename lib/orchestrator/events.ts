@@ -97,3 +97,15 @@ export class EventBus {
     return event;
   }
 }
+
+/** The exact last prompt a layer sent, for the context viewer. */
+export interface PromptRecord {
+  at: string;
+  backend: string;
+  model: string;
+  maxTokens: number;
+  system: { text: string; cache: boolean }[];
+  user: string;
+  /** The input tokens the backend reported for this call, when it did. */
+  reportedInputTokens: number | null;
+}

@@ -134,6 +134,11 @@ export class Orchestrator {
     return this.minds.get(id)?.state() ?? null;
   }
 
+  /** The exact last prompt of each layer, or null when the session's mind is not running here. */
+  lastPrompts(id: string) {
+    return this.minds.get(id)?.lastPrompts() ?? null;
+  }
+
   usageTotals(id: string) {
     return this.minds.get(id)?.usageTotals() ?? null;
   }

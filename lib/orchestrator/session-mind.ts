@@ -19,7 +19,7 @@ import {
 import { messageJson, moodAndCriteriaJson, type MessageRecord } from '@/lib/store/messages-repository';
 import { appendLogRecords } from '@/lib/store/session-logs';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
-import type { EventBus, MindState, SpontaneousOutcome } from './events';
+import type { EventBus, MindState, PromptRecord, SpontaneousOutcome } from './events';
 import { newTurnId, runInternalDialogTurn, type TurnWork } from './internal-dialog-turn';
 import { appendLogsSafely, type MindContext } from './mind-context';
 import { MindMemory } from './mind-memory';
@@ -69,6 +69,7 @@ export class SessionMind {
   private readonly failures: Record<'internal' | 'subconscious', number> = { internal: 0, subconscious: 0 };
   private degraded: string | null = null;
   private lastError: MindState['lastError'] = null;
+  private readonly prompts: Partial<Record<CallLayer, PromptRecord>> = {};
 
   private readonly queue: MessageRecord[] = [];
   private pendingSpontaneous = false;
@@ -120,6 +121,11 @@ export class SessionMind {
       consecutiveSpontaneous: this.consecutiveSpontaneous,
       lastError: this.lastError,
     };
+  }
+
+  /** The exact last prompt of each layer (the context viewer). */
+  lastPrompts(): Partial<Record<CallLayer, PromptRecord>> {
+    return structuredClone(this.prompts);
   }
 
   usageTotals(): Record<CallLayer, UsageTotals> {
@@ -511,6 +517,16 @@ export class SessionMind {
       memory: this.memory,
       session: () => this.session,
       callModel: async ({ layer, config, request, signal, onText }) => {
+        const prompt: PromptRecord = {
+          at: new Date(this.deps.clock.now()).toISOString(),
+          backend: config.backend,
+          model: request.model,
+          maxTokens: request.maxTokens,
+          system: request.system.map((segment) => ({ text: segment.text, cache: segment.cache ?? false })),
+          user: request.messages.map((message) => message.content).join('\n\n'),
+          reportedInputTokens: null,
+        };
+        this.prompts[layer] = prompt;
         const result = await callModel({
           backend: this.deps.createBackend(config),
           request,
@@ -534,6 +550,7 @@ export class SessionMind {
             this.emitState();
           },
         });
+        prompt.reportedInputTokens = result.usage?.inputTokens ?? null;
         await this.recordCall(layer, config, result);
         return result;
       },

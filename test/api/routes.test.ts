@@ -12,6 +12,7 @@ import * as resume from '@/app/api/sessions/[id]/resume/route';
 import * as messages from '@/app/api/sessions/[id]/messages/route';
 import * as stopTurn from '@/app/api/sessions/[id]/stop-turn/route';
 import * as exporter from '@/app/api/sessions/[id]/export/route';
+import * as contextRoute from '@/app/api/sessions/[id]/context/route';
 import * as sessions from '@/app/api/sessions/route';
 import * as settings from '@/app/api/settings/route';
 import { startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
@@ -138,6 +139,15 @@ describe('messages', () => {
     expect(detail.usage.internal).toMatchObject({ calls: 0, costUsd: 0 });
     expect(await (await stopTurn.POST(new Request(base, { method: 'POST' }), idContext(id))).json()).toEqual({ stopped: true });
 
+    // The context viewer: the exact prompts the layers sent, with token counts.
+    const prompts = await (await contextRoute.GET(new Request(base), idContext(id))).json();
+    expect(prompts.running).toBe(true);
+    expect(prompts.subconscious.system[0].text.startsWith(personaText.trimEnd())).toBe(true);
+    expect(prompts.subconscious.user.text).toMatch(/^<ED_user>.*<S_loud_history><\/S_loud_history>$/s);
+    // Only what could form one of our tags is escaped: <b> reaches the model as typed.
+    expect(prompts.internal.user.text).toBe('<ED_user>Hello <b>there</b></ED_user>\n<ID_quiet_history></ID_quiet_history>');
+    expect(prompts.internal.user.estimated_tokens).toBeGreaterThan(0);
+
     const db = await getDb();
     const count = () => db.message.count({ where: { sessionId: id, tag: 'ED_user' } });
     const before = await count();
@@ -150,6 +160,7 @@ describe('messages', () => {
     await expectError(await messages.POST(raw('POST', '/', 'text=hi', 'application/x-www-form-urlencoded'), idContext(id)), 415, 'unsupported_media_type');
     await expectError(await messages.POST(json('POST', '/', { text: 'hi' }), idContext(unknown)), 404, 'not_found');
     await expectError(await stopTurn.POST(new Request(base, { method: 'POST' }), idContext(unknown)), 404, 'not_found');
+    await expectError(await contextRoute.GET(new Request(base), idContext(unknown)), 404, 'not_found');
     await pause.POST(new Request(base, { method: 'POST' }), idContext(id));
     await expectError(await messages.POST(json('POST', '/', { text: 'are you there?' }), idContext(id)), 409, 'conflict');
     expect(await count()).toBe(before);
