@@ -12,6 +12,7 @@ import type { TurnOutcome } from './events';
 import { appendLogsSafely, type MindContext } from './mind-context';
 import { buildInternalDialogRequest } from './tags/build-prompts';
 import { ReplyRouter, type RoutedDelta } from './tags/reply-router';
+import { estimateRequestTokens, fitNewest, historyBudget } from './token-budget';
 
 export interface TurnWork {
   turnId: string;
@@ -41,14 +42,18 @@ export async function runInternalDialogTurn(
   onDelta: (delta: RoutedDelta) => void,
 ): Promise<TurnResult> {
   const config = context.session().models.c_model;
-  const request = buildInternalDialogRequest({
-    moodAndCriteria: work.taken.moodAndCriteria,
-    userMessage: work.userMessages.length > 0 ? work.userMessages.map((message) => message.content).join('\n\n') : null,
-    sLoud: work.taken.sLoud,
-    idQuietHistory: context.memory.idQuietHistory(),
-    model: config.model,
-    maxTokens: config.max_tokens,
-  });
+  const build = (idQuietHistory: string[]) =>
+    buildInternalDialogRequest({
+      moodAndCriteria: work.taken.moodAndCriteria,
+      userMessage: work.userMessages.length > 0 ? work.userMessages.map((message) => message.content).join('\n\n') : null,
+      sLoud: work.taken.sLoud,
+      idQuietHistory,
+      model: config.model,
+      maxTokens: config.max_tokens,
+    });
+  // ID_quiet_history gets what the window leaves after the instructions, the M&C, the user's words and the answer.
+  const budget = historyBudget({ config, fixedTokens: estimateRequestTokens(build([])), calibration: context.calibration(config.model) });
+  const request = build(fitNewest(context.memory.idQuietHistory(), budget).map((item) => item.text));
   const router = new ReplyRouter();
   let loud = '';
   let quiet = '';
@@ -88,7 +93,7 @@ export async function runInternalDialogTurn(
       appendLogRecords({ sessionId: context.sessionId, file: 'internal', records: messages.filter((m) => m.layer === 'internal').map(logLine) });
       appendLogRecords({ sessionId: context.sessionId, file: 'external', records: messages.filter((m) => m.layer === 'external').map(logLine) });
     }, context.sessionId);
-    context.memory.recordTurn({ loud, quiet });
+    context.memory.recordTurn({ loud, quiet, cycle: work.taken.cycle });
   } else {
     await markAnswered({ sessionId: context.sessionId, turnId: work.turnId, messageIds: answeredMessageIds });
   }

@@ -12,6 +12,8 @@ export interface MindContext {
   readonly personaCore: string;
   readonly memory: MindMemory;
   session(): SessionRecord;
+  /** The model's token calibration factor (reported / estimated). */
+  calibration(model: string): number;
   /** Calls the layer's backend (retries included), records the call in llm_calls, reports usage. */
   callModel(input: { layer: CallLayer; config: LayerModelConfig; request: BackendRequest; signal: AbortSignal; onText?: (text: string) => void }): Promise<ModelCallResult>;
 }

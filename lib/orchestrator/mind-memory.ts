@@ -1,12 +1,23 @@
-// What a mind keeps in memory between calls: bounded windows of each layer's recent output and
-// the shared state the Subconscious writes and the Internal Dialog reads. Loaded once from the
-// store on start, then kept current as outputs are persisted — no history reads per cycle.
+// What a mind keeps in memory between calls: each layer's recent output (bounded, with a local
+// token estimate per entry, so prompts are fitted to budgets without re-counting) and the shared
+// state the Subconscious writes and the Internal Dialog reads. Loaded once from the store on
+// start, then kept current as outputs are persisted — no history reads per cycle.
 //
 // The shared state is one immutable object replaced whole after each cycle is persisted, so an
 // Internal Dialog turn that takes it gets a consistent Mood & Criteria and S_loud, never a mix.
 import type { MindSnapshot } from '@/lib/store/mind-repository';
 import type { MessageRecord } from '@/lib/store/messages-repository';
 import type { MoodAndCriteria } from './tags/build-prompts';
+import { estimateTokens } from './token-budget';
+
+/** One remembered output: its text, the cycle it belongs to, and its estimated tokens. */
+export interface MemoryEntry {
+  cycle: number | null;
+  text: string;
+  tokens: number;
+}
+
+const entry = (text: string, cycle: number | null): MemoryEntry => ({ cycle, text, tokens: estimateTokens(text) });
 
 export interface SharedState {
   /** The latest persisted cycle. */
@@ -23,16 +34,16 @@ export class MindMemory {
   lastDeliveredCycle: number;
   private lastUser: string;
   private lastAgent: string;
-  private readonly idQuiet: string[];
-  private readonly idLoud: string[];
-  private readonly sQuiet: string[];
-  private readonly sLoud: string[];
+  private readonly idQuiet: MemoryEntry[];
+  private readonly idLoud: MemoryEntry[];
+  private readonly sQuiet: MemoryEntry[];
+  private readonly sLoud: MemoryEntry[];
 
   constructor(
     snapshot: MindSnapshot,
-    private readonly windowSize: number,
+    private readonly limit: number,
   ) {
-    const contents = (messages: MessageRecord[]) => messages.map((message) => message.content);
+    const entries = (messages: MessageRecord[]) => messages.filter((message) => message.content.trim() !== '').map((message) => entry(message.content, message.cycleNumber));
     this.shared = {
       cycle: snapshot.lastCycle,
       moodAndCriteria: snapshot.moodAndCriteria && { mood: snapshot.moodAndCriteria.mood, criteria: snapshot.moodAndCriteria.criteria },
@@ -41,25 +52,24 @@ export class MindMemory {
     this.lastDeliveredCycle = snapshot.lastDeliveredCycle;
     this.lastUser = snapshot.lastUserMessage?.content ?? '';
     this.lastAgent = snapshot.lastAgentMessage?.content ?? '';
-    this.idQuiet = contents(snapshot.idQuiet).filter((text) => text.trim() !== '');
-    this.idLoud = contents(snapshot.idLoud).filter((text) => text.trim() !== '');
-    this.sQuiet = contents(snapshot.sQuiet).filter((text) => text.trim() !== '');
-    this.sLoud = contents(snapshot.sLoud);
+    this.idQuiet = entries(snapshot.idQuiet);
+    this.idLoud = entries(snapshot.idLoud);
+    this.sQuiet = entries(snapshot.sQuiet);
+    this.sLoud = entries(snapshot.sLoud);
   }
 
+  /** The Subconscious's inputs: the latest exchange (fixed) and its own histories (to be fitted). */
   subconsciousInputs() {
+    const recent = (entries: MemoryEntry[]) => entries.slice(-recentTurnsForSubconscious).map((item) => item.text).join('\n---\n');
     return {
-      edUser: this.lastUser,
-      edAgent: this.lastAgent,
-      idQuiet: this.idQuiet.slice(-recentTurnsForSubconscious).join('\n---\n'),
-      idLoud: this.idLoud.slice(-recentTurnsForSubconscious).join('\n---\n'),
-      sQuietHistory: [...this.sQuiet],
-      sLoudHistory: [...this.sLoud],
+      fixed: { edUser: this.lastUser, edAgent: this.lastAgent, idQuiet: recent(this.idQuiet), idLoud: recent(this.idLoud) },
+      sQuiet: this.sQuiet as readonly MemoryEntry[],
+      sLoud: this.sLoud as readonly MemoryEntry[],
     };
   }
 
-  idQuietHistory(): string[] {
-    return [...this.idQuiet];
+  idQuietHistory(): readonly MemoryEntry[] {
+    return this.idQuiet;
   }
 
   /** Takes the shared state for a turn; its S_loud is handed over once (the latest not yet delivered). */
@@ -75,21 +85,21 @@ export class MindMemory {
   }
 
   recordCycle(input: { cycle: number; sLoud: string; sQuiet: string; moodAndCriteria: MoodAndCriteria }): void {
-    if (input.sQuiet.trim()) push(this.sQuiet, input.sQuiet, this.windowSize);
-    if (input.sLoud.trim()) push(this.sLoud, input.sLoud, this.windowSize);
+    if (input.sQuiet.trim()) push(this.sQuiet, entry(input.sQuiet, input.cycle), this.limit);
+    if (input.sLoud.trim()) push(this.sLoud, entry(input.sLoud, input.cycle), this.limit);
     this.shared = { cycle: input.cycle, moodAndCriteria: input.moodAndCriteria, sLoud: { cycle: input.cycle, text: input.sLoud } };
   }
 
-  recordTurn(input: { loud: string; quiet: string }): void {
-    if (input.quiet.trim()) push(this.idQuiet, input.quiet, this.windowSize);
+  recordTurn(input: { loud: string; quiet: string; cycle: number }): void {
+    if (input.quiet.trim()) push(this.idQuiet, entry(input.quiet, input.cycle), this.limit);
     if (input.loud.trim()) {
-      push(this.idLoud, input.loud, this.windowSize);
+      push(this.idLoud, entry(input.loud, input.cycle), this.limit);
       this.lastAgent = input.loud;
     }
   }
 }
 
-function push(window: string[], text: string, size: number): void {
-  window.push(text);
-  if (window.length > size) window.splice(0, window.length - size);
+function push(entries: MemoryEntry[], item: MemoryEntry, limit: number): void {
+  entries.push(item);
+  if (entries.length > limit) entries.splice(0, entries.length - limit);
 }

@@ -28,6 +28,7 @@ import {
 import { readSettings } from '@/lib/store/settings-repository';
 import { EventBus, type MindState } from './events';
 import { SessionMind, SessionPausedError, type MindDependencies } from './session-mind';
+import { TokenCalibration } from './token-budget';
 
 export { SessionPausedError };
 
@@ -101,7 +102,8 @@ export class Orchestrator {
       random: options.random ?? Math.random,
       retryPolicy: options.retryPolicy ?? defaultRetryPolicy,
       createBackend: options.createBackend ?? createBackend,
-      windowSize: options.windowSize ?? 20,
+      memoryLimit: options.memoryLimit ?? 1000,
+      calibration: options.calibration ?? new TokenCalibration(),
     };
   }
 

@@ -15,6 +15,7 @@ import { ScriptedBackend, subconsciousReply, type Script } from '@/test/support/
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 import { Orchestrator } from './orchestrator';
 import { internalDialogStaticPrompt } from './tags/build-prompts';
+import { estimateRequestTokens, TokenCalibration } from './token-budget';
 
 const persona = '# Tester\nYou are a careful subconscious.\n';
 useTempAppDirs({ personas: { tester: persona } });
@@ -334,6 +335,36 @@ describe('pacing, pause and failures', () => {
     expect(h.orchestrator.mindState(session.id)!.degraded).toBeNull();
     const recorded = await (await getDb()).llmCall.findMany({ where: { sessionId: session.id, layer: 'subconscious' }, orderBy: { id: 'asc' } });
     expect(recorded.slice(0, 3).map((call) => call.error)).toEqual(Array(3).fill('invalid_request: model "s-model" not found'));
+  });
+});
+
+describe('context budgets', () => {
+  it('prompts stay within the model window; a backend counting 20% more tokens shrinks the history to match', async () => {
+    const calibration = new TokenCalibration();
+    const clock = new FakeClock();
+    const s = new ScriptedBackend([], (request, call) => ({
+      text: subconsciousReply({ sQuiet: `thought ${call}: ${'ponder '.repeat(60)}`, sLoud: `note ${call}` }),
+      usage: { inputTokens: Math.round(estimateRequestTokens(request) * 1.2) },
+      ...(call === 40 && { holdAfterChunks: 0 }),
+    }));
+    const c = new ScriptedBackend([], { text: '<ID_loud>ok</ID_loud><ID_quiet>fine</ID_quiet>' });
+    const orchestrator = new Orchestrator({ clock, calibration, random: () => 0.5, createBackend: (config) => (config.model === 'c-model' ? c : s) });
+    const events = new EventRecorder(orchestrator.bus);
+    running.push({ orchestrator, clock, events, c, s });
+    await orchestrator.start();
+    const window = 4_096;
+    const sModel = { ...layerConfig('s-model'), context_window: window };
+    await orchestrator.createSession({ persona: 'tester', models: { c_model: layerConfig('c-model'), s_model: sModel }, params: { pacing: 'continuous' } });
+    await s.whenHolding();
+    expect(calibration.factor('s-model')).toBeCloseTo(1.2, 2);
+    // Every prompt, as the backend counts it, left room for the answer. (Uncalibrated, the full
+    // history would be sized for the local count and overshoot by 20%.)
+    for (const request of s.calls) expect(Math.round(estimateRequestTokens(request) * 1.2)).toBeLessThanOrEqual(window - sModel.max_tokens);
+    // The oldest thoughts were dropped from the prompt; the newest are there, in order.
+    const thoughts = (s.calls[39]!.messages[0]!.content.match(/thought \d+/g) ?? []).map((match) => Number(match.slice(8)));
+    expect(thoughts.length).toBeLessThan(39);
+    expect(thoughts).toEqual(thoughts.map((_, index) => 39 - thoughts.length + 1 + index));
+    expect(thoughts.length).toBeGreaterThan(3);
   });
 });
 

@@ -26,6 +26,7 @@ import { MindMemory } from './mind-memory';
 import { callModel, type ModelCallResult } from './model-call';
 import { currentActivity, cycleDelayMs, degradedAfterFailures, failureBackoffMs, type Activity } from './pacing';
 import { runSubconsciousCycle, type CycleOutcome } from './subconscious-cycle';
+import { estimateRequestTokens, type TokenCalibration } from './token-budget';
 
 export type MindStatus = 'idle' | 'running' | 'paused' | 'stopping' | 'stopped';
 
@@ -35,8 +36,10 @@ export interface MindDependencies {
   random: () => number;
   retryPolicy: RetryPolicy;
   createBackend: (config: LayerModelConfig) => ModelBackend;
-  /** Entries kept per history window (until token budgets take over). */
-  windowSize: number;
+  /** Entries of each history kept in memory (prompts take the newest that fit their budget). */
+  memoryLimit: number;
+  /** Per-model correction of local token estimates, shared by every session. */
+  calibration: TokenCalibration;
 }
 
 const sessionPausedBrand = Symbol.for('agentcsd.SessionPausedError');
@@ -94,8 +97,8 @@ export class SessionMind {
   /** Loads the mind's state with bounded queries and starts (or, when `paused`, parks) the loop. */
   async start(options: { paused?: boolean } = {}): Promise<void> {
     if (this.status !== 'idle') return;
-    const snapshot = await loadMindSnapshot({ sessionId: this.session.id, windowSize: this.deps.windowSize });
-    this.memory = new MindMemory(snapshot, this.deps.windowSize);
+    const snapshot = await loadMindSnapshot({ sessionId: this.session.id, windowSize: this.deps.memoryLimit });
+    this.memory = new MindMemory(snapshot, this.deps.memoryLimit);
     this.context = this.createContext();
     this.queue.push(...snapshot.unanswered);
     this.consecutiveSpontaneous = snapshot.consecutiveSpontaneous;
@@ -516,6 +519,7 @@ export class SessionMind {
       personaCore: this.personaCore,
       memory: this.memory,
       session: () => this.session,
+      calibration: (model) => this.deps.calibration.factor(model),
       callModel: async ({ layer, config, request, signal, onText }) => {
         const prompt: PromptRecord = {
           at: new Date(this.deps.clock.now()).toISOString(),
@@ -551,6 +555,10 @@ export class SessionMind {
           },
         });
         prompt.reportedInputTokens = result.usage?.inputTokens ?? null;
+        if (result.usage) {
+          const { inputTokens, cacheReadTokens, cacheWriteTokens } = result.usage;
+          this.deps.calibration.observe(request.model, estimateRequestTokens(request), inputTokens + cacheReadTokens + cacheWriteTokens);
+        }
         await this.recordCall(layer, config, result);
         return result;
       },

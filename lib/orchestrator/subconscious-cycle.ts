@@ -7,6 +7,7 @@ import { insertCycle } from '@/lib/store/mind-repository';
 import type { MessageRecord, MoodAndCriteriaRecord } from '@/lib/store/messages-repository';
 import { appendLogsSafely, type MindContext } from './mind-context';
 import { buildSubconsciousRequest } from './tags/build-prompts';
+import { estimateRequestTokens, fitPair, historyBudget } from './token-budget';
 import { parseSubconsciousOutput } from './tags/parse-subconscious-output';
 
 export type CycleOutcome =
@@ -26,12 +27,13 @@ export type CycleOutcome =
 
 export async function runSubconsciousCycle(context: MindContext, cycle: number, signal: AbortSignal): Promise<CycleOutcome> {
   const config = context.session().models.s_model;
-  const request = buildSubconsciousRequest({
-    personaCore: context.personaCore,
-    ...context.memory.subconsciousInputs(),
-    model: config.model,
-    maxTokens: config.max_tokens,
-  });
+  const inputs = context.memory.subconsciousInputs();
+  const build = (sQuietHistory: string[], sLoudHistory: string[]) =>
+    buildSubconsciousRequest({ personaCore: context.personaCore, ...inputs.fixed, sQuietHistory, sLoudHistory, model: config.model, maxTokens: config.max_tokens });
+  // The histories get what the model's window leaves after the persona, the latest exchange and the answer.
+  const budget = historyBudget({ config, fixedTokens: estimateRequestTokens(build([], [])), calibration: context.calibration(config.model) });
+  const [quietHistory, loudHistory] = fitPair(inputs.sQuiet, inputs.sLoud, budget, 0.6);
+  const request = build(quietHistory.map((item) => item.text), loudHistory.map((item) => item.text));
   const result = await context.callModel({ layer: 'subconscious', config, request, signal });
   if (result.aborted) return { kind: 'aborted' };
   if (result.error) {

@@ -1,0 +1,78 @@
+// Token counts for context budgets: a local estimate, corrected per model by what the backends
+// report (calibration), so budgets hold on real tokenizers without shipping them.
+import { contextWindowFor } from '@/lib/backends/model-limits';
+import type { BackendRequest } from '@/lib/backends/model-backend';
+import type { LayerModelConfig } from '@/lib/config/model-config';
+
+/**
+ * Local estimate: ~4 characters a token for ASCII text, a token per character beyond it
+ * (CJK and most symbols cost about that). Deliberately simple; calibration corrects it.
+ */
+export function estimateTokens(text: string): number {
+  let ascii = 0;
+  let other = 0;
+  for (let index = 0; index < text.length; index++) {
+    if (text.charCodeAt(index) < 128) ascii++;
+    else other++;
+  }
+  return Math.ceil(ascii / 4) + other;
+}
+
+export function estimateRequestTokens(request: Pick<BackendRequest, 'system' | 'messages'>): number {
+  return request.system.reduce((sum, segment) => sum + estimateTokens(segment.text), 0) + request.messages.reduce((sum, message) => sum + estimateTokens(message.content), 0);
+}
+
+/** Per model: reported input tokens / local estimate, smoothed, within sane bounds. */
+export class TokenCalibration {
+  private readonly factors = new Map<string, number>();
+
+  factor(model: string): number {
+    return this.factors.get(model) ?? 1;
+  }
+
+  observe(model: string, estimated: number, reported: number): void {
+    if (estimated < 50 || reported <= 0) return; // too small to say anything
+    const ratio = Math.min(4, Math.max(0.5, reported / estimated));
+    const previous = this.factors.get(model);
+    this.factors.set(model, previous === undefined ? ratio : previous * 0.7 + ratio * 0.3);
+  }
+}
+
+/** Room left for history in a layer's prompt, in local-estimate units. */
+export function historyBudget(input: {
+  config: LayerModelConfig;
+  fixedTokens: number;
+  calibration: number;
+  /** Share of the window kept free for estimation error. */
+  marginShare?: number;
+}): number {
+  const window = contextWindowFor(input.config);
+  const margin = Math.ceil(window * (input.marginShare ?? 0.05));
+  const available = window - input.config.max_tokens - margin;
+  // The budget is in real tokens; entries are counted locally, so divide by the factor.
+  return Math.max(0, Math.floor(available / input.calibration) - input.fixedTokens);
+}
+
+/** The newest entries that fit `budget` (each costs its tokens plus a separator), oldest first. */
+export function fitNewest<T extends { tokens: number }>(entries: readonly T[], budget: number, separatorTokens = 2): T[] {
+  let used = 0;
+  let start = entries.length;
+  while (start > 0) {
+    const cost = entries[start - 1]!.tokens + separatorTokens;
+    if (used + cost > budget) break;
+    used += cost;
+    start--;
+  }
+  return entries.slice(start);
+}
+
+/**
+ * Two histories sharing one budget: the first gets `share` of it, the second the rest plus what
+ * the first left unused, then the first takes what the second left.
+ */
+export function fitPair<T extends { tokens: number }>(first: readonly T[], second: readonly T[], budget: number, share: number): [T[], T[]] {
+  const cost = (items: T[]) => items.reduce((sum, item) => sum + item.tokens + 2, 0);
+  const firstTry = fitNewest(first, Math.floor(budget * share));
+  const secondFit = fitNewest(second, budget - cost(firstTry));
+  return [fitNewest(first, budget - cost(secondFit)), secondFit];
+}
