@@ -21,10 +21,23 @@ interface PromptJson {
   reported_input_tokens: number | null;
 }
 
+interface SummaryJson {
+  summary: string;
+  from_cycle: number;
+  to_cycle: number;
+}
+
+interface BudgetJson {
+  context_window: number;
+  max_tokens: number;
+}
+
 interface ContextJson {
   running: boolean;
   internal: PromptJson | null;
   subconscious: PromptJson | null;
+  summaries: { internal: SummaryJson | null; subconscious: SummaryJson | null };
+  budgets: { internal: BudgetJson; subconscious: BudgetJson };
 }
 
 function Part(props: { title: string; part: PromptPart }) {
@@ -38,11 +51,15 @@ function Part(props: { title: string; part: PromptPart }) {
   );
 }
 
-function LayerPrompt(props: { name: string; prompt: PromptJson | null }) {
-  const { prompt } = props;
+function LayerPrompt(props: { name: string; prompt: PromptJson | null; summary: SummaryJson | null; budget: BudgetJson }) {
+  const { prompt, summary, budget } = props;
   return (
     <section aria-label={`${props.name} prompt`} className="space-y-2">
       <h3 className="font-semibold">{props.name}</h3>
+      <p className="text-xs text-zinc-500">
+        Budget: a {budget.context_window.toLocaleString('en')}-token window, {budget.max_tokens.toLocaleString('en')} kept for the answer.{' '}
+        {summary ? `Summary in effect: cycles ${summary.from_cycle}–${summary.to_cycle}.` : 'No summary yet.'}
+      </p>
       {!prompt ? (
         <p className="text-sm text-zinc-500">No call yet since the mind started.</p>
       ) : (
@@ -84,8 +101,8 @@ export function ContextViewer({ sessionId }: { sessionId: string }) {
         {context && !context.running && <p className="text-sm text-zinc-500">The mind is not running: resume the session to see its prompts.</p>}
         {context && (
           <div className="grid gap-4 lg:grid-cols-2">
-            <LayerPrompt name="Internal Dialog" prompt={context.internal} />
-            <LayerPrompt name="Subconscious" prompt={context.subconscious} />
+            <LayerPrompt name="Internal Dialog" prompt={context.internal} summary={context.summaries.internal} budget={context.budgets.internal} />
+            <LayerPrompt name="Subconscious" prompt={context.subconscious} summary={context.summaries.subconscious} budget={context.budgets.subconscious} />
           </div>
         )}
       </div>

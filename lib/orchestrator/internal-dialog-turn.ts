@@ -42,18 +42,22 @@ export async function runInternalDialogTurn(
   onDelta: (delta: RoutedDelta) => void,
 ): Promise<TurnResult> {
   const config = context.session().models.c_model;
+  const summary = context.memory.summaryEntry('internal');
   const build = (idQuietHistory: string[]) =>
     buildInternalDialogRequest({
       moodAndCriteria: work.taken.moodAndCriteria,
       userMessage: work.userMessages.length > 0 ? work.userMessages.map((message) => message.content).join('\n\n') : null,
       sLoud: work.taken.sLoud,
-      idQuietHistory,
+      idQuietHistory: summary ? [summary.text, ...idQuietHistory] : idQuietHistory,
       model: config.model,
       maxTokens: config.max_tokens,
     });
-  // ID_quiet_history gets what the window leaves after the instructions, the M&C, the user's words and the answer.
-  const budget = historyBudget({ config, fixedTokens: estimateRequestTokens(build([])), calibration: context.calibration(config.model) });
-  const request = build(fitNewest(context.memory.idQuietHistory(), budget).map((item) => item.text));
+  // ID_quiet_history gets what the window leaves after the instructions, the M&C, the user's
+  // words, the summary and the answer.
+  const fitted = (share: number) => {
+    const budget = Math.floor(historyBudget({ config, fixedTokens: estimateRequestTokens(build([])), calibration: context.calibration(config.model) }) * share);
+    return build(fitNewest(context.memory.idQuietHistory(), budget).map((item) => item.text));
+  };
   const router = new ReplyRouter();
   let loud = '';
   let quiet = '';
@@ -64,7 +68,12 @@ export async function runInternalDialogTurn(
       onDelta(delta);
     }
   };
-  const result = await context.callModel({ layer: 'internal', config, request, signal, onText: (text) => route(router.push(text)) });
+  const call = (share: number) => context.callModel({ layer: 'internal', config, request: fitted(share), signal, onText: (text) => route(router.push(text)) });
+  let result = await call(1);
+  if (result.error?.kind === 'prompt_too_long' && !result.text && !signal.aborted) {
+    // The backend counts differently than we do: half the history budget, once.
+    result = await call(0.5);
+  }
   route(router.end());
 
   const outcome: TurnOutcome = result.error ? 'failed' : result.aborted ? 'stopped' : 'complete';

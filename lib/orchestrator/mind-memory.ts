@@ -5,7 +5,7 @@
 //
 // The shared state is one immutable object replaced whole after each cycle is persisted, so an
 // Internal Dialog turn that takes it gets a consistent Mood & Criteria and S_loud, never a mix.
-import type { MindSnapshot } from '@/lib/store/mind-repository';
+import type { MindSnapshot, SummaryLayer, SummaryRecord } from '@/lib/store/mind-repository';
 import type { MessageRecord } from '@/lib/store/messages-repository';
 import type { MoodAndCriteria } from './tags/build-prompts';
 import { estimateTokens } from './token-budget';
@@ -31,6 +31,8 @@ export const recentTurnsForSubconscious = 3;
 
 export class MindMemory {
   shared: SharedState;
+  /** The summary in effect per layer: the first entry of that layer's history. */
+  readonly summaries: Record<SummaryLayer, SummaryRecord | null>;
   lastDeliveredCycle: number;
   private lastUser: string;
   private lastAgent: string;
@@ -50,6 +52,7 @@ export class MindMemory {
       sLoud: snapshot.latestSLoud && { cycle: snapshot.latestSLoud.cycleNumber ?? 0, text: snapshot.latestSLoud.content },
     };
     this.lastDeliveredCycle = snapshot.lastDeliveredCycle;
+    this.summaries = { ...snapshot.summaries };
     this.lastUser = snapshot.lastUserMessage?.content ?? '';
     this.lastAgent = snapshot.lastAgentMessage?.content ?? '';
     this.idQuiet = entries(snapshot.idQuiet);
@@ -70,6 +73,24 @@ export class MindMemory {
 
   idQuietHistory(): readonly MemoryEntry[] {
     return this.idQuiet;
+  }
+
+  /** The summary as the history's first entry, or null. */
+  summaryEntry(layer: SummaryLayer): MemoryEntry | null {
+    const summary = this.summaries[layer];
+    return summary ? entry(`Summary of cycles ${summary.fromCycle}–${summary.toCycle}: ${summary.summary}`, summary.toCycle) : null;
+  }
+
+  /** A new summary replaces the old one and the entries it covers leave the windows. */
+  fold(summary: SummaryRecord): void {
+    this.summaries[summary.layer] = summary;
+    const covered = (item: MemoryEntry) => item.cycle !== null && item.cycle <= summary.toCycle;
+    const lists = summary.layer === 'subconscious' ? [this.sQuiet, this.sLoud] : [this.idQuiet];
+    for (const list of lists) {
+      let count = 0;
+      while (count < list.length && covered(list[count]!)) count++;
+      list.splice(0, count);
+    }
   }
 
   /** Takes the shared state for a turn; its S_loud is handed over once (the latest not yet delivered). */

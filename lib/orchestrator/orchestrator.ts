@@ -141,6 +141,10 @@ export class Orchestrator {
     return this.minds.get(id)?.lastPrompts() ?? null;
   }
 
+  summaries(id: string) {
+    return this.minds.get(id)?.summaries() ?? null;
+  }
+
   usageTotals(id: string) {
     return this.minds.get(id)?.usageTotals() ?? null;
   }

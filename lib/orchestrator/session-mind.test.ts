@@ -354,7 +354,8 @@ describe('context budgets', () => {
     await orchestrator.start();
     const window = 4_096;
     const sModel = { ...layerConfig('s-model'), context_window: window };
-    await orchestrator.createSession({ persona: 'tester', models: { c_model: layerConfig('c-model'), s_model: sModel }, params: { pacing: 'continuous' } });
+    // Summaries are tested below; here only the fitting and the calibration are at work.
+    await orchestrator.createSession({ persona: 'tester', models: { c_model: layerConfig('c-model'), s_model: sModel }, params: { pacing: 'continuous', summary_every_n: 1000 } });
     await s.whenHolding();
     expect(calibration.factor('s-model')).toBeCloseTo(1.2, 2);
     // Every prompt, as the backend counts it, left room for the answer. (Uncalibrated, the full

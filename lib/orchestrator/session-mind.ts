@@ -126,6 +126,11 @@ export class SessionMind {
     };
   }
 
+  /** The summaries in effect (the first entry of each layer's history). */
+  summaries() {
+    return structuredClone(this.memory.summaries);
+  }
+
   /** The exact last prompt of each layer (the context viewer). */
   lastPrompts(): Partial<Record<CallLayer, PromptRecord>> {
     return structuredClone(this.prompts);

@@ -6,8 +6,9 @@ import { appendLogRecords } from '@/lib/store/session-logs';
 import { insertCycle } from '@/lib/store/mind-repository';
 import type { MessageRecord, MoodAndCriteriaRecord } from '@/lib/store/messages-repository';
 import { appendLogsSafely, type MindContext } from './mind-context';
-import { buildSubconsciousRequest } from './tags/build-prompts';
-import { estimateRequestTokens, fitPair, historyBudget } from './token-budget';
+import { summarise } from './context-summaries';
+import { buildInternalDialogRequest, buildSubconsciousRequest } from './tags/build-prompts';
+import { estimateRequestTokens, fitNewest, fitPair, historyBudget } from './token-budget';
 import { parseSubconsciousOutput } from './tags/parse-subconscious-output';
 
 export type CycleOutcome =
@@ -25,16 +26,64 @@ export type CycleOutcome =
   | { kind: 'failed'; message: string; errorKind: BackendErrorKind; retryAfterMs?: number }
   | { kind: 'aborted' };
 
-export async function runSubconsciousCycle(context: MindContext, cycle: number, signal: AbortSignal): Promise<CycleOutcome> {
+/** Fits the Subconscious's histories to its budget, the summary in effect first. */
+function subconsciousRequest(context: MindContext, budgetShare: number) {
   const config = context.session().models.s_model;
   const inputs = context.memory.subconsciousInputs();
+  const summary = context.memory.summaryEntry('subconscious');
   const build = (sQuietHistory: string[], sLoudHistory: string[]) =>
-    buildSubconsciousRequest({ personaCore: context.personaCore, ...inputs.fixed, sQuietHistory, sLoudHistory, model: config.model, maxTokens: config.max_tokens });
-  // The histories get what the model's window leaves after the persona, the latest exchange and the answer.
-  const budget = historyBudget({ config, fixedTokens: estimateRequestTokens(build([], [])), calibration: context.calibration(config.model) });
-  const [quietHistory, loudHistory] = fitPair(inputs.sQuiet, inputs.sLoud, budget, 0.6);
-  const request = build(quietHistory.map((item) => item.text), loudHistory.map((item) => item.text));
-  const result = await context.callModel({ layer: 'subconscious', config, request, signal });
+    buildSubconsciousRequest({
+      personaCore: context.personaCore,
+      ...inputs.fixed,
+      sQuietHistory: summary ? [summary.text, ...sQuietHistory] : sQuietHistory,
+      sLoudHistory,
+      model: config.model,
+      maxTokens: config.max_tokens,
+    });
+  // The histories get what the model's window leaves after the persona, the latest exchange,
+  // the summary and the answer.
+  const budget = Math.floor(historyBudget({ config, fixedTokens: estimateRequestTokens(build([], [])), calibration: context.calibration(config.model) }) * budgetShare);
+  const [quiet, loud] = fitPair(inputs.sQuiet, inputs.sLoud, budget, 0.6);
+  const dropped = [
+    ...inputs.sQuiet.slice(0, inputs.sQuiet.length - quiet.length).map((item) => ({ ...item, text: `S_quiet: ${item.text}` })),
+    ...inputs.sLoud.slice(0, inputs.sLoud.length - loud.length).map((item) => ({ ...item, text: `S_loud: ${item.text}` })),
+  ].sort((a, b) => (a.cycle ?? 0) - (b.cycle ?? 0));
+  return { config, request: build(quiet.map((item) => item.text), loud.map((item) => item.text)), dropped };
+}
+
+/** The Internal Dialog's thoughts that no longer fit its window (measured without a user message). */
+function droppedInternal(context: MindContext, budgetShare: number) {
+  const config = context.session().models.c_model;
+  const summary = context.memory.summaryEntry('internal');
+  const fixed = estimateRequestTokens(
+    buildInternalDialogRequest({ moodAndCriteria: context.memory.shared.moodAndCriteria, userMessage: null, sLoud: null, idQuietHistory: summary ? [summary.text] : [], model: config.model, maxTokens: config.max_tokens }),
+  );
+  const entries = context.memory.idQuietHistory();
+  const kept = fitNewest(entries, Math.floor(historyBudget({ config, fixedTokens: fixed, calibration: context.calibration(config.model) }) * budgetShare));
+  return entries.slice(0, entries.length - kept.length);
+}
+
+/**
+ * Every N cycles (or when compacting after a "prompt too long"), what no longer fits is folded
+ * into each layer's summary before the prompt is built.
+ */
+async function foldDropped(context: MindContext, budgetShare: number, signal: AbortSignal): Promise<void> {
+  const subconscious = await summarise(context, { layer: 'subconscious', previous: context.memory.summaries.subconscious, dropped: subconsciousRequest(context, budgetShare).dropped, signal });
+  if (subconscious) context.memory.fold(subconscious);
+  const internal = await summarise(context, { layer: 'internal', previous: context.memory.summaries.internal, dropped: droppedInternal(context, 1), signal });
+  if (internal) context.memory.fold(internal);
+}
+
+export async function runSubconsciousCycle(context: MindContext, cycle: number, signal: AbortSignal): Promise<CycleOutcome> {
+  if (cycle % context.session().params.summary_every_n === 0) await foldDropped(context, 1, signal);
+  let { config, request } = subconsciousRequest(context, 1);
+  let result = await context.callModel({ layer: 'subconscious', config, request, signal });
+  if (result.error?.kind === 'prompt_too_long' && !signal.aborted) {
+    // The backend counts differently than we do: compact to half the budget, retry once.
+    await foldDropped(context, 0.5, signal);
+    ({ config, request } = subconsciousRequest(context, 0.5));
+    result = await context.callModel({ layer: 'subconscious', config, request, signal });
+  }
   if (result.aborted) return { kind: 'aborted' };
   if (result.error) {
     return { kind: 'failed', message: result.error.message, errorKind: result.error.kind, retryAfterMs: result.error.retryAfterMs };

@@ -21,8 +21,19 @@ export function emptyUsageTotals(): UsageTotals {
   return { calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unpricedCalls: 0 };
 }
 
+export type SummaryLayer = 'internal' | 'subconscious';
+
+export interface SummaryRecord {
+  layer: SummaryLayer;
+  summary: string;
+  fromCycle: number;
+  toCycle: number;
+}
+
 export interface MindSnapshot {
   lastCycle: number;
+  /** The summary in effect per layer (the latest); entries it covers are not loaded. */
+  summaries: Record<SummaryLayer, SummaryRecord | null>;
   moodAndCriteria: MoodAndCriteriaRecord | null;
   /** The S_loud of the latest cycle (possibly empty). */
   latestSLoud: MessageRecord | null;
@@ -48,17 +59,22 @@ const toRecord = (row: MessageRow): MessageRecord => ({ ...row, layer: row.layer
 export async function loadMindSnapshot(input: { sessionId: string; windowSize: number }): Promise<MindSnapshot> {
   const db = await getDb();
   const { sessionId, windowSize } = input;
-  const latest = (tag: string, take: number) =>
-    db.message.findMany({ where: { sessionId, tag }, orderBy: { id: 'desc' }, take }).then((rows) => rows.reverse().map(toRecord));
+  const latestSummary = (layer: SummaryLayer) =>
+    db.contextSummary.findFirst({ where: { sessionId, layer }, orderBy: { id: 'desc' } }).then((row) => (row ? { layer, summary: row.summary, fromCycle: row.fromCycle, toCycle: row.toCycle } : null));
+  const [subconsciousSummary, internalSummary] = await Promise.all([latestSummary('subconscious'), latestSummary('internal')]);
+  // Entries a summary already covers stay in the database but not in the windows.
+  const after = (summary: SummaryRecord | null) => (summary ? { cycleNumber: { gt: summary.toCycle } } : {});
+  const latest = (tag: string, take: number, summary: SummaryRecord | null = null) =>
+    db.message.findMany({ where: { sessionId, tag, ...after(summary) }, orderBy: { id: 'desc' }, take }).then((rows) => rows.reverse().map(toRecord));
   const [lastCycleRow, moodAndCriteria, lastDelivered, idQuiet, idLoud, sQuiet, sLoud, userRows, agentRows, unanswered, recentExternal, usage] =
     await Promise.all([
       db.moodAndCriteria.findFirst({ where: { sessionId }, orderBy: { cycleNumber: 'desc' }, select: { cycleNumber: true } }),
       db.moodAndCriteria.findFirst({ where: { sessionId }, orderBy: { id: 'desc' } }),
       db.message.findFirst({ where: { sessionId, layer: 'internal', cycleNumber: { not: null } }, orderBy: { id: 'desc' }, select: { cycleNumber: true } }),
-      latest('ID_quiet', windowSize),
+      latest('ID_quiet', windowSize, internalSummary),
       latest('ID_loud', windowSize),
-      latest('S_quiet', windowSize),
-      latest('S_loud', windowSize),
+      latest('S_quiet', windowSize, subconsciousSummary),
+      latest('S_loud', windowSize, subconsciousSummary),
       latest('ED_user', 1),
       latest('ED_agent', 1),
       db.message.findMany({ where: { sessionId, tag: 'ED_user', turnId: null }, orderBy: { id: 'asc' }, take: 100 }),
@@ -75,6 +91,7 @@ export async function loadMindSnapshot(input: { sessionId: string; windowSize: n
   const latestSLoud = sLoud.at(-1) ?? null;
   return {
     lastCycle: Math.max(lastCycleRow?.cycleNumber ?? 0, latestSLoud?.cycleNumber ?? 0),
+    summaries: { subconscious: subconsciousSummary, internal: internalSummary },
     moodAndCriteria,
     latestSLoud,
     lastDeliveredCycle: lastDelivered?.cycleNumber ?? 0,
@@ -187,6 +204,13 @@ export async function insertCycle(input: {
     messages: (results.slice(0, rows.length) as MessageRow[]).map(toRecord),
     moodAndCriteria: results[rows.length] as MoodAndCriteriaRecord,
   };
+}
+
+export async function insertSummary(input: { sessionId: string } & SummaryRecord): Promise<void> {
+  const db = await getDb();
+  await db.contextSummary.create({
+    data: { sessionId: input.sessionId, layer: input.layer, summary: input.summary, fromCycle: input.fromCycle, toCycle: input.toCycle },
+  });
 }
 
 export interface LlmCallInput {

@@ -2,6 +2,8 @@ import { ApiError } from '@/lib/http/api-error';
 import { handle, parseParams } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
 import type { PromptRecord } from '@/lib/orchestrator/events';
+import { contextWindowFor } from '@/lib/backends/model-limits';
+import type { LayerModelConfig } from '@/lib/config/model-config';
 import { findSession } from '@/lib/store/sessions-repository';
 import { sessionParamsSchema } from '../schema';
 
@@ -26,11 +28,19 @@ function promptJson(prompt: PromptRecord | undefined) {
 /** The exact last prompt each layer sent (system parts and user part), with token counts. */
 export const GET = handle(async (_request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, sessionParamsSchema);
-  if (!(await findSession({ id }))) throw new ApiError('not_found', `Session ${id} does not exist`);
-  const prompts = getOrchestrator().lastPrompts(id);
+  const session = await findSession({ id });
+  if (!session) throw new ApiError('not_found', `Session ${id} does not exist`);
+  const orchestrator = getOrchestrator();
+  const prompts = orchestrator.lastPrompts(id);
+  const summaries = orchestrator.summaries(id);
+  const summaryJson = (summary: { summary: string; fromCycle: number; toCycle: number } | null | undefined) =>
+    summary ? { summary: summary.summary, from_cycle: summary.fromCycle, to_cycle: summary.toCycle } : null;
+  const budget = (config: LayerModelConfig) => ({ context_window: contextWindowFor(config), max_tokens: config.max_tokens });
   return Response.json({
     running: prompts !== null,
     internal: promptJson(prompts?.internal),
     subconscious: promptJson(prompts?.subconscious),
+    summaries: { internal: summaryJson(summaries?.internal), subconscious: summaryJson(summaries?.subconscious) },
+    budgets: { internal: budget(session.models.c_model), subconscious: budget(session.models.s_model) },
   });
 });
