@@ -16,6 +16,7 @@ import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 import { Orchestrator } from './orchestrator';
 import { internalDialogStaticPrompt } from './tags/build-prompts';
 import { estimateRequestTokens, TokenCalibration } from './token-budget';
+import { summarySystemPrompt } from './context-summaries';
 
 const persona = '# Tester\nYou are a careful subconscious.\n';
 useTempAppDirs({ personas: { tester: persona } });
@@ -366,6 +367,117 @@ describe('context budgets', () => {
     expect(thoughts.length).toBeLessThan(39);
     expect(thoughts).toEqual(thoughts.map((_, index) => 39 - thoughts.length + 1 + index));
     expect(thoughts.length).toBeGreaterThan(3);
+  });
+});
+
+describe('summaries', () => {
+  it('5,000 cycles of growing thoughts: every prompt within budget, summaries exactly every N cycles, nothing lost, a resume rebuilds the window', { timeout: 120_000 }, async () => {
+    const N = 10;
+    const last = 5_000;
+    const calibration = new TokenCalibration();
+    let cycles = 0;
+    const summaryAt: { layer: string; cycle: number }[] = [];
+    const s = new ScriptedBackend(
+      [],
+      (request) => {
+        if (request.system[0]!.text === summarySystemPrompt) {
+          const layer = request.messages[0]!.content.startsWith("These are the Subconscious's") ? 'subconscious' : 'internal';
+          summaryAt.push({ layer, cycle: cycles + 1 });
+          return { text: `Summary (${layer}) through cycle ${cycles}: ${'gist '.repeat(30)}` };
+        }
+        cycles++;
+        return {
+          text: subconsciousReply({ sQuiet: `thought ${cycles}: ${'more '.repeat(Math.min(cycles, 150))}`, sLoud: `note ${cycles}`, trigger: cycles % 25 === 0 && cycles < last - 100 }),
+          chunkSize: 4_000,
+          ...(cycles === last && { holdAfterChunks: 0 }),
+        };
+      },
+      { keepCalls: false },
+    );
+    const cRequests: string[] = [];
+    const c = new ScriptedBackend([], (request) => {
+      cRequests.push(request.messages[0]!.content);
+      return { text: `<ID_loud></ID_loud><ID_quiet>private ${cRequests.length}: ${'idea '.repeat(80)}</ID_quiet>`, chunkSize: 4_000 };
+    }, { keepCalls: false });
+    const sRequests: { cycle: number; tokens: number; content: string }[] = [];
+    const recording = (backend: ScriptedBackend) => (config: LayerModelConfig) => {
+      if (config.model === 'c-model') return c;
+      return {
+        kind: 'openai_compatible' as const,
+        stream: (request: Parameters<ScriptedBackend['stream']>[0], signal: AbortSignal) => {
+          if (request.system[0]!.text !== summarySystemPrompt) sRequests.push({ cycle: cycles + 1, tokens: estimateRequestTokens(request), content: request.messages[0]!.content });
+          return backend.stream(request, signal);
+        },
+      };
+    };
+    const clock = new FakeClock();
+    const first = new Orchestrator({ clock, calibration, random: () => 0.5, createBackend: recording(s) });
+    const events = new EventRecorder(first.bus);
+    await first.start();
+    const sModel = { ...layerConfig('s-model'), context_window: 4_096 };
+    const cModel = { ...layerConfig('c-model'), context_window: 3_072 };
+    const session = await first.createSession({
+      persona: 'tester',
+      models: { c_model: cModel, s_model: sModel },
+      params: { pacing: 'continuous', summary_every_n: N, spontaneous_cap: 100 },
+    });
+    await s.whenHolding();
+
+    // Every prompt fitted its window with room for the answer.
+    expect(sRequests.length).toBe(last);
+    for (const request of sRequests) expect(request.tokens).toBeLessThanOrEqual(sModel.context_window - sModel.max_tokens);
+    // Summaries only ever at multiples of N; once the window is full, at every one of them.
+    const subconsciousAt = summaryAt.filter((item) => item.layer === 'subconscious').map((item) => item.cycle);
+    expect(subconsciousAt.every((cycle) => cycle % N === 0)).toBe(true);
+    const firstSummary = subconsciousAt[0]!;
+    expect(firstSummary).toBeLessThan(100);
+    expect(subconsciousAt).toEqual(Array.from({ length: (last - firstSummary) / N + 1 }, (_, index) => firstSummary + index * N));
+    // The Internal Dialog's thoughts were summarised too, and its prompts stayed in budget.
+    expect(summaryAt.some((item) => item.layer === 'internal')).toBe(true);
+    expect(cRequests.length).toBeGreaterThan(50);
+    const db = await getDb();
+    const stored = await db.contextSummary.findMany({ where: { sessionId: session.id }, orderBy: { id: 'asc' } });
+    const subconsciousRows = stored.filter((row) => row.layer === 'subconscious');
+    expect(subconsciousRows).toHaveLength(subconsciousAt.length);
+    // Each folds the previous one: it covers from cycle 1 to somewhere before the cycle that made it.
+    subconsciousRows.forEach((row, index) => {
+      expect(row.fromCycle).toBe(1);
+      expect(row.toCycle).toBeLessThan(subconsciousAt[index]!);
+      if (index > 0) expect(row.toCycle).toBeGreaterThan(subconsciousRows[index - 1]!.toCycle);
+    });
+    // The latest summary leads the history; every message is still in the database.
+    expect(sRequests.at(-1)!.content).toMatch(/<S_quiet_history>Summary of cycles 1–\d+: Summary \(subconscious\)/);
+    expect(await db.message.count({ where: { sessionId: session.id, tag: 'S_quiet' } })).toBe(last - 1);
+
+    // Restart: the held cycle 5,000 is asked again, with exactly the same window.
+    // The held call is cut by the shutdown (after its grace period), so cycle 5,000 is not stored.
+    const stopping = first.stop();
+    await clock.advance(3_000);
+    await stopping;
+    events.close();
+    await updateSession({ id: session.id, status: 'active' });
+    cycles = last - 1;
+    const resumed = new ScriptedBackend([], { text: subconsciousReply(), holdAfterChunks: 0 });
+    const second = new Orchestrator({ clock, calibration, random: () => 0.5, createBackend: recording(resumed) });
+    running.push({ orchestrator: second, clock, events: new EventRecorder(second.bus), c, s: resumed });
+    const before = sRequests.at(-1)!.content;
+    await second.start();
+    await expect.poll(() => sRequests.length, { timeout: 5_000 }).toBe(last + 1);
+    expect(sRequests.at(-1)!.content).toBe(before);
+  });
+
+  it('a backend that says the prompt is too long gets one compaction and one retry', async () => {
+    const s = new ScriptedBackend([{ error: { kind: 'prompt_too_long', message: 'prompt is too long: 210000 tokens > 200000 maximum', status: 400 } }], { text: subconsciousReply() });
+    const h = harness();
+    const orchestrator = new Orchestrator({ clock: h.clock, random: () => 0.5, createBackend: (config) => (config.model === 'c-model' ? h.c : s) });
+    running.push({ ...h, orchestrator, events: new EventRecorder(orchestrator.bus), s });
+    const events = running.at(-1)!.events;
+    await orchestrator.start();
+    await orchestrator.createSession({ persona: 'tester', models: { c_model: layerConfig('c-model'), s_model: layerConfig('s-model') } });
+    const output = await events.waitFor('subconscious-output');
+    expect(output.cycle).toBe(1);
+    expect(s.calls).toHaveLength(2);
+    expect(events.of('error')).toHaveLength(0);
   });
 });
 

@@ -3,6 +3,7 @@
 // It speaks the same StreamPart contract as the real adapters; production never sees it.
 import { BackendError, type BackendErrorKind } from '@/lib/backends/backend-error';
 import type { BackendRequest, ModelBackend, StreamPart, Usage } from '@/lib/backends/model-backend';
+import { estimateRequestTokens } from '@/lib/orchestrator/token-budget';
 
 export interface ScriptStep {
   /** The output, streamed in `chunks` if given, else in pieces of `chunkSize` characters. */
@@ -88,7 +89,8 @@ export class ScriptedBackend implements ModelBackend {
     yield {
       type: 'usage',
       usage: {
-        inputTokens: Math.ceil(request.messages.map((message) => message.content).join('').length / 4),
+        // Like a real server: the whole prompt, system included, counted as our estimate does.
+        inputTokens: estimateRequestTokens(request),
         outputTokens: Math.ceil(text.length / 4),
         cacheReadTokens: 0,
         cacheWriteTokens: 0,
