@@ -10,7 +10,9 @@ import path from 'node:path';
 import type { BackendRequest, ModelBackend, StreamPart } from '../lib/backends/model-backend';
 import type { Clock } from '../lib/clock/clock';
 import type { LayerModelConfig, SessionParams } from '../lib/config/model-config';
+import { summarySystemPrompt } from '../lib/orchestrator/context-summaries';
 import { Orchestrator } from '../lib/orchestrator/orchestrator';
+import { estimateRequestTokens } from '../lib/orchestrator/token-budget';
 import { closeDb, getDb } from '../lib/store/db';
 import { FakeClock } from '../test/support/fake-clock';
 import { ScriptedBackend, subconsciousReply } from '../test/support/scripted-backend';
@@ -244,4 +246,70 @@ export function mindTables(input: { overhead: CycleOverhead; memory: MemoryResul
     lines.push(`\nAdaptive uses ${ratio.toFixed(1)}× fewer tokens per idle hour than continuous.`);
   }
   return lines.join('\n');
+}
+
+export interface AgeRow {
+  age: number;
+  assemblyMs: number[];
+  promptTokens: number[];
+}
+
+/**
+ * Prompt assembly time (cycle start → the model called: windows fitted, summary folded when due)
+ * and prompt size as a session ages; one session, continuous pacing, an 8,192-token window, the
+ * last 50 cycles before each age sampled.
+ */
+export async function benchPromptByAge(ages: number[]): Promise<AgeRow[]> {
+  const cleanup = useScratchDirs();
+  const last = Math.max(...ages);
+  let cycle = 0;
+  let cycleStartedAt = 0;
+  const assembly = new Map<number, number>();
+  const tokens = new Map<number, number>();
+  const backend = new ScriptedBackend(
+    [],
+    (request) => {
+      if (request.system[0]!.text === summarySystemPrompt) return { text: `Summary so far: ${'gist '.repeat(40)}` };
+      cycle++;
+      assembly.set(cycle, performance.now() - cycleStartedAt);
+      tokens.set(cycle, estimateRequestTokens(request));
+      return {
+        text: subconsciousReply({ sQuiet: `thought ${cycle}: ${'ponder '.repeat(80)}`, sLoud: `note ${cycle}` }),
+        chunkSize: 4_000,
+        ...(cycle === last && { holdAfterChunks: 0 }),
+      };
+    },
+    { keepCalls: false },
+  );
+  const orchestrator = new Orchestrator({ createBackend: () => backend });
+  orchestrator.bus.subscribe((event) => {
+    if (event.type === 'cycle-start') cycleStartedAt = performance.now();
+  });
+  try {
+    await orchestrator.start();
+    await orchestrator.createSession({
+      persona: 'bench',
+      models: { c_model: models.c_model, s_model: { ...models.s_model, context_window: 8_192 } },
+      params: { pacing: 'continuous', summary_every_n: 10 },
+    });
+    await backend.whenHolding();
+  } finally {
+    backend.release();
+    await orchestrator.stop();
+    await closeDb();
+    cleanup();
+  }
+  const window = (age: number) => Array.from({ length: 50 }, (_, index) => age - 49 + index);
+  return ages.map((age) => ({ age, assemblyMs: window(age).map((n) => assembly.get(n)!), promptTokens: window(age).map((n) => tokens.get(n)!) }));
+}
+
+export function ageTable(rows: AgeRow[]): string {
+  return [
+    '| session age (cycles) | assembly median ms | assembly p99 ms | prompt tokens (median) | prompt tokens (max) |',
+    '|---|---|---|---|---|',
+    ...rows.map(
+      (row) =>
+        `| ${row.age.toLocaleString('en')} | ${formatMs(median(row.assemblyMs))} | ${formatMs(percentile(row.assemblyMs, 99))} | ${median(row.promptTokens).toLocaleString('en')} | ${Math.max(...row.promptTokens).toLocaleString('en')} |`,
+    ),
+  ].join('\n');
 }

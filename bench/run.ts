@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { backendsTable, benchBackends } from './backends-first-token';
 import { benchBrowser, browserTable } from './browser';
-import { benchCycleOverhead, benchIdleHour, benchMemory, mindTables } from './mind';
+import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
 const quick = process.argv.includes('--quick');
 const versions = ['@anthropic-ai/sdk', 'openai', '@anthropic-ai/claude-code'].map(
@@ -22,6 +22,9 @@ const overhead = await benchCycleOverhead({ blockSize: 50, blocks: quick ? 4 : 2
 const memory = await benchMemory({ cycles: quick ? 2_000 : 10_000 });
 const idle = [await benchIdleHour('continuous'), await benchIdleHour('adaptive')];
 console.log(mindTables({ overhead, memory, idle }));
+
+console.log('\n### Prompt assembly and size against session age (8,192-token window, summaries every 10 cycles)\n');
+console.log(ageTable(await benchPromptByAge(quick ? [100, 1_000] : [100, 1_000, 10_000])));
 
 console.log('\n## The session page in Chromium: opening at 10,000 messages, token to paint\n');
 console.log(browserTable(await benchBrowser({ openSamples: quick ? 4 : 12, turns: quick ? 2 : 5, tokensPerTurn: 200 })));

@@ -90,17 +90,20 @@ test('the session settings change pacing and models; the page states what the mi
   await form.getByLabel('Pacing').selectOption('continuous');
   await form.getByLabel('Spontaneous turns without a reply (cap)').fill('1');
   await form.getByRole('group', { name: 'Internal Dialog (C_model)' }).getByLabel('Max tokens').fill('777');
+  await form.getByRole('group', { name: 'Subconscious (S_model)' }).getByLabel('Context window (tokens)').fill('16000');
   await form.getByRole('button', { name: 'Save session settings' }).click();
   await expect(form.getByRole('status').filter({ hasText: 'Saved' })).toBeVisible();
   await expect(page.getByText('Pacing: continuous')).toBeVisible();
   const detail = await (await request.get(`/api/sessions/${session.id}`)).json();
   expect(detail.session.params).toMatchObject({ pacing: 'continuous', spontaneous_cap: 1 });
   expect(detail.session.models.c_model.max_tokens).toBe(777);
+  expect(detail.session.models.s_model.context_window).toBe(16000);
   // The context viewer shows the exact prompt the Subconscious sent, part by part.
   await page.getByText('Context: the last prompt of each layer').click();
   const subconsciousPrompt = page.getByRole('region', { name: 'Subconscious prompt' });
   await expect(subconsciousPrompt).toContainText('<S_quiet_history>');
   await expect(subconsciousPrompt).toContainText('System, part 1');
+  await expect(subconsciousPrompt).toContainText('Budget: a 16,000-token window, 512 kept for the answer.');
   await expect(page.getByRole('region', { name: 'Internal Dialog prompt' })).toContainText('No call yet');
   await page.getByRole('button', { name: 'Pause' }).click();
   await expect(page.getByText('The mind is paused: nothing new happens until you resume.')).toBeVisible();

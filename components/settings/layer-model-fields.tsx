@@ -8,6 +8,8 @@ export interface LayerFormValue {
   backend: BackendKind;
   model: string;
   max_tokens: string;
+  /** Empty: the model's known default. */
+  context_window: string;
   endpoint: string;
   cli_path: string;
   /** A newly typed key; empty means "keep the stored one". */
@@ -28,6 +30,7 @@ export function toLayerFormValue(config: PublicLayerModelConfig): LayerFormValue
     backend: config.backend,
     model: config.model,
     max_tokens: String(config.max_tokens),
+    context_window: config.context_window ? String(config.context_window) : '',
     endpoint: config.endpoint ?? '',
     cli_path: config.cli_path ?? '',
     api_key: '',
@@ -43,6 +46,7 @@ export function toLayerPayload(value: LayerFormValue) {
     backend: value.backend,
     model: value.model.trim(),
     max_tokens: Number(value.max_tokens),
+    ...(value.context_window.trim() && { context_window: Number(value.context_window) }),
     ...(value.endpoint.trim() && value.backend !== 'claude_code_cli' && { endpoint: value.endpoint.trim() }),
     ...(value.backend === 'claude_code_cli' && value.cli_path.trim() && { cli_path: value.cli_path.trim() }),
     ...(value.api_key ? { api_key: value.api_key } : value.clear_key ? { api_key: '' } : {}),
@@ -102,6 +106,18 @@ export function LayerModelFields(props: {
             value={value.max_tokens}
             onChange={(event) => set({ max_tokens: event.target.value })}
             required
+          />
+        </label>
+        <label className="block text-sm">
+          <span className="mb-1 block font-medium">Context window (tokens)</span>
+          <input
+            id={`${id}-context-window`}
+            className="field"
+            type="number"
+            min={1024}
+            placeholder="the model's known default"
+            value={value.context_window}
+            onChange={(event) => set({ context_window: event.target.value })}
           />
         </label>
         {value.backend === 'claude_code_cli' ? (
