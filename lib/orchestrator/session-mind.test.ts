@@ -479,6 +479,20 @@ describe('summaries', () => {
     expect(s.calls).toHaveLength(2);
     expect(events.of('error')).toHaveLength(0);
   });
+
+  it('a reply whose prompt is too long is retried once with half the history, then reported if it fails again', async () => {
+    const tooLong = { error: { kind: 'prompt_too_long' as const, message: 'prompt is too long', status: 400 } };
+    const h = harness({ c: [tooLong, { text: '<ID_loud>Fits now.</ID_loud><ID_quiet>ok</ID_quiet>' }, tooLong, tooLong] });
+    const session = await createSession(h);
+    await h.orchestrator.sendUserMessage(session.id, { text: 'first' });
+    expect((await h.events.waitFor('turn-end')).outcome).toBe('complete');
+    expect(h.c.calls).toHaveLength(2);
+    await h.orchestrator.sendUserMessage(session.id, { text: 'second' });
+    const failed = await h.events.waitFor('turn-end', { count: 2 });
+    expect([failed.outcome, failed.error]).toEqual(['failed', 'prompt is too long']);
+    expect(h.c.calls).toHaveLength(4);
+    h.c.assertComplete();
+  });
 });
 
 describe('restart', () => {
