@@ -6,10 +6,10 @@ import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { chromium, type Browser } from '@playwright/test';
 import { io } from 'socket.io-client';
 import { startFakeOpenAIServer } from '../test/fakes/fake-openai-server';
+import { seedChat } from '../test/support/seed-chat';
 import { formatMs, median, percentile } from './stats';
 
 const port = 3310;
@@ -41,20 +41,6 @@ async function post<T>(url: string, body?: unknown): Promise<T> {
   const response = await fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
   if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
-}
-
-function seedChat(databaseFile: string, sessionId: string, count: number): void {
-  const db = new Database(databaseFile);
-  try {
-    const insert = db.prepare("INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, turn_id) VALUES (?, 'external', ?, ?, ?, 0, 'seeded')");
-    db.transaction(() => {
-      for (let index = 0; index < count; index++) {
-        insert.run(sessionId, index % 2 ? 'ED_agent' : 'ED_user', `Message ${index}: ${'some words '.repeat(8)}`, new Date(Date.now() - (count - index) * 1000).toISOString().replace('Z', '+00:00'));
-      }
-    })();
-  } finally {
-    db.close();
-  }
 }
 
 export interface BrowserResult {
@@ -93,8 +79,8 @@ export async function benchBrowser(options: { openSamples: number; turns: number
     const full = await create('Full');
     await post(`/api/sessions/${empty}/pause`);
     await post(`/api/sessions/${full}/pause`);
-    seedChat(path.join(root, 'data', 'agentcsd.db'), empty, 1);
-    seedChat(path.join(root, 'data', 'agentcsd.db'), full, 10_000);
+    seedChat({ databaseFile: path.join(root, 'data', 'agentcsd.db'), sessionId: empty, count: 1 });
+    seedChat({ databaseFile: path.join(root, 'data', 'agentcsd.db'), sessionId: full, count: 10_000 });
 
     browser = await chromium.launch({ executablePath: chromiumPath, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });

@@ -1,7 +1,7 @@
 // The observatory, as a person uses it: both layers on the fake OpenAI-compatible server playing
 // a scripted mind (test/fakes/mind-script.ts).
-import Database from 'better-sqlite3';
 import { expect, test, type WebSocketRoute } from '@playwright/test';
+import { seedChat } from '../test/support/seed-chat';
 import { HomePage, SessionPage } from './support/pages';
 import { saveScreenshot } from './support/screenshots';
 
@@ -152,7 +152,7 @@ test('a session with 10,000 stored messages opens on its newest page and pages b
   const created = await request.post('/api/sessions', { data: { persona: 'sage', name: 'Long one' } });
   const { session: created_ } = await created.json();
   await request.post(`/api/sessions/${created_.id}/pause`);
-  seedHistory(created_.id, 10_000);
+  seedChat({ databaseFile: 'test-results/e2e-run/data/agentcsd.db', sessionId: created_.id, count: 10_000 });
   await page.goto(`/sessions/${created_.id}`);
   const session = new SessionPage(page);
   await expect(session.messages.filter({ hasText: 'Message 9999' })).toBeVisible();
@@ -162,39 +162,4 @@ test('a session with 10,000 stored messages opens on its newest page and pages b
   await expect(session.messages).toHaveCount(200);
   await expect(session.messages.first()).toContainText('Message 9800');
   await saveScreenshot(page, 'session-long');
-});
-
-/** Writes `count` chat messages straight into the e2e database (the session is paused). */
-function seedHistory(sessionId: string, count: number): void {
-  const db = new Database('test-results/e2e-run/data/agentcsd.db');
-  try {
-    const insert = db.prepare("INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, turn_id) VALUES (?, 'external', ?, ?, ?, 0, 'seeded')");
-    db.transaction(() => {
-      for (let index = 0; index < count; index++) {
-        insert.run(sessionId, index % 2 ? 'ED_agent' : 'ED_user', `Message ${index}: ${'some words '.repeat(8)}`, new Date(Date.now() - (count - index) * 1000).toISOString().replace('Z', '+00:00'));
-      }
-    })();
-  } finally {
-    db.close();
-  }
-}
-
-test('a backend that fails says why, in the session; the page works in dark mode', async ({ page, request }) => {
-  const created = await request.post('/api/sessions', {
-    data: {
-      persona: 'iris',
-      name: 'No CLI here',
-      models: { c_model: { backend: 'claude_code_cli', model: 'claude-sonnet-4-5', max_tokens: 256, cli_path: '/nowhere/claude' } },
-    },
-  });
-  const { session: created_ } = await created.json();
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.goto(`/sessions/${created_.id}`);
-  const session = new SessionPage(page);
-  await session.send('Are you there?');
-  await expect(page.getByRole('alert').filter({ hasText: 'Internal Dialog' }).filter({ hasText: 'Claude Code CLI not found at "/nowhere/claude"' })).toBeVisible();
-  // The Subconscious (on the fake) keeps going.
-  await expect(session.cycles.first()).toContainText('Cycle 1');
-  await expect(session.messages.filter({ hasText: 'Are you there?' })).toHaveCount(1);
-  await saveScreenshot(page, 'session-dark-error');
 });

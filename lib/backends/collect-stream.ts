@@ -11,7 +11,11 @@ export interface CollectedStream {
   firstTokenMs?: number;
 }
 
-export async function collectStream(parts: AsyncIterable<StreamPart>, now: () => number = Date.now): Promise<CollectedStream> {
+export async function collectStream(
+  parts: AsyncIterable<StreamPart>,
+  options: { now?: () => number; onText?: (text: string) => void } = {},
+): Promise<CollectedStream> {
+  const now = options.now ?? Date.now;
   const started = now();
   const collected: CollectedStream = { text: '', reasoning: '' };
   for await (const part of parts) {
@@ -19,6 +23,7 @@ export async function collectStream(parts: AsyncIterable<StreamPart>, now: () =>
       case 'text-delta':
         collected.firstTokenMs ??= now() - started;
         collected.text += part.text;
+        options.onText?.(part.text);
         break;
       case 'reasoning-delta':
         collected.firstTokenMs ??= now() - started;

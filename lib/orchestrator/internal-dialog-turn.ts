@@ -10,7 +10,7 @@ import { insertTurn, markAnswered } from '@/lib/store/mind-repository';
 import type { MessageRecord } from '@/lib/store/messages-repository';
 import type { TurnOutcome } from './events';
 import { appendLogsSafely, type MindContext } from './mind-context';
-import { buildInternalDialogRequest } from './tags/build-prompts';
+import { buildInternalDialogRequest, type MoodAndCriteria } from './tags/build-prompts';
 import { ReplyRouter, type RoutedDelta } from './tags/reply-router';
 import { estimateRequestTokens, fitNewest, historyBudget } from './token-budget';
 
@@ -35,6 +35,30 @@ export function newTurnId(): string {
   return randomUUID();
 }
 
+/**
+ * The Internal Dialog's request with ID_quiet_history fitted to what the window leaves after the
+ * instructions, the M&C, the user's words, the summary and the answer; and what did not fit.
+ */
+export function fitInternalDialogPrompt(
+  context: MindContext,
+  prompt: { moodAndCriteria: MoodAndCriteria | null; userMessage: string | null; sLoud: string | null },
+  budgetShare: number,
+) {
+  const config = context.session().models.c_model;
+  const summary = context.memory.summaryEntry('internal');
+  const build = (idQuietHistory: string[]) =>
+    buildInternalDialogRequest({
+      ...prompt,
+      idQuietHistory: summary ? [summary.text, ...idQuietHistory] : idQuietHistory,
+      model: config.model,
+      maxTokens: config.max_tokens,
+    });
+  const budget = Math.floor(historyBudget({ config, fixedTokens: estimateRequestTokens(build([])), calibration: context.calibration(config.model) }) * budgetShare);
+  const entries = context.memory.idQuietHistory();
+  const kept = fitNewest(entries, budget);
+  return { request: build(kept.map((item) => item.text)), dropped: entries.slice(0, entries.length - kept.length) };
+}
+
 export async function runInternalDialogTurn(
   context: MindContext,
   work: TurnWork,
@@ -42,21 +66,10 @@ export async function runInternalDialogTurn(
   onDelta: (delta: RoutedDelta) => void,
 ): Promise<TurnResult> {
   const config = context.session().models.c_model;
-  const summary = context.memory.summaryEntry('internal');
-  const build = (idQuietHistory: string[]) =>
-    buildInternalDialogRequest({
-      moodAndCriteria: work.taken.moodAndCriteria,
-      userMessage: work.userMessages.length > 0 ? work.userMessages.map((message) => message.content).join('\n\n') : null,
-      sLoud: work.taken.sLoud,
-      idQuietHistory: summary ? [summary.text, ...idQuietHistory] : idQuietHistory,
-      model: config.model,
-      maxTokens: config.max_tokens,
-    });
-  // ID_quiet_history gets what the window leaves after the instructions, the M&C, the user's
-  // words, the summary and the answer.
-  const fitted = (share: number) => {
-    const budget = Math.floor(historyBudget({ config, fixedTokens: estimateRequestTokens(build([])), calibration: context.calibration(config.model) }) * share);
-    return build(fitNewest(context.memory.idQuietHistory(), budget).map((item) => item.text));
+  const prompt = {
+    moodAndCriteria: work.taken.moodAndCriteria,
+    userMessage: work.userMessages.length > 0 ? work.userMessages.map((message) => message.content).join('\n\n') : null,
+    sLoud: work.taken.sLoud,
   };
   const router = new ReplyRouter();
   let loud = '';
@@ -68,7 +81,7 @@ export async function runInternalDialogTurn(
       onDelta(delta);
     }
   };
-  const call = (share: number) => context.callModel({ layer: 'internal', config, request: fitted(share), signal, onText: (text) => route(router.push(text)) });
+  const call = (share: number) => context.callModel({ layer: 'internal', config, request: fitInternalDialogPrompt(context, prompt, share).request, signal, onText: (text) => route(router.push(text)) });
   let result = await call(1);
   if (result.error?.kind === 'prompt_too_long' && !result.text && !signal.aborted) {
     // The backend counts differently than we do: half the history budget, once.

@@ -3,6 +3,7 @@
 // handed over as it arrives, and what the llm_calls row needs.
 import type { BackendError } from '@/lib/backends/backend-error';
 import type { BackendRequest, FinishReason, ModelBackend, Usage } from '@/lib/backends/model-backend';
+import { collectStream } from '@/lib/backends/collect-stream';
 import { streamWithRetries, type RetryNotice, type RetryPolicy } from '@/lib/backends/retry-policy';
 import type { Clock } from '@/lib/clock/clock';
 
@@ -28,16 +29,6 @@ export async function callModel(input: {
   onRetry?: (notice: RetryNotice) => void;
 }): Promise<ModelCallResult> {
   const started = input.clock.now();
-  const result: ModelCallResult = {
-    text: '',
-    usage: null,
-    finishReason: null,
-    error: null,
-    aborted: false,
-    startedAt: new Date(started),
-    firstTokenMs: null,
-    durationMs: 0,
-  };
   const parts =
     input.backend.kind === 'claude_code_cli'
       ? input.backend.stream(input.request, input.signal)
@@ -47,28 +38,15 @@ export async function callModel(input: {
           random: input.random,
           onRetry: input.onRetry,
         });
-  for await (const part of parts) {
-    switch (part.type) {
-      case 'text-delta':
-        result.firstTokenMs ??= input.clock.now() - started;
-        result.text += part.text;
-        input.onText?.(part.text);
-        break;
-      case 'reasoning-delta':
-        result.firstTokenMs ??= input.clock.now() - started;
-        break;
-      case 'usage':
-        result.usage = part.usage;
-        break;
-      case 'finish':
-        result.finishReason = part.reason;
-        break;
-      case 'error':
-        result.error = part.error;
-        break;
-    }
-  }
-  result.aborted = input.signal.aborted && result.error === null;
-  result.durationMs = input.clock.now() - started;
-  return result;
+  const collected = await collectStream(parts, { now: () => input.clock.now(), onText: input.onText });
+  return {
+    text: collected.text,
+    usage: collected.usage ?? null,
+    finishReason: collected.finish?.reason ?? null,
+    error: collected.error ?? null,
+    aborted: input.signal.aborted && !collected.error,
+    startedAt: new Date(started),
+    firstTokenMs: collected.firstTokenMs ?? null,
+    durationMs: input.clock.now() - started,
+  };
 }

@@ -145,10 +145,6 @@ export class Orchestrator {
     return this.minds.get(id)?.summaries() ?? null;
   }
 
-  usageTotals(id: string) {
-    return this.minds.get(id)?.usageTotals() ?? null;
-  }
-
   async sendUserMessage(id: string, input: SendMessageInput): Promise<MessageRecord> {
     const session = await this.requireSession(id);
     const mind = this.minds.get(id);

@@ -136,10 +136,6 @@ export class SessionMind {
     return structuredClone(this.prompts);
   }
 
-  usageTotals(): Record<CallLayer, UsageTotals> {
-    return structuredClone(this.usage);
-  }
-
   /** Persists the message (DB, then JSONL), announces it, queues it and wakes the Subconscious. */
   async sendUserMessage(text: string): Promise<MessageRecord> {
     if (this.status !== 'running') throw new SessionPausedError(this.session.id);

@@ -7,8 +7,9 @@ import { insertCycle } from '@/lib/store/mind-repository';
 import type { MessageRecord, MoodAndCriteriaRecord } from '@/lib/store/messages-repository';
 import { appendLogsSafely, type MindContext } from './mind-context';
 import { summarise } from './context-summaries';
-import { buildInternalDialogRequest, buildSubconsciousRequest } from './tags/build-prompts';
-import { estimateRequestTokens, fitNewest, fitPair, historyBudget } from './token-budget';
+import { fitInternalDialogPrompt } from './internal-dialog-turn';
+import { buildSubconsciousRequest } from './tags/build-prompts';
+import { estimateRequestTokens, fitPair, historyBudget } from './token-budget';
 import { parseSubconsciousOutput } from './tags/parse-subconscious-output';
 
 export type CycleOutcome =
@@ -51,18 +52,6 @@ function subconsciousRequest(context: MindContext, budgetShare: number) {
   return { config, request: build(quiet.map((item) => item.text), loud.map((item) => item.text)), dropped };
 }
 
-/** The Internal Dialog's thoughts that no longer fit its window (measured without a user message). */
-function droppedInternal(context: MindContext, budgetShare: number) {
-  const config = context.session().models.c_model;
-  const summary = context.memory.summaryEntry('internal');
-  const fixed = estimateRequestTokens(
-    buildInternalDialogRequest({ moodAndCriteria: context.memory.shared.moodAndCriteria, userMessage: null, sLoud: null, idQuietHistory: summary ? [summary.text] : [], model: config.model, maxTokens: config.max_tokens }),
-  );
-  const entries = context.memory.idQuietHistory();
-  const kept = fitNewest(entries, Math.floor(historyBudget({ config, fixedTokens: fixed, calibration: context.calibration(config.model) }) * budgetShare));
-  return entries.slice(0, entries.length - kept.length);
-}
-
 /**
  * Every N cycles (or when compacting after a "prompt too long"), what no longer fits is folded
  * into each layer's summary before the prompt is built.
@@ -70,7 +59,7 @@ function droppedInternal(context: MindContext, budgetShare: number) {
 async function foldDropped(context: MindContext, budgetShare: number, signal: AbortSignal): Promise<void> {
   const subconscious = await summarise(context, { layer: 'subconscious', previous: context.memory.summaries.subconscious, dropped: subconsciousRequest(context, budgetShare).dropped, signal });
   if (subconscious) context.memory.fold(subconscious);
-  const internal = await summarise(context, { layer: 'internal', previous: context.memory.summaries.internal, dropped: droppedInternal(context, 1), signal });
+  const internal = await summarise(context, { layer: 'internal', previous: context.memory.summaries.internal, dropped: fitInternalDialogPrompt(context, { moodAndCriteria: context.memory.shared.moodAndCriteria, userMessage: null, sLoud: null }, 1).dropped, signal });
   if (internal) context.memory.fold(internal);
 }
 

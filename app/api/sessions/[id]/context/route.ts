@@ -2,15 +2,13 @@ import { ApiError } from '@/lib/http/api-error';
 import { handle, parseParams } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
 import type { PromptRecord } from '@/lib/orchestrator/events';
+import { estimateTokens } from '@/lib/orchestrator/token-budget';
 import { contextWindowFor } from '@/lib/backends/model-limits';
 import type { LayerModelConfig } from '@/lib/config/model-config';
 import { findSession } from '@/lib/store/sessions-repository';
 import { sessionParamsSchema } from '../schema';
 
 export const dynamic = 'force-dynamic';
-
-/** A rough local count (≈ 4 characters a token); the backend's own count is shown beside it. */
-const estimateTokens = (text: string) => Math.ceil(text.length / 4);
 
 function promptJson(prompt: PromptRecord | undefined) {
   if (!prompt) return null;
