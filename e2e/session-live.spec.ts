@@ -163,3 +163,23 @@ test('a session with 10,000 stored messages opens on its newest page and pages b
   await expect(session.messages.first()).toContainText('Message 9800');
   await saveScreenshot(page, 'session-long');
 });
+
+test('a backend that fails says why, in the session; the page works in dark mode', async ({ page, request }) => {
+  const created = await request.post('/api/sessions', {
+    data: {
+      persona: 'iris',
+      name: 'No CLI here',
+      models: { c_model: { backend: 'claude_code_cli', model: 'claude-sonnet-4-5', max_tokens: 256, cli_path: '/nowhere/claude' } },
+    },
+  });
+  const { session: created_ } = await created.json();
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.goto(`/sessions/${created_.id}`);
+  const session = new SessionPage(page);
+  await session.send('Are you there?');
+  await expect(page.getByRole('alert').filter({ hasText: 'Internal Dialog' }).filter({ hasText: 'Claude Code CLI not found at "/nowhere/claude"' })).toBeVisible();
+  // The Subconscious (on the fake) keeps going.
+  await expect(session.cycles.first()).toContainText('Cycle 1');
+  await expect(session.messages.filter({ hasText: 'Are you there?' })).toHaveCount(1);
+  await saveScreenshot(page, 'session-dark-error');
+});
