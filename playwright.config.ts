@@ -23,6 +23,9 @@ export default defineConfig({
   outputDir: 'test-results/e2e',
   use: {
     baseURL,
+    // Mutating requests need our Origin (lib/security/request-guard.ts); a browser sends it by
+    // itself, the API request fixture does not.
+    extraHTTPHeaders: { origin: baseURL },
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
   },

@@ -31,8 +31,9 @@ await app.prepare();
 const handleNext = app.getRequestHandler();
 
 function refuse(response: ServerResponse, status: number, code: string, message: string): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify({ error: { code, message } }));
+  const body = JSON.stringify({ error: { code, message } });
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  response.end(body);
 }
 
 /** Jupyter-style: `/?token=…` once sets an HttpOnly cookie and redirects the token out of the URL. */
@@ -58,7 +59,6 @@ const httpServer = createServer((request, response) => {
       method: request.method ?? 'GET',
       host: request.headers.host,
       origin: request.headers.origin,
-      secFetchSite: request.headers['sec-fetch-site'] as string | undefined,
       token: tokenFromHeaders({ authorization: request.headers.authorization, cookie: request.headers.cookie }),
     },
     guard,

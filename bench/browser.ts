@@ -38,7 +38,7 @@ async function waitForHealth(): Promise<void> {
 }
 
 async function post<T>(url: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+  const response = await fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: base }, body: JSON.stringify(body ?? {}) });
   if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
 }
@@ -106,7 +106,7 @@ export async function benchBrowser(options: { openSamples: number; turns: number
     const live = await create('Live');
     await page.goto(`${base}/sessions/${live}`);
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
-    const watcher = io(base, { transports: ['websocket'] });
+    const watcher = io(base, { transports: ['websocket'], extraHeaders: { origin: base } });
     const emittedAt = new Map<string, number>();
     let buffer = '';
     watcher.on('reply-delta', (event: { text: string; at: string }) => {

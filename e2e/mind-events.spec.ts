@@ -41,7 +41,7 @@ test('a message: events in order over Socket.IO, then DB rows and JSONL lines th
   expect(created.status()).toBe(201);
   const { session } = (await created.json()) as { session: { id: string } };
 
-  const socket: Socket = io(baseURL!, { transports: ['websocket'] });
+  const socket: Socket = io(baseURL!, { transports: ['websocket'], extraHeaders: { origin: baseURL! } });
   const events: WireEvent[] = [];
   socket.onAny((_type, event: WireEvent) => events.push(event));
   try {

@@ -22,7 +22,7 @@ export function useSessionSocket(input: {
   handlers.current = input;
 
   useEffect(() => {
-    const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io({ transports: ['websocket', 'polling'] });
+    const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io({ transports: ['websocket'] });
     socket.on('connect', () => {
       socket.emit('join', { sessionId: input.sessionId }, (ack) => {
         if (!ack.ok) return;

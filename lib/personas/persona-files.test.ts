@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '@/test/support/property';
 import { folderFingerprint, useTempAppDirs } from '@/test/support/temp-app-dirs';
 import { createPersona, deletePersona, listPersonas, PersonaError, personaPath, readPersona, updatePersona } from './persona-files';
 import { personaNameSchema } from './persona-name';
@@ -33,6 +35,57 @@ const hostileNames = [
   'name\n',
   ' name',
   '%2e%2e',
+  '%2e%2e%2f',
+  '..%2f..%2fetc%2fpasswd',
+  '....//',
+  '.../',
+  '..;/',
+  '/',
+  '\\',
+  '\\\\server\\share',
+  '//server/share',
+  '~',
+  '~/x',
+  '~root',
+  '$HOME',
+  '${HOME}',
+  '`id`',
+  '$(id)',
+  'a;rm -rf',
+  'a|b',
+  'a>b',
+  'a<b',
+  'a*',
+  'a?',
+  'a:b',
+  'a"b',
+  "a'b",
+  'file:///etc/passwd',
+  'personas/../x',
+  './x',
+  'x/.',
+  'x/..',
+  '\u0000',
+  'a\u0000.md',
+  '..\u0000',
+  '\u2024\u2024',
+  '\uff0e\uff0e',
+  '\uff0f',
+  '\u2215',
+  '\u29f8',
+  'a\u200bb',
+  '\ufeffa',
+  'a\u00a0b',
+  'a\tb',
+  'a\rb',
+  'A'.repeat(255),
+  'aux',
+  'Com1',
+  'prn',
+  'lpt1',
+  '-',
+  '_',
+  '_x',
 ];
 
 describe('persona names', () => {
@@ -44,6 +97,54 @@ describe('persona names', () => {
   it.each(['iris', 'Sage_2', 'a', 'night-owl', 'x'.repeat(64)])('accepts %j inside personas/', (name) => {
     expect(path.dirname(personaPath(name))).toBe(path.resolve(dirs.personasDir));
   });
+});
+
+describe('persona names, generated', () => {
+  const outsideFingerprint = () => folderFingerprint(dirs.root).split('\n').filter((line) => !line.startsWith('personas')).join('\n');
+  const pieces = ['..', '.', '/', '\\', '\u0000', '%2e', '%2f', '~', 'C:', '\u202e', '\uff0e', '\u2024', ' ', '\n', 'etc', 'passwd', 'a', 'ｃｏｎ', '\u0301', '.md', ':', '*'];
+
+  it('no traversal built from path pieces escapes personas/ (200 names)', () => {
+    const before = outsideFingerprint();
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 8 }).map((parts) => parts.join('')), (name) => {
+        tryEveryOperation(name);
+      }),
+      propertyRuns(200),
+    );
+    expect(outsideFingerprint()).toBe(before);
+  });
+
+  it('no arbitrary string escapes personas/ (300 names, any code points)', () => {
+    const before = outsideFingerprint();
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (name) => tryEveryOperation(name)), propertyRuns(300));
+    expect(outsideFingerprint()).toBe(before);
+  });
+
+  /** Create, read, update, delete: each either refuses with a PersonaError or stays inside. */
+  function tryEveryOperation(name: string): void {
+    let target: string | undefined;
+    try {
+      target = personaPath(name);
+    } catch (error) {
+      expect(PersonaError.is(error)).toBe(true);
+    }
+    if (target !== undefined) {
+      expect(path.dirname(target)).toBe(path.resolve(dirs.personasDir));
+      expect(path.basename(target)).toBe(`${name}.md`);
+    }
+    for (const operation of [
+      () => createPersona({ name, content: 'generated' }),
+      () => readPersona(name),
+      () => updatePersona({ name, content: 'generated 2' }),
+      () => deletePersona({ name }),
+    ]) {
+      try {
+        operation();
+      } catch (error) {
+        expect(PersonaError.is(error), String(error)).toBe(true);
+      }
+    }
+  }
 });
 
 describe('persona files', () => {
@@ -79,5 +180,23 @@ describe('persona files', () => {
     expect(() => createPersona({ name: 'link', content: 'pwned' })).toThrow(/already exists/);
     expect(fs.readFileSync(outside, 'utf8')).toBe('secret');
     expect(listPersonas().map((persona) => persona.name)).not.toContain('link');
+  });
+
+  it('refuses a link to a folder and a dangling link; updating a hard link never writes through it', () => {
+    fs.symlinkSync(dirs.root, path.join(dirs.personasDir, 'dirlink.md'));
+    fs.symlinkSync(path.join(dirs.root, 'nowhere.md'), path.join(dirs.personasDir, 'dangling.md'));
+    for (const name of ['dirlink', 'dangling']) {
+      expect(() => readPersona(name)).toThrow(PersonaError);
+      expect(() => updatePersona({ name, content: 'pwned' })).toThrow(PersonaError);
+      expect(() => createPersona({ name, content: 'pwned' })).toThrow(/already exists/);
+    }
+    expect(fs.existsSync(path.join(dirs.root, 'nowhere.md'))).toBe(false);
+
+    const outside = path.join(dirs.root, 'hard-outside.md');
+    fs.writeFileSync(outside, 'outside');
+    fs.linkSync(outside, path.join(dirs.personasDir, 'hard.md'));
+    updatePersona({ name: 'hard', content: 'edited' });
+    expect(readPersona('hard').content).toBe('edited');
+    expect(fs.readFileSync(outside, 'utf8')).toBe('outside'); // the rename replaced the link, not the file
   });
 });

@@ -18,6 +18,9 @@ export function attachSocketServer(input: {
 }): Server<ClientToServerEvents, ServerToClientEvents> {
   const io = new Server<ClientToServerEvents, ServerToClientEvents>(input.httpServer, {
     serveClient: false,
+    // Browsers always send Origin on a WebSocket handshake but not on a same-origin polling
+    // GET, so WebSocket is the one transport: every handshake can be held to the Origin rule.
+    transports: ['websocket'],
     // CORS is not authentication: allowRequest below is what refuses foreign pages.
     allowRequest: (request, callback) => {
       const verdict = checkRequest(
@@ -25,7 +28,6 @@ export function attachSocketServer(input: {
           method: 'POST', // a handshake opens a channel that can act: treat it as mutating
           host: request.headers.host,
           origin: request.headers.origin,
-          secFetchSite: header(request.headers['sec-fetch-site']),
           token: tokenFromHeaders({ authorization: request.headers.authorization, cookie: request.headers.cookie }),
         },
         input.guard,
@@ -57,8 +59,4 @@ export function attachSocketServer(input: {
   });
   io.engine.on('close', unsubscribe);
   return io;
-}
-
-function header(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -15,7 +15,6 @@ export interface GuardInput {
   method: string;
   host: string | undefined;
   origin: string | undefined;
-  secFetchSite?: string | undefined;
   /** Value of the `agentcsd_token` cookie or the `Authorization: Bearer` header. */
   token?: string | undefined;
 }
@@ -25,17 +24,22 @@ export type GuardVerdict = { ok: true } | { ok: false; status: number; code: str
 const loopbackNames = ['localhost', '127.0.0.1', '[::1]'];
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** `name` or `name:port` with port equal to ours; the name must be one we serve. */
+/**
+ * `name:port` exactly as a browser writes it for our port (no port only when we serve on 80);
+ * the name must be one we serve. Other spellings of loopback (`127.1`, `2130706433`, `[::]`)
+ * are refused: browsers normalise them, so only a crafted request carries them.
+ */
 export function isAllowedHost(host: string | undefined, options: GuardOptions): boolean {
   if (!host) return false;
   const match = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/i.exec(host);
   if (!match) return false;
   const name = match[1]!.toLowerCase();
-  const port = match[2];
-  if (port !== undefined && Number(port) !== options.port) return false;
+  const port = match[2] ?? '80';
+  if (port !== String(options.port)) return false;
   return loopbackNames.includes(name) || options.extraHosts.includes(name);
 }
 
+/** The exact serialised origin of a page we serve: `http://name:port`, nothing more. */
 export function isAllowedOrigin(origin: string, options: GuardOptions): boolean {
   let url: URL;
   try {
@@ -43,11 +47,10 @@ export function isAllowedOrigin(origin: string, options: GuardOptions): boolean 
   } catch {
     return false;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
-  if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '')) return false;
-  if (origin !== url.origin) return false;
-  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-  if (port !== options.port) return false;
+  // We serve plain HTTP only; `origin !== url.origin` refuses paths, credentials, odd casing
+  // and number forms that the URL parser would normalise.
+  if (url.protocol !== 'http:' || origin !== url.origin) return false;
+  if ((url.port || '80') !== String(options.port)) return false;
   const name = url.hostname.toLowerCase();
   return loopbackNames.includes(name) || options.extraHosts.includes(name);
 }
@@ -62,12 +65,19 @@ export function checkRequest(input: GuardInput, options: GuardOptions): GuardVer
   if (!isAllowedHost(input.host, options)) {
     return { ok: false, status: 421, code: 'forbidden_host', message: 'Host not allowed' };
   }
-  // Browsers always send Origin on cross-origin and mutating requests; tools like curl send none.
   if (input.origin !== undefined && !isAllowedOrigin(input.origin, options)) {
     return { ok: false, status: 403, code: 'forbidden_origin', message: 'Origin not allowed' };
   }
-  if (!safeMethods.has(input.method.toUpperCase()) && input.secFetchSite === 'cross-site') {
-    return { ok: false, status: 403, code: 'forbidden_origin', message: 'Cross-site request refused' };
+  // Browsers send Origin on every mutating request and WebSocket handshake; a form post or a
+  // text/plain fetch from another page therefore carries a foreign one. Requests without any
+  // Origin (curl, scripts) must name ours, so nothing mutates state without saying where from.
+  if (!safeMethods.has(input.method.toUpperCase()) && input.origin === undefined) {
+    return {
+      ok: false,
+      status: 403,
+      code: 'origin_required',
+      message: `Mutating requests need an Origin header, e.g. "Origin: http://localhost:${options.port}"`,
+    };
   }
   if (options.accessToken && !(input.token && tokensEqual(input.token, options.accessToken))) {
     return { ok: false, status: 401, code: 'unauthorized', message: 'Access token required' };

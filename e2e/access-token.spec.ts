@@ -1,0 +1,130 @@
+// Bound to a non-loopback address the server demands its access token everywhere; and API keys
+// never reach a browser whole nor any log, whatever the browser asks for or the backend says.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { io } from 'socket.io-client';
+import { rawRequest, socketHandshake } from './support/raw-http';
+import { spawnServer, type SpawnedServer } from './support/spawn-server';
+
+const port = Number(process.env.E2E_TOKEN_PORT ?? 3212);
+const base = `http://127.0.0.1:${port}`;
+const envKey = 'sk-ant-api03-ENVCANARY-5b1c0e4d9f8a7e6d';
+const savedKey = 'sk-proj-SAVEDCANARY-0123456789abcdef';
+let server: SpawnedServer;
+
+test.beforeAll(async () => {
+  const root = 'test-results/e2e-token';
+  fs.rmSync(root, { recursive: true, force: true });
+  server = await spawnServer({ root, port, host: '0.0.0.0', env: { ANTHROPIC_API_KEY: envKey } });
+});
+
+test.afterAll(async () => {
+  server.child.kill('SIGTERM');
+  await server.exited;
+});
+
+function startupToken(): string {
+  const match = /\?token=([0-9a-f]+)/.exec(server.output());
+  if (!match) throw new Error(`no token printed:\n${server.output()}`);
+  return match[1]!;
+}
+
+test('every route and the socket need the token; the URL form sets a cookie and drops the token from the URL', async ({ browser }) => {
+  const token = startupToken();
+  expect(token.length * 4).toBeGreaterThanOrEqual(128);
+  const host: [string, string] = ['Host', `127.0.0.1:${port}`];
+  const origin: [string, string] = ['Origin', base];
+
+  for (const url of ['/', '/sessions', '/settings', '/personas', '/api/health', '/api/sessions', '/api/settings', '/api/personas', '/_next/static/x.js']) {
+    const response = await rawRequest({ port, method: 'GET', path: url, headers: [host] });
+    expect(response.status, url).toBe(401);
+    expect(JSON.parse(response.body).error.code).toBe('unauthorized');
+    const wrong = await rawRequest({ port, method: 'GET', path: url, headers: [host, ['Authorization', `Bearer ${token.slice(0, -1)}0`]] });
+    expect(wrong.status, url).toBe(401);
+  }
+  expect((await rawRequest({ port, method: 'POST', path: '/api/personas', headers: [host, origin, ['Content-Type', 'application/json']], body: '{"name":"x","content":"x"}' })).status).toBe(401);
+  expect((await rawRequest({ port, ...socketHandshake([host, origin]) })).status).not.toBe(101);
+  expect((await rawRequest({ port, method: 'GET', path: '/?token=0123456789abcdef0123456789abcdef', headers: [host] })).status).toBe(401);
+
+  expect((await rawRequest({ port, method: 'GET', path: '/api/sessions', headers: [host, ['Authorization', `Bearer ${token}`]] })).status).toBe(200);
+  expect((await rawRequest({ port, ...socketHandshake([host, origin, ['Cookie', `agentcsd_token=${token}`]]) })).status).toBe(101);
+
+  const redirect = await rawRequest({ port, method: 'GET', path: `/settings?token=${token}`, headers: [host] });
+  expect(redirect.status).toBe(303);
+  expect(redirect.head).toMatch(/\r\nlocation: \/settings\r\n/i);
+  expect(redirect.head).toMatch(/set-cookie: agentcsd_token=[0-9a-f]+; HttpOnly; SameSite=Strict; Path=\//i);
+
+  // A browser following the printed link ends on a clean URL, signed in by the cookie.
+  const context = await browser.newContext({ extraHTTPHeaders: {} });
+  const page = await context.newPage();
+  await page.goto(`${base}/?token=${token}`);
+  expect(page.url()).toBe(`${base}/`);
+  await expect(page.getByRole('heading', { name: 'Sessions', level: 1 })).toBeVisible();
+  await page.goto(`${base}/settings`);
+  await expect(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
+  await context.close();
+
+  // Printed once at start-up, and nowhere else since.
+  expect(server.output().split(token).length - 1).toBe(1);
+});
+
+test('API keys: never whole in any answer, event or page, nor in the logs, even when the backend fails', async ({ browser }) => {
+  const token = startupToken();
+  const headers = { authorization: `Bearer ${token}`, origin: base, 'content-type': 'application/json' };
+  const call = async (method: string, url: string, body?: unknown) => {
+    const response = await fetch(`${base}${url}`, { method, headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
+    return { status: response.status, text: await response.text() };
+  };
+  // Both layers on an endpoint that refuses connections, each with a saved key; the Subconscious
+  // on the Anthropic API through the key from the environment.
+  const dead = { backend: 'openai_compatible', model: 'dead', max_tokens: 64, endpoint: 'http://127.0.0.1:9/v1', api_key: savedKey };
+  const params = { summary_every_n: 10, pacing: 'continuous', trigger_mode: 'tag', trigger_threshold: 200, spontaneous_cap: 3 };
+  expect((await call('PUT', '/api/settings', { c_model: dead, s_model: { backend: 'anthropic', model: 'claude-haiku-4-5', max_tokens: 64, endpoint: 'http://127.0.0.1:9' }, params })).status).toBe(200);
+  const created = JSON.parse((await call('POST', '/api/sessions', { persona: 'iris', name: 'Key canary' })).text).session;
+
+  const events: string[] = [];
+  const socket = io(base, { transports: ['websocket'], extraHeaders: { origin: base, cookie: `agentcsd_token=${token}` } });
+  socket.onAny((type, payload) => events.push(`${type} ${JSON.stringify(payload)}`));
+  await new Promise<void>((resolve) => socket.on('connect', () => socket.emit('join', { sessionId: created.id }, () => resolve())));
+  expect((await call('POST', `/api/sessions/${created.id}/messages`, { text: `my key is not ${savedKey.slice(0, 8)}` })).status).toBe(202);
+  await expect.poll(() => events.filter((event) => event.startsWith('error ')).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+  await call('POST', `/api/sessions/${created.id}/pause`);
+  socket.close();
+
+  const answers = await Promise.all(
+    ['/api/settings', '/api/sessions', `/api/sessions/${created.id}`, `/api/sessions/${created.id}/history?layer=external`, `/api/sessions/${created.id}/context`, `/api/sessions/${created.id}/export?format=json`, `/api/sessions/${created.id}/export?format=md`].map(
+      async (url) => `${url}: ${(await call('GET', url)).text}`,
+    ),
+  );
+  const context = await browser.newContext({ extraHTTPHeaders: {} });
+  await context.addCookies([{ name: 'agentcsd_token', value: token, url: base }]);
+  const page = await context.newPage();
+  const pages: string[] = [];
+  for (const url of ['/settings', `/sessions/${created.id}`]) {
+    await page.goto(`${base}${url}`);
+    await page.waitForLoadState('networkidle');
+    pages.push(await page.content());
+  }
+  await context.close();
+  const files = listFiles(server.dataDir)
+    .filter((file) => !/agentcsd\.db(-wal|-shm)?$/.test(file)) // the settings store: keys live there by design
+    .map((file) => `${file}: ${fs.readFileSync(file, 'utf8')}`);
+
+  const everything = [...answers, ...events, ...pages, ...files, server.output()].join('\n');
+  expect(everything).toContain('api_key_hint'); // the answers were read
+  expect(events.some((event) => /ECONNREFUSED|connect|refused/i.test(event))).toBe(true); // the failure reached the UI
+  for (const key of [savedKey, envKey]) {
+    // Neither whole nor any 12-character stretch of it (the hint shows the last 4).
+    for (let start = 0; start + 12 <= key.length; start++) expect(everything).not.toContain(key.slice(start, start + 12));
+  }
+  const mode = fs.statSync(path.join(server.dataDir, 'agentcsd.db')).mode & 0o777;
+  expect(mode & 0o077, `agentcsd.db mode ${mode.toString(8)}`).toBe(0);
+});
+
+function listFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? listFiles(full) : [full];
+  });
+}
