@@ -5,7 +5,7 @@
 // marked interrupted; one that said nothing only marks its user messages as answered.
 import { randomUUID } from 'node:crypto';
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
-import { appendLogRecords, type LogRecord } from '@/lib/store/session-logs';
+import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
 import { insertTurn, markAnswered } from '@/lib/store/mind-repository';
 import type { MessageRecord } from '@/lib/store/messages-repository';
 import type { TurnOutcome } from './events';
@@ -105,15 +105,9 @@ export async function runInternalDialogTurn(
       interrupted: outcome !== 'complete',
       answeredMessageIds,
     });
-    const logLine = (message: MessageRecord): LogRecord => ({
-      timestamp: message.createdAt.toISOString(),
-      tag: message.tag,
-      content: message.content,
-      cycle_number: message.cycleNumber,
-    });
     appendLogsSafely(() => {
-      appendLogRecords({ sessionId: context.sessionId, file: 'internal', records: messages.filter((m) => m.layer === 'internal').map(logLine) });
-      appendLogRecords({ sessionId: context.sessionId, file: 'external', records: messages.filter((m) => m.layer === 'external').map(logLine) });
+      appendLogRecords({ sessionId: context.sessionId, file: 'internal', records: messages.filter((m) => m.layer === 'internal').map(logRecordOf) });
+      appendLogRecords({ sessionId: context.sessionId, file: 'external', records: messages.filter((m) => m.layer === 'external').map(logRecordOf) });
     }, context.sessionId);
     context.memory.recordTurn({ loud, quiet, cycle: work.taken.cycle });
   } else {

@@ -521,10 +521,12 @@ describe('restart', () => {
     expect((await rows(session.id)).find((row) => row.id === waiting.id)!.turnId).toBe(end.turnId);
     const output = await second.events.waitFor('subconscious-output');
     expect(output.cycle).toBe(lastCycle + 1);
-    // Logs and DB agree line for line (the message the test inserted directly has no line).
-    const stored = (await rows(session.id)).filter((row) => row.id !== waiting.id);
+    // Logs and DB agree line for line: the message inserted behind the logs' back (as a crash
+    // between commit and append leaves it) was replayed into the log on start.
+    const stored = await rows(session.id);
     const logged = ['external', 'internal', 'subconscious'].flatMap((file) => readLogRecords({ sessionId: session.id, file: file as 'external' }));
     expect(logged.length).toBe(stored.length);
+    expect(logged.filter((line) => line.content === 'are you back?')).toHaveLength(1);
   });
 
   it('closing the program pauses every session; a reply cut off by the shutdown is kept as interrupted', async () => {

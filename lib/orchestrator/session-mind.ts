@@ -17,7 +17,8 @@ import {
   type UsageTotals,
 } from '@/lib/store/mind-repository';
 import { messageJson, moodAndCriteriaJson, type MessageRecord } from '@/lib/store/messages-repository';
-import { appendLogRecords } from '@/lib/store/session-logs';
+import { reconcileSessionLogs } from '@/lib/store/log-reconcile';
+import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import type { EventBus, MindState, PromptRecord, SpontaneousOutcome } from './events';
 import { newTurnId, runInternalDialogTurn, type TurnWork } from './internal-dialog-turn';
@@ -97,6 +98,7 @@ export class SessionMind {
   /** Loads the mind's state with bounded queries and starts (or, when `paused`, parks) the loop. */
   async start(options: { paused?: boolean } = {}): Promise<void> {
     if (this.status !== 'idle') return;
+    await this.reconcileLogs();
     const snapshot = await loadMindSnapshot({ sessionId: this.session.id, windowSize: this.deps.memoryLimit });
     this.memory = new MindMemory(snapshot, this.deps.memoryLimit);
     this.context = this.createContext();
@@ -108,6 +110,18 @@ export class SessionMind {
     this.loopDone = this.runLoop();
     if (this.status === 'running') this.drainTurns();
     this.emitState();
+  }
+
+  /** A crash can leave the JSONL logs behind the DB or with a torn line: mend them first. */
+  private async reconcileLogs(): Promise<void> {
+    try {
+      const report = await reconcileSessionLogs(this.session.id);
+      if (report.repaired.length > 0 || Object.keys(report.replayed).length > 0 || report.ahead.length > 0) {
+        console.warn(`[mind ${this.session.id}] logs reconciled with the database: ${JSON.stringify(report)}`);
+      }
+    } catch (error) {
+      console.error(`[mind ${this.session.id}] log reconciliation failed`, error);
+    }
   }
 
   state(): MindState {
@@ -145,7 +159,7 @@ export class SessionMind {
         appendLogRecords({
           sessionId: this.session.id,
           file: 'external',
-          records: [{ timestamp: message.createdAt.toISOString(), tag: 'ED_user', content: text, cycle_number: message.cycleNumber }],
+          records: [logRecordOf(message)],
         }),
       this.session.id,
     );

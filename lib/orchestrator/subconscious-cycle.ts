@@ -2,7 +2,7 @@
 // the parsed <S_loud> <S_quiet> <M_AND_C> <trigger>, persisted as one transaction and then to
 // the JSONL logs. A cycle that fails or is aborted persists nothing and keeps its number.
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
-import { appendLogRecords } from '@/lib/store/session-logs';
+import { appendLogRecords, logRecordOf, moodLogRecords } from '@/lib/store/session-logs';
 import { insertCycle } from '@/lib/store/mind-repository';
 import type { MessageRecord, MoodAndCriteriaRecord } from '@/lib/store/messages-repository';
 import { appendLogsSafely, type MindContext } from './mind-context';
@@ -92,25 +92,15 @@ export async function runSubconsciousCycle(context: MindContext, cycle: number, 
     trigger: parsed.trigger,
     ...moodAndCriteria,
   });
-  const timestamp = persisted.moodAndCriteria.createdAt.toISOString();
+  const { createdAt } = persisted.moodAndCriteria;
   appendLogsSafely(() => {
-    appendLogRecords({
-      sessionId: context.sessionId,
-      file: 'subconscious',
-      records: [
-        { timestamp, tag: 'S_loud', content: parsed.sLoud, cycle_number: cycle },
-        { timestamp, tag: 'S_quiet', content: sQuiet, cycle_number: cycle },
-        // One line per stored row, so the DB and the logs can be checked against each other.
-        { timestamp, tag: 'trigger', content: String(parsed.trigger), cycle_number: cycle },
-      ],
-    });
+    // One line per stored row (trigger included), so the DB and the logs can be checked against
+    // each other and a line lost to a crash can be replayed from the DB (log-reconcile.ts).
+    appendLogRecords({ sessionId: context.sessionId, file: 'subconscious', records: persisted.messages.map(logRecordOf) });
     appendLogRecords({
       sessionId: context.sessionId,
       file: 'moodAndCriteria',
-      records: [
-        { timestamp, tag: 'mood', content: moodAndCriteria.mood, cycle_number: cycle },
-        { timestamp, tag: 'criteria', content: moodAndCriteria.criteria, cycle_number: cycle },
-      ],
+      records: moodLogRecords({ createdAt, cycleNumber: cycle, ...moodAndCriteria }),
     });
   }, context.sessionId);
   context.memory.recordCycle({ cycle, sLoud: parsed.sLoud, sQuiet, moodAndCriteria });

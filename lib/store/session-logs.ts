@@ -20,6 +20,20 @@ export interface LogRecord {
   cycle_number: number | null;
 }
 
+/** The log line of a stored message or mood row: same fields whether written live or replayed. */
+export function logRecordOf(row: { createdAt: Date; tag: string; content: string; cycleNumber: number | null }): LogRecord {
+  return { timestamp: row.createdAt.toISOString(), tag: row.tag, content: row.content, cycle_number: row.cycleNumber };
+}
+
+/** A mood row is two lines: its mood and its criteria. */
+export function moodLogRecords(row: { createdAt: Date; mood: string; criteria: string; cycleNumber: number }): LogRecord[] {
+  const timestamp = row.createdAt.toISOString();
+  return [
+    { timestamp, tag: 'mood', content: row.mood, cycle_number: row.cycleNumber },
+    { timestamp, tag: 'criteria', content: row.criteria, cycle_number: row.cycleNumber },
+  ];
+}
+
 const sessionIdPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function sessionLogDir(sessionId: string): string {
@@ -105,6 +119,20 @@ export function appendLogRecords(input: { sessionId: string; file: LogFile; reco
   }
   const text = input.records.map((record) => `${JSON.stringify(record)}\n`).join('');
   fs.appendFileSync(file, text, { mode: 0o600 });
+}
+
+/** Complete lines in a log (an unterminated last line is not one). */
+export function countLogLines(input: { sessionId: string; file: LogFile }): number {
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(path.join(sessionLogDir(input.sessionId), logFiles[input.file]));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+  let lines = 0;
+  for (let index = bytes.indexOf(0x0a); index !== -1; index = bytes.indexOf(0x0a, index + 1)) lines++;
+  return lines;
 }
 
 /** Reads a log, dropping an unterminated last line; any other bad line is corruption. */
