@@ -1,0 +1,201 @@
+// `npm run bench:reliability` (add `--quick` for a short run): the figures of docs/reliability.md.
+//  1. Soak: 20 sessions with continuous Subconscious loops, in this process (the real
+//     Orchestrator, real SQLite, the real OpenAI-compatible adapter), against the fake server in
+//     a child process answering at once; a user message per session every 30 s. Sampled every
+//     10 s: event-loop delay, heap after a forced GC, RSS, open fds, child processes, WAL size.
+//  2. kill -9 rounds against the real server (e2e/support/crash-rounds.ts), 50 by default.
+import { execSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { runCrashRounds } from '../e2e/support/crash-rounds';
+import type { LayerModelConfig } from '../lib/config/model-config';
+import { Orchestrator } from '../lib/orchestrator/orchestrator';
+import { closeDb, getDb } from '../lib/store/db';
+import { median, percentile } from './stats';
+
+const quick = process.argv.includes('--quick');
+const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
+const fakePort = 3320;
+const fakeEndpoint = `http://127.0.0.1:${fakePort}/v1`;
+
+async function startFake(chunkDelayMs: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fakes/run-fake-openai-server.ts', String(fakePort)], {
+    env: { ...process.env, FAKE_LLM_CHUNK_DELAY_MS: String(chunkDelayMs) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('fake OpenAI-compatible server on') && resolve());
+    child.on('exit', (code) => reject(new Error(`fake server exited with ${code}`)));
+  });
+  return { stop: () => new Promise((resolve) => (child.on('exit', resolve), child.kill('SIGTERM'))) };
+}
+
+interface Sample {
+  atS: number;
+  cycles: number;
+  heapUsed: number;
+  rss: number;
+  fds: number;
+  children: number;
+  walBytes: number;
+  lagP99Ms: number;
+  lagMaxMs: number;
+}
+
+function openFds(): number {
+  return fs.readdirSync('/proc/self/fd').length;
+}
+
+function childProcesses(): number {
+  return fs
+    .readdirSync('/proc/self/task')
+    .flatMap((task) => fs.readFileSync(`/proc/self/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)).length;
+}
+
+function slope(points: { x: number; y: number }[]): number {
+  const n = points.length;
+  const mx = points.reduce((sum, p) => sum + p.x, 0) / n;
+  const my = points.reduce((sum, p) => sum + p.y, 0) / n;
+  const num = points.reduce((sum, p) => sum + (p.x - mx) * (p.y - my), 0);
+  const den = points.reduce((sum, p) => sum + (p.x - mx) ** 2, 0);
+  return den === 0 ? 0 : num / den;
+}
+
+export async function soak(input: { sessions: number; minutes: number }) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-soak-'));
+  fs.mkdirSync(path.join(root, 'personas'));
+  fs.copyFileSync('personas/iris.md', path.join(root, 'personas', 'iris.md'));
+  process.env.AGENTCSD_DATA_DIR = path.join(root, 'data');
+  process.env.AGENTCSD_PERSONAS_DIR = path.join(root, 'personas');
+  const fake = await startFake(0);
+  const layer = (model: string): LayerModelConfig => ({ backend: 'openai_compatible', model, max_tokens: 512, endpoint: fakeEndpoint });
+  const orchestrator = new Orchestrator();
+  await orchestrator.start();
+  let cycles = 0;
+  let errors = 0;
+  orchestrator.bus.subscribe((event) => {
+    if (event.type === 'subconscious-output') cycles++;
+    if (event.type === 'error') errors++;
+  });
+  const baseline = { fds: openFds(), children: childProcesses(), rss: process.memoryUsage().rss };
+  const ids: string[] = [];
+  for (let index = 0; index < input.sessions; index++) {
+    const session = await orchestrator.createSession({
+      persona: 'iris',
+      name: `Soak ${index + 1}`,
+      models: { c_model: layer('fake-large'), s_model: layer('fake-small') },
+      params: { pacing: 'continuous' },
+    });
+    ids.push(session.id);
+  }
+  const wal = path.join(root, 'data', 'agentcsd.db-wal');
+  const lag = monitorEventLoopDelay({ resolution: 10 });
+  lag.enable();
+  const samples: Sample[] = [];
+  const started = Date.now();
+  const end = started + input.minutes * 60_000;
+  let nextMessage = started + 30_000;
+  while (Date.now() < end) {
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    if (Date.now() >= nextMessage) {
+      for (const id of ids) await orchestrator.sendUserMessage(id, { text: `still there? ${Date.now()}` });
+      nextMessage += 30_000;
+    }
+    global.gc?.();
+    const memory = process.memoryUsage();
+    samples.push({
+      atS: Math.round((Date.now() - started) / 1000),
+      cycles,
+      heapUsed: memory.heapUsed,
+      rss: memory.rss,
+      fds: openFds(),
+      children: childProcesses(),
+      walBytes: fs.existsSync(wal) ? fs.statSync(wal).size : 0,
+      lagP99Ms: lag.percentile(99) / 1e6,
+      lagMaxMs: lag.max / 1e6,
+    });
+    lag.reset();
+    const last = samples.at(-1)!;
+    console.error(`soak ${last.atS}s: ${cycles} cycles, heap ${(last.heapUsed / 2 ** 20).toFixed(1)} MiB, rss ${(last.rss / 2 ** 20).toFixed(0)} MiB, fds ${last.fds}, lag p99 ${last.lagP99Ms.toFixed(1)} ms, wal ${(last.walBytes / 2 ** 20).toFixed(1)} MiB`);
+  }
+  lag.disable();
+  const db = await getDb();
+  const rows = await db.message.count();
+  await orchestrator.stop();
+  await closeDb();
+  await fake.stop();
+  const dbBytes = fs.statSync(path.join(root, 'data', 'agentcsd.db')).size;
+  const after = { fds: openFds(), children: childProcesses() };
+  fs.rmSync(root, { recursive: true, force: true });
+  // Growth from the second sample on: the first minute holds start-up and the JIT warming.
+  const steady = samples.filter((sample) => sample.atS >= 60);
+  const points = (key: 'heapUsed' | 'rss') => steady.map((sample) => ({ x: sample.cycles, y: sample[key] }));
+  return {
+    sessions: input.sessions,
+    minutes: input.minutes,
+    cycles,
+    errors,
+    rows,
+    dbBytes,
+    heapSlopeBytesPerCycle: slope(points('heapUsed')),
+    rssSlopeBytesPerCycle: slope(points('rss')),
+    lagP99MedianMs: median(samples.map((sample) => sample.lagP99Ms)),
+    lagP99WorstMs: Math.max(...samples.map((sample) => sample.lagP99Ms)),
+    lagMaxMs: Math.max(...samples.map((sample) => sample.lagMaxMs)),
+    baseline,
+    first: samples[0]!,
+    last: samples.at(-1)!,
+    walMaxBytes: Math.max(...samples.map((sample) => sample.walBytes)),
+    after,
+  };
+}
+
+export async function crashRounds(rounds: number) {
+  if (!fs.existsSync('.next/BUILD_ID')) execSync('npx next build', { stdio: 'ignore' });
+  const fake = await startFake(15);
+  try {
+    return await runCrashRounds({ root: path.join(os.tmpdir(), 'agentcsd-crash-bench'), port: 3321, fakeEndpoint, rounds, sessions: 2, log: (line) => console.error(line) });
+  } finally {
+    await fake.stop();
+  }
+}
+
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+
+if (process.argv[1]?.endsWith('reliability.ts')) {
+  console.log(`# AgentCSD reliability — ${new Date().toISOString()}`);
+  console.log(`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}\n`);
+  if (only !== 'crash') {
+    const result = await soak({ sessions: 20, minutes: quick ? 1.5 : 10 });
+    console.log(`## Soak: ${result.sessions} sessions, continuous loops, ${result.minutes} min\n`);
+    console.log('| measure | start | end |');
+    console.log('|---|---|---|');
+    console.log(`| cycles (all sessions) | ${result.first.cycles} (at ${result.first.atS} s) | ${result.last.cycles} |`);
+    console.log(`| heap used after GC, MiB | ${mib(result.first.heapUsed)} | ${mib(result.last.heapUsed)} |`);
+    console.log(`| RSS, MiB | ${mib(result.baseline.rss)} (before sessions) | ${mib(result.last.rss)} |`);
+    console.log(`| open file descriptors | ${result.baseline.fds} (before sessions) | ${result.last.fds} (running), ${result.after.fds} (after stop) |`);
+    console.log(`| child processes | ${result.baseline.children} (fake server, tsx's esbuild) | ${result.last.children} (running), ${result.after.children} (after stop) |`);
+    console.log(`| WAL size, MiB | ${mib(result.first.walBytes)} | ${mib(result.last.walBytes)} (max ${mib(result.walMaxBytes)}) |`);
+    console.log(`\nHeap growth ${result.heapSlopeBytesPerCycle.toFixed(1)} B/cycle, RSS growth ${result.rssSlopeBytesPerCycle.toFixed(1)} B/cycle (least squares over the samples after the first minute).`);
+    console.log(`Event-loop delay p99 per 10 s window: median ${result.lagP99MedianMs.toFixed(1)} ms, worst ${result.lagP99WorstMs.toFixed(1)} ms; max single delay ${result.lagMaxMs.toFixed(1)} ms.`);
+    console.log(`${result.cycles} cycles (${(result.cycles / (result.minutes * 60)).toFixed(1)}/s), ${result.errors} error events, ${result.rows} message rows, database ${mib(result.dbBytes)} MiB.\n`);
+  }
+  if (only !== 'soak') {
+    const rounds = quick ? 5 : 50;
+    const summary = await crashRounds(rounds);
+    const kills = summary.rounds;
+    console.log(`## kill -9: ${kills.length} rounds\n`);
+    console.log('| measure | value |');
+    console.log('|---|---|');
+    console.log(`| rounds killed mid-reply / mid-cycle | ${kills.filter((round) => round.midReply).length} / ${kills.filter((round) => round.midCycle).length} |`);
+    console.log(`| integrity_check ok | ${kills.filter((round) => round.integrity === 'ok').length} |`);
+    console.log(`| acknowledged messages, all stored | ${summary.acknowledgedTotal} |`);
+    console.log(`| DB rows without their log line right after a kill (replayed on restart) | ${kills.reduce((sum, round) => sum + round.rowsWithoutLine, 0)} in ${kills.filter((round) => round.rowsWithoutLine > 0).length} rounds |`);
+    console.log(`| torn last lines injected / mended | ${kills.filter((round) => round.tornLineInjected).length} / ${kills.filter((round) => round.tornLineInjected).length - summary.failures.filter((failure) => failure.includes('torn')).length} |`);
+    console.log(`| kill after (median / max ms) | ${median(kills.map((round) => round.killAfterMs)).toFixed(0)} / ${Math.max(...kills.map((round) => round.killAfterMs))} |`);
+    console.log(`| restart to ready (median / p99 ms) | ${median(kills.map((round) => round.restartMs)).toFixed(0)} / ${percentile(kills.map((round) => round.restartMs), 99).toFixed(0)} |`);
+    console.log(`| failures | ${summary.failures.length === 0 ? 'none' : summary.failures.join('; ')} |`);
+  }
+}
