@@ -1,7 +1,7 @@
 // One model call for a layer: the stream (with the one retry policy for API backends — the
 // Claude Code CLI retries by itself, and stacking ours on top would multiply the waits), text
 // handed over as it arrives, and what the llm_calls row needs.
-import type { BackendError } from '@/lib/backends/backend-error';
+import { BackendError } from '@/lib/backends/backend-error';
 import type { BackendRequest, FinishReason, ModelBackend, Usage } from '@/lib/backends/model-backend';
 import { collectStream } from '@/lib/backends/collect-stream';
 import { streamWithRetries, type RetryNotice, type RetryPolicy } from '@/lib/backends/retry-policy';
@@ -27,26 +27,57 @@ export async function callModel(input: {
   random: () => number;
   onText?: (text: string) => void;
   onRetry?: (notice: RetryNotice) => void;
+  /** A call that sends nothing for this long (retry waits excluded) is abandoned as a timeout. */
+  stallTimeoutMs: number;
 }): Promise<ModelCallResult> {
-  const started = input.clock.now();
-  const parts =
+  const { clock } = input;
+  const started = clock.now();
+  // The SDKs' own timeouts are minutes long (a local model may take that to load); a server that
+  // accepts the call and then goes silent would hold the loop that long. The watchdog ends the
+  // call through its own signal and reports why.
+  const stall = new AbortController();
+  const signal = AbortSignal.any([input.signal, stall.signal]);
+  let quietSince = started;
+  const onRetry = (notice: RetryNotice) => {
+    quietSince = clock.now() + notice.delayMs;
+    input.onRetry?.(notice);
+  };
+  const stream =
     input.backend.kind === 'claude_code_cli'
-      ? input.backend.stream(input.request, input.signal)
-      : streamWithRetries(input.backend, input.request, input.signal, {
-          policy: input.retryPolicy,
-          clock: input.clock,
-          random: input.random,
-          onRetry: input.onRetry,
-        });
-  const collected = await collectStream(parts, { now: () => input.clock.now(), onText: input.onText });
+      ? input.backend.stream(input.request, signal)
+      : streamWithRetries(input.backend, input.request, signal, { policy: input.retryPolicy, clock, random: input.random, onRetry });
+  async function* watched() {
+    for await (const part of stream) {
+      quietSince = clock.now();
+      yield part;
+    }
+  }
+  const finished = new AbortController();
+  const watchdog = (async () => {
+    while (!finished.signal.aborted) {
+      const due = quietSince + input.stallTimeoutMs - clock.now();
+      if (due <= 0) {
+        stall.abort();
+        return;
+      }
+      await clock.sleep(due, finished.signal);
+    }
+  })();
+  const collected = await collectStream(watched(), { now: () => clock.now(), onText: input.onText });
+  finished.abort();
+  await watchdog;
+  const stalled = stall.signal.aborted && !input.signal.aborted;
+  const error = stalled
+    ? new BackendError({ kind: 'timeout', message: `The model sent nothing for ${input.stallTimeoutMs < 1000 ? `${input.stallTimeoutMs} ms` : `${Math.round(input.stallTimeoutMs / 1000)} s`}: call abandoned` })
+    : (collected.error ?? null);
   return {
     text: collected.text,
     usage: collected.usage ?? null,
     finishReason: collected.finish?.reason ?? null,
-    error: collected.error ?? null,
+    error,
     aborted: input.signal.aborted && !collected.error,
     startedAt: new Date(started),
     firstTokenMs: collected.firstTokenMs ?? null,
-    durationMs: input.clock.now() - started,
+    durationMs: clock.now() - started,
   };
 }

@@ -104,6 +104,7 @@ export class Orchestrator {
       createBackend: options.createBackend ?? createBackend,
       memoryLimit: options.memoryLimit ?? 1000,
       calibration: options.calibration ?? new TokenCalibration(),
+      stallTimeoutMs: options.stallTimeoutMs ?? 120_000,
     };
   }
 

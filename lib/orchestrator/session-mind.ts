@@ -41,6 +41,8 @@ export interface MindDependencies {
   memoryLimit: number;
   /** Per-model correction of local token estimates, shared by every session. */
   calibration: TokenCalibration;
+  /** A model call that sends nothing for this long is abandoned (see model-call.ts). */
+  stallTimeoutMs: number;
 }
 
 const sessionPausedBrand = Symbol.for('agentcsd.SessionPausedError');
@@ -554,6 +556,7 @@ export class SessionMind {
           retryPolicy: this.deps.retryPolicy,
           random: this.deps.random,
           onText,
+          stallTimeoutMs: this.deps.stallTimeoutMs,
           // Backend retries are shown while they wait (a 429's retry-after can be long).
           onRetry: (notice) => {
             const message = `${notice.error.message} — retrying in ${Math.round(notice.delayMs / 1000)} s (attempt ${notice.attempt + 1})`;
