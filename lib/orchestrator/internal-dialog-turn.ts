@@ -87,7 +87,10 @@ export async function runInternalDialogTurn(
     // The backend counts differently than we do: half the history budget, once.
     result = await call(0.5);
   }
-  route(router.end());
+  // A finished reply flushes what the router held back (untagged output becomes ID_loud). A cut
+  // or stopped one keeps exactly what was shown: the held-back rest is a fragment (a partial
+  // tag such as "<ID_lo", or untagged text never shown) and is dropped.
+  if (!result.error && !result.aborted) route(router.end());
 
   const outcome: TurnOutcome = result.error ? 'failed' : result.aborted ? 'stopped' : 'complete';
   const answeredMessageIds = work.userMessages.map((message) => message.id);
