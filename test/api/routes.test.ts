@@ -15,6 +15,8 @@ import * as exporter from '@/app/api/sessions/[id]/export/route';
 import * as contextRoute from '@/app/api/sessions/[id]/context/route';
 import * as sessions from '@/app/api/sessions/route';
 import * as settings from '@/app/api/settings/route';
+import * as backendTest from '@/app/api/backends/test/route';
+import * as backendModels from '@/app/api/backends/models/route';
 import { startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
 import { ScriptedBackend } from '@/test/support/scripted-backend';
@@ -260,5 +262,77 @@ describe('settings', () => {
     await expectError(await settings.PUT(json('PUT', '/api/settings', { c_model: layer({ endpoint: 'ftp://x' }), s_model: layer(), params }), undefined), 400, 'validation_failed');
     await expectError(await settings.PUT(json('PUT', '/api/settings', { c_model: layer() }), undefined), 400, 'validation_failed');
     expect(await databaseFingerprint()).toBe(before);
+  });
+});
+
+describe('every route refuses bad input with a clear 4xx and changes nothing', () => {
+  type Handler = (request: Request, context: never) => Promise<Response>;
+  const unknownId = '00000000-0000-4000-8000-000000000000';
+  // Body-taking routes, each with a context that exists (so only the body is at fault).
+  const bodyRoutes = async (): Promise<[string, string, Handler, unknown][]> => {
+    const existing = (await (await sessions.POST(json('POST', '/api/sessions', { persona: 'tester', name: 'Target' }), undefined)).json()).session.id;
+    await pause.POST(new Request(`${base}/api/sessions/${existing}/pause`, { method: 'POST' }), idContext(existing));
+    return [
+      ['POST', '/api/sessions', sessions.POST as Handler, undefined],
+      ['PATCH', `/api/sessions/${existing}`, sessionItem.PATCH as Handler, idContext(existing)],
+      ['POST', `/api/sessions/${existing}/messages`, messages.POST as Handler, idContext(existing)],
+      ['POST', '/api/personas', personas.POST as Handler, undefined],
+      ['PUT', '/api/personas/tester', personaItem.PUT as Handler, nameContext('tester')],
+      ['PUT', '/api/settings', settings.PUT as Handler, undefined],
+      ['POST', '/api/backends/test', backendTest.POST as Handler, undefined],
+      ['POST', '/api/backends/models', backendModels.POST as Handler, undefined],
+    ];
+  };
+  it('malformed JSON, wrong types, wrong media type, oversized bodies', async () => {
+    const routes = await bodyRoutes();
+    const before = await snapshotEverything();
+    for (const [method, url, handler, context] of routes) {
+      const cases: [Request, number, string][] = [
+        [raw(method, url, '{"unterminated": '), 400, 'invalid_json'],
+        [raw(method, url, ''), 400, 'invalid_json'],
+        [raw(method, url, 'null'), 400, 'validation_failed'],
+        [raw(method, url, '[]'), 400, 'validation_failed'],
+        [raw(method, url, '42'), 400, 'validation_failed'],
+        [raw(method, url, '"text"'), 400, 'validation_failed'],
+        [json(method, url, { unexpected: true, name: 12, persona: ['x'], text: { nested: 1 }, content: 5, c_model: 'x' }), 400, 'validation_failed'],
+        [raw(method, url, '{"a":1}', 'text/plain'), 415, 'unsupported_media_type'],
+        [raw(method, url, 'a=1', 'application/x-www-form-urlencoded'), 415, 'unsupported_media_type'],
+        [raw(method, url, JSON.stringify({ text: 'x'.repeat(600 * 1024) })), 413, 'payload_too_large'],
+      ];
+      for (const [request, status, code] of cases) {
+        const response = await handler(request, context as never);
+        expect(`${method} ${url} → ${response.status}`).toBe(`${method} ${url} → ${status}`);
+        await expectError(response, status, code);
+      }
+    }
+    expect(await snapshotEverything()).toEqual(before);
+  });
+
+  it('unknown and malformed ids answer 404 on every id route', async () => {
+    const before = await snapshotEverything();
+    const idRoutes: [string, Handler, () => Request][] = [
+      ['GET session', sessionItem.GET as Handler, () => new Request(`${base}/x`)],
+      ['PATCH session', sessionItem.PATCH as Handler, () => json('PATCH', '/x', { name: 'n' })],
+      ['DELETE session', sessionItem.DELETE as Handler, () => new Request(`${base}/x`, { method: 'DELETE' })],
+      ['history', history.GET as Handler, () => new Request(`${base}/x?layer=external`)],
+      ['pause', pause.POST as Handler, () => new Request(`${base}/x`, { method: 'POST' })],
+      ['resume', resume.POST as Handler, () => new Request(`${base}/x`, { method: 'POST' })],
+      ['messages', messages.POST as Handler, () => json('POST', '/x', { text: 'hi' })],
+      ['stop-turn', stopTurn.POST as Handler, () => new Request(`${base}/x`, { method: 'POST' })],
+      ['export', exporter.GET as Handler, () => new Request(`${base}/x?format=json`)],
+      ['context', contextRoute.GET as Handler, () => new Request(`${base}/x`)],
+    ];
+    for (const [name, handler, request] of idRoutes) {
+      for (const id of [unknownId, 'not-a-uuid', '../../etc/passwd', '', 'x'.repeat(5000)]) {
+        const response = await handler(request(), idContext(id) as never);
+        expect(`${name} ${id.slice(0, 20)} → ${response.status}`).toBe(`${name} ${id.slice(0, 20)} → 404`);
+        await expectError(response, 404, 'not_found');
+      }
+    }
+    for (const [name, handler] of [['GET persona', personaItem.GET], ['PUT persona', personaItem.PUT], ['DELETE persona', personaItem.DELETE]] as [string, Handler][]) {
+      const response = await handler(json('PUT', '/x', { content: 'x' }), nameContext('nobody') as never);
+      expect(`${name} → ${response.status}`).toBe(`${name} → 404`);
+    }
+    expect(await snapshotEverything()).toEqual(before);
   });
 });
