@@ -34,9 +34,15 @@ export async function callModel(input: {
   const started = clock.now();
   // The SDKs' own timeouts are minutes long (a local model may take that to load); a server that
   // accepts the call and then goes silent would hold the loop that long. The watchdog ends the
-  // call through its own signal and reports why.
+  // call through its own signal and reports why. That signal follows the caller's by a listener
+  // removed at the end, not AbortSignal.any: in Node 20 a composite signal that gets an abort
+  // listener (fetch adds one) and never aborts stays alive for good — the soak benchmark's heap
+  // snapshots showed two signals and a controller kept per call.
   const stall = new AbortController();
-  const signal = AbortSignal.any([input.signal, stall.signal]);
+  const forwardAbort = () => stall.abort();
+  if (input.signal.aborted) stall.abort();
+  else input.signal.addEventListener('abort', forwardAbort, { once: true });
+  const signal = stall.signal;
   let quietSince = started;
   const onRetry = (notice: RetryNotice) => {
     quietSince = clock.now() + notice.delayMs;
@@ -63,10 +69,13 @@ export async function callModel(input: {
       await clock.sleep(due, finished.signal);
     }
   })();
-  const collected = await collectStream(watched(), { now: () => clock.now(), onText: input.onText });
-  finished.abort();
+  let stalled = false;
+  const collected = await collectStream(watched(), { now: () => clock.now(), onText: input.onText }).finally(() => {
+    input.signal.removeEventListener('abort', forwardAbort);
+    stalled = stall.signal.aborted && !input.signal.aborted;
+    finished.abort();
+  });
   await watchdog;
-  const stalled = stall.signal.aborted && !input.signal.aborted;
   const error = stalled
     ? new BackendError({ kind: 'timeout', message: `The model sent nothing for ${input.stallTimeoutMs < 1000 ? `${input.stallTimeoutMs} ms` : `${Math.round(input.stallTimeoutMs / 1000)} s`}: call abandoned` })
     : (collected.error ?? null);
