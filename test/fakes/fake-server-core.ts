@@ -40,6 +40,8 @@ export interface FakeServerOptions {
   port?: number;
   /** Delay between deltas, for benchmarks and abort tests. */
   chunkDelayMs?: number;
+  /** Keep only the newest requests in `requests` (long runs); default: all of them. */
+  requestLogLimit?: number;
 }
 
 export interface StreamWriter {
@@ -67,6 +69,7 @@ export class FakeServerCore {
   private readonly sockets = new Set<import('node:net').Socket>();
   script: FakeScript;
   chunkDelayMs: number;
+  private readonly requestLogLimit: number;
   url = '';
 
   constructor(
@@ -75,6 +78,7 @@ export class FakeServerCore {
   ) {
     this.script = options.script ?? defaultScript;
     this.chunkDelayMs = options.chunkDelayMs ?? 0;
+    this.requestLogLimit = options.requestLogLimit ?? Number.POSITIVE_INFINITY;
     this.server = http.createServer((request, response) => void this.handle(request, response));
     this.server.on('connection', (socket) => {
       this.sockets.add(socket);
@@ -146,6 +150,7 @@ export class FakeServerCore {
       system: systemOf(body),
     };
     this.requests.push(fakeRequest);
+    if (this.requests.length > this.requestLogLimit) this.requests.splice(0, this.requests.length - this.requestLogLimit);
     const handled = await this.routes(fakeRequest, response, this).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ error: String(error) }));

@@ -5,7 +5,8 @@ import { mindScript } from './mind-script';
 
 const port = Number(process.argv[2] ?? process.env.FAKE_LLM_PORT ?? 3211);
 const chunkDelayMs = Number(process.env.FAKE_LLM_CHUNK_DELAY_MS ?? 15);
-const server = await startFakeOpenAIServer({ port, script: mindScript, chunkDelayMs, models: ['fake-large', 'fake-small'] });
+// A long run (the soak benchmark: ~150 requests/s) must not keep every prompt it was sent.
+const server = await startFakeOpenAIServer({ port, script: mindScript, chunkDelayMs, models: ['fake-large', 'fake-small'], requestLogLimit: 100 });
 console.log(`> fake OpenAI-compatible server on ${server.url}/v1`);
 const close = () => void server.close().then(() => process.exit(0));
 process.on('SIGINT', close);
