@@ -29,7 +29,14 @@ async function startFake(chunkDelayMs: number) {
     child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('fake OpenAI-compatible server on') && resolve());
     child.on('exit', (code) => reject(new Error(`fake server exited with ${code}`)));
   });
-  return { stop: () => new Promise((resolve) => (child.on('exit', resolve), child.kill('SIGTERM'))) };
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(undefined);
+        child.on('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 interface Sample {
