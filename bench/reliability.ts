@@ -13,6 +13,7 @@ import { runCrashRounds } from '../e2e/support/crash-rounds';
 import type { LayerModelConfig } from '../lib/config/model-config';
 import { Orchestrator } from '../lib/orchestrator/orchestrator';
 import { closeDb, getDb } from '../lib/store/db';
+import { childPids } from '../test/support/processes';
 import { median, percentile } from './stats';
 
 const quick = process.argv.includes('--quick');
@@ -55,12 +56,6 @@ function openFds(): number {
   return fs.readdirSync('/proc/self/fd').length;
 }
 
-function childProcesses(): number {
-  return fs
-    .readdirSync('/proc/self/task')
-    .flatMap((task) => fs.readFileSync(`/proc/self/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)).length;
-}
-
 function slope(points: { x: number; y: number }[]): number {
   const n = points.length;
   const mx = points.reduce((sum, p) => sum + p.x, 0) / n;
@@ -86,7 +81,7 @@ export async function soak(input: { sessions: number; minutes: number }) {
     if (event.type === 'subconscious-output') cycles++;
     if (event.type === 'error') errors++;
   });
-  const baseline = { fds: openFds(), children: childProcesses(), rss: process.memoryUsage().rss };
+  const baseline = { fds: openFds(), children: childPids().length, rss: process.memoryUsage().rss };
   const ids: string[] = [];
   for (let index = 0; index < input.sessions; index++) {
     const session = await orchestrator.createSession({
@@ -118,7 +113,7 @@ export async function soak(input: { sessions: number; minutes: number }) {
       heapUsed: memory.heapUsed,
       rss: memory.rss,
       fds: openFds(),
-      children: childProcesses(),
+      children: childPids().length,
       walBytes: fs.existsSync(wal) ? fs.statSync(wal).size : 0,
       lagP99Ms: lag.percentile(99) / 1e6,
       lagMaxMs: lag.max / 1e6,
@@ -134,7 +129,7 @@ export async function soak(input: { sessions: number; minutes: number }) {
   await closeDb();
   await fake.stop();
   const dbBytes = fs.statSync(path.join(root, 'data', 'agentcsd.db')).size;
-  const after = { fds: openFds(), children: childProcesses() };
+  const after = { fds: openFds(), children: childPids().length };
   fs.rmSync(root, { recursive: true, force: true });
   // Growth from the second sample on: the first minute holds start-up and the JIT warming.
   const steady = samples.filter((sample) => sample.atS >= 60);

@@ -124,11 +124,11 @@ export async function runCrashRounds(input: {
       if (rows.n > 0) fail(`round ${round}: the turn cut by the kill (${turnId}) left ${rows.n} rows`);
     }
     let rowsWithoutLine = 0;
-    const maxIds = new Map<string, number>();
+    const rowCounts = new Map<string, number>();
     for (const sessionId of sessionIds) {
       for (const [layer, file] of Object.entries(logFiles)) {
         const rows = database.prepare('SELECT id, tag, content FROM messages WHERE session_id = ? AND layer = ? ORDER BY id').all(sessionId, layer) as { id: number; tag: string; content: string }[];
-        maxIds.set(`${sessionId}/${layer}`, rows.length);
+        rowCounts.set(`${sessionId}/${layer}`, rows.length);
         const lines = readLines(path.join(server.dataDir, 'logs', sessionId, file));
         const mismatch = lines.findIndex((line, index) => line.tag !== rows[index]?.tag || line.content !== rows[index]?.content);
         if (mismatch !== -1) fail(`round ${round}: ${file} line ${mismatch + 1} of ${sessionId} does not match its row`);
@@ -151,7 +151,7 @@ export async function runCrashRounds(input: {
     for (const sessionId of sessionIds) {
       for (const [layer, file] of Object.entries(logFiles)) {
         const lines = readLines(path.join(server.dataDir, 'logs', sessionId, file), { strict: true });
-        const needed = maxIds.get(`${sessionId}/${layer}`)!;
+        const needed = rowCounts.get(`${sessionId}/${layer}`)!;
         if (lines.length < needed) fail(`round ${round}: after restart ${file} of ${sessionId} still misses ${needed - lines.length} lines`);
       }
     }

@@ -13,12 +13,13 @@ export interface CollectedStream {
 
 export async function collectStream(
   parts: AsyncIterable<StreamPart>,
-  options: { now?: () => number; onText?: (text: string) => void } = {},
+  options: { now?: () => number; onText?: (text: string) => void; onPart?: (part: StreamPart) => void } = {},
 ): Promise<CollectedStream> {
   const now = options.now ?? Date.now;
   const started = now();
   const collected: CollectedStream = { text: '', reasoning: '' };
   for await (const part of parts) {
+    options.onPart?.(part);
     switch (part.type) {
       case 'text-delta':
         collected.firstTokenMs ??= now() - started;

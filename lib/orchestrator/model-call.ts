@@ -52,12 +52,6 @@ export async function callModel(input: {
     input.backend.kind === 'claude_code_cli'
       ? input.backend.stream(input.request, signal)
       : streamWithRetries(input.backend, input.request, signal, { policy: input.retryPolicy, clock, random: input.random, onRetry });
-  async function* watched() {
-    for await (const part of stream) {
-      quietSince = clock.now();
-      yield part;
-    }
-  }
   const finished = new AbortController();
   const watchdog = (async () => {
     while (!finished.signal.aborted) {
@@ -70,7 +64,7 @@ export async function callModel(input: {
     }
   })();
   let stalled = false;
-  const collected = await collectStream(watched(), { now: () => clock.now(), onText: input.onText }).finally(() => {
+  const collected = await collectStream(stream, { now: () => clock.now(), onText: input.onText, onPart: () => (quietSince = clock.now()) }).finally(() => {
     input.signal.removeEventListener('abort', forwardAbort);
     stalled = stall.signal.aborted && !input.signal.aborted;
     finished.abort();

@@ -16,6 +16,7 @@ import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-
 import type { FakeFault } from '@/test/fakes/fake-server-core';
 import { mindScript } from '@/test/fakes/mind-script';
 import { EventRecorder } from '@/test/support/event-recorder';
+import { descendantPids } from '@/test/support/processes';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
 useTempAppDirs({ personas: { iris: '# Iris\nYou are Iris, curious and kind.' } });
@@ -52,35 +53,6 @@ afterAll(async () => {
 const openaiLayer = (server: { url: string }, endpoint = `${server.url}/v1`): LayerModelConfig => ({ backend: 'openai_compatible', model: 'fake-large', max_tokens: 1024, endpoint });
 const anthropicLayer = (): LayerModelConfig => ({ backend: 'anthropic', model: 'claude-sonnet-4-5', max_tokens: 1024, endpoint: anthropic.url, api_key: 'sk-ant-fake' });
 const cliLayer = (cliPath = path.resolve('node_modules/.bin/claude')): LayerModelConfig => ({ backend: 'claude_code_cli', model: 'claude-sonnet-4-5', max_tokens: 1024, cli_path: cliPath });
-
-/** Our child processes whose command line mentions `word`. */
-function children(word: string): number[] {
-  const pids = fs
-    .readdirSync('/proc/self/task')
-    .flatMap((task) => fs.readFileSync(`/proc/self/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean))
-    .map(Number);
-  const descendants = [...pids];
-  for (let index = 0; index < descendants.length; index++) {
-    for (const task of safeReaddir(`/proc/${descendants[index]}/task`)) {
-      descendants.push(...safeRead(`/proc/${descendants[index]}/task/${task}/children`).trim().split(/\s+/).filter(Boolean).map(Number));
-    }
-  }
-  return descendants.filter((pid) => safeRead(`/proc/${pid}/cmdline`).includes(word));
-}
-const safeReaddir = (dir: string) => {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
-};
-const safeRead = (file: string) => {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-};
 
 async function agentRows(sessionId: string) {
   const db = await getDb();
@@ -218,7 +190,7 @@ describe('Claude Code CLI faults (the real binary against the fake API)', () => 
     expect(end.outcome).toBe('failed');
     expect(end.error).toMatch(/bad request from fake|400/);
     expect(await agentRows(sessionId)).toEqual([]);
-    expect(children('claude')).toEqual([]);
+    expect(descendantPids('claude')).toEqual([]);
     // The CLI itself answers the next message.
     const next = await say(sessionId, 'and now?', { timeoutMs: 60_000 });
     expect(next.outcome).toBe('complete');
@@ -232,7 +204,7 @@ describe('Claude Code CLI faults (the real binary against the fake API)', () => 
     const end = await say(sessionId, text, {
       timeoutMs: 60_000,
       duringReply: () => {
-        for (const pid of children('claude')) process.kill(pid, 'SIGKILL');
+        for (const pid of descendantPids('claude')) process.kill(pid, 'SIGKILL');
       },
     });
     expect(end.outcome).toBe('failed');
@@ -241,7 +213,7 @@ describe('Claude Code CLI faults (the real binary against the fake API)', () => 
     expect(rows).toHaveLength(1);
     expect(rows[0]!.interrupted).toBe(true);
     expect(`You said: ${text}`.startsWith(rows[0]!.content)).toBe(true);
-    expect(children('claude')).toEqual([]);
+    expect(descendantPids('claude')).toEqual([]);
     await orchestrator.updateSession(sessionId, { models: { c_model: openaiLayer(openai) } });
     await expectRecovered(sessionId);
   }, 120_000);
