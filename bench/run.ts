@@ -4,10 +4,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { backendsTable, benchBackends } from './backends-first-token';
 import { benchBrowser, browserTable } from './browser';
+import { benchStreamingPath, streamingTable } from './streaming-path';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
 const quick = process.argv.includes('--quick');
-const versions = ['@anthropic-ai/sdk', 'openai', '@anthropic-ai/claude-code'].map(
+const versions = ['@anthropic-ai/sdk', 'openai', '@anthropic-ai/claude-code', 'next', 'socket.io', 'ai', '@ai-sdk/openai-compatible'].map(
   (name) => `${name} ${(JSON.parse(fs.readFileSync(`node_modules/${name}/package.json`, 'utf8')) as { version: string }).version}`,
 );
 
@@ -16,6 +17,11 @@ console.log(`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${
 console.log(`Versions: ${versions.join(', ')}\n`);
 console.log('## Backends: time to first text delta, same fake server, interleaved\n');
 console.log(backendsTable(await benchBackends({ samples: quick ? 50 : 400, cliSamples: quick ? 5 : 20 })));
+
+console.log('\n## The reply path: first token and per-token delay against a direct SDK call and the AI SDK, interleaved\n');
+console.log(
+  streamingTable(await benchStreamingPath({ samples: quick ? 15 : 100, tokensPerReply: 40, tokensPerSecond: 200, firstDeltaDelayMs: 200, ports: { ours: 3330, peer: 3331 } })),
+);
 
 console.log('\n## The mind: cycle overhead, memory, idle-hour tokens\n');
 const overhead = await benchCycleOverhead({ blockSize: 50, blocks: quick ? 4 : 20, storedMessages: 10_000 });

@@ -145,3 +145,53 @@ test('a message: events in order over Socket.IO, then DB rows and JSONL lines th
     socket.close();
   }
 });
+
+test('a message sent over the socket, as the session page sends it: stored before the ack, REST error shapes for bad input', async ({ request, baseURL }) => {
+  const created = await request.post('/api/sessions', { data: { persona: 'iris', name: 'Socket send', models: fakeModels() } });
+  const { session } = (await created.json()) as { session: { id: string } };
+  const socket: Socket = io(baseURL!, { transports: ['websocket'], extraHeaders: { origin: baseURL! } });
+  const events: WireEvent[] = [];
+  socket.onAny((_type, event: WireEvent) => events.push(event));
+  const send = (payload: unknown) => socket.timeout(5_000).emitWithAck('send-message', payload) as Promise<{ ok: boolean; message?: { id: number; content: string }; error?: { code: string; message: string } }>;
+  const db = new Database(path.join(dataDir, 'agentcsd.db'), { readonly: true });
+  const userRows = () => db.prepare("SELECT id, content FROM messages WHERE session_id = ? AND tag = 'ED_user' ORDER BY id").all(session.id) as { id: number; content: string }[];
+  try {
+    expect(((await socket.timeout(5_000).emitWithAck('join', { sessionId: session.id })) as { ok: boolean }).ok).toBe(true);
+
+    const bad: [unknown, string][] = [
+      ['hello', 'validation_failed'],
+      [{ sessionId: session.id }, 'validation_failed'],
+      [{ sessionId: session.id, text: '   ' }, 'validation_failed'],
+      [{ sessionId: session.id, text: 'x'.repeat(20_001) }, 'validation_failed'],
+      [{ sessionId: session.id, text: 'hi', extra: true }, 'validation_failed'],
+      [{ sessionId: 'not-a-uuid', text: 'hi' }, 'validation_failed'],
+      [{ sessionId: '00000000-0000-4000-8000-000000000000', text: 'hi' }, 'not_found'],
+    ];
+    for (const [payload, code] of bad) {
+      const ack = await send(payload);
+      expect(ack.ok, JSON.stringify(payload).slice(0, 80)).toBe(false);
+      expect(ack.error!.code).toBe(code);
+      expect(ack.error!.message.length).toBeGreaterThan(0);
+    }
+    expect(userRows()).toEqual([]);
+
+    const ack = await send({ sessionId: session.id, text: 'hello over the socket' });
+    expect(ack.ok).toBe(true);
+    // Acknowledged means stored: the row and its log line exist when the ack arrives.
+    expect(userRows()).toEqual([{ id: ack.message!.id, content: 'hello over the socket' }]);
+    expect(readJsonl(session.id, 'external_dialog.jsonl').map((line) => line.content)).toEqual(['hello over the socket']);
+    await until(() => events.some((event) => event.type === 'turn-end'), 'the reply');
+    expect(events.find((event) => event.type === 'message-persisted')!.message!.id).toBe(ack.message!.id);
+    const reply = events.filter((event) => event.type === 'reply-delta').map((event) => event.text).join('');
+    expect(reply).toBe('You said: hello over the socket');
+
+    expect((await request.post(`/api/sessions/${session.id}/pause`)).status()).toBe(200);
+    const paused = await send({ sessionId: session.id, text: 'are you there?' });
+    expect(paused.ok).toBe(false);
+    expect(paused.error!.code).toBe('conflict');
+    expect(userRows()).toHaveLength(1);
+  } finally {
+    db.close();
+    socket.close();
+  }
+});

@@ -91,7 +91,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     if (event.sessionId === sessionId) dispatch({ type: 'event', event });
   }, [sessionId]);
 
-  const connection = useSessionSocket({
+  const socket = useSessionSocket({
     sessionId,
     onEvent,
     onJoined: (ack) => {
@@ -127,7 +127,13 @@ export function SessionView({ sessionId }: { sessionId: string }) {
 
   async function send(text: string): Promise<boolean> {
     try {
-      await apiFetch(`/api/sessions/${sessionId}/messages`, { method: 'POST', body: { text } });
+      const sent = socket.send(text);
+      if (sent) {
+        const ack = await sent;
+        if (!ack.ok) throw new Error(ack.error.message);
+      } else {
+        await apiFetch(`/api/sessions/${sessionId}/messages`, { method: 'POST', body: { text } });
+      }
       return true;
     } catch (caught) {
       setError((caught as Error).message);
@@ -163,7 +169,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         <span className="text-xs text-zinc-500">persona: {session.persona}</span>
         <MindLine mind={state.mind} status={session.status} />
         <div className="ml-auto flex items-center gap-3">
-          <ConnectionIndicator state={connection} />
+          <ConnectionIndicator state={socket.state} />
           <a className="btn" href={`/api/sessions/${sessionId}/export?format=md`} download>
             Export Markdown
           </a>

@@ -1,11 +1,24 @@
 'use client';
 
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { io, type Socket } from 'socket.io-client';
 import type { OrchestratorEvent } from '@/lib/orchestrator/events';
-import type { ClientToServerEvents, JoinAck, ServerToClientEvents } from '@/lib/realtime/socket-events';
+import type { ClientToServerEvents, JoinAck, SendMessageAck, ServerToClientEvents } from '@/lib/realtime/socket-events';
 
 export type ConnectionState = 'connecting' | 'connected' | 'disconnected';
+
+/** How long a sent message may wait for the server's "stored" before the page says so. */
+const sendAckTimeoutMs = 15_000;
+
+export interface SessionSocket {
+  state: ConnectionState;
+  /**
+   * Sends a message over the open socket (acknowledged once stored), or null when the socket is
+   * not connected: the caller then uses the REST route, so a message is never queued in the
+   * socket's buffer and sent twice.
+   */
+  send: (text: string) => Promise<SendMessageAck> | null;
+}
 
 /**
  * Joins the session's room and hands every event to `onEvent`. Each (re)join reports the
@@ -16,13 +29,15 @@ export function useSessionSocket(input: {
   sessionId: string;
   onEvent: (event: OrchestratorEvent) => void;
   onJoined: (ack: Extract<JoinAck, { ok: true }>) => void;
-}): ConnectionState {
+}): SessionSocket {
   const [state, setState] = useState<ConnectionState>('connecting');
   const handlers = useRef(input);
   handlers.current = input;
+  const socketRef = useRef<Socket<ServerToClientEvents, ClientToServerEvents> | null>(null);
 
   useEffect(() => {
     const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io({ transports: ['websocket'] });
+    socketRef.current = socket;
     socket.on('connect', () => {
       socket.emit('join', { sessionId: input.sessionId }, (ack) => {
         if (!ack.ok) return;
@@ -34,9 +49,27 @@ export function useSessionSocket(input: {
     socket.on('connect_error', () => setState('disconnected'));
     socket.onAny((_type: string, event: OrchestratorEvent) => handlers.current.onEvent(event));
     return () => {
+      socketRef.current = null;
       socket.disconnect();
     };
   }, [input.sessionId]);
 
-  return state;
+  const send = useCallback(
+    (text: string) => {
+      const socket = socketRef.current;
+      if (!socket?.connected) return null;
+      return socket
+        .timeout(sendAckTimeoutMs)
+        .emitWithAck('send-message', { sessionId: input.sessionId, text })
+        .catch(
+          (): SendMessageAck => ({
+            ok: false,
+            error: { code: 'internal', message: `The server did not confirm the message within ${sendAckTimeoutMs / 1000} s: check the chat before sending it again.` },
+          }),
+        );
+    },
+    [input.sessionId],
+  );
+
+  return { state, send };
 }

@@ -18,6 +18,15 @@ export interface MindContext {
   callModel(input: { layer: CallLayer; config: LayerModelConfig; request: BackendRequest; signal: AbortSignal; onText?: (text: string) => void }): Promise<ModelCallResult>;
 }
 
+/**
+ * Lets pending I/O run before the next step. Prisma's queries over better-sqlite3 resolve in
+ * microtasks only, so a cycle's recording, transaction, log appends and events would otherwise
+ * run as one block of several milliseconds, holding back the reply tokens streaming beside it.
+ */
+export function yieldToIO(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Log appends come after the DB commit; a failed append is reported, never fatal (the DB holds it). */
 export function appendLogsSafely(append: () => void, sessionId: string): void {
   try {

@@ -147,10 +147,11 @@ export class Orchestrator {
   }
 
   async sendUserMessage(id: string, input: SendMessageInput): Promise<MessageRecord> {
-    const session = await this.requireSession(id);
+    // A mind is the live session (it refuses while paused): no database read on a reply's path.
     const mind = this.minds.get(id);
-    if (!mind || session.status !== 'active') throw new SessionPausedError(id);
-    return mind.sendUserMessage(input.text);
+    if (mind) return mind.sendUserMessage(input.text);
+    await this.requireSession(id); // 404 for an unknown session
+    throw new SessionPausedError(id);
   }
 
   async stopTurn(id: string): Promise<boolean> {

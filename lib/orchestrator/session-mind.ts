@@ -22,7 +22,7 @@ import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import type { EventBus, MindState, PromptRecord, SpontaneousOutcome } from './events';
 import { newTurnId, runInternalDialogTurn, type TurnWork } from './internal-dialog-turn';
-import { appendLogsSafely, type MindContext } from './mind-context';
+import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { MindMemory } from './mind-memory';
 import { callModel, type ModelCallResult } from './model-call';
 import { currentActivity, cycleDelayMs, degradedAfterFailures, failureBackoffMs, type Activity } from './pacing';
@@ -172,8 +172,8 @@ export class SessionMind {
     this.consecutiveSpontaneous = 0;
     this.lastUserAt = this.deps.clock.now();
     this.cycleRequested = true;
-    this.wake();
     this.drainTurns();
+    this.wakeSoon();
     return message;
   }
 
@@ -284,6 +284,7 @@ export class SessionMind {
         break;
       case 'persisted':
         this.recordSuccess('subconscious');
+        await yieldToIO();
         this.announceCycle(outcome);
         break;
       default:
@@ -382,7 +383,7 @@ export class SessionMind {
       cycle: work.taken.cycle,
     });
     this.emitState();
-    this.wake(); // the Subconscious paces itself by what the Internal Dialog is doing
+    this.wakeSoon(); // the Subconscious paces itself by what the Internal Dialog is doing
     try {
       const result = await runInternalDialogTurn(this.context, work, controller.signal, (delta) => {
         this.deps.bus.emit(delta.channel === 'loud' ? 'reply-delta' : 'thought-delta', this.session.id, { turnId: work.turnId, text: delta.text });
@@ -530,6 +531,15 @@ export class SessionMind {
     this.wakeController.abort();
   }
 
+  /**
+   * Wakes the Subconscious once the current task is done: a reply's model call goes out first
+   * and the cycle's prompt assembly no longer holds it back (the cycle could not change that
+   * reply anyway: the turn took the Mood & Criteria when it started).
+   */
+  private wakeSoon(): void {
+    setImmediate(() => this.wake());
+  }
+
   private createContext(): MindContext {
     return {
       sessionId: this.session.id,
@@ -577,6 +587,7 @@ export class SessionMind {
           const { inputTokens, cacheReadTokens, cacheWriteTokens } = result.usage;
           this.deps.calibration.observe(request.model, estimateRequestTokens(request), inputTokens + cacheReadTokens + cacheWriteTokens);
         }
+        await yieldToIO();
         await this.recordCall(layer, config, result);
         return result;
       },

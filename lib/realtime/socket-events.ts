@@ -1,11 +1,22 @@
 // The Socket.IO contract, shared by server and browser. Inbound payloads are still zod-validated.
 import { z } from 'zod';
+import type { ApiErrorCode } from '@/lib/http/api-error';
 import type { EventType, OrchestratorEvent } from '@/lib/orchestrator/events';
+import type { MessageJson } from '@/lib/store/messages-repository';
 
 export const joinPayloadSchema = z.object({ sessionId: z.string().uuid() }).strict();
 export type JoinPayload = z.infer<typeof joinPayloadSchema>;
 
 export type JoinAck = { ok: true; lastSeq: number; bootId: string } | { ok: false; error: string };
+
+/** The page sends over the socket it already holds: no new request, no page routing before the reply starts. */
+export interface SendMessagePayload {
+  sessionId: string;
+  text: string;
+}
+
+/** Acknowledged only once the message is stored, like the REST route's 202; errors as the REST body's. */
+export type SendMessageAck = { ok: true; message: MessageJson } | { ok: false; error: { code: ApiErrorCode; message: string } };
 
 export type ServerToClientEvents = {
   [K in EventType]: (event: Extract<OrchestratorEvent, { type: K }>) => void;
@@ -14,6 +25,7 @@ export type ServerToClientEvents = {
 export interface ClientToServerEvents {
   join: (payload: JoinPayload, ack: (result: JoinAck) => void) => void;
   leave: (payload: JoinPayload) => void;
+  'send-message': (payload: SendMessagePayload, ack: (result: SendMessageAck) => void) => void;
 }
 
 export function sessionRoom(sessionId: string): string {

@@ -2,7 +2,10 @@
 // HTTP requests; clients join one room per session and receive the orchestrator's events.
 import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
-import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
+import { z } from 'zod';
+import { toApiError, validationError } from '@/lib/http/api-error';
+import { sendMessageInputSchema, type Orchestrator } from '@/lib/orchestrator/orchestrator';
+import { messageJson } from '@/lib/store/messages-repository';
 import { checkRequest, tokenFromHeaders, type GuardOptions } from '@/lib/security/request-guard';
 import {
   joinPayloadSchema,
@@ -10,6 +13,8 @@ import {
   type ClientToServerEvents,
   type ServerToClientEvents,
 } from './socket-events';
+
+const sendMessagePayloadSchema = sendMessageInputSchema.extend({ sessionId: z.string().uuid() }).strict();
 
 export function attachSocketServer(input: {
   httpServer: HttpServer;
@@ -46,6 +51,23 @@ export function attachSocketServer(input: {
       }
       void socket.join(sessionRoom(parsed.data.sessionId));
       reply({ ok: true, lastSeq: input.orchestrator.bus.lastSeq(parsed.data.sessionId), bootId: input.orchestrator.bus.bootId });
+    });
+    // The same validation, store-before-ack and error shape as POST /api/sessions/:id/messages.
+    socket.on('send-message', async (payload, ack) => {
+      const reply = typeof ack === 'function' ? ack : () => {};
+      const parsed = sendMessagePayloadSchema.safeParse(payload);
+      if (!parsed.success) {
+        const error = validationError(parsed.error, 'message');
+        reply({ ok: false, error: { code: error.code, message: error.message } });
+        return;
+      }
+      try {
+        const message = await input.orchestrator.sendUserMessage(parsed.data.sessionId, { text: parsed.data.text });
+        reply({ ok: true, message: messageJson(message) });
+      } catch (caught) {
+        const error = toApiError(caught);
+        reply({ ok: false, error: { code: error.code, message: error.message } });
+      }
     });
     socket.on('leave', (payload) => {
       const parsed = joinPayloadSchema.safeParse(payload);

@@ -2,7 +2,7 @@
 // delta {role, content:""}, content deltas, a finish chunk, a usage chunk with include_usage,
 // then `data: [DONE]`. Reasoning can be sent the way vLLM, Ollama or DeepSeek-R1 send it.
 import type http from 'node:http';
-import { delay, estimateTokens, FakeServerCore, splitIntoChunks, type FakeFault, type FakeReply, type FakeRequest, type FakeServerOptions } from './fake-server-core';
+import { estimateTokens, FakeServerCore, splitIntoChunks, type FakeFault, type FakeReply, type FakeRequest, type FakeServerOptions } from './fake-server-core';
 
 export type ReasoningStyle = 'reasoning_content' | 'reasoning' | 'think-tag';
 
@@ -54,9 +54,10 @@ async function streamCompletion(response: http.ServerResponse, reply: FakeReply,
       }
       return;
     }
-    if (server.chunkDelayMs) await delay(server.chunkDelayMs);
+    await server.pace(sent);
     if (response.destroyed) return;
     data(response, chunk(delta));
+    if (typeof delta.content === 'string') server.onDelta?.(delta.content);
     sent++;
   }
   data(response, chunk({}, reply.stopReason ?? 'stop'));

@@ -40,6 +40,10 @@ export interface FakeServerOptions {
   port?: number;
   /** Delay between deltas, for benchmarks and abort tests. */
   chunkDelayMs?: number;
+  /** Extra wait before a reply's first delta: the model's time to first token. */
+  firstDeltaDelayMs?: number;
+  /** Called as each content delta is written (benchmarks stamp it to time the path to a client). */
+  onDelta?: (text: string) => void;
   /** Keep only the newest requests in `requests` (long runs); default: all of them. */
   requestLogLimit?: number;
 }
@@ -69,6 +73,8 @@ export class FakeServerCore {
   private readonly sockets = new Set<import('node:net').Socket>();
   script: FakeScript;
   chunkDelayMs: number;
+  firstDeltaDelayMs: number;
+  readonly onDelta: ((text: string) => void) | undefined;
   private readonly requestLogLimit: number;
   url = '';
 
@@ -78,6 +84,8 @@ export class FakeServerCore {
   ) {
     this.script = options.script ?? defaultScript;
     this.chunkDelayMs = options.chunkDelayMs ?? 0;
+    this.firstDeltaDelayMs = options.firstDeltaDelayMs ?? 0;
+    this.onDelta = options.onDelta;
     this.requestLogLimit = options.requestLogLimit ?? Number.POSITIVE_INFINITY;
     this.server = http.createServer((request, response) => void this.handle(request, response));
     this.server.on('connection', (socket) => {
@@ -93,6 +101,12 @@ export class FakeServerCore {
     });
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this.url;
+  }
+
+  /** Waits as a model would before its next delta: the first-token delay, then the token rate. */
+  async pace(sent: number): Promise<void> {
+    const wait = (sent === 0 ? this.firstDeltaDelayMs : 0) + this.chunkDelayMs;
+    if (wait) await delay(wait);
   }
 
   /** The next `times` model requests suffer this fault. */
