@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { backendsTable, benchBackends } from './backends-first-token';
 import { benchBrowser, browserTable } from './browser';
+import { benchPromptCache, cacheTable } from './prompt-cache';
 import { benchStreamingPath, streamingTable } from './streaming-path';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
@@ -28,6 +29,15 @@ const overhead = await benchCycleOverhead({ blockSize: 50, blocks: quick ? 4 : 2
 const memory = await benchMemory({ cycles: quick ? 2_000 : 10_000 });
 const idle = [await benchIdleHour('continuous'), await benchIdleHour('adaptive')];
 console.log(mindTables({ overhead, memory, idle }));
+
+console.log('\n## Anthropic prompt caching: a simulated 90 minutes (45 talking, 45 idle), steady state after minute 10\n');
+const minutes = quick ? { talk: 20, idle: 10 } : { talk: 45, idle: 45 };
+console.log(
+  cacheTable([
+    await benchPromptCache({ label: 'default window (200k)', sModel: 'claude-haiku-4-5', minutes }),
+    await benchPromptCache({ label: '16k window', sModel: 'claude-haiku-4-5', sContextWindow: 16_384, minutes }),
+  ]),
+);
 
 console.log('\n### Prompt assembly and size against session age (8,192-token window, summaries every 10 cycles)\n');
 console.log(ageTable(await benchPromptByAge(quick ? [100, 1_000] : [100, 1_000, 10_000])));

@@ -2,7 +2,7 @@
 // policy lives in retry-policy.ts. The static system prefix carries cache_control.
 import Anthropic from '@anthropic-ai/sdk';
 import { BackendError, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
-import type { BackendRequest, FinishReason, ModelBackend, StreamPart, SystemSegment } from './model-backend';
+import type { BackendMessage, BackendRequest, FinishReason, ModelBackend, StreamPart, SystemSegment } from './model-backend';
 import { estimateCost } from './pricing';
 
 export interface AnthropicBackendOptions {
@@ -28,11 +28,43 @@ export function mapAnthropicStopReason(reason: string | null | undefined): Finis
   }
 }
 
-/** Up to 4 breakpoints are allowed; we mark the segments flagged as a cacheable prefix end. */
+/** The API allows 4 cache breakpoints per request. */
+const maxBreakpoints = 4;
+const ephemeral = { cache_control: { type: 'ephemeral' as const } };
+
+/** The segments flagged as the end of a cacheable prefix carry a breakpoint. */
 export function toAnthropicSystem(system: SystemSegment[]): Anthropic.TextBlockParam[] {
-  return system
-    .filter((segment) => segment.text.length > 0)
-    .map((segment) => ({ type: 'text' as const, text: segment.text, ...(segment.cache && { cache_control: { type: 'ephemeral' as const } }) }));
+  return system.filter((segment) => segment.text.length > 0).map((segment) => ({ type: 'text' as const, text: segment.text, ...(segment.cache && ephemeral) }));
+}
+
+/**
+ * Messages, a message with cache boundaries cut into text blocks that end there, so the same
+ * text is always cut the same way; the newest boundaries carry breakpoints, within what the
+ * system prompt left of the 4. The API reads the longest prefix an earlier call wrote (its
+ * breakpoints, and block ends up to 20 blocks before a breakpoint), so the boundary where the
+ * last call ended reads that back and the one at the new end writes the next call's.
+ */
+export function toAnthropicMessages(messages: BackendMessage[], systemBreakpoints: number): Anthropic.MessageParam[] {
+  let left = maxBreakpoints - systemBreakpoints;
+  const converted: Anthropic.MessageParam[] = [];
+  for (const message of [...messages].reverse()) {
+    const boundaries = [...new Set(message.cacheBoundaries ?? [])].filter((at) => at > 0 && at <= message.content.length).sort((a, b) => a - b);
+    if (boundaries.length === 0) {
+      converted.push({ role: message.role, content: message.content });
+      continue;
+    }
+    const marked = new Set(left > 0 ? boundaries.slice(-left) : []);
+    left -= marked.size;
+    const blocks: Anthropic.TextBlockParam[] = [];
+    let start = 0;
+    for (const end of boundaries) {
+      blocks.push({ type: 'text', text: message.content.slice(start, end), ...(marked.has(end) && ephemeral) });
+      start = end;
+    }
+    if (start < message.content.length) blocks.push({ type: 'text', text: message.content.slice(start) });
+    converted.push({ role: message.role, content: blocks });
+  }
+  return converted.reverse();
 }
 
 export function toBackendError(error: unknown): BackendError {
@@ -87,13 +119,14 @@ export class AnthropicBackend implements ModelBackend {
       };
       return;
     }
+    const system = toAnthropicSystem(request.system);
     try {
       const stream = await this.client.messages.create(
         {
           model: request.model,
           max_tokens: request.maxTokens,
-          system: toAnthropicSystem(request.system),
-          messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+          system,
+          messages: toAnthropicMessages(request.messages, system.filter((block) => block.cache_control).length),
           stream: true,
         },
         { signal },

@@ -11,6 +11,12 @@ export interface SystemSegment {
 export interface BackendMessage {
   role: 'user' | 'assistant';
   content: string;
+  /**
+   * Offsets in `content` where a stable prefix ends (ascending): what comes before each one was
+   * sent the same way in an earlier call, so a backend with prompt caching can read it from its
+   * cache. Backends without explicit caching send the content as it is.
+   */
+  cacheBoundaries?: number[];
 }
 
 export interface BackendRequest {

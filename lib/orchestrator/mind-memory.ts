@@ -8,7 +8,7 @@
 import type { MindSnapshot, SummaryLayer, SummaryRecord } from '@/lib/store/mind-repository';
 import type { MessageRecord } from '@/lib/store/messages-repository';
 import type { MoodAndCriteria } from './tags/build-prompts';
-import { estimateTokens } from './token-budget';
+import { estimateTokens, type HistoryWindow } from './token-budget';
 
 /** One remembered output: its text, the cycle it belongs to, and its estimated tokens. */
 export interface MemoryEntry {
@@ -34,6 +34,8 @@ export class MindMemory {
   /** The summary in effect per layer: the first entry of that layer's history. */
   readonly summaries: Record<SummaryLayer, SummaryRecord | null>;
   lastDeliveredCycle: number;
+  /** Where the Subconscious's history windows start (see fitPairSteadily). */
+  subconsciousWindow: HistoryWindow = { firstFrom: 0, secondFrom: 0 };
   private lastUser: string;
   private lastAgent: string;
   private readonly idQuiet: MemoryEntry[];
@@ -59,6 +61,11 @@ export class MindMemory {
     this.idLoud = entries(snapshot.idLoud);
     this.sQuiet = entries(snapshot.sQuiet);
     this.sLoud = entries(snapshot.sLoud);
+  }
+
+  /** A window keeps fewer entries than memory holds, so trimming memory never moves its start. */
+  get windowEntryLimit(): number {
+    return Math.floor(this.limit * 0.9);
   }
 
   /** The Subconscious's inputs: the latest exchange (fixed) and its own histories (to be fitted). */

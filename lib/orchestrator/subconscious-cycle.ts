@@ -5,11 +5,11 @@ import type { BackendErrorKind } from '@/lib/backends/backend-error';
 import { appendLogRecords, logRecordOf, moodLogRecords } from '@/lib/store/session-logs';
 import { insertCycle } from '@/lib/store/mind-repository';
 import type { MessageRecord, MoodAndCriteriaRecord } from '@/lib/store/messages-repository';
-import { appendLogsSafely, type MindContext } from './mind-context';
+import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { summarise } from './context-summaries';
 import { fitInternalDialogPrompt } from './internal-dialog-turn';
 import { buildSubconsciousRequest } from './tags/build-prompts';
-import { estimateRequestTokens, fitPair, historyBudget } from './token-budget';
+import { estimateRequestTokens, fitPairSteadily, historyBudget } from './token-budget';
 import { parseSubconsciousOutput } from './tags/parse-subconscious-output';
 
 export type CycleOutcome =
@@ -44,7 +44,9 @@ function subconsciousRequest(context: MindContext, budgetShare: number) {
   // The histories get what the model's window leaves after the persona, the latest exchange,
   // the summary and the answer.
   const budget = Math.floor(historyBudget({ config, fixedTokens: estimateRequestTokens(build([], [])), calibration: context.calibration(config.model) }) * budgetShare);
-  const [quiet, loud] = fitPair(inputs.sQuiet, inputs.sLoud, budget, 0.6);
+  const { kept, window } = fitPairSteadily(inputs.sQuiet, inputs.sLoud, { budget, share: 0.6, maxEntries: context.memory.windowEntryLimit, window: context.memory.subconsciousWindow });
+  context.memory.subconsciousWindow = window;
+  const [quiet, loud] = kept;
   const dropped = [
     ...inputs.sQuiet.slice(0, inputs.sQuiet.length - quiet.length).map((item) => ({ ...item, text: `S_quiet: ${item.text}` })),
     ...inputs.sLoud.slice(0, inputs.sLoud.length - loud.length).map((item) => ({ ...item, text: `S_loud: ${item.text}` })),
@@ -84,6 +86,7 @@ export async function runSubconsciousCycle(context: MindContext, cycle: number, 
   // A cycle without <M_AND_C> leaves the mood as it was (the Internal Dialog keeps its bearings).
   const previous = context.memory.shared.moodAndCriteria;
   const moodAndCriteria = parsed.mood || parsed.criteria ? { mood: parsed.mood, criteria: parsed.criteria } : (previous ?? { mood: '', criteria: '' });
+  await yieldToIO();
   const persisted = await insertCycle({
     sessionId: context.sessionId,
     cycleNumber: cycle,
@@ -93,6 +96,7 @@ export async function runSubconsciousCycle(context: MindContext, cycle: number, 
     ...moodAndCriteria,
   });
   const { createdAt } = persisted.moodAndCriteria;
+  await yieldToIO();
   appendLogsSafely(() => {
     // One line per stored row (trigger included), so the DB and the logs can be checked against
     // each other and a line lost to a crash can be replayed from the DB (log-reconcile.ts).

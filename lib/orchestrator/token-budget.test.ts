@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { contextWindowFor, unknownModelWindow } from '@/lib/backends/model-limits';
-import { estimateTokens, fitNewest, fitPair, historyBudget, TokenCalibration } from './token-budget';
+import { estimateTokens, fitNewest, fitPair, fitPairSteadily, historyBudget, TokenCalibration } from './token-budget';
 
 const items = (...tokens: number[]) => tokens.map((count, index) => ({ id: index, tokens: count }));
 
@@ -56,5 +56,39 @@ describe('token budgets', () => {
     expect(contextWindowFor({ model: 'library/qwen3:8b' })).toBe(32_768);
     expect(contextWindowFor({ model: 'something-new' })).toBe(unknownModelWindow);
     expect(contextWindowFor({ model: 'claude-haiku-4-5', context_window: 50_000 })).toBe(50_000);
+  });
+});
+
+describe('fitPairSteadily', () => {
+  const entries = (from: number, to: number, tokens = 10) => Array.from({ length: to - from + 1 }, (_, index) => ({ cycle: from + index, tokens, text: `e${from + index}` }));
+  const cycles = (items: { cycle: number | null }[]) => items.map((item) => item.cycle);
+
+  it('keeps the window start while everything since it fits, so the prompt only grows at the end', () => {
+    let window = { firstFrom: 0, secondFrom: 0 };
+    const budget = 200; // 16 entries of 10 (+2 separator) tokens
+    const starts: number[] = [];
+    for (let cycle = 1; cycle <= 40; cycle++) {
+      const fitted = fitPairSteadily(entries(1, cycle), entries(1, cycle, 2), { budget, share: 0.6, maxEntries: 1000, window });
+      window = fitted.window;
+      starts.push(fitted.kept[0][0]!.cycle!);
+      const cost = [...fitted.kept[0], ...fitted.kept[1]].reduce((sum, item) => sum + item.tokens + 2, 0);
+      expect(cost).toBeLessThanOrEqual(budget);
+      expect(fitted.kept[0].at(-1)!.cycle).toBe(cycle); // the newest entry is always there
+    }
+    // The start moved in jumps (each cycle adds 16 tokens; a cut frees 50): sliding one entry at
+    // a time would have moved it in each of the ~28 cycles after the window first filled.
+    const moves = starts.filter((start, index) => index > 0 && start !== starts[index - 1]!).length;
+    expect(moves).toBeGreaterThan(0);
+    expect(moves).toBeLessThanOrEqual(8);
+  });
+
+  it('cuts to the low-water mark at once when the budget or the entry limit is exceeded', () => {
+    const over = fitPairSteadily(entries(1, 30), [], { budget: 240, share: 1, maxEntries: 1000, window: { firstFrom: 0, secondFrom: 0 } });
+    expect(cycles(over.kept[0])).toEqual(cycles(entries(16, 30))); // 15 × 12 = 180 = 0.75 × 240
+    expect(over.window.firstFrom).toBe(16);
+    const many = fitPairSteadily(entries(1, 30, 1), [], { budget: 10_000, share: 1, maxEntries: 20, window: { firstFrom: 0, secondFrom: 0 } });
+    expect(many.kept[0]).toHaveLength(15);
+    const still = fitPairSteadily(entries(1, 31, 1), [], { budget: 10_000, share: 1, maxEntries: 20, window: many.window });
+    expect(cycles(still.kept[0])).toEqual(cycles(entries(16, 31, 1)));
   });
 });

@@ -76,3 +76,34 @@ export function fitPair<T extends { tokens: number }>(first: readonly T[], secon
   const secondFit = fitNewest(second, budget - cost(firstTry));
   return [fitNewest(first, budget - cost(secondFit)), secondFit];
 }
+
+/** Where each history's window starts (a cycle number): entries from there on are sent. */
+export interface HistoryWindow {
+  firstFrom: number;
+  secondFrom: number;
+}
+
+/** Once a window must shrink, it shrinks to this share of its budget and entry limit at once. */
+export const windowLowWater = 0.75;
+
+/**
+ * fitPair with hysteresis: the windows keep their start while everything since it fits, so the
+ * prompt only grows at the end and its prefix stays cacheable; when they no longer fit (budget
+ * or entry limit), both are cut to the low-water mark in one step rather than losing an entry
+ * per call — the prefix changes once per many calls instead of every call.
+ */
+export function fitPairSteadily<T extends { tokens: number; cycle: number | null }>(
+  first: readonly T[],
+  second: readonly T[],
+  input: { budget: number; share: number; maxEntries: number; window: HistoryWindow },
+): { kept: [T[], T[]]; window: HistoryWindow } {
+  const cost = (items: readonly T[]) => items.reduce((sum, item) => sum + item.tokens + 2, 0);
+  const since = (items: readonly T[], from: number) => items.filter((item) => (item.cycle ?? 0) >= from);
+  const current: [T[], T[]] = [since(first, input.window.firstFrom), since(second, input.window.secondFrom)];
+  const fits = cost(current[0]) + cost(current[1]) <= input.budget && current[0].length <= input.maxEntries && current[1].length <= input.maxEntries;
+  if (fits) return { kept: current, window: input.window };
+  const newest = Math.floor(input.maxEntries * windowLowWater);
+  const [firstFit, secondFit] = fitPair(first.slice(-newest), second.slice(-newest), Math.floor(input.budget * windowLowWater), input.share);
+  const from = (kept: T[], all: readonly T[]) => (kept[0]?.cycle ?? (all.at(-1)?.cycle ?? 0) + 1);
+  return { kept: [firstFit, secondFit], window: { firstFrom: from(firstFit, first), secondFrom: from(secondFit, second) } };
+}

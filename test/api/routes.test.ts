@@ -145,7 +145,7 @@ describe('messages', () => {
     const prompts = await (await contextRoute.GET(new Request(base), idContext(id))).json();
     expect(prompts.running).toBe(true);
     expect(prompts.subconscious.system[0].text.startsWith(personaText.trimEnd())).toBe(true);
-    expect(prompts.subconscious.user.text).toMatch(/^<ED_user>.*<S_loud_history><\/S_loud_history>$/s);
+    expect(prompts.subconscious.user.text).toMatch(/^<S_quiet_history>.*<ID_loud>.*<\/ID_loud>$/s);
     // Only what could form one of our tags is escaped: <b> reaches the model as typed.
     expect(prompts.internal.user.text).toBe('<ED_user>Hello <b>there</b></ED_user>\n<ID_quiet_history></ID_quiet_history>');
     expect(prompts.internal.user.estimated_tokens).toBeGreaterThan(0);

@@ -8,7 +8,7 @@ import { collectParts, errorOf, reasoningOf, textOf } from '@/test/support/colle
 let fake: FakeAnthropicServer;
 let backend: AnthropicBackend;
 
-const persona = 'You are Iris. '.repeat(400);
+const persona = 'You are Iris. '.repeat(1300); // over Haiku 4.5's 4,096-token minimum for caching
 const request = (content = 'hello'): BackendRequest => ({
   system: [{ text: persona, cache: true }, { text: 'Mood: calm' }],
   messages: [{ role: 'user', content }],
@@ -43,6 +43,37 @@ describe('Anthropic backend against the fake Messages API', () => {
     // The first call of the test file already wrote the prefix; both read it now.
     expect(usageOf(first)).toMatchObject({ usage: { cacheReadTokens: expect.any(Number) } });
     expect((usageOf(second) as { usage: { cacheReadTokens: number } }).usage.cacheReadTokens).toBeGreaterThan(1000);
+  });
+
+  it('a history that grows at the end is read back from the cache up to where the last call ended', async () => {
+    const entries = Array.from({ length: 60 }, (_, index) => `Thought ${index}: ${'the sea again, and what it meant to them. '.repeat(3)}`);
+    const growing = (count: number): BackendRequest => {
+      let content = '<S_quiet_history>';
+      const cacheBoundaries: number[] = [];
+      for (const [index, entry] of entries.slice(0, count).entries()) {
+        content += (index ? '\n---\n' : '') + entry;
+        cacheBoundaries.push(content.length);
+      }
+      content += `</S_quiet_history>\n<ED_user>message ${count}</ED_user>`;
+      return { ...request(), messages: [{ role: 'user', content, cacheBoundaries }] };
+    };
+    const usage = async (count: number) => {
+      const parts = await collectParts(backend.stream(growing(count), signal()));
+      return (parts.find((part) => part.type === 'usage') as { usage: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number } }).usage;
+    };
+    await usage(50);
+    const next = await usage(51);
+    // Each entry is its own block; the newest three carry breakpoints (the system has one).
+    const body = fake.requests.at(-1)!.body as { system: { cache_control?: unknown }[]; messages: { content: { text: string; cache_control?: unknown }[] }[] };
+    const blocks = body.messages[0]!.content;
+    expect(blocks).toHaveLength(52);
+    expect(blocks.map((block) => Boolean(block.cache_control)).join('')).toBe(`${'false'.repeat(48)}truetruetruefalse`);
+    expect(blocks.map((block) => block.text).join('')).toBe(growing(51).messages[0]!.content);
+    // Read: the system and 50 entries; written: the one new entry; sent uncached: the tail.
+    const total = next.inputTokens + next.cacheReadTokens + next.cacheWriteTokens;
+    expect(next.cacheReadTokens / total).toBeGreaterThan(0.95);
+    expect(next.cacheWriteTokens).toBeGreaterThan(0);
+    expect(next.cacheWriteTokens).toBeLessThan(50);
   });
 
   it('turns thinking into reasoning-delta, never reply text', async () => {

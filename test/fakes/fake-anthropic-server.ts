@@ -1,11 +1,15 @@
 // A fake Anthropic Messages API that speaks the SSE format of shared/reference/PROTOCOLS.md:
 // message_start → ping → per block start/delta…/stop → message_delta → message_stop. It accepts
 // both the SDK (Bearer) and the Claude Code CLI (x-api-key, ?beta=true, role:"system" entries)
-// and models prompt caching on cache_control breakpoints.
+// and models prompt caching on cache_control breakpoints the way the API documents it: a
+// breakpoint caches the prefix up to its block (system blocks, then message blocks); a later
+// request reads the longest cached prefix among its own breakpoints; entries live 5 minutes,
+// refreshed by each read; prefixes under the model's minimum are not cached, silently. (The real
+// API also looks back up to 20 blocks before a breakpoint; this fake does not, so it can only
+// report fewer cache reads than the API would.)
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import {
-  delay,
   estimateTokens,
   FakeServerCore,
   splitIntoChunks,
@@ -15,9 +19,15 @@ import {
   type FakeServerOptions,
 } from './fake-server-core';
 
+export interface FakeAnthropicOptions extends FakeServerOptions {
+  /** The clock cache lifetimes run on (a benchmark's simulated hour); default: Date.now. */
+  now?: () => number;
+}
+
 export interface FakeAnthropicServer extends FakeServerCore {
-  /** Prefix hashes seen with cache_control: the next identical prefix reads from the cache. */
-  readonly cachedPrefixes: Set<string>;
+  /** Cached prefix hashes and when each expires: the next identical prefix reads from the cache. */
+  readonly cachedPrefixes: Map<string, number>;
+  readonly now: () => number;
 }
 
 function sse(response: http.ServerResponse, event: string, data: unknown): void {
@@ -39,19 +49,54 @@ const errorTypes: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-interface SystemBlock {
-  text: string;
+interface TextBlock {
+  text?: string;
   cache_control?: unknown;
 }
 
-/** Tokens of the system prefix up to the last cache_control breakpoint, and its hash. */
-function cacheablePrefix(body: { system?: unknown }): { tokens: number; hash: string } | undefined {
-  if (!Array.isArray(body.system)) return undefined;
-  const blocks = body.system as SystemBlock[];
-  const last = blocks.map((block) => Boolean(block.cache_control)).lastIndexOf(true);
-  if (last === -1) return undefined;
-  const text = blocks.slice(0, last + 1).map((block) => block.text).join('');
-  return { tokens: estimateTokens(text), hash: createHash('sha256').update(text).digest('hex') };
+const cacheLifetimeMs = 5 * 60_000;
+
+/** The API's minimum cacheable prefix: 4,096 tokens for Haiku 4.5, 1,024 for Sonnet and others. */
+function minimumCacheable(model: string | undefined): number {
+  return /haiku-4/.test(model ?? '') ? 4096 : 1024;
+}
+
+/** Every block in prompt order (system, then each message's), flattened with its role. */
+function promptBlocks(body: { system?: unknown; messages?: { role: string; content: unknown }[] }): { key: string; cached: boolean }[] {
+  const blocks: { key: string; cached: boolean }[] = [];
+  const add = (role: string, content: unknown) => {
+    if (typeof content === 'string') blocks.push({ key: `${role}:${content}`, cached: false });
+    else if (Array.isArray(content)) for (const block of content as TextBlock[]) blocks.push({ key: `${role}:${block.text ?? JSON.stringify(block)}`, cached: Boolean(block.cache_control) });
+  };
+  add('system', body.system);
+  for (const message of body.messages ?? []) add(message.role, message.content);
+  return blocks;
+}
+
+/** The prefix up to each breakpoint: its size in tokens and its hash. */
+function breakpointPrefixes(body: { system?: unknown; messages?: { role: string; content: unknown }[] }): { tokens: number; hash: string }[] {
+  const prefixes: { tokens: number; hash: string }[] = [];
+  const hash = createHash('sha256');
+  let text = 0;
+  for (const block of promptBlocks(body)) {
+    hash.update(block.key);
+    text += block.key.length;
+    if (block.cached) prefixes.push({ tokens: Math.ceil(text / 4), hash: hash.copy().digest('hex') });
+  }
+  return prefixes;
+}
+
+/** Input tokens read from the cache, written to it, and neither — and the cache updated. */
+function cacheUsage(server: FakeAnthropicServer, body: { model?: string; system?: unknown; messages?: { role: string; content: unknown }[] }, totalInput: number) {
+  const now = server.now();
+  const prefixes = breakpointPrefixes(body).filter((prefix) => prefix.tokens >= minimumCacheable(body.model));
+  const live = (hash: string) => (server.cachedPrefixes.get(hash) ?? 0) > now;
+  const read = prefixes.filter((prefix) => live(prefix.hash)).reduce((best, prefix) => Math.max(best, prefix.tokens), 0);
+  const longest = prefixes.reduce((best, prefix) => Math.max(best, prefix.tokens), 0);
+  for (const prefix of prefixes) server.cachedPrefixes.set(prefix.hash, now + cacheLifetimeMs);
+  const cacheRead = Math.min(read, totalInput);
+  const cacheWrite = Math.min(Math.max(0, longest - read), totalInput - cacheRead);
+  return { cacheRead, cacheWrite, input: Math.max(0, totalInput - cacheRead - cacheWrite) };
 }
 
 async function streamMessage(
@@ -61,19 +106,9 @@ async function streamMessage(
   server: FakeAnthropicServer,
   fault: FakeFault | undefined,
 ): Promise<void> {
-  const body = request.body as { model?: string; system?: unknown; messages?: unknown };
-  const totalInput = reply.inputTokens ?? estimateTokens(JSON.stringify(body.system ?? '') + JSON.stringify(body.messages ?? ''));
-  const prefix = cacheablePrefix(body);
-  let cacheRead = 0;
-  let cacheWrite = 0;
-  if (prefix) {
-    if (server.cachedPrefixes.has(prefix.hash)) cacheRead = Math.min(prefix.tokens, totalInput);
-    else {
-      cacheWrite = Math.min(prefix.tokens, totalInput);
-      server.cachedPrefixes.add(prefix.hash);
-    }
-  }
-  const inputTokens = Math.max(0, totalInput - cacheRead - cacheWrite);
+  const body = request.body as { model?: string; system?: unknown; messages?: { role: string; content: unknown }[] };
+  const totalInput = reply.inputTokens ?? Math.ceil(promptBlocks(body).reduce((sum, block) => sum + block.key.length, 0) / 4);
+  const { cacheRead, cacheWrite, input: inputTokens } = cacheUsage(server, body, totalInput);
   const id = `msg_fake_${Math.random().toString(16).slice(2, 14)}`;
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'request-id': `req_${id}` });
   sse(response, 'message_start', {
@@ -117,13 +152,14 @@ async function streamMessage(
     });
     for (const chunk of block.chunks) {
       if (await interrupt()) return;
-      if (server.chunkDelayMs) await delay(server.chunkDelayMs);
+      await server.pace(sent);
       if (response.destroyed) return;
       sse(response, 'content_block_delta', {
         type: 'content_block_delta',
         index,
         delta: block.type === 'text' ? { type: 'text_delta', text: chunk } : { type: 'thinking_delta', thinking: chunk },
       });
+      if (block.type === 'text') server.onDelta?.(chunk);
       sent++;
     }
     if (block.type === 'thinking') sse(response, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'fake' } });
@@ -139,8 +175,8 @@ async function streamMessage(
   response.end();
 }
 
-export async function startFakeAnthropicServer(options: FakeServerOptions = {}): Promise<FakeAnthropicServer> {
-  const cachedPrefixes = new Set<string>();
+export async function startFakeAnthropicServer(options: FakeAnthropicOptions = {}): Promise<FakeAnthropicServer> {
+  const cachedPrefixes = new Map<string, number>();
   const core = new FakeServerCore(options, async (request, response, server) => {
     if (request.method === 'GET' && request.path === '/v1/models') {
       response.writeHead(200, { 'content-type': 'application/json' });
@@ -180,6 +216,7 @@ export async function startFakeAnthropicServer(options: FakeServerOptions = {}):
     return true;
   }) as FakeAnthropicServer;
   Object.defineProperty(core, 'cachedPrefixes', { value: cachedPrefixes });
+  Object.defineProperty(core, 'now', { value: options.now ?? Date.now });
   await core.listen(options.port);
   return core;
 }

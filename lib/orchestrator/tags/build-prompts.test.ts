@@ -53,7 +53,23 @@ describe('Subconscious prompt', () => {
     expect(request.system[0]!.cache).toBe(true);
     expect(request.system[0]!.text.startsWith('# Iris\n\n## Output protocol')).toBe(true);
     expect(request.messages[0]!.content).toBe(
-      '<ED_user>hello</ED_user>\n<ED_agent>hi there</ED_agent>\n<ID_quiet>they seem nice</ID_quiet>\n<ID_loud>hi there</ID_loud>\n<S_quiet_history>a</S_quiet_history>\n<S_loud_history></S_loud_history>',
+      '<S_quiet_history>a</S_quiet_history>\n<S_loud_history></S_loud_history>\n<ED_user>hello</ED_user>\n<ED_agent>hi there</ED_agent>\n<ID_quiet>they seem nice</ID_quiet>\n<ID_loud>hi there</ID_loud>',
     );
+  });
+
+  it('own thoughts first, each ending at a cache boundary; what changes every call after them', () => {
+    const input = { personaCore: '# Iris', edUser: 'hello', edAgent: '', idQuiet: '', idLoud: '', sLoudHistory: ['note'], model: 'm', maxTokens: 10 };
+    const earlier = buildSubconsciousRequest({ ...input, sQuietHistory: ['first </S_quiet_history>', 'second'] });
+    const later = buildSubconsciousRequest({ ...input, edUser: 'something new', sQuietHistory: ['first </S_quiet_history>', 'second', 'third'] });
+    const [before, after] = [earlier.messages[0]!, later.messages[0]!];
+    expect(after.cacheBoundaries!.map((end) => after.content.slice(0, end))).toEqual([
+      '<S_quiet_history>first &lt;/S_quiet_history>',
+      '<S_quiet_history>first &lt;/S_quiet_history>\n---\nsecond',
+      '<S_quiet_history>first &lt;/S_quiet_history>\n---\nsecond\n---\nthird',
+    ]);
+    // Everything up to where the earlier call's history ended is sent again byte for byte.
+    const earlierEnd = before.cacheBoundaries!.at(-1)!;
+    expect(after.content.slice(0, earlierEnd)).toBe(before.content.slice(0, earlierEnd));
+    expect(buildSubconsciousRequest({ ...input, sQuietHistory: [] }).messages[0]!.cacheBoundaries).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@
 // changes every call (the Mood & Criteria) comes after it so it never breaks the cached prefix.
 // Every piece of untrusted text is escaped by wrapTag.
 import type { BackendRequest } from '@/lib/backends/model-backend';
-import { wrapTag } from './escape';
+import { escapeTagContent, wrapTag } from './escape';
+import type { TagName } from './tag-names';
 
 export const internalDialogStaticPrompt = `You are the Internal Dialog of AgentCSD: the conscious thinker of an agent whose mind has three layers.
 
@@ -69,6 +70,17 @@ export function buildInternalDialogRequest(input: {
   };
 }
 
+/** `wrapTag(name, entries.join(separator))`, with the offset where each entry ends. */
+function historyWithBoundaries(name: TagName, entries: string[]): { text: string; boundaries: number[] } {
+  let text = `<${name}>`;
+  const boundaries: number[] = [];
+  for (const [index, entry] of entries.entries()) {
+    text += (index > 0 ? '\n---\n' : '') + escapeTagContent(entry);
+    boundaries.push(text.length);
+  }
+  return { text: `${text}</${name}>`, boundaries };
+}
+
 export function buildSubconsciousRequest(input: {
   personaCore: string;
   edUser: string;
@@ -80,17 +92,21 @@ export function buildSubconsciousRequest(input: {
   model: string;
   maxTokens: number;
 }): BackendRequest {
+  // The Subconscious's own thoughts come first: between summaries and window trims they only grow
+  // at the end, so each entry's end is a cache boundary and a cycle re-sends only what is new
+  // since the last (as seed 003 caches its identity prefix). What changes from call to call comes after them.
+  const history = historyWithBoundaries('S_quiet_history', input.sQuietHistory);
   const content = [
+    history.text,
+    wrapTag('S_loud_history', input.sLoudHistory.join('\n---\n')),
     wrapTag('ED_user', input.edUser),
     wrapTag('ED_agent', input.edAgent),
     wrapTag('ID_quiet', input.idQuiet),
     wrapTag('ID_loud', input.idLoud),
-    wrapTag('S_quiet_history', input.sQuietHistory.join('\n---\n')),
-    wrapTag('S_loud_history', input.sLoudHistory.join('\n---\n')),
   ].join('\n');
   return {
     system: [{ text: `${input.personaCore.trimEnd()}\n\n${subconsciousProtocolPrompt}`, cache: true }],
-    messages: [{ role: 'user', content }],
+    messages: [{ role: 'user', content, cacheBoundaries: history.boundaries }],
     model: input.model,
     maxTokens: input.maxTokens,
   };

@@ -1,0 +1,140 @@
+// Prompt caching with the Anthropic backend: the real mind and the real adapter against the fake
+// Messages API, whose cache follows the documented rules (breakpoint prefixes, 5-minute lifetime
+// refreshed by reads, 4,096-token minimum for Haiku 4.5 and 1,024 for Sonnet). A simulated clock
+// runs a session through a conversation (a message every 90 s for 45 minutes) and then 45 idle
+// minutes with adaptive pacing; each call's usage is what the fake reports. The steady state is
+// everything after the first 10 minutes.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { LayerModelConfig } from '../lib/config/model-config';
+import { estimateCost } from '../lib/backends/pricing';
+import { Orchestrator } from '../lib/orchestrator/orchestrator';
+import { closeDb } from '../lib/store/db';
+import { startFakeAnthropicServer } from '../test/fakes/fake-anthropic-server';
+import type { FakeRequest } from '../test/fakes/fake-server-core';
+import { FakeClock } from '../test/support/fake-clock';
+
+export interface CacheRun {
+  label: string;
+  byLayer: Record<string, { calls: number; input: number; cacheRead: number; cacheWrite: number; output: number; model: string }>;
+}
+
+const words = ['the sea', 'their silence', 'a promise', 'the question about work', 'an old song', 'the weather', 'a small joke', 'the long pause'];
+
+/** Outputs of realistic size: private thoughts of ~100 tokens, a short note every other cycle. */
+function script(request: FakeRequest) {
+  if (request.system.includes('You are the Subconscious')) {
+    const cycle = (request.lastUserText.match(/\n---\n/g)?.length ?? 0) + 2;
+    const topic = words[cycle % words.length]!;
+    return {
+      text:
+        `<S_loud>${cycle % 2 ? `Ask about ${topic}.` : ''}</S_loud>` +
+        `<S_quiet>Cycle ${cycle}. I keep returning to ${topic}. ${'They seem to circle it without landing; I should let the Internal Dialog take it slowly, notice what is not said, and remember what mattered earlier in the conversation. '.repeat(2)}</S_quiet>` +
+        `<M_AND_C><mood>attentive</mood><criteria>Be brief about ${topic}; one question at most.</criteria></M_AND_C><trigger>false</trigger>`,
+    };
+  }
+  if (request.system.includes('long-term memory')) return { text: `Summary: they talked about ${words.join(', ')}; I stayed attentive. `.repeat(4) };
+  return { text: `<ID_loud>That makes sense. Tell me more about it?</ID_loud><ID_quiet>${'They are opening up; keep it light. '.repeat(4)}</ID_quiet>` };
+}
+
+export async function benchPromptCache(input: { label: string; sModel: LayerModelConfig['model']; sContextWindow?: number; minutes: { talk: number; idle: number } }): Promise<CacheRun> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-bench-cache-'));
+  fs.mkdirSync(path.join(root, 'personas'));
+  fs.writeFileSync(path.join(root, 'personas', 'iris.md'), fs.readFileSync('personas/iris.md'));
+  process.env.AGENTCSD_DATA_DIR = path.join(root, 'data');
+  process.env.AGENTCSD_PERSONAS_DIR = path.join(root, 'personas');
+  const clock = new FakeClock();
+  const fake = await startFakeAnthropicServer({ script, now: () => clock.now(), requestLogLimit: 1 });
+  const layer = (model: string, extra: Partial<LayerModelConfig> = {}): LayerModelConfig => ({ backend: 'anthropic', model, max_tokens: 1024, endpoint: fake.url, api_key: 'bench', ...extra });
+  const orchestrator = new Orchestrator({ clock });
+  const run: CacheRun = { label: input.label, byLayer: {} };
+  const started = clock.now();
+  const steadyFrom = started + 10 * 60_000;
+  orchestrator.bus.subscribe((event) => {
+    if (event.type !== 'usage' || clock.now() < steadyFrom) return;
+    const totals = (run.byLayer[event.layer] ??= { calls: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, model: '' });
+    totals.calls++;
+    totals.input += event.call.inputTokens;
+    totals.cacheRead += event.call.cacheReadTokens;
+    totals.cacheWrite += event.call.cacheWriteTokens;
+    totals.output += event.call.outputTokens;
+  });
+  try {
+    await orchestrator.start();
+    const models = {
+      c_model: layer('claude-sonnet-4-5'),
+      s_model: layer(input.sModel, input.sContextWindow ? { context_window: input.sContextWindow } : {}),
+    };
+    const session = await orchestrator.createSession({ persona: 'iris', models, params: { pacing: 'adaptive' } });
+    for (const [name, config] of Object.entries({ internal: models.c_model, subconscious: models.s_model, summary: models.s_model })) {
+      (run.byLayer[name] ??= { calls: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, model: '' }).model = config.model;
+    }
+    // The real calls take real milliseconds while simulated time stands still: after each step,
+    // wait until the mind is asleep again before time moves on.
+    const asleep = async () => {
+      for (;;) {
+        const state = orchestrator.mindState(session.id);
+        if (state && !state.cycleRunning && !state.turn && state.queued === 0 && clock.nextWakeAt() !== null) return;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    };
+    const end = started + (input.minutes.talk + input.minutes.idle) * 60_000;
+    let nextMessageAt = started + 30_000;
+    let said = 0;
+    while (clock.now() < end) {
+      if (clock.now() >= nextMessageAt && clock.now() < started + input.minutes.talk * 60_000) {
+        await orchestrator.sendUserMessage(session.id, { text: `Message ${++said}: ${words[said % words.length]} has been on my mind lately.` });
+        nextMessageAt += 90_000;
+      }
+      await asleep();
+      await clock.advance(1_000);
+    }
+    await asleep();
+  } finally {
+    const stopping = orchestrator.stop();
+    await clock.advance(5_000);
+    await stopping;
+    await closeDb();
+    await fake.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+  return run;
+}
+
+const share = (layer: { input: number; cacheRead: number; cacheWrite: number }) => layer.cacheRead / Math.max(1, layer.input + layer.cacheRead + layer.cacheWrite);
+
+/** Dollars for a layer's tokens as billed (the app's own estimate) and as if nothing were cached. */
+function dollars(layer: CacheRun['byLayer'][string]): { billed: number; uncached: number } {
+  const asBilled = estimateCost(layer.model, { inputTokens: layer.input, cacheReadTokens: layer.cacheRead, cacheWriteTokens: layer.cacheWrite, outputTokens: layer.output });
+  const uncached = estimateCost(layer.model, { inputTokens: layer.input + layer.cacheRead + layer.cacheWrite, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: layer.output });
+  return { billed: asBilled === 'unknown' ? Number.NaN : asBilled, uncached: uncached === 'unknown' ? Number.NaN : uncached };
+}
+
+export function cacheTable(runs: CacheRun[]): string {
+  const lines = [
+    '| run | layer (model) | calls | input tokens sent | read from cache | written to cache | cache-read share | cost as billed | cost without caching |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const run of runs) {
+    const layers = Object.entries(run.byLayer).filter(([, layer]) => layer.calls > 0);
+    const all = { calls: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
+    let billed = 0;
+    let uncached = 0;
+    for (const [name, layer] of layers) {
+      const cost = dollars(layer);
+      billed += cost.billed;
+      uncached += cost.uncached;
+      for (const key of ['calls', 'input', 'cacheRead', 'cacheWrite', 'output'] as const) all[key] += layer[key];
+      const total = layer.input + layer.cacheRead + layer.cacheWrite;
+      lines.push(
+        `| ${run.label} | ${name} (${layer.model}) | ${layer.calls} | ${total.toLocaleString('en')} | ${layer.cacheRead.toLocaleString('en')} | ${layer.cacheWrite.toLocaleString('en')} | ${(share(layer) * 100).toFixed(1)}% | $${cost.billed.toFixed(3)} | $${cost.uncached.toFixed(3)} |`,
+      );
+    }
+    const total = all.input + all.cacheRead + all.cacheWrite;
+    lines.push(
+      `| ${run.label} | **all** | ${all.calls} | ${total.toLocaleString('en')} | ${all.cacheRead.toLocaleString('en')} | ${all.cacheWrite.toLocaleString('en')} | **${(share(all) * 100).toFixed(1)}%** | $${billed.toFixed(3)} | $${uncached.toFixed(3)} |`,
+    );
+  }
+  return lines.join('\n');
+}
