@@ -22,7 +22,8 @@ const layer = (model: string): LayerModelConfig => ({ backend: 'openai_compatibl
 const models = { c_model: layer('c'), s_model: layer('s') };
 const reply = subconsciousReply({ sLoud: 'Nothing pressing.', sQuiet: 'The room is quiet; I keep an eye on the thread.', mood: 'calm', criteria: 'Be brief.' });
 
-function useScratchDirs(): () => void {
+/** A scratch data folder and a personas folder holding Iris as `bench`; returns the cleanup. */
+export function useScratchDirs(): () => void {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-bench-'));
   fs.mkdirSync(path.join(root, 'personas'));
   fs.writeFileSync(path.join(root, 'personas', 'bench.md'), fs.readFileSync('personas/iris.md'));

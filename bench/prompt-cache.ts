@@ -4,9 +4,6 @@
 // runs a session through a conversation (a message every 90 s for 45 minutes) and then 45 idle
 // minutes with adaptive pacing; each call's usage is what the fake reports. The steady state is
 // everything after the first 10 minutes.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { LayerModelConfig } from '../lib/config/model-config';
 import { estimateCost } from '../lib/backends/pricing';
 import { Orchestrator } from '../lib/orchestrator/orchestrator';
@@ -14,6 +11,7 @@ import { closeDb } from '../lib/store/db';
 import { startFakeAnthropicServer } from '../test/fakes/fake-anthropic-server';
 import type { FakeRequest } from '../test/fakes/fake-server-core';
 import { FakeClock } from '../test/support/fake-clock';
+import { useScratchDirs } from './mind';
 
 export interface CacheRun {
   label: string;
@@ -39,11 +37,7 @@ function script(request: FakeRequest) {
 }
 
 export async function benchPromptCache(input: { label: string; sModel: LayerModelConfig['model']; sContextWindow?: number; minutes: { talk: number; idle: number } }): Promise<CacheRun> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-bench-cache-'));
-  fs.mkdirSync(path.join(root, 'personas'));
-  fs.writeFileSync(path.join(root, 'personas', 'iris.md'), fs.readFileSync('personas/iris.md'));
-  process.env.AGENTCSD_DATA_DIR = path.join(root, 'data');
-  process.env.AGENTCSD_PERSONAS_DIR = path.join(root, 'personas');
+  const cleanup = useScratchDirs();
   const clock = new FakeClock();
   const fake = await startFakeAnthropicServer({ script, now: () => clock.now(), requestLogLimit: 1 });
   const layer = (model: string, extra: Partial<LayerModelConfig> = {}): LayerModelConfig => ({ backend: 'anthropic', model, max_tokens: 1024, endpoint: fake.url, api_key: 'bench', ...extra });
@@ -66,7 +60,7 @@ export async function benchPromptCache(input: { label: string; sModel: LayerMode
       c_model: layer('claude-sonnet-4-5'),
       s_model: layer(input.sModel, input.sContextWindow ? { context_window: input.sContextWindow } : {}),
     };
-    const session = await orchestrator.createSession({ persona: 'iris', models, params: { pacing: 'adaptive' } });
+    const session = await orchestrator.createSession({ persona: 'bench', models, params: { pacing: 'adaptive' } });
     for (const [name, config] of Object.entries({ internal: models.c_model, subconscious: models.s_model, summary: models.s_model })) {
       (run.byLayer[name] ??= { calls: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, model: '' }).model = config.model;
     }
@@ -97,7 +91,7 @@ export async function benchPromptCache(input: { label: string; sModel: LayerMode
     await stopping;
     await closeDb();
     await fake.close();
-    fs.rmSync(root, { recursive: true, force: true });
+    cleanup();
   }
   return run;
 }

@@ -35,8 +35,13 @@ export class ApiError extends Error {
     this.status = statusByCode[code];
   }
 
+  /** What `{ error: … }` carries, over REST and in socket acknowledgements alike. */
+  get body(): { code: ApiErrorCode; message: string } {
+    return { code: this.code, message: this.message };
+  }
+
   toResponse(): Response {
-    return Response.json({ error: { code: this.code, message: this.message } }, { status: this.status });
+    return Response.json({ error: this.body }, { status: this.status });
   }
 }
 

@@ -2,7 +2,6 @@
 // HTTP requests; clients join one room per session and receive the orchestrator's events.
 import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
-import { z } from 'zod';
 import { toApiError, validationError } from '@/lib/http/api-error';
 import { sendMessageInputSchema, type Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { messageJson } from '@/lib/store/messages-repository';
@@ -14,7 +13,7 @@ import {
   type ServerToClientEvents,
 } from './socket-events';
 
-const sendMessagePayloadSchema = sendMessageInputSchema.extend({ sessionId: z.string().uuid() }).strict();
+const sendMessagePayloadSchema = sendMessageInputSchema.extend(joinPayloadSchema.shape).strict();
 
 export function attachSocketServer(input: {
   httpServer: HttpServer;
@@ -57,16 +56,14 @@ export function attachSocketServer(input: {
       const reply = typeof ack === 'function' ? ack : () => {};
       const parsed = sendMessagePayloadSchema.safeParse(payload);
       if (!parsed.success) {
-        const error = validationError(parsed.error, 'message');
-        reply({ ok: false, error: { code: error.code, message: error.message } });
+        reply({ ok: false, error: validationError(parsed.error, 'message').body });
         return;
       }
       try {
         const message = await input.orchestrator.sendUserMessage(parsed.data.sessionId, { text: parsed.data.text });
         reply({ ok: true, message: messageJson(message) });
       } catch (caught) {
-        const error = toApiError(caught);
-        reply({ ok: false, error: { code: error.code, message: error.message } });
+        reply({ ok: false, error: toApiError(caught).body });
       }
     });
     socket.on('leave', (payload) => {
