@@ -3,6 +3,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { BackendError, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
 import type { BackendMessage, BackendRequest, FinishReason, ModelBackend, StreamPart, SystemSegment } from './model-backend';
+import { deprecationOf, withDeprecation, type ModelListing } from './model-catalog';
 import { estimateCost } from './pricing';
 
 export interface AnthropicBackendOptions {
@@ -89,6 +90,33 @@ export function toBackendError(error: unknown): BackendError {
   return new BackendError({ kind: 'protocol', message: `Unexpected response from the Anthropic API: ${message}` });
 }
 
+const warnedModels = new Set<string>();
+
+/**
+ * The SDK prints a deprecation warning from inside `messages.create` on every call with a
+ * deprecated model — every few seconds for a Subconscious. It is printed once per model per
+ * process instead: the SDK's line is filtered during the synchronous part of the call (where it
+ * is printed; nothing else runs then) and our own, with the end-of-life date, goes out once.
+ */
+export function withDeprecationWarningOnce<T>(model: string, create: () => T): T {
+  const deprecation = deprecationOf(model);
+  if (!deprecation) return create();
+  if (!warnedModels.has(model)) {
+    warnedModels.add(model);
+    console.warn(`[anthropic] The model '${model}' is deprecated and reaches end of life on ${deprecation.endOfLife}${deprecation.replacement ? `: switch to ${deprecation.replacement}` : ''} (shown once per model)`);
+  }
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && args[0].startsWith(`The model '${model}' is deprecated`)) return;
+    warn(...args);
+  };
+  try {
+    return create();
+  } finally {
+    console.warn = warn;
+  }
+}
+
 export class AnthropicBackend implements ModelBackend {
   readonly kind = 'anthropic' as const;
   private readonly client: Anthropic;
@@ -121,15 +149,17 @@ export class AnthropicBackend implements ModelBackend {
     }
     const system = toAnthropicSystem(request.system);
     try {
-      const stream = await this.client.messages.create(
-        {
-          model: request.model,
-          max_tokens: request.maxTokens,
-          system,
-          messages: toAnthropicMessages(request.messages, system.filter((block) => block.cache_control).length),
-          stream: true,
-        },
-        { signal },
+      const stream = await withDeprecationWarningOnce(request.model, () =>
+        this.client.messages.create(
+          {
+            model: request.model,
+            max_tokens: request.maxTokens,
+            system,
+            messages: toAnthropicMessages(request.messages, system.filter((block) => block.cache_control).length),
+            stream: true,
+          },
+          { signal },
+        ),
       );
       for await (const event of stream) {
         switch (event.type) {
@@ -172,8 +202,17 @@ export class AnthropicBackend implements ModelBackend {
     yield { type: 'finish', reason: mapAnthropicStopReason(rawReason), rawReason };
   }
 
-  async listModels(signal: AbortSignal): Promise<string[]> {
-    const page = await this.client.models.list({ limit: 100 }, { signal });
-    return page.data.map((model) => model.id);
+  /** The API's own list: active and deprecated models, the latter with their retirement date. */
+  async listModels(signal: AbortSignal): Promise<ModelListing[]> {
+    const listings: ModelListing[] = [];
+    for await (const model of this.client.models.list({ limit: 100 }, { signal })) {
+      // Older API versions (and compatible proxies) omit the lifecycle fields.
+      const info = model as Partial<Anthropic.ModelInfo> & { id: string };
+      const listing: ModelListing = { id: info.id, ...(info.display_name && { label: info.display_name }), ...(info.max_input_tokens && { context_window: info.max_input_tokens }) };
+      const deprecated = info.lifecycle === 'deprecated' ? { retiresAt: info.retires_at ?? null } : undefined;
+      listings.push(withDeprecation(listing, new Date(), deprecated));
+      if (listings.length >= 1000) break;
+    }
+    return listings;
   }
 }

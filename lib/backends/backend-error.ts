@@ -8,6 +8,8 @@ export type BackendErrorKind =
   | 'authentication'
   | 'permission'
   | 'not_found'
+  /** The server does not serve this model (any more): only a change of model helps. */
+  | 'model_not_found'
   | 'invalid_request'
   | 'prompt_too_long'
   | 'protocol'
@@ -56,9 +58,16 @@ export class BackendError extends Error {
   }
 }
 
+// Anthropic: 404 "model: claude-x"; OpenAI: "The model `x` does not exist"; Ollama: 'model "x"
+// not found, try pulling it first'; and a retired model's "… has been retired / is deprecated".
+const unknownModelPattern = /^model: \S+$|\bmodel\b.*\b(not found|does not exist|not exist|retired|no longer available|deprecated|not supported|unknown)\b/i;
+
 /** Maps an HTTP status (and the provider's message) to our kinds. */
 export function errorFromStatus(input: { status: number; message: string; retryAfterMs?: number }): BackendError {
   const { status } = input;
+  if ((status === 404 || status === 400) && unknownModelPattern.test(input.message)) {
+    return new BackendError({ kind: 'model_not_found', status, message: input.message });
+  }
   const kind: BackendErrorKind =
     status === 429
       ? 'rate_limited'

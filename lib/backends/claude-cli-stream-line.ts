@@ -57,7 +57,21 @@ const resultSchema = z
   })
   .passthrough();
 
+/** The CLI retries 429/529/5xx itself and announces each wait (seen with CLI 2.1.330). */
+const apiRetrySchema = z
+  .object({
+    type: z.literal('system'),
+    subtype: z.literal('api_retry'),
+    attempt: z.number().int(),
+    max_retries: z.number().int().optional(),
+    retry_delay_ms: z.number().min(0),
+    error_status: z.number().nullish(),
+    error: z.string().optional(),
+  })
+  .passthrough();
+
 export type CliLine =
+  | z.infer<typeof apiRetrySchema>
   | z.infer<typeof streamEventSchema>
   | z.infer<typeof assistantSchema>
   | z.infer<typeof resultSchema>
@@ -77,11 +91,17 @@ export function parseCliLine(line: string): CliLine {
     return { type: 'invalid', reason: 'a line without a "type"' };
   }
   const type = (value as { type: string }).type;
-  const schema = schemas[type];
+  // Of the system lines only the retry notice is read; init and others pass as 'other'.
+  const schema = type === 'system' ? ((value as { subtype?: unknown }).subtype === 'api_retry' ? apiRetrySchema : undefined) : schemas[type];
   if (!schema) return { type: 'other', original: type };
   const parsed = schema.safeParse(value);
   if (!parsed.success) return { type: 'invalid', reason: `${type} line: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
   return parsed.data as CliLine;
+}
+
+function retryErrorOf(line: z.infer<typeof apiRetrySchema>): BackendError {
+  const message = `Claude Code CLI retry ${line.attempt}${line.max_retries ? ` of ${line.max_retries}` : ''}: ${line.error ?? 'API error'}${line.error_status ? ` (HTTP ${line.error_status})` : ''}`;
+  return line.error_status ? errorFromStatus({ status: line.error_status, message }) : new BackendError({ kind: 'server', message });
 }
 
 /** Turns CLI lines into stream parts. Synthetic error messages are never model output. */
@@ -102,6 +122,8 @@ export class CliStreamInterpreter {
       case 'result':
         this.result = line;
         return this.acceptResult(line);
+      case 'system':
+        return [{ type: 'retry', attempt: line.attempt, delayMs: line.retry_delay_ms, error: retryErrorOf(line) }];
       case 'other':
         return [];
       case 'invalid':

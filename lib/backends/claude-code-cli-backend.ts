@@ -8,6 +8,7 @@ import { execa } from 'execa';
 import { BackendError } from './backend-error';
 import { CliStreamInterpreter, parseCliLine } from './claude-cli-stream-line';
 import { systemText, type BackendRequest, type ModelBackend, type StreamPart } from './model-backend';
+import { cliModelListing, type ModelListing } from './model-catalog';
 
 export interface ClaudeCodeCliBackendOptions {
   cliPath?: string;
@@ -148,5 +149,10 @@ export class ClaudeCodeCliBackend implements ModelBackend {
         afterOutput: interpreter.producedOutput,
       }),
     };
+  }
+
+  /** The CLI has no model list of its own: its aliases, then the full ids it accepts. */
+  async listModels(): Promise<ModelListing[]> {
+    return cliModelListing();
   }
 }

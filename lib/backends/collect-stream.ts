@@ -39,6 +39,8 @@ export async function collectStream(
       case 'error':
         collected.error = part.error;
         break;
+      case 'retry':
+        break;
     }
   }
   return collected;

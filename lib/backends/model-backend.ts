@@ -1,6 +1,7 @@
 // The one contract every model backend implements (ARCHITECTURE §7). Adapters hold no state
 // beyond their configuration and import nothing of the app but these types.
 import type { BackendError } from './backend-error';
+import type { ModelListing } from './model-catalog';
 
 /** A piece of the system prompt. `cache: true` marks the end of a stable prefix worth caching. */
 export interface SystemSegment {
@@ -42,6 +43,8 @@ export type StreamPart =
   | { type: 'reasoning-delta'; text: string }
   | { type: 'usage'; usage: Usage }
   | { type: 'finish'; reason: FinishReason; rawReason: string | null }
+  /** The backend retries by itself (the Claude Code CLI does) and waits this long first. */
+  | { type: 'retry'; attempt: number; delayMs: number; error: BackendError }
   | { type: 'error'; error: BackendError };
 
 export interface ModelBackend {
@@ -51,8 +54,8 @@ export interface ModelBackend {
    * stream ends. An abort ends the stream quietly (it is not an error to report).
    */
   stream(request: BackendRequest, signal: AbortSignal): AsyncIterable<StreamPart>;
-  /** Model ids the server offers, for the settings form (where the backend can list them). */
-  listModels?(signal: AbortSignal): Promise<string[]>;
+  /** The models the server offers, deprecated ones marked, for the settings forms. */
+  listModels?(signal: AbortSignal): Promise<ModelListing[]>;
 }
 
 export function systemText(system: SystemSegment[]): string {

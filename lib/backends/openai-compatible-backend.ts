@@ -4,6 +4,7 @@
 import OpenAI from 'openai';
 import { BackendError, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
 import { systemText, type BackendRequest, type FinishReason, type ModelBackend, type StreamPart } from './model-backend';
+import type { ModelListing } from './model-catalog';
 import { estimateCost } from './pricing';
 import { ThinkTagSplitter } from './think-tag-splitter';
 
@@ -125,8 +126,8 @@ export class OpenAICompatibleBackend implements ModelBackend {
     yield { type: 'finish', reason: mapOpenAIFinishReason(rawReason), rawReason };
   }
 
-  async listModels(signal: AbortSignal): Promise<string[]> {
+  async listModels(signal: AbortSignal): Promise<ModelListing[]> {
     const page = await this.client.models.list({ signal });
-    return page.data.map((model) => model.id).sort();
+    return page.data.map((model) => ({ id: model.id })).sort((a, b) => a.id.localeCompare(b.id));
   }
 }

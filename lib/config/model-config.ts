@@ -1,6 +1,7 @@
 // Per-layer model configuration and session parameters (seed 000 section 6.3; ARCHITECTURE §8).
 // The seed's own keys (c_model, s_model, backend, model, max_tokens, endpoint) are kept as is.
 import { z } from 'zod';
+import { defaultModelIds } from '@/lib/backends/model-catalog';
 
 export const backendKinds = ['claude_code_cli', 'anthropic', 'openai_compatible'] as const;
 export type BackendKind = (typeof backendKinds)[number];
@@ -57,9 +58,10 @@ export const sessionParamsSchema = z
   .strict();
 export type SessionParams = z.infer<typeof sessionParamsSchema>;
 
+// The CLI's own aliases always name its current models, so these defaults never go stale.
 export const defaultModels: ModelsConfig = {
-  c_model: { backend: 'claude_code_cli', model: 'claude-sonnet-4-5', max_tokens: 4096, cli_path: 'claude' },
-  s_model: { backend: 'claude_code_cli', model: 'claude-haiku-4-5', max_tokens: 2048, cli_path: 'claude' },
+  c_model: { backend: 'claude_code_cli', model: defaultModelIds.claude_code_cli!.c_model, max_tokens: 4096, cli_path: 'claude' },
+  s_model: { backend: 'claude_code_cli', model: defaultModelIds.claude_code_cli!.s_model, max_tokens: 2048, cli_path: 'claude' },
 };
 
 export const defaultParams: SessionParams = {

@@ -64,7 +64,11 @@ export async function callModel(input: {
     }
   })();
   let stalled = false;
-  const collected = await collectStream(stream, { now: () => clock.now(), onText: input.onText, onPart: () => (quietSince = clock.now()) }).finally(() => {
+  const collected = await collectStream(stream, { now: () => clock.now(), onText: input.onText, onPart: (part) => {
+      quietSince = clock.now();
+      // The CLI's own retry (it waits, then calls again): shown like ours, and not a stall.
+      if (part.type === 'retry') onRetry({ attempt: part.attempt, delayMs: part.delayMs, error: part.error });
+    } }).finally(() => {
     input.signal.removeEventListener('abort', forwardAbort);
     stalled = stall.signal.aborted && !input.signal.aborted;
     finished.abort();

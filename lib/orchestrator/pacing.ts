@@ -59,3 +59,14 @@ export function failureBackoffMs(failures: number, retryAfterMs: number | undefi
 
 /** After this many consecutive failures the session shows as degraded, with the reason. */
 export const degradedAfterFailures = 3;
+
+/**
+ * Failures that only a change of settings can cure (the server does not serve the model): the
+ * session is degraded at the first one and the loop waits the longest backoff instead of calling
+ * again every few seconds; changing the session's models wakes it at once.
+ */
+export function needsNewSettings(kind: string): boolean {
+  return kind === 'model_not_found';
+}
+
+export const longestBackoffMs = 5 * 60_000;

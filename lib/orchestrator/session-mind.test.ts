@@ -339,6 +339,29 @@ describe('pacing, pause and failures', () => {
   });
 });
 
+describe('a model the server no longer serves', () => {
+  it('degrades at the first refusal with the provider\'s words, waits the longest backoff instead of looping, and a new model starts at once', async () => {
+    const gone = { error: { kind: 'model_not_found' as const, message: 'model: claude-3-opus-20240229', status: 404 } };
+    const h = harness({ s: [gone], sFallback: { text: subconsciousReply() } });
+    const session = await createSession(h, { pacing: 'continuous' });
+    const error = await h.events.waitFor('error');
+    expect([error.kind, error.message, error.retryInMs, error.consecutiveFailures]).toEqual(['model_not_found', 'model: claude-3-opus-20240229', 300_000, 1]);
+    await settle();
+    const state = h.orchestrator.mindState(session.id)!;
+    expect(state.degraded).toBe('Subconscious: model: claude-3-opus-20240229 — choose another model in the session settings');
+    expect(state.lastError).toMatchObject({ layer: 'subconscious', kind: 'model_not_found' });
+    await h.clock.advance(60_000);
+    expect(h.events.of('cycle-start')).toHaveLength(1);
+
+    // The one-click switch is a PATCH of the session's models: the loop wakes and succeeds.
+    await h.orchestrator.updateSession(session.id, { models: { s_model: layerConfig('s-model') } });
+    await h.orchestrator.updateSession(session.id, { models: { s_model: { ...layerConfig('s-model'), max_tokens: 301 } } });
+    const output = await h.events.waitFor('subconscious-output');
+    expect(output.cycle).toBe(1);
+    expect(h.orchestrator.mindState(session.id)!.degraded).toBeNull();
+  });
+});
+
 describe('context budgets', () => {
   it('prompts stay within the model window; a backend counting 20% more tokens shrinks the history to match', async () => {
     const calibration = new TokenCalibration();

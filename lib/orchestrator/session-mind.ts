@@ -25,7 +25,7 @@ import { newTurnId, runInternalDialogTurn, type TurnWork } from './internal-dial
 import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { MindMemory } from './mind-memory';
 import { callModel, type ModelCallResult } from './model-call';
-import { currentActivity, cycleDelayMs, degradedAfterFailures, failureBackoffMs, type Activity } from './pacing';
+import { currentActivity, cycleDelayMs, degradedAfterFailures, failureBackoffMs, longestBackoffMs, needsNewSettings, type Activity } from './pacing';
 import { runSubconsciousCycle, type CycleOutcome } from './subconscious-cycle';
 import { estimateRequestTokens, type TokenCalibration } from './token-budget';
 
@@ -203,8 +203,12 @@ export class SessionMind {
 
   /** New settings (models, params) apply from the next call; a pacing change applies now. */
   update(session: SessionRecord): void {
+    const modelsChanged = JSON.stringify(session.models) !== JSON.stringify(this.session.models);
     this.session = session;
+    // New models deserve a fresh start: no backoff or failure count carried over from the old.
+    if (modelsChanged) for (const layer of ['internal', 'subconscious'] as const) this.recordSuccess(layer);
     this.wake();
+    if (modelsChanged) this.emitState();
   }
 
   /**
@@ -419,8 +423,9 @@ export class SessionMind {
     const failures = ++this.failures[layer];
     this.lastError = { layer, kind, message, at: new Date(this.deps.clock.now()).toISOString() };
     let retryInMs: number | undefined;
+    const stuck = needsNewSettings(kind);
     if (layer === 'subconscious') {
-      const backoff = failureBackoffMs(failures, where.retryAfterMs, this.deps.random);
+      const backoff = stuck ? longestBackoffMs : failureBackoffMs(failures, where.retryAfterMs, this.deps.random);
       this.backoffUntil = this.deps.clock.now() + backoff;
       // A failure never makes the loop call more often than its pacing would.
       retryInMs = Math.max(backoff, cycleDelayMs(this.session.params.pacing, this.activity()));
@@ -434,9 +439,9 @@ export class SessionMind {
       ...(retryInMs !== undefined && { retryInMs }),
       consecutiveFailures: failures,
     });
-    if (failures >= degradedAfterFailures) {
-      this.degraded = `${layer === 'subconscious' ? 'Subconscious' : 'Internal Dialog'}: ${failures} failures in a row — ${message}`;
-    }
+    const name = layer === 'subconscious' ? 'Subconscious' : 'Internal Dialog';
+    if (stuck) this.degraded = `${name}: ${message} — choose another model in the session settings`;
+    else if (failures >= degradedAfterFailures) this.degraded = `${name}: ${failures} failures in a row — ${message}`;
   }
 
   private recordSuccess(layer: 'internal' | 'subconscious'): void {

@@ -42,6 +42,12 @@ describe('POST /api/backends/test', () => {
 
   it('lists models of an OpenAI-compatible server', async () => {
     const result = await (await models.POST(post({ config: config() }), undefined)).json();
-    expect(result.models).toEqual(['fake-large', 'fake-small']);
+    expect(result.models).toEqual([{ id: 'fake-large' }, { id: 'fake-small' }]);
+  });
+
+  it('lists the CLI aliases first, then the ids it accepts, deprecated ones with their end of life', async () => {
+    const result = await (await models.POST(post({ config: { backend: 'claude_code_cli', model: 'sonnet', max_tokens: 16 } }), undefined)).json();
+    expect(result.models.slice(0, 2).map((model: { id: string }) => model.id)).toEqual(['sonnet', 'haiku']);
+    expect(result.models).toContainEqual({ id: 'claude-sonnet-4-5', end_of_life: '2026-11-30' });
   });
 });

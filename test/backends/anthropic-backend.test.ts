@@ -147,7 +147,30 @@ describe('Anthropic backend against the fake Messages API', () => {
     expect(errorOf(parts)).toMatchObject({ kind: 'authentication', message: expect.stringContaining('ANTHROPIC_API_KEY') });
   });
 
-  it('lists models', async () => {
-    expect(await backend.listModels(signal())).toEqual(['claude-haiku-4-5']);
+  it('lists the models the API reports, a deprecated one with its end-of-life date', async () => {
+    expect(await backend.listModels(signal())).toEqual([
+      { id: 'claude-sonnet-5-5', label: 'Claude Sonnet 5.5', context_window: 1_000_000 },
+      { id: 'claude-haiku-5-5', label: 'Claude Haiku 5.5', context_window: 1_000_000 },
+      { id: 'claude-sonnet-4-5-20250929', label: 'Claude Sonnet 4.5', context_window: 1_000_000, end_of_life: '2026-11-30' },
+    ]);
+  });
+
+  it('shows the SDK deprecation warning once per model, not on every call', async () => {
+    const warnings: string[] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => void warnings.push(String(args[0]));
+    try {
+      for (let call = 0; call < 3; call++) await collectParts(backend.stream({ ...request(), model: 'claude-sonnet-4-5' }, signal()));
+      await collectParts(backend.stream({ ...request(), model: 'claude-sonnet-5-5' }, signal()));
+    } finally {
+      console.warn = warn;
+    }
+    expect(warnings).toEqual([expect.stringMatching(/'claude-sonnet-4-5' is deprecated and reaches end of life on 2026-11-30: switch to claude-sonnet-5-5/)]);
+  });
+
+  it('a model the API no longer serves fails at once with the provider\'s exact words', async () => {
+    fake.failNext({ kind: 'status', status: 404, message: 'model: claude-3-opus-20240229' });
+    const error = errorOf(await collectParts(backend.stream({ ...request(), model: 'claude-3-opus-20240229' }, signal())));
+    expect(error).toMatchObject({ kind: 'model_not_found', status: 404, message: 'model: claude-3-opus-20240229', isRetryable: false });
   });
 });

@@ -58,6 +58,28 @@ afterAll(async () => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
+describe('the CLI retrying by itself', () => {
+  it('announces each of its own waits as a retry part, once per attempt, then answers', async () => {
+    fake.failNext({ kind: 'status', status: 529 }, 2);
+    const { backend } = backendFor('retry');
+    const parts = await collectParts(backend.stream(request('after two overloads'), AbortSignal.timeout(60_000)));
+    const retries = parts.filter((part): part is Extract<StreamPart, { type: 'retry' }> => part.type === 'retry');
+    expect(retries.map((part) => part.attempt)).toEqual([1, 2]);
+    for (const retry of retries) {
+      expect(retry.delayMs).toBeGreaterThan(0);
+      expect(retry.error).toMatchObject({ kind: 'overloaded', status: 529, message: expect.stringContaining('HTTP 529') });
+    }
+    expect(textOf(parts)).toBe('CLI heard: after two overloads');
+  });
+
+  it('the alias "haiku" resolves inside the CLI and its cost comes from the CLI', async () => {
+    const { backend } = backendFor('alias');
+    const parts = await collectParts(backend.stream({ ...request('alias'), model: 'haiku' }, AbortSignal.timeout(60_000)));
+    expect(fake.requests.at(-1)?.body).toMatchObject({ model: 'claude-haiku-5-5' });
+    expect(parts.find((part) => part.type === 'usage')).toMatchObject({ usage: { costUsd: expect.any(Number) } });
+  });
+});
+
 describe('Claude Code CLI backend (real binary, fake API)', () => {
   it('streams text from partial messages, with usage and cost from the result line', async () => {
     const { backend } = backendFor('ok');

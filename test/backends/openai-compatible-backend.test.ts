@@ -51,7 +51,8 @@ describe('OpenAI-compatible backend against the fake server', () => {
     [{ kind: 'status', status: 429, retryAfter: '2' } as FakeFault, 'rate_limited'],
     [{ kind: 'status', status: 500 } as FakeFault, 'server'],
     [{ kind: 'status', status: 401, message: 'bad key' } as FakeFault, 'authentication'],
-    [{ kind: 'status', status: 404, message: 'model "nope" not found' } as FakeFault, 'not_found'],
+    [{ kind: 'status', status: 404, message: 'model "nope" not found' } as FakeFault, 'model_not_found'],
+    [{ kind: 'status', status: 404, message: '404 page not found' } as FakeFault, 'not_found'],
     [{ kind: 'status', status: 400, message: "This model's maximum context length is 4096 tokens" } as FakeFault, 'prompt_too_long'],
     [{ kind: 'reset' } as FakeFault, 'connection'],
   ])('maps %j to %s with the provider message', async (fault, kind) => {
@@ -92,7 +93,12 @@ describe('OpenAI-compatible backend against the fake server', () => {
   });
 
   it('lists models for the settings form', async () => {
-    expect(await new OpenAICompatibleBackend({ endpoint: fake.url }).listModels(signal())).toEqual(['fake-large', 'fake-small']);
+    expect(await new OpenAICompatibleBackend({ endpoint: fake.url }).listModels(signal())).toEqual([{ id: 'fake-large' }, { id: 'fake-small' }]);
+  });
+
+  it("Ollama's answer for a model that was never pulled is a model_not_found, not a retry", async () => {
+    fake.failNext({ kind: 'status', status: 404, message: 'model "llama9" not found, try pulling it first' });
+    expect(errorOf(await collectParts(new OpenAICompatibleBackend({ endpoint: fake.url }).stream(request(), signal())))).toMatchObject({ kind: 'model_not_found', isRetryable: false });
   });
 });
 

@@ -180,7 +180,26 @@ export async function startFakeAnthropicServer(options: FakeAnthropicOptions = {
   const core = new FakeServerCore(options, async (request, response, server) => {
     if (request.method === 'GET' && request.path === '/v1/models') {
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ data: [{ type: 'model', id: 'claude-haiku-4-5', display_name: 'Claude Haiku 4.5', created_at: '2025-10-01T00:00:00Z' }], has_more: false, first_id: null, last_id: null }));
+      // The API's shape (GET /v1/models): active and deprecated models, newest first.
+      const model = (id: string, display_name: string, lifecycle: 'active' | 'deprecated', retires_at: string | null) => ({
+        type: 'model',
+        id,
+        display_name,
+        created_at: '2026-01-01T00:00:00Z',
+        lifecycle,
+        deprecated_at: lifecycle === 'deprecated' ? '2026-08-01T00:00:00Z' : null,
+        retires_at,
+        max_input_tokens: 1_000_000,
+        max_tokens: 128_000,
+        capabilities: null,
+        line: null,
+      });
+      const data = [
+        model('claude-sonnet-5-5', 'Claude Sonnet 5.5', 'active', null),
+        model('claude-haiku-5-5', 'Claude Haiku 5.5', 'active', null),
+        model('claude-sonnet-4-5-20250929', 'Claude Sonnet 4.5', 'deprecated', '2026-11-30T00:00:00Z'),
+      ];
+      response.end(JSON.stringify({ data, has_more: false, first_id: data[0]!.id, last_id: data.at(-1)!.id }));
       return true;
     }
     if (request.method !== 'POST' || request.path !== '/v1/messages') return false;
