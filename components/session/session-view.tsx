@@ -6,6 +6,7 @@ import { apiFetch } from '@/components/api-client';
 import { StatusBadge } from '@/components/sessions/session-list';
 import type { SessionJson } from '@/components/sessions/session-types';
 import { ErrorBanner } from '@/components/ui/error-banner';
+import { ModelBanner } from './model-banner';
 import type { MindState, OrchestratorEvent } from '@/lib/orchestrator/events';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 import { ChatPanel } from './chat-panel';
@@ -182,6 +183,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         </div>
       </div>
       <ErrorBanner message={error} />
+      <ModelBanner session={session} lastError={latestError} onSaved={(saved) => dispatch({ type: 'session', session: saved })} />
       {state.mind?.degraded && session.status === 'active' && <ErrorBanner message={state.mind.degraded} />}
       {latestError && !state.mind?.degraded && (
         <p role="alert" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
@@ -218,7 +220,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       <details className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
         <summary className="cursor-pointer font-semibold">Session settings: pacing, spontaneous speech, models</summary>
         <div className="mt-4">
-          <SessionSettings session={session} onSaved={(saved) => dispatch({ type: 'session', session: saved })} />
+          <SessionSettings key={JSON.stringify(session.models)} session={session} onSaved={(saved) => dispatch({ type: 'session', session: saved })} />
         </div>
       </details>
     </div>

@@ -2,6 +2,7 @@
 
 import { useState } from 'react';
 import { apiFetch } from '@/components/api-client';
+import type { ModelListing } from '@/lib/backends/model-catalog';
 import { toLayerPayload, type LayerFormValue } from './layer-model-fields';
 
 interface ConnectionReport {
@@ -11,7 +12,7 @@ interface ConnectionReport {
 }
 
 /** "Test connection" and "Fetch models" for one layer, using the stored key when none is typed. */
-export function ConnectionCheck(props: { id: string; value: LayerFormValue; storedKeyOf?: 'c_model' | 's_model'; onModels: (models: string[]) => void }) {
+export function ConnectionCheck(props: { id: string; value: LayerFormValue; storedKeyOf?: 'c_model' | 's_model'; onModels: (models: ModelListing[]) => void }) {
   const [report, setReport] = useState<ConnectionReport | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -34,9 +35,10 @@ export function ConnectionCheck(props: { id: string; value: LayerFormValue; stor
     setBusy(true);
     setNote(null);
     try {
-      const result = await apiFetch<{ models: string[]; error?: { message: string } }>('/api/backends/models', { method: 'POST', body: body() });
+      const result = await apiFetch<{ models: ModelListing[]; error?: { message: string } }>('/api/backends/models', { method: 'POST', body: body() });
       props.onModels(result.models);
-      setNote(result.error ? `Could not list models: ${result.error.message}` : `${result.models.length} models available`);
+      const deprecated = result.models.filter((model) => model.end_of_life).length;
+      setNote(result.error ? `Could not list models: ${result.error.message}` : `${result.models.length} models available${deprecated ? ` (${deprecated} deprecated)` : ''}`);
     } catch (caught) {
       setNote((caught as Error).message);
     } finally {
@@ -49,11 +51,9 @@ export function ConnectionCheck(props: { id: string; value: LayerFormValue; stor
       <button type="button" className="btn" disabled={busy} onClick={() => void test()}>
         Test connection
       </button>
-      {props.value.backend !== 'claude_code_cli' && (
-        <button type="button" className="btn" disabled={busy} onClick={() => void fetchModels()}>
-          Fetch models
-        </button>
-      )}
+      <button type="button" className="btn" disabled={busy} onClick={() => void fetchModels()}>
+        Fetch models
+      </button>
       <span role="status" aria-live="polite" id={`${props.id}-connection`}>
         {busy && 'Checking…'}
         {report?.ok && <span className="text-green-700 dark:text-green-400">Connected in {report.latency_ms} ms</span>}

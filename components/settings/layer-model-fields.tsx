@@ -2,6 +2,7 @@
 
 import { useState } from 'react';
 import { ConnectionCheck } from './connection-check';
+import { cliModelListing, deprecationOf, type ModelListing } from '@/lib/backends/model-catalog';
 import { backendKinds, type BackendKind, type PublicLayerModelConfig } from '@/lib/config/model-config';
 
 export interface LayerFormValue {
@@ -63,8 +64,12 @@ export function LayerModelFields(props: {
   storedKeyOf?: 'c_model' | 's_model';
 }) {
   const { id, value } = props;
-  const [models, setModels] = useState<string[]>([]);
+  const [fetched, setFetched] = useState<{ backend: BackendKind; models: ModelListing[] } | null>(null);
   const set = (patch: Partial<LayerFormValue>) => props.onChange({ ...value, ...patch });
+  // The CLI's list is known without asking; a server's list comes from "Fetch models".
+  const models = fetched?.backend === value.backend ? fetched.models : value.backend === 'claude_code_cli' ? cliModelListing() : [];
+  const listed = models.find((model) => model.id === value.model.trim());
+  const endOfLife = listed?.end_of_life ?? deprecationOf(value.model.trim())?.endOfLife;
   return (
     <fieldset className="space-y-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
       <legend className="px-1 font-semibold">{props.legend}</legend>
@@ -92,9 +97,14 @@ export function LayerModelFields(props: {
           />
           <datalist id={`${id}-models`}>
             {models.map((model) => (
-              <option key={model} value={model} />
+              <option key={model.id} value={model.id} label={[model.label, model.end_of_life && `deprecated, ends ${model.end_of_life}`].filter(Boolean).join(' · ') || undefined} />
             ))}
           </datalist>
+          {endOfLife && (
+            <span id={`${id}-model-deprecated`} role="note" className="mt-1 block text-xs text-amber-700 dark:text-amber-300">
+              Deprecated: this model reaches its end of life on {endOfLife}. Pick a current one{value.backend === 'claude_code_cli' ? ' (the alias sonnet or haiku never goes stale)' : ''}.
+            </span>
+          )}
         </label>
         <label className="block text-sm">
           <span className="mb-1 block font-medium">Max tokens</span>
@@ -169,7 +179,7 @@ export function LayerModelFields(props: {
           </label>
         )}
       </div>
-      <ConnectionCheck id={id} value={value} storedKeyOf={props.storedKeyOf} onModels={setModels} />
+      <ConnectionCheck id={id} value={value} storedKeyOf={props.storedKeyOf} onModels={(listing) => setFetched({ backend: value.backend, models: listing })} />
     </fieldset>
   );
 }
