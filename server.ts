@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import next from 'next';
 import { appPaths, readEnv } from './lib/config/env';
 import { startOrchestrator, stopOrchestrator } from './lib/orchestrator/orchestrator';
+import { checkBackends, describeAvailability } from './lib/setup/backend-availability';
 import { attachSocketServer } from './lib/realtime/socket-server';
 import { checkRequest, isLoopbackAddress, tokenFromHeaders, type GuardOptions } from './lib/security/request-guard';
 import { closeDb, getDb } from './lib/store/db';
@@ -93,6 +94,11 @@ httpServer.listen(env.PORT, env.HOST, () => {
   if (guard.accessToken) {
     console.log(`> bound to a non-loopback address: open http://${shown}:${env.PORT}/?token=${guard.accessToken}`);
   }
+  // What can answer here, in the background: the home page shows it, and the terminal too.
+  void checkBackends().then(
+    (report) => console.log(`> models: ${describeAvailability(report)}`),
+    (error: unknown) => console.error('> model check failed', error),
+  );
 });
 
 let closing = false;

@@ -2,6 +2,7 @@
 import type { LayerModelConfig } from '@/lib/config/model-config';
 import { collectStream } from './collect-stream';
 import { createBackend } from './create-backend';
+import type { ModelBackend } from './model-backend';
 
 export interface ConnectionReport {
   ok: boolean;
@@ -10,13 +11,13 @@ export interface ConnectionReport {
   error?: { kind: string; message: string; status?: number };
 }
 
-export async function testConnection(config: LayerModelConfig, options: { timeoutMs?: number } = {}): Promise<ConnectionReport> {
+export async function testConnection(config: LayerModelConfig, options: { timeoutMs?: number; backend?: ModelBackend } = {}): Promise<ConnectionReport> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 60_000);
   const started = performance.now();
   try {
     const result = await collectStream(
-      createBackend(config).stream(
+      (options.backend ?? createBackend(config)).stream(
         {
           system: [{ text: 'You are a connectivity check. Answer with the single word OK.' }],
           messages: [{ role: 'user', content: 'Reply with OK.' }],

@@ -13,6 +13,9 @@ const envSchema = z.object({
   /** Access token required when bound to a non-loopback address; generated when absent. */
   AGENTCSD_ACCESS_TOKEN: z.string().min(32).optional(),
   ANTHROPIC_API_KEY: z.string().optional(),
+  /** Where the first-run check looks for local OpenAI-compatible servers. */
+  AGENTCSD_OLLAMA_URL: z.string().url().default('http://127.0.0.1:11434/v1'),
+  AGENTCSD_LMSTUDIO_URL: z.string().url().default('http://127.0.0.1:1234/v1'),
   OPENAI_API_KEY: z.string().optional(),
 });
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as available from '@/app/api/backends/available/route';
 import * as models from '@/app/api/backends/models/route';
+import * as settings from '@/app/api/settings/route';
 import * as backendTest from '@/app/api/backends/test/route';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
@@ -49,5 +51,38 @@ describe('POST /api/backends/test', () => {
     const result = await (await models.POST(post({ config: { backend: 'claude_code_cli', model: 'sonnet', max_tokens: 16 } }), undefined)).json();
     expect(result.models.slice(0, 2).map((model: { id: string }) => model.id)).toEqual(['sonnet', 'haiku']);
     expect(result.models).toContainEqual({ id: 'claude-sonnet-4-5', end_of_life: '2026-11-30' });
+  });
+});
+
+describe('/api/backends/available', () => {
+  it('says what answers and whether the defaults can; a settings change is checked again', async () => {
+    const saved = { ...process.env };
+    process.env.AGENTCSD_OLLAMA_URL = `${fake.url}/v1`;
+    process.env.AGENTCSD_LMSTUDIO_URL = 'http://127.0.0.1:9/v1';
+    process.env.ANTHROPIC_API_KEY = '';
+    try {
+      const settingsBody = (model: string) => ({
+        c_model: { backend: 'openai_compatible', model, max_tokens: 64, endpoint: `${fake.url}/v1` },
+        s_model: { backend: 'openai_compatible', model, max_tokens: 64, endpoint: `${fake.url}/v1` },
+        params: { summary_every_n: 10, pacing: 'adaptive', trigger_mode: 'tag', trigger_threshold: 200, spontaneous_cap: 3 },
+      });
+      const put = (body: unknown) => settings.PUT(new Request('http://127.0.0.1:3000/api/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }), undefined);
+      expect((await put(settingsBody('fake-small'))).status).toBe(200);
+      const first = (await (await available.GET(new Request('http://127.0.0.1:3000/api/backends/available'), undefined)).json()).availability;
+      expect(first.local_servers[0]).toMatchObject({ name: 'Ollama', status: 'ready', models: ['fake-large', 'fake-small'] });
+      expect(first.local_servers[1]).toMatchObject({ name: 'LM Studio', status: 'absent' });
+      expect(first.anthropic_api.status).toBe('absent');
+      expect(first.defaults).toMatchObject({ status: 'ready', backend: 'openai_compatible', model: 'fake-small' });
+      expect(first.usable).toBe(true);
+
+      expect((await put(settingsBody('never-pulled'))).status).toBe(200);
+      const again = (await (await available.GET(new Request('http://127.0.0.1:3000/api/backends/available'), undefined)).json()).availability;
+      expect(again.defaults).toMatchObject({ status: 'not_ready', message: expect.stringContaining('does not list never-pulled') });
+      const forced = await available.POST(new Request('http://127.0.0.1:3000/api/backends/available', { method: 'POST' }), undefined);
+      expect(forced.status).toBe(200);
+      expect(Date.parse((await forced.json()).availability.checked_at)).toBeGreaterThanOrEqual(Date.parse(again.checked_at));
+    } finally {
+      process.env = saved;
+    }
   });
 });

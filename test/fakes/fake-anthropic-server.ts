@@ -179,6 +179,12 @@ export async function startFakeAnthropicServer(options: FakeAnthropicOptions = {
   const cachedPrefixes = new Map<string, number>();
   const core = new FakeServerCore(options, async (request, response, server) => {
     if (request.method === 'GET' && request.path === '/v1/models') {
+      // A bad key is refused here too; faults strike the models list like any call.
+      const fault = server.takeFault();
+      const refused = await server.answerEarlyFault(response, fault, (status) =>
+        errorBody(status.errorType ?? errorTypes[status.status] ?? 'api_error', status.message ?? `fake: status ${status.status}`),
+      );
+      if (refused) return true;
       response.writeHead(200, { 'content-type': 'application/json' });
       // The API's shape (GET /v1/models): active and deprecated models, newest first.
       const model = (id: string, display_name: string, lifecycle: 'active' | 'deprecated', retires_at: string | null) => ({

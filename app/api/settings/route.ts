@@ -1,5 +1,6 @@
 import { mergeModels, toPublicModels } from '@/lib/config/model-config';
 import { handle, readJsonBody } from '@/lib/http/route-helpers';
+import { forgetAvailability } from '@/lib/setup/backend-availability';
 import { readSettings, writeSettings, type AppSettings } from '@/lib/store/settings-repository';
 import { putSettingsBodySchema } from './schema';
 
@@ -21,5 +22,6 @@ export const PUT = handle(async (request) => {
     params: body.params,
   };
   await writeSettings(settings);
+  forgetAvailability(); // the home page's "can the defaults answer?" is about the old ones
   return Response.json({ settings: settingsJson(settings) });
 });
