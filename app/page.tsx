@@ -1,3 +1,4 @@
+import { ImportSession } from '@/components/sessions/import-session';
 import { ModelsStatus } from '@/components/sessions/models-status';
 import { NewSessionForm } from '@/components/sessions/new-session-form';
 import { SessionList } from '@/components/sessions/session-list';
@@ -9,6 +10,7 @@ export default function HomePage() {
         <h1 className="text-2xl font-semibold">Sessions</h1>
         <p className="text-sm text-zinc-500">Each session is a saved mind: its chat, its inner dialog and its subconscious.</p>
       </div>
+      <ImportSession />
       <ModelsStatus />
       <NewSessionForm />
       <SessionList />

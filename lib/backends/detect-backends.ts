@@ -36,7 +36,7 @@ export interface BackendAvailability {
 export interface DetectOptions {
   cliPath: string;
   /** The environment the CLI runs with (HOME decides its login). */
-  env: NodeJS.ProcessEnv;
+  env: Record<string, string | undefined>;
   anthropicApiKey?: string;
   anthropicBaseURL?: string;
   ollamaEndpoint: string;
@@ -48,7 +48,7 @@ const authStatusSchema = z.object({ loggedIn: z.boolean(), authMethod: z.string(
 
 const cliInstallStep = 'Install Claude Code (npm install -g @anthropic-ai/claude-code), then run `claude` once and log in — or set its path in Settings.';
 
-function cliEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+function cliEnv(env: DetectOptions['env']): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 

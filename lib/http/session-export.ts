@@ -6,12 +6,16 @@ import { sessionJson } from './session-json';
 
 type Whole = Awaited<ReturnType<typeof readWholeSession>>;
 
-export function sessionExportJson(session: SessionRecord, whole: Whole) {
+/** Version 2 adds the persona snapshot the session ran with (its exact text), for import. */
+export const exportVersion = 2;
+
+export function sessionExportJson(session: SessionRecord, whole: Whole, personaSnapshot: string | null) {
   return {
     format: 'agentcsd-session',
-    version: 1,
+    version: exportVersion,
     exported_at: new Date().toISOString(),
     session: sessionJson(session),
+    persona_snapshot: personaSnapshot === null ? null : { name: session.personaName, hash: session.personaHash, content: personaSnapshot },
     messages: whole.messages.map(messageJson),
     mood_and_criteria: whole.moodAndCriteria.map(moodAndCriteriaJson),
     context_summaries: whole.summaries.map((row) => ({

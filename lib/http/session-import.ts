@@ -1,0 +1,206 @@
+// Import what export writes (GET /api/sessions/:id/export?format=json): the file becomes a new
+// session, paused, with a new id. Everything is validated before anything is written: a file is
+// untrusted input. Ids in the file are never used to build a path or a key (new ones are made),
+// names go through the same rules as everywhere, and an API key in a file is never imported.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { hashPersona, readPersonaBytes } from '@/lib/personas/persona-files';
+import { reconcileSessionLogs } from '@/lib/store/log-reconcile';
+import { insertImportedSession } from '@/lib/store/session-import-repository';
+import { deleteSessionLogs, writePersonaSnapshot } from '@/lib/store/session-logs';
+import { deleteSession, type SessionRecord } from '@/lib/store/sessions-repository';
+import { readSettings } from '@/lib/store/settings-repository';
+import { layerModelConfigSchema, sessionParamsSchema, type ModelsConfig } from '@/lib/config/model-config';
+import { personaContentSchema, personaNameSchema } from '@/lib/personas/persona-name';
+
+/** The largest export we take: ~10,000 messages of chat is a few MiB; this leaves room. */
+export const importBodyLimit = 64 * 1024 * 1024;
+
+const isoDate = z.iso.datetime({ message: 'must be an ISO date-time' });
+const text = (max: number) => z.string().max(max).refine((value) => !value.includes('\u0000'), { message: 'must not contain NUL bytes' });
+const cycle = z.number().int().min(0).max(1_000_000_000);
+const tokens = z.number().int().min(0).max(1_000_000_000_000);
+
+/** A layer as export wrote it (public shape): the key fields are dropped, never read. */
+const exportedLayerSchema = z
+  .object({ api_key_set: z.boolean().optional(), api_key_hint: z.string().optional(), api_key: z.unknown().optional() })
+  .passthrough()
+  .transform(({ api_key_set: _set, api_key_hint: _hint, api_key: _key, ...layer }) => layer)
+  .pipe(layerModelConfigSchema);
+
+const tagsByLayer = { external: ['ED_user', 'ED_agent'], internal: ['ID_loud', 'ID_quiet'], subconscious: ['S_loud', 'S_quiet', 'trigger'] } as const;
+
+const messageSchema = z
+  .object({
+    id: z.number().int(),
+    layer: z.enum(['external', 'internal', 'subconscious']),
+    tag: z.string().max(32),
+    content: text(2_000_000),
+    cycle_number: cycle.nullable(),
+    turn_id: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'turn_id must be a plain id').nullable(),
+    spontaneous: z.boolean(),
+    interrupted: z.boolean().default(false),
+    created_at: isoDate,
+  })
+  .strict()
+  .refine((message) => (tagsByLayer[message.layer] as readonly string[]).includes(message.tag), { message: 'tag does not belong to its layer', path: ['tag'] });
+
+export const sessionImportSchema = z
+  .object({
+    format: z.literal('agentcsd-session', { message: 'not an AgentCSD session export (format must be "agentcsd-session")' }),
+    version: z.union([z.literal(1), z.literal(2)], { message: 'unknown export version: this AgentCSD reads versions 1 and 2' }),
+    exported_at: isoDate,
+    session: z
+      .object({
+        id: z.string().max(100),
+        name: z.string().trim().min(1).max(120),
+        persona: personaNameSchema,
+        persona_hash: z.string().max(200),
+        status: z.enum(['active', 'paused', 'closed']),
+        created_at: isoDate,
+        last_activity_at: isoDate,
+        models: z.object({ c_model: exportedLayerSchema, s_model: exportedLayerSchema }).strict(),
+        params: sessionParamsSchema,
+      })
+      .strict(),
+    persona_snapshot: z.object({ name: personaNameSchema, hash: z.string().max(200), content: personaContentSchema }).strict().nullable().optional(),
+    messages: z.array(messageSchema).max(1_000_000),
+    mood_and_criteria: z
+      .array(z.object({ id: z.number().int(), mood: text(100_000), criteria: text(100_000), cycle_number: cycle, created_at: isoDate }).strict())
+      .max(1_000_000),
+    context_summaries: z
+      .array(
+        z
+          .object({ id: z.number().int(), layer: z.enum(['internal', 'subconscious']), summary: text(2_000_000), from_cycle: cycle, to_cycle: cycle, created_at: isoDate })
+          .strict(),
+      )
+      .max(100_000),
+    llm_calls: z
+      .array(
+        z
+          .object({
+            layer: z.enum(['internal', 'subconscious', 'summary', 'test']),
+            backend: z.string().max(40),
+            model: z.string().max(200),
+            started_at: isoDate,
+            first_token_ms: z.number().int().min(0).nullable(),
+            duration_ms: z.number().int().min(0),
+            input_tokens: tokens,
+            output_tokens: tokens,
+            cache_read_tokens: tokens,
+            cache_write_tokens: tokens,
+            cost_usd: z.number().min(0).nullable(),
+            finish_reason: z.string().max(40).nullable(),
+            error: text(100_000).nullable(),
+          })
+          .strict(),
+      )
+      .max(1_000_000),
+  })
+  .strict();
+
+export type SessionImport = z.infer<typeof sessionImportSchema>;
+
+/** The rows of the new session, in the file's order (ids are the database's to give). */
+export function importedRows(file: SessionImport, sessionId: string) {
+  const models: ModelsConfig = { c_model: file.session.models.c_model, s_model: file.session.models.s_model };
+  return {
+    session: {
+      id: sessionId,
+      name: file.session.name,
+      personaName: file.session.persona,
+      models,
+      params: file.session.params,
+      createdAt: new Date(file.session.created_at),
+      lastActivityAt: new Date(file.session.last_activity_at),
+    },
+    messages: file.messages.map((message) => ({
+      sessionId,
+      layer: message.layer,
+      tag: message.tag,
+      content: message.content,
+      cycleNumber: message.cycle_number,
+      turnId: message.turn_id,
+      spontaneous: message.spontaneous,
+      interrupted: message.interrupted,
+      createdAt: new Date(message.created_at),
+    })),
+    moodAndCriteria: file.mood_and_criteria.map((row) => ({ sessionId, mood: row.mood, criteria: row.criteria, cycleNumber: row.cycle_number, createdAt: new Date(row.created_at) })),
+    summaries: file.context_summaries.map((row) => ({ sessionId, layer: row.layer, summary: row.summary, fromCycle: row.from_cycle, toCycle: row.to_cycle, createdAt: new Date(row.created_at) })),
+    calls: file.llm_calls.map((row) => ({
+      sessionId,
+      layer: row.layer,
+      backend: row.backend,
+      model: row.model,
+      startedAt: new Date(row.started_at),
+      firstTokenMs: row.first_token_ms,
+      durationMs: row.duration_ms,
+      inputTokens: row.input_tokens,
+      outputTokens: row.output_tokens,
+      cacheReadTokens: row.cache_read_tokens,
+      cacheWriteTokens: row.cache_write_tokens,
+      costUsd: row.cost_usd,
+      finishReason: row.finish_reason,
+      error: row.error,
+    })),
+  };
+}
+
+const loopbackHosts = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * A file must not choose what runs or where the user's key goes: a CLI path from a file would run
+ * any program on resume, and a remote endpoint on the Anthropic backend would receive the key from
+ * ANTHROPIC_API_KEY. So the CLI path is always the user's own, and an endpoint is kept only on
+ * loopback (a local Ollama); otherwise the layer takes the user's default and the answer says so.
+ */
+export function safeImportedModels(models: ModelsConfig, defaults: ModelsConfig): { models: ModelsConfig; notes: string[] } {
+  const notes: string[] = [];
+  const layer = (name: 'c_model' | 's_model') => {
+    const imported = models[name];
+    const fallback = defaults[name];
+    if (imported.endpoint && !loopbackHosts.test(new URL(imported.endpoint).hostname)) {
+      notes.push(`${name}: the file's endpoint ${new URL(imported.endpoint).host} is not on this machine; the default ${fallback.backend} · ${fallback.model} is used instead`);
+      const { api_key: _key, ...rest } = fallback;
+      return rest;
+    }
+    const { cli_path: _path, ...rest } = imported;
+    return imported.backend === 'claude_code_cli' && fallback.cli_path ? { ...rest, cli_path: fallback.cli_path } : rest;
+  };
+  return { models: { c_model: layer('c_model'), s_model: layer('s_model') }, notes };
+}
+
+export class ImportRefusedError extends Error {}
+
+/**
+ * Writes the new session: persona snapshot first (a session row without it could not prove its
+ * persona), then every row in one transaction, then the JSONL logs rebuilt from those rows. A
+ * failure part-way removes what was written.
+ */
+export async function importSession(file: SessionImport): Promise<{ session: SessionRecord; notes: string[] }> {
+  let snapshot: Buffer;
+  if (file.persona_snapshot) {
+    if (file.persona_snapshot.name !== file.session.persona) throw new ImportRefusedError('persona_snapshot.name does not match session.persona');
+    snapshot = Buffer.from(file.persona_snapshot.content, 'utf8');
+  } else {
+    // Version 1 carried no snapshot: the persona file of that name on this machine stands in.
+    try {
+      snapshot = readPersonaBytes(file.session.persona).bytes;
+    } catch {
+      throw new ImportRefusedError(`This export has no persona snapshot and there is no persona "${file.session.persona}" here: create it first`);
+    }
+  }
+  const { models: defaults } = await readSettings();
+  const rows = importedRows(file, randomUUID());
+  const { models, notes } = safeImportedModels(rows.session.models, defaults);
+  writePersonaSnapshot({ sessionId: rows.session.id, content: snapshot });
+  try {
+    const session = await insertImportedSession({ ...rows, session: { ...rows.session, models, personaHash: hashPersona(snapshot) } });
+    await reconcileSessionLogs(session.id);
+    return { session, notes };
+  } catch (error) {
+    await deleteSession({ id: rows.session.id }).catch(() => false);
+    deleteSessionLogs(rows.session.id);
+    throw error;
+  }
+}

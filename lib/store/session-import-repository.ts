@@ -1,0 +1,55 @@
+// An imported session's rows, written in one transaction: the session (paused) and its history.
+import type { ModelsConfig, SessionParams } from '@/lib/config/model-config';
+import { getDb } from './db';
+import type { SessionRecord } from './sessions-repository';
+import { findSession } from './sessions-repository';
+
+export interface ImportedSessionRows {
+  session: { id: string; name: string; personaName: string; personaHash: string; models: ModelsConfig; params: SessionParams; createdAt: Date; lastActivityAt: Date };
+  messages: { sessionId: string; layer: string; tag: string; content: string; cycleNumber: number | null; turnId: string | null; spontaneous: boolean; interrupted: boolean; createdAt: Date }[];
+  moodAndCriteria: { sessionId: string; mood: string; criteria: string; cycleNumber: number; createdAt: Date }[];
+  summaries: { sessionId: string; layer: string; summary: string; fromCycle: number; toCycle: number; createdAt: Date }[];
+  calls: {
+    sessionId: string;
+    layer: string;
+    backend: string;
+    model: string;
+    startedAt: Date;
+    firstTokenMs: number | null;
+    durationMs: number;
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    costUsd: number | null;
+    finishReason: string | null;
+    error: string | null;
+  }[];
+}
+
+export async function insertImportedSession(rows: ImportedSessionRows): Promise<SessionRecord> {
+  const db = await getDb();
+  const { session } = rows;
+  await db.$transaction([
+    db.session.create({
+      data: {
+        id: session.id,
+        name: session.name,
+        personaName: session.personaName,
+        personaHash: session.personaHash,
+        modelConfig: JSON.stringify(session.models),
+        params: JSON.stringify(session.params),
+        status: 'paused',
+        createdAt: session.createdAt,
+        lastActivityAt: session.lastActivityAt,
+      },
+    }),
+    db.message.createMany({ data: rows.messages }),
+    db.moodAndCriteria.createMany({ data: rows.moodAndCriteria }),
+    db.contextSummary.createMany({ data: rows.summaries }),
+    db.llmCall.createMany({ data: rows.calls }),
+  ]);
+  const stored = await findSession({ id: session.id });
+  if (!stored) throw new Error(`imported session ${session.id} vanished`);
+  return stored;
+}
