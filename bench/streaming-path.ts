@@ -35,6 +35,8 @@ export interface StreamingResult {
   tokensPerSecond: number;
   tokensPerReply: number;
   byPath: Record<PathName, PathSamples>;
+  /** The same paths with this many other sessions cycling continuously in our server meanwhile. */
+  byLoad: { busySessions: number; cyclesPerSecond: number; byPath: Record<PathName, PathSamples> }[];
 }
 
 const peerDir = path.resolve('bench/ai-sdk-peer');
@@ -52,6 +54,16 @@ class TokenArrivals {
     // Paths forward whole deltas (or several at once), never part of a token.
     for (const match of this.text.matchAll(tokenPattern)) if (!this.at.has(match[0])) this.at.set(match[0], now);
   }
+}
+
+/** Subconscious cycles the busy sessions have stored so far (their mind state's cycle numbers). */
+async function countCycles(base: string, sessionIds: string[]): Promise<number> {
+  let total = 0;
+  for (const id of sessionIds) {
+    const detail = (await (await fetch(`${base}/api/sessions/${id}`)).json()) as { mind?: { cycle?: number } | null };
+    total += detail.mind?.cycle ?? 0;
+  }
+  return total;
 }
 
 async function waitForPeer(url: string, child: ChildProcess): Promise<void> {
@@ -72,7 +84,16 @@ export async function benchStreamingPath(options: {
   tokensPerReply: number;
   tokensPerSecond: number;
   firstDeltaDelayMs: number;
-  ports: { ours: number; peer: number };
+  ports: { ours: number; peer: number; background?: number };
+  /**
+   * Busy sessions beside the measured one, one measurement each (default [0]): they cycle
+   * continuously (the seed's literal loop) against a second fake in its own process that answers
+   * at once — the heaviest load a session can put on the server. The peer streams beside them on
+   * the same two cores.
+   */
+  loads?: number[];
+  /** Samples per path at each load after the first (default: `samples`). */
+  loadSamples?: number;
 }): Promise<StreamingResult> {
   const telemetryOff = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
   if (!fs.existsSync('.next/BUILD_ID')) execSync('npx next build', { stdio: 'ignore', env: telemetryOff });
@@ -99,6 +120,7 @@ export async function benchStreamingPath(options: {
   let ours: SpawnedServer | undefined;
   let peer: ChildProcess | undefined;
   let socket: Socket<ServerToClientEvents, ClientToServerEvents> | undefined;
+  let background: ChildProcess | undefined;
   try {
     ours = await spawnServer({ root, port: options.ports.ours });
     const base = `http://127.0.0.1:${options.ports.ours}`;
@@ -188,13 +210,44 @@ export async function benchStreamingPath(options: {
       byPath[name].toModelMs.push(modelCalledAt - started);
       for (const [token, at] of arrivals.at) byPath[name].tokenDelayMs.push(at - written.get(token)!);
     };
-    for (let warm = 0; warm < 5; warm++) for (const name of paths) await sample(name, -warm, false);
-    for (let index = 0; index < options.samples; index++) {
-      // Rotate the order so no path always follows the same one.
-      const order = paths.map((_, offset) => paths[(index + offset) % paths.length]!);
-      for (const name of order) await sample(name, index, true);
+    const measure = async (samples: number) => {
+      for (const name of paths) Object.assign(byPath[name], { firstTokenMs: [], toModelMs: [], tokenDelayMs: [] });
+      for (let warm = 0; warm < 5; warm++) for (const name of paths) await sample(name, -warm, false);
+      for (let index = 0; index < samples; index++) {
+        // Rotate the order so no path always follows the same one.
+        const order = paths.map((_, offset) => paths[(index + offset) % paths.length]!);
+        for (const name of order) await sample(name, index, true);
+      }
+      return structuredClone(byPath);
+    };
+
+    const loads = options.loads ?? [0];
+    const byLoad: StreamingResult['byLoad'] = [];
+    const busy: string[] = [];
+    let backgroundUrl = '';
+    for (const [position, load] of loads.entries()) {
+      if (load > 0 && !background) {
+        const backgroundPort = options.ports.background ?? options.ports.peer + 1;
+        background = spawn(process.execPath, ['--import', 'tsx', 'test/fakes/run-fake-openai-server.ts', String(backgroundPort)], {
+          env: { ...process.env, FAKE_LLM_CHUNK_DELAY_MS: '0' },
+          stdio: 'ignore',
+        });
+        backgroundUrl = `http://127.0.0.1:${backgroundPort}`;
+        await waitForPeer(`${backgroundUrl}/v1/models`, background);
+      }
+      const instant = (model: string) => ({ backend: 'openai_compatible', model, max_tokens: 256, endpoint: `${backgroundUrl}/v1` });
+      while (busy.length < load) {
+        const created = await post('/api/sessions', { persona: 'iris', name: `Busy ${busy.length + 1}`, models: { c_model: instant('fake-large'), s_model: instant('fake-small') }, params: { pacing: 'continuous' } });
+        busy.push(created.session.id);
+      }
+      const cyclesBefore = await countCycles(base, busy);
+      const startedAt = performance.now();
+      const measured = await measure(position === 0 ? options.samples : (options.loadSamples ?? options.samples));
+      const cyclesPerSecond = ((await countCycles(base, busy)) - cyclesBefore) / ((performance.now() - startedAt) / 1000);
+      byLoad.push({ busySessions: load, cyclesPerSecond, byPath: measured });
     }
-    return { firstDeltaDelayMs: options.firstDeltaDelayMs, tokensPerSecond: options.tokensPerSecond, tokensPerReply: options.tokensPerReply, byPath };
+    for (const id of busy) await fetch(`${base}/api/sessions/${id}/pause`, { method: 'POST', headers: { origin: base } });
+    return { firstDeltaDelayMs: options.firstDeltaDelayMs, tokensPerSecond: options.tokensPerSecond, tokensPerReply: options.tokensPerReply, byPath: byLoad[0]!.byPath, byLoad };
   } finally {
     socket?.close();
     if (peer && peer.exitCode === null) {
@@ -205,6 +258,11 @@ export async function benchStreamingPath(options: {
     if (ours) {
       ours.child.kill('SIGTERM');
       await ours.exited;
+    }
+    if (background && background.exitCode === null) {
+      const exited = new Promise((resolve) => background!.once('exit', resolve));
+      background.kill('SIGTERM');
+      await exited;
     }
     await fake.close();
     fs.rmSync(root, { recursive: true, force: true });
@@ -227,5 +285,19 @@ export function streamingTable(result: StreamingResult): string {
     row('peer: AI SDK streamText route → UI message stream', peer),
     '',
     `Ours (the page's path) against the AI SDK peer: first token ${(median(ours.firstTokenMs) / median(peer.firstTokenMs)).toFixed(3)}× (median), token delay p99 ${formatMs(percentile(ours.tokenDelayMs, 99))} vs ${formatMs(percentile(peer.tokenDelayMs, 99))} ms.`,
+  ].join('\n');
+}
+
+/** Token delay and first token with other sessions cycling in the same server, beside the peer. */
+export function loadTable(result: StreamingResult): string {
+  const rows = result.byLoad.map(({ busySessions, cyclesPerSecond, byPath }) => {
+    const ours = byPath['ours-socket'];
+    const { direct, peer } = byPath;
+    return `| ${busySessions} | ${cyclesPerSecond.toFixed(0)} | ${ours.firstTokenMs.length} | ${formatMs(median(ours.firstTokenMs))} | ${(median(ours.firstTokenMs) / median(direct.firstTokenMs)).toFixed(3)}× | ${formatMs(median(ours.tokenDelayMs))} | ${formatMs(percentile(ours.tokenDelayMs, 99))} | ${formatMs(median(peer.tokenDelayMs))} | ${formatMs(percentile(peer.tokenDelayMs, 99))} | ${formatMs(percentile(direct.tokenDelayMs, 99))} |`;
+  });
+  return [
+    '| busy sessions | their cycles/s | replies per path | ours first token median ms | ours ÷ direct (first token) | ours token delay median ms | ours token delay p99 ms | peer token delay median ms | peer token delay p99 ms | direct token delay p99 ms |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...rows,
   ].join('\n');
 }
