@@ -27,6 +27,7 @@ import {
 } from '@/lib/store/sessions-repository';
 import { readSettings } from '@/lib/store/settings-repository';
 import { EventBus, type MindState } from './events';
+import { ForegroundGate } from './foreground-gate';
 import { SessionMind, SessionPausedError, type MindDependencies } from './session-mind';
 import { TokenCalibration } from './token-budget';
 
@@ -96,15 +97,17 @@ export class Orchestrator {
 
   /** Options exist for tests (a scripted backend, a simulated clock); the app uses the defaults. */
   constructor(options: OrchestratorOptions = {}) {
+    const clock = options.clock ?? realClock;
     this.deps = {
       bus: this.bus,
-      clock: options.clock ?? realClock,
+      clock,
       random: options.random ?? Math.random,
       retryPolicy: options.retryPolicy ?? defaultRetryPolicy,
       createBackend: options.createBackend ?? createBackend,
       memoryLimit: options.memoryLimit ?? 1000,
       calibration: options.calibration ?? new TokenCalibration(),
       stallTimeoutMs: options.stallTimeoutMs ?? 120_000,
+      foreground: options.foreground ?? new ForegroundGate(clock),
     };
   }
 

@@ -339,6 +339,37 @@ describe('pacing, pause and failures', () => {
   });
 });
 
+describe('replies come first', () => {
+  it('while a reply streams no cycle starts or persists; it goes on when the reply ends, or after 10 s of a long one', async () => {
+    const h = harness({ c: [{ chunks: ['<ID_loud>Hel'], holdAfterChunks: 1 }, { chunks: ['<ID_loud>Long'], holdAfterChunks: 1 }] });
+    const session = await createSession(h, { pacing: 'continuous' });
+    await h.events.waitFor('subconscious-output');
+    await h.orchestrator.sendUserMessage(session.id, { text: 'hi' });
+    await h.c.whenHolding();
+    await settle();
+    const callsDuringReply = h.s.calls.length;
+    const outputsDuringReply = h.events.of('subconscious-output').length;
+    await settle(50);
+    // Continuous pacing would call the S_model again and again; the reply holds the loop: a
+    // cycle already past its call keeps its result until the reply ends.
+    expect(h.s.calls.length).toBe(callsDuringReply);
+    expect(h.events.of('subconscious-output')).toHaveLength(outputsDuringReply);
+    h.c.release();
+    await h.events.waitFor('turn-end');
+    await h.events.waitFor('subconscious-output', { count: outputsDuringReply + 2 });
+    expect(h.s.calls.length).toBeGreaterThan(callsDuringReply);
+
+    // A reply that goes on and on does not starve the Subconscious: after 10 s it cycles anyway.
+    await h.orchestrator.sendUserMessage(session.id, { text: 'tell me a long story' });
+    await h.c.whenHolding();
+    await settle(50);
+    const before = h.events.of('subconscious-output').length;
+    await h.clock.advance(10_000);
+    await h.events.waitFor('subconscious-output', { count: before + 1 });
+    h.c.release();
+  });
+});
+
 describe('a model the server no longer serves', () => {
   it('degrades at the first refusal with the provider\'s words, waits the longest backoff instead of looping, and a new model starts at once', async () => {
     const gone = { error: { kind: 'model_not_found' as const, message: 'model: claude-3-opus-20240229', status: 404 } };

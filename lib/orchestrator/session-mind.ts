@@ -21,6 +21,7 @@ import { reconcileSessionLogs } from '@/lib/store/log-reconcile';
 import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import type { EventBus, MindState, PromptRecord, SpontaneousOutcome } from './events';
+import type { ForegroundGate } from './foreground-gate';
 import { newTurnId, runInternalDialogTurn, type TurnWork } from './internal-dialog-turn';
 import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { MindMemory } from './mind-memory';
@@ -43,6 +44,8 @@ export interface MindDependencies {
   calibration: TokenCalibration;
   /** A model call that sends nothing for this long is abandoned (see model-call.ts). */
   stallTimeoutMs: number;
+  /** Shared by every session: cycles wait while a reply runs (see foreground-gate.ts). */
+  foreground: ForegroundGate;
 }
 
 const sessionPausedBrand = Symbol.for('agentcsd.SessionPausedError');
@@ -272,6 +275,7 @@ export class SessionMind {
     this.emitState();
     let outcome: CycleOutcome;
     try {
+      await this.deps.foreground.clear(controller.signal);
       outcome = await runSubconsciousCycle(this.context, cycle, controller.signal);
     } catch (error) {
       console.error(`[mind ${this.session.id}] cycle ${cycle} failed`, error);
@@ -388,6 +392,7 @@ export class SessionMind {
     });
     this.emitState();
     this.wakeSoon(); // the Subconscious paces itself by what the Internal Dialog is doing
+    const leaveForeground = this.deps.foreground.enter();
     try {
       const result = await runInternalDialogTurn(this.context, work, controller.signal, (delta) => {
         this.deps.bus.emit(delta.channel === 'loud' ? 'reply-delta' : 'thought-delta', this.session.id, { turnId: work.turnId, text: delta.text });
@@ -404,6 +409,7 @@ export class SessionMind {
         ...(result.error && { error: result.error.message }),
       });
     } finally {
+      leaveForeground();
       this.stopController.signal.removeEventListener('abort', abort);
       this.turn = null;
       this.lastTurnEndedAt = this.deps.clock.now();
@@ -552,6 +558,7 @@ export class SessionMind {
       memory: this.memory,
       session: () => this.session,
       calibration: (model) => this.deps.calibration.factor(model),
+      yieldToReplies: (signal) => this.deps.foreground.clear(signal),
       callModel: async ({ layer, config, request, signal, onText }) => {
         const prompt: PromptRecord = {
           at: new Date(this.deps.clock.now()).toISOString(),

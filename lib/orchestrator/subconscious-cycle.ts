@@ -86,6 +86,9 @@ export async function runSubconsciousCycle(context: MindContext, cycle: number, 
   // A cycle without <M_AND_C> leaves the mood as it was (the Internal Dialog keeps its bearings).
   const previous = context.memory.shared.moodAndCriteria;
   const moodAndCriteria = parsed.mood || parsed.criteria ? { mood: parsed.mood, criteria: parsed.criteria } : (previous ?? { mood: '', criteria: '' });
+  // A reply that started meanwhile goes first; the result is held, then persisted whole.
+  await context.yieldToReplies(signal);
+  if (signal.aborted) return { kind: 'aborted' };
   await yieldToIO();
   const persisted = await insertCycle({
     sessionId: context.sessionId,
