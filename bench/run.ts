@@ -5,7 +5,7 @@ import os from 'node:os';
 import { backendsTable, benchBackends } from './backends-first-token';
 import { benchBrowser, browserTable } from './browser';
 import { benchPromptCache, cacheTable } from './prompt-cache';
-import { benchStreamingPath, streamingTable } from './streaming-path';
+import { benchStreamingPath, loadTable, streamingTable } from './streaming-path';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
 const quick = process.argv.includes('--quick');
@@ -20,9 +20,18 @@ console.log('## Backends: time to first text delta, same fake server, interleave
 console.log(backendsTable(await benchBackends({ samples: quick ? 50 : 400, cliSamples: quick ? 5 : 20 })));
 
 console.log('\n## The reply path: first token and per-token delay against a direct SDK call and the AI SDK, interleaved\n');
-console.log(
-  streamingTable(await benchStreamingPath({ samples: quick ? 15 : 100, tokensPerReply: 40, tokensPerSecond: 200, firstDeltaDelayMs: 200, ports: { ours: 3330, peer: 3331 } })),
-);
+const streaming = await benchStreamingPath({
+  samples: quick ? 15 : 100,
+  loads: [0, 5, 20],
+  loadSamples: quick ? 10 : 40,
+  tokensPerReply: 40,
+  tokensPerSecond: 200,
+  firstDeltaDelayMs: 200,
+  ports: { ours: 3330, peer: 3331, background: 3332 },
+});
+console.log(streamingTable(streaming));
+console.log('\n### While other sessions cycle continuously in the same server (the peer streams beside them)\n');
+console.log(loadTable(streaming));
 
 console.log('\n## The mind: cycle overhead, memory, idle-hour tokens\n');
 const overhead = await benchCycleOverhead({ blockSize: 50, blocks: quick ? 4 : 20, storedMessages: 10_000 });
