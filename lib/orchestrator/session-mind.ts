@@ -276,7 +276,8 @@ export class SessionMind {
     let outcome: CycleOutcome;
     try {
       await this.deps.foreground.clear(controller.signal);
-      outcome = await runSubconsciousCycle(this.context, cycle, controller.signal);
+      // Stopped while it waited for a reply: nothing was called, nothing to keep.
+      outcome = controller.signal.aborted ? { kind: 'aborted' } : await runSubconsciousCycle(this.context, cycle, controller.signal);
     } catch (error) {
       console.error(`[mind ${this.session.id}] cycle ${cycle} failed`, error);
       outcome = { kind: 'failed', message: `Could not save the cycle: ${(error as Error).message}`, errorKind: 'protocol' };

@@ -72,6 +72,16 @@ describe('the CLI retrying by itself', () => {
     expect(textOf(parts)).toBe('CLI heard: after two overloads');
   });
 
+  it('a model the API no longer serves: the provider\'s words, as model_not_found, without retries', async () => {
+    // The CLI sends the call twice before it gives up on a 404 (seen with 2.1.330), silently.
+    fake.failNext({ kind: 'status', status: 404, message: 'model: claude-3-opus-20240229' }, 2);
+    const { backend } = backendFor('gone');
+    const parts = await collectParts(backend.stream({ ...request('gone'), model: 'claude-3-opus-20240229' }, AbortSignal.timeout(60_000)));
+    expect(parts.filter((part) => part.type === 'retry')).toEqual([]);
+    // It rewords the API's message: "There's an issue with the selected model (…). It may not exist …".
+    expect(errorOf(parts)).toMatchObject({ kind: 'model_not_found', status: 404, message: expect.stringContaining('claude-3-opus-20240229') });
+  });
+
   it('the alias "haiku" resolves inside the CLI and its cost comes from the CLI', async () => {
     const { backend } = backendFor('alias');
     const parts = await collectParts(backend.stream({ ...request('alias'), model: 'haiku' }, AbortSignal.timeout(60_000)));

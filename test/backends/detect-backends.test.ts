@@ -17,7 +17,7 @@ let home: string;
 const closed = 'http://127.0.0.1:9/v1';
 
 beforeAll(async () => {
-  anthropic = await startFakeAnthropicServer({ script: () => ({ text: 'OK' }) });
+  anthropic = await startFakeAnthropicServer({ script: () => ({ text: 'OK' }), refusedKeys: ['wrong'] });
   ollama = await startFakeOpenAIServer({ models: ['qwen3:8b', 'llama3.2'] });
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-detect-'));
 });
@@ -64,7 +64,6 @@ describe('detectBackends', () => {
   });
 
   it('a key the API refuses is not ready, with the reason', async () => {
-    anthropic.failNext({ kind: 'status', status: 401, message: 'invalid x-api-key' });
     const report = await detectBackends({ cliPath: '/no/such/claude', env: bareEnv(), anthropicApiKey: 'wrong', anthropicBaseURL: anthropic.url, ollamaEndpoint: closed, lmStudioEndpoint: closed });
     expect(report.anthropic_api).toMatchObject({ status: 'not_ready', message: expect.stringContaining('invalid x-api-key') });
   });

@@ -20,6 +20,8 @@ import {
 } from './fake-server-core';
 
 export interface FakeAnthropicOptions extends FakeServerOptions {
+  /** API keys answered with 401 on the models list (a key the API does not know). */
+  refusedKeys?: string[];
   /** The clock cache lifetimes run on (a benchmark's simulated hour); default: Date.now. */
   now?: () => number;
 }
@@ -179,12 +181,13 @@ export async function startFakeAnthropicServer(options: FakeAnthropicOptions = {
   const cachedPrefixes = new Map<string, number>();
   const core = new FakeServerCore(options, async (request, response, server) => {
     if (request.method === 'GET' && request.path === '/v1/models') {
-      // A bad key is refused here too; faults strike the models list like any call.
-      const fault = server.takeFault();
-      const refused = await server.answerEarlyFault(response, fault, (status) =>
-        errorBody(status.errorType ?? errorTypes[status.status] ?? 'api_error', status.message ?? `fake: status ${status.status}`),
-      );
-      if (refused) return true;
+      // A key the API does not know is refused here as on every call (faults are for model calls).
+      const key = request.headers['x-api-key'] ?? String(request.headers.authorization ?? '').replace(/^Bearer /, '');
+      if (options.refusedKeys?.includes(String(key))) {
+        response.writeHead(401, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(errorBody('authentication_error', 'invalid x-api-key')));
+        return true;
+      }
       response.writeHead(200, { 'content-type': 'application/json' });
       // The API's shape (GET /v1/models): active and deprecated models, newest first.
       const model = (id: string, display_name: string, lifecycle: 'active' | 'deprecated', retires_at: string | null) => ({

@@ -101,6 +101,8 @@ export class ScriptedBackend implements ModelBackend {
   }
 
   private hold(signal: AbortSignal): Promise<void> {
+    // Like a real backend: a call made with an aborted signal ends at once.
+    if (signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         signal.removeEventListener('abort', done);
