@@ -22,7 +22,7 @@ function standard(input: number, output: number, source: string, cacheReadFactor
   return { input, output, cacheWrite: input * 1.25, cacheRead: input * cacheReadFactor, source };
 }
 
-const overview = (model: string) => `platform.claude.com/docs/models/${model}/overview (pricing, and its comparison table)`;
+const overview = (model: string) => `platform.claude.com/docs/models/${model}/overview`;
 const pricingPage = 'platform.claude.com/docs/about-claude/pricing';
 
 // Matched exactly after dropping a date suffix (claude-haiku-4-5-20251001 → claude-haiku-4-5). Read 2026-11-23; see docs/benchmarks.md "Prices".
@@ -38,7 +38,7 @@ const prices: [model: string, price: Price][] = [
       source: `${pricingPage} (Haiku 5.5, two prompt-length tiers, from 2026-10-07); the write and output rates agree with the cost Claude Code CLI 2.1.330 reports for its "haiku" alias`,
     },
   ],
-  ['claude-sonnet-5-5', { ...standard(2, 10, ''), cacheRead: 0.1, source: `${overview('sonnet-5-5')}; cache read cut from $0.20 to $0.10 on 2026-10-07 (${pricingPage})` }],
+  ['claude-sonnet-5-5', { ...standard(2, 10, ''), cacheRead: 0.1, source: `${overview('sonnet-5-5')} ($2 / $10, cache write $2.50); cache read cut from $0.20 to $0.10 on 2026-10-07 (${pricingPage})` }],
   ['claude-opus-5-5', standard(4, 20, `${overview('sonnet-5-5')} comparison table ($4 / $20); cache read $0.20 (${pricingPage})`, 0.05)],
   ['claude-fable-5-1', standard(10, 50, `${overview('sonnet-5-5')} comparison table ($10 / $50); cache read 0.025× (${pricingPage})`, 0.025)],
   ['claude-mythos-5-1', standard(10, 50, `${pricingPage} (Mythos 5.1 priced as Fable 5.1)`, 0.025)],

@@ -26,7 +26,8 @@ import { newTurnId, runInternalDialogTurn, type TurnWork } from './internal-dial
 import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { MindMemory } from './mind-memory';
 import { callModel, type ModelCallResult } from './model-call';
-import { currentActivity, cycleDelayMs, degradedAfterFailures, failureBackoffMs, longestBackoffMs, needsNewSettings, type Activity } from './pacing';
+import { LayerHealth, type MindLayer } from './layer-health';
+import { currentActivity, cycleDelayMs, type Activity } from './pacing';
 import { runSubconsciousCycle, type CycleOutcome } from './subconscious-cycle';
 import { estimateRequestTokens, type TokenCalibration } from './token-budget';
 
@@ -74,10 +75,7 @@ export class SessionMind {
   private loopDone: Promise<void> = Promise.resolve();
   private cycleRunning = false;
   private nextCycleAt: number | null = null;
-  private backoffUntil = 0;
-  private readonly failures: Record<'internal' | 'subconscious', number> = { internal: 0, subconscious: 0 };
-  private degraded: string | null = null;
-  private lastError: MindState['lastError'] = null;
+  private readonly health: LayerHealth;
   private readonly prompts: Partial<Record<CallLayer, PromptRecord>> = {};
 
   private readonly queue: MessageRecord[] = [];
@@ -94,7 +92,9 @@ export class SessionMind {
     private session: SessionRecord,
     private readonly personaCore: string,
     private readonly deps: MindDependencies,
-  ) {}
+  ) {
+    this.health = new LayerHealth(() => deps.clock.now(), deps.random);
+  }
 
   get sessionId(): string {
     return this.session.id;
@@ -134,14 +134,14 @@ export class SessionMind {
     return {
       running,
       activity: this.activity(),
-      degraded: this.degraded,
+      degraded: this.health.degraded,
       cycle: this.memory?.shared.cycle ?? 0,
       cycleRunning: this.cycleRunning,
       nextCycleAt: running && this.nextCycleAt !== null ? new Date(this.nextCycleAt).toISOString() : null,
       turn: this.turn && { turnId: this.turn.turnId, spontaneous: this.turn.spontaneous, answering: this.turn.answering },
       queued: this.queue.length,
       consecutiveSpontaneous: this.consecutiveSpontaneous,
-      lastError: this.lastError,
+      lastError: this.health.lastError,
     };
   }
 
@@ -209,7 +209,7 @@ export class SessionMind {
     const modelsChanged = JSON.stringify(session.models) !== JSON.stringify(this.session.models);
     this.session = session;
     // New models deserve a fresh start: no backoff or failure count carried over from the old.
-    if (modelsChanged) for (const layer of ['internal', 'subconscious'] as const) this.recordSuccess(layer);
+    if (modelsChanged) this.health.reset();
     this.wake();
     if (modelsChanged) this.emitState();
   }
@@ -252,8 +252,8 @@ export class SessionMind {
     const cycleEndedAt = this.deps.clock.now();
     while (this.status === 'running') {
       const now = this.deps.clock.now();
-      let until = Math.max(cycleEndedAt + cycleDelayMs(this.session.params.pacing, this.activity()), this.backoffUntil);
-      if (this.cycleRequested) until = this.backoffUntil;
+      let until = Math.max(cycleEndedAt + cycleDelayMs(this.session.params.pacing, this.activity()), this.health.backoffUntil);
+      if (this.cycleRequested) until = this.health.backoffUntil;
       if (until <= now) break;
       this.setNextCycleAt(until);
       // A wake (input, a turn, new settings) recomputes the wait; the timer running out ends it,
@@ -292,7 +292,7 @@ export class SessionMind {
         this.recordFailure('subconscious', outcome.message, outcome.errorKind, { cycle, retryAfterMs: outcome.retryAfterMs });
         break;
       case 'persisted':
-        this.recordSuccess('subconscious');
+        this.health.success('subconscious');
         await yieldToIO();
         this.announceCycle(outcome);
         break;
@@ -400,7 +400,7 @@ export class SessionMind {
       });
       if (work.spontaneous) this.consecutiveSpontaneous++;
       if (result.error) this.recordFailure('internal', result.error.message, result.error.kind, { turnId: work.turnId });
-      else if (result.outcome === 'complete') this.recordSuccess('internal');
+      else if (result.outcome === 'complete') this.health.success('internal');
       this.turn = null;
       this.deps.bus.emit('turn-end', this.session.id, {
         turnId: work.turnId,
@@ -421,22 +421,10 @@ export class SessionMind {
 
   // ── Failures, usage, state ────────────────────────────────────────────────────────────────
 
-  private recordFailure(
-    layer: 'internal' | 'subconscious',
-    message: string,
-    kind: BackendErrorKind,
-    where: { cycle?: number; turnId?: string; retryAfterMs?: number },
-  ): void {
-    const failures = ++this.failures[layer];
-    this.lastError = { layer, kind, message, at: new Date(this.deps.clock.now()).toISOString() };
-    let retryInMs: number | undefined;
-    const stuck = needsNewSettings(kind);
-    if (layer === 'subconscious') {
-      const backoff = stuck ? longestBackoffMs : failureBackoffMs(failures, where.retryAfterMs, this.deps.random);
-      this.backoffUntil = this.deps.clock.now() + backoff;
-      // A failure never makes the loop call more often than its pacing would.
-      retryInMs = Math.max(backoff, cycleDelayMs(this.session.params.pacing, this.activity()));
-    }
+  private recordFailure(layer: MindLayer, message: string, kind: BackendErrorKind, where: { cycle?: number; turnId?: string; retryAfterMs?: number }): void {
+    const { failures, backoffMs } = this.health.failure(layer, kind, message, where.retryAfterMs);
+    // A failure never makes the loop call more often than its pacing would.
+    const retryInMs = backoffMs === undefined ? undefined : Math.max(backoffMs, cycleDelayMs(this.session.params.pacing, this.activity()));
     this.deps.bus.emit('error', this.session.id, {
       layer,
       message,
@@ -446,18 +434,6 @@ export class SessionMind {
       ...(retryInMs !== undefined && { retryInMs }),
       consecutiveFailures: failures,
     });
-    const name = layer === 'subconscious' ? 'Subconscious' : 'Internal Dialog';
-    if (stuck) this.degraded = `${name}: ${message} — choose another model in the session settings`;
-    else if (failures >= degradedAfterFailures) this.degraded = `${name}: ${failures} failures in a row — ${message}`;
-  }
-
-  private recordSuccess(layer: 'internal' | 'subconscious'): void {
-    this.failures[layer] = 0;
-    if (this.lastError?.layer === layer) this.lastError = null;
-    if (layer === 'subconscious') this.backoffUntil = 0;
-    if (this.degraded && this.failures.internal < degradedAfterFailures && this.failures.subconscious < degradedAfterFailures) {
-      this.degraded = null;
-    }
   }
 
   private async recordCall(layer: CallLayer, config: LayerModelConfig, result: ModelCallResult): Promise<void> {
@@ -584,13 +560,13 @@ export class SessionMind {
           onRetry: (notice) => {
             const message = `${notice.error.message} — retrying in ${Math.round(notice.delayMs / 1000)} s (attempt ${notice.attempt + 1})`;
             const failing = layer === 'internal' ? 'internal' : 'subconscious';
-            this.lastError = { layer: failing, kind: notice.error.kind, message, at: new Date(this.deps.clock.now()).toISOString() };
+            this.health.retrying(failing, notice.error.kind, message);
             this.deps.bus.emit('error', this.session.id, {
               layer,
               message,
               kind: notice.error.kind,
               retryInMs: notice.delayMs,
-              consecutiveFailures: this.failures[failing],
+              consecutiveFailures: this.health.failures[failing],
             });
             this.emitState();
           },

@@ -1,0 +1,55 @@
+// How a mind's two layers are faring: consecutive failures, the latest error (or retry) kept until
+// that layer succeeds, the Subconscious's backoff, and the "degraded" reason a session shows.
+import type { BackendErrorKind } from '@/lib/backends/backend-error';
+import type { MindState } from './events';
+import { degradedAfterFailures, failureBackoffMs, longestBackoffMs, needsNewSettings } from './pacing';
+
+export type MindLayer = 'internal' | 'subconscious';
+
+const layerNames: Record<MindLayer, string> = { internal: 'Internal Dialog', subconscious: 'Subconscious' };
+
+export class LayerHealth {
+  readonly failures: Record<MindLayer, number> = { internal: 0, subconscious: 0 };
+  lastError: MindState['lastError'] = null;
+  degraded: string | null = null;
+  /** The Subconscious does not call before this time (clock ms). */
+  backoffUntil = 0;
+
+  constructor(
+    private readonly now: () => number,
+    private readonly random: () => number,
+  ) {}
+
+  /** A failed call; returns how many in a row, and for the Subconscious its backoff (ms). */
+  failure(layer: MindLayer, kind: BackendErrorKind, message: string, retryAfterMs?: number): { failures: number; backoffMs?: number } {
+    const failures = ++this.failures[layer];
+    this.lastError = { layer, kind, message, at: new Date(this.now()).toISOString() };
+    const stuck = needsNewSettings(kind);
+    let backoffMs: number | undefined;
+    if (layer === 'subconscious') {
+      backoffMs = stuck ? longestBackoffMs : failureBackoffMs(failures, retryAfterMs, this.random);
+      this.backoffUntil = this.now() + backoffMs;
+    }
+    if (stuck) this.degraded = `${layerNames[layer]}: ${message} — choose another model in the session settings`;
+    else if (failures >= degradedAfterFailures) this.degraded = `${layerNames[layer]}: ${failures} failures in a row — ${message}`;
+    return { failures, backoffMs };
+  }
+
+  /** A backend waiting to retry: shown as the layer's latest error until it succeeds. */
+  retrying(layer: MindLayer, kind: BackendErrorKind, message: string): void {
+    this.lastError = { layer, kind, message, at: new Date(this.now()).toISOString() };
+  }
+
+  success(layer: MindLayer): void {
+    this.failures[layer] = 0;
+    if (this.lastError?.layer === layer) this.lastError = null;
+    if (layer === 'subconscious') this.backoffUntil = 0;
+    if (this.degraded && this.failures.internal < degradedAfterFailures && this.failures.subconscious < degradedAfterFailures) this.degraded = null;
+  }
+
+  /** New settings deserve a fresh start: nothing carried over from the old ones. */
+  reset(): void {
+    this.success('internal');
+    this.success('subconscious');
+  }
+}
