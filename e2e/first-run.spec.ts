@@ -126,6 +126,8 @@ test('a deprecated model shows a banner; one click switches the session to the c
   await banner.getByRole('button', { name: 'Switch to sonnet' }).click();
   await expect(banner).toHaveCount(0);
   await expect(page.getByText('claude_code_cli · sonnet')).toBeVisible();
+  await page.getByText('Session settings: pacing, spontaneous speech, models').click();
+  await expect(page.getByRole('form', { name: 'Session settings' }).getByRole('group', { name: 'Internal Dialog (C_model)' }).getByLabel('Model')).toHaveValue('sonnet');
   const detail = await (await request.get(`/api/sessions/${session.id}`)).json();
   expect(detail.session.models.c_model).toMatchObject({ backend: 'claude_code_cli', model: 'sonnet', cli_path: '/nowhere/claude' });
 });

@@ -49,6 +49,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const [state, dispatch] = useReducer(sessionReducer, undefined, initialSessionState);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [settingsVersion, setSettingsVersion] = useState(0);
   const loading = useRef(false);
 
   const load = useCallback(async () => {
@@ -183,7 +184,14 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         </div>
       </div>
       <ErrorBanner message={error} />
-      <ModelBanner session={session} lastError={latestError} onSaved={(saved) => dispatch({ type: 'session', session: saved })} />
+      <ModelBanner
+        session={session}
+        lastError={latestError}
+        onSaved={(saved) => {
+          dispatch({ type: 'session', session: saved });
+          setSettingsVersion((version) => version + 1); // the settings form shows the new model
+        }}
+      />
       {state.mind?.degraded && session.status === 'active' && <ErrorBanner message={state.mind.degraded} />}
       {latestError && !state.mind?.degraded && (
         <p role="alert" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
@@ -220,7 +228,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       <details className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
         <summary className="cursor-pointer font-semibold">Session settings: pacing, spontaneous speech, models</summary>
         <div className="mt-4">
-          <SessionSettings key={JSON.stringify(session.models)} session={session} onSaved={(saved) => dispatch({ type: 'session', session: saved })} />
+          <SessionSettings key={settingsVersion} session={session} onSaved={(saved) => dispatch({ type: 'session', session: saved })} />
         </div>
       </details>
     </div>
