@@ -13,7 +13,13 @@ export interface CollectedStream {
 
 export async function collectStream(
   parts: AsyncIterable<StreamPart>,
-  options: { now?: () => number; onText?: (text: string) => void; onPart?: (part: StreamPart) => void } = {},
+  options: {
+    now?: () => number;
+    onText?: (text: string) => void;
+    onPart?: (part: StreamPart) => void;
+    /** Awaited, when it returns a promise, before the next part is read (the stream waits meanwhile). */
+    beforeNext?: () => Promise<void> | undefined;
+  } = {},
 ): Promise<CollectedStream> {
   const now = options.now ?? Date.now;
   const started = now();
@@ -42,6 +48,8 @@ export async function collectStream(
       case 'retry':
         break;
     }
+    const wait = options.beforeNext?.();
+    if (wait) await wait;
   }
   return collected;
 }

@@ -2,7 +2,7 @@
 // Claude Code CLI retries by itself, and stacking ours on top would multiply the waits), text
 // handed over as it arrives, and what the llm_calls row needs.
 import { BackendError } from '@/lib/backends/backend-error';
-import type { BackendRequest, FinishReason, ModelBackend, Usage } from '@/lib/backends/model-backend';
+import type { BackendRequest, FinishReason, ModelBackend, StreamPart, Usage } from '@/lib/backends/model-backend';
 import { collectStream } from '@/lib/backends/collect-stream';
 import { streamWithRetries, type RetryNotice, type RetryPolicy } from '@/lib/backends/retry-policy';
 import type { Clock } from '@/lib/clock/clock';
@@ -29,6 +29,11 @@ export async function callModel(input: {
   onRetry?: (notice: RetryNotice) => void;
   /** A call that sends nothing for this long (retry waits excluded) is abandoned as a timeout. */
   stallTimeoutMs: number;
+  /**
+   * Background calls pass the foreground gate's wait: while a reply runs, the stream is not read
+   * (its bytes wait in the socket) so parsing it does not compete with the reply's tokens.
+   */
+  pauseWhile?: () => Promise<void> | undefined;
 }): Promise<ModelCallResult> {
   const { clock } = input;
   const started = clock.now();
@@ -44,6 +49,7 @@ export async function callModel(input: {
   else input.signal.addEventListener('abort', forwardAbort, { once: true });
   const signal = stall.signal;
   let quietSince = started;
+  let holding = false;
   const onRetry = (notice: RetryNotice) => {
     quietSince = clock.now() + notice.delayMs;
     input.onRetry?.(notice);
@@ -55,7 +61,8 @@ export async function callModel(input: {
   const finished = new AbortController();
   const watchdog = (async () => {
     while (!finished.signal.aborted) {
-      const due = quietSince + input.stallTimeoutMs - clock.now();
+      // While the stream is held back for a reply, its silence is ours: not counted.
+      const due = holding ? input.stallTimeoutMs : quietSince + input.stallTimeoutMs - clock.now();
       if (due <= 0) {
         stall.abort();
         return;
@@ -64,11 +71,24 @@ export async function callModel(input: {
     }
   })();
   let stalled = false;
-  const collected = await collectStream(stream, { now: () => clock.now(), onText: input.onText, onPart: (part) => {
-      quietSince = clock.now();
-      // The CLI's own retry (it waits, then calls again): shown like ours, and not a stall.
-      if (part.type === 'retry') onRetry({ attempt: part.attempt, delayMs: part.delayMs, error: part.error });
-    } }).finally(() => {
+  const onPart = (part: StreamPart) => {
+    quietSince = clock.now();
+    // The CLI's own retry (it waits, then calls again): shown like ours, and not a stall.
+    if (part.type === 'retry') onRetry({ attempt: part.attempt, delayMs: part.delayMs, error: part.error });
+  };
+  const pauseWhile = input.pauseWhile;
+  const beforeNext =
+    pauseWhile &&
+    (() => {
+      const paused = pauseWhile();
+      if (!paused) return undefined;
+      holding = true;
+      return paused.then(() => {
+        holding = false;
+        quietSince = clock.now();
+      });
+    });
+  const collected = await collectStream(stream, { now: () => clock.now(), onText: input.onText, onPart, beforeNext }).finally(() => {
     input.signal.removeEventListener('abort', forwardAbort);
     stalled = stall.signal.aborted && !input.signal.aborted;
     finished.abort();
