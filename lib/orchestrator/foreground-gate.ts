@@ -1,9 +1,10 @@
 // Replies come first. Every session's mind shares one event loop, and a Subconscious cycle's
 // parsing, transaction, log appends and events run in blocks that hold back the reply tokens
 // streaming beside them (measured: token delay p99 5 → 47 ms with 20 busy sessions). So while
-// any Internal Dialog turn runs in this process, cycles wait at their step boundaries — before
-// the model call and before persisting — for up to `maxWaitMs`, so a long reply cannot starve
-// them. Nothing is lost: a waiting cycle holds its result and persists it right after.
+// a reply runs in this process (from the message's arrival to the turn's end), a cycle waits at
+// its step boundaries — before its model call, between the parts of its stream (not read
+// meanwhile), before persisting — for up to `maxWaitMs` in all, so a long reply cannot starve
+// it. Nothing is lost: a waiting cycle holds its result and persists it right after.
 import type { Clock } from '@/lib/clock/clock';
 
 export class ForegroundGate {
@@ -27,20 +28,30 @@ export class ForegroundGate {
     };
   }
 
-  get busy(): boolean {
-    return this.replies > 0;
+  /**
+   * A piece of background work's allowance (one cycle): each call waits, if a reply runs, until
+   * none does; all its waits together last at most `maxWaitMs`, then it stops giving way. Returns
+   * undefined when there is nothing to wait for, so a caller on a hot path awaits nothing.
+   */
+  allowance(signal: AbortSignal): () => Promise<void> | undefined {
+    let left = this.maxWaitMs;
+    return () => {
+      if (this.replies === 0 || left <= 0 || signal.aborted) return undefined;
+      const started = this.clock.now();
+      return this.wait(left, signal).then(() => {
+        left -= this.clock.now() - started;
+      });
+    };
   }
 
-  /** Background work waits here until no reply runs, `maxWaitMs` passes, or the signal aborts. */
-  async clear(signal: AbortSignal): Promise<void> {
-    if (this.replies === 0 || signal.aborted) return;
+  private async wait(ms: number, signal: AbortSignal): Promise<void> {
     const done = new AbortController();
     const onAbort = () => done.abort();
     signal.addEventListener('abort', onAbort, { once: true });
     const wake = () => done.abort();
     this.waiters.add(wake);
     try {
-      await this.clock.sleep(this.maxWaitMs, done.signal);
+      await this.clock.sleep(ms, done.signal);
     } finally {
       this.waiters.delete(wake);
       signal.removeEventListener('abort', onAbort);

@@ -14,8 +14,8 @@ export interface MindContext {
   session(): SessionRecord;
   /** The model's token calibration factor (reported / estimated). */
   calibration(model: string): number;
-  /** Background work waits here while a reply runs in this process (foreground-gate.ts). */
-  yieldToReplies(signal: AbortSignal): Promise<void>;
+  /** A cycle waits here while a reply runs in this process, within its allowance (foreground-gate.ts). */
+  yieldToReplies(): Promise<void>;
   /** Calls the layer's backend (retries included), records the call in llm_calls, reports usage. */
   callModel(input: { layer: CallLayer; config: LayerModelConfig; request: BackendRequest; signal: AbortSignal; onText?: (text: string) => void }): Promise<ModelCallResult>;
 }

@@ -76,6 +76,10 @@ export class SessionMind {
   private cycleRunning = false;
   private nextCycleAt: number | null = null;
   private readonly health: LayerHealth;
+  /** The running cycle's allowance for giving way to replies (foreground-gate.ts). */
+  private giveWay: () => Promise<void> | undefined = () => undefined;
+  /** Entered when a message arrived, handed to the turn that answers it. */
+  private pendingForeground: (() => void) | null = null;
   private readonly prompts: Partial<Record<CallLayer, PromptRecord>> = {};
 
   private readonly queue: MessageRecord[] = [];
@@ -158,7 +162,17 @@ export class SessionMind {
   /** Persists the message (DB, then JSONL), announces it, queues it and wakes the Subconscious. */
   async sendUserMessage(text: string): Promise<MessageRecord> {
     if (this.status !== 'running') throw new SessionPausedError(this.session.id);
-    const message = await insertUserMessage({ sessionId: this.session.id, content: text, cycleNumber: this.memory.shared.cycle });
+    // The reply starts here: background work gives way from now on, not only once the turn runs.
+    const leaveForeground = this.deps.foreground.enter();
+    let message: MessageRecord;
+    try {
+      message = await insertUserMessage({ sessionId: this.session.id, content: text, cycleNumber: this.memory.shared.cycle });
+    } catch (error) {
+      leaveForeground();
+      throw error;
+    }
+    this.pendingForeground?.();
+    this.pendingForeground = leaveForeground;
     appendLogsSafely(
       () =>
         appendLogRecords({
@@ -227,6 +241,8 @@ export class SessionMind {
     grace.abort();
     this.stopController.abort();
     await this.settled();
+    this.pendingForeground?.();
+    this.pendingForeground = null;
     this.status = 'stopped';
   }
 
@@ -275,13 +291,15 @@ export class SessionMind {
     this.emitState();
     let outcome: CycleOutcome;
     try {
-      await this.deps.foreground.clear(controller.signal);
+      this.giveWay = this.deps.foreground.allowance(controller.signal);
+      await this.giveWay();
       // Stopped while it waited for a reply: nothing was called, nothing to keep.
       outcome = controller.signal.aborted ? { kind: 'aborted' } : await runSubconsciousCycle(this.context, cycle, controller.signal);
     } catch (error) {
       console.error(`[mind ${this.session.id}] cycle ${cycle} failed`, error);
       outcome = { kind: 'failed', message: `Could not save the cycle: ${(error as Error).message}`, errorKind: 'protocol' };
     } finally {
+      this.giveWay = () => undefined;
       this.stopController.signal.removeEventListener('abort', abort);
       this.cycleRunning = false;
     }
@@ -393,7 +411,8 @@ export class SessionMind {
     });
     this.emitState();
     this.wakeSoon(); // the Subconscious paces itself by what the Internal Dialog is doing
-    const leaveForeground = this.deps.foreground.enter();
+    const leaveForeground = this.pendingForeground ?? this.deps.foreground.enter();
+    this.pendingForeground = null;
     try {
       const result = await runInternalDialogTurn(this.context, work, controller.signal, (delta) => {
         this.deps.bus.emit(delta.channel === 'loud' ? 'reply-delta' : 'thought-delta', this.session.id, { turnId: work.turnId, text: delta.text });
@@ -535,7 +554,7 @@ export class SessionMind {
       memory: this.memory,
       session: () => this.session,
       calibration: (model) => this.deps.calibration.factor(model),
-      yieldToReplies: (signal) => this.deps.foreground.clear(signal),
+      yieldToReplies: async () => this.giveWay(),
       callModel: async ({ layer, config, request, signal, onText }) => {
         const prompt: PromptRecord = {
           at: new Date(this.deps.clock.now()).toISOString(),
@@ -557,7 +576,7 @@ export class SessionMind {
           onText,
           stallTimeoutMs: this.deps.stallTimeoutMs,
           // The Subconscious's calls (and its summaries) give way to replies, the turn's never.
-          pauseWhile: layer === 'internal' ? undefined : () => (this.deps.foreground.busy ? this.deps.foreground.clear(signal) : undefined),
+          pauseWhile: layer === 'internal' ? undefined : () => this.giveWay(),
           // Backend retries are shown while they wait (a 429's retry-after can be long).
           onRetry: (notice) => {
             const message = `${notice.error.message} — retrying in ${Math.round(notice.delayMs / 1000)} s (attempt ${notice.attempt + 1})`;

@@ -87,7 +87,7 @@ export async function runSubconsciousCycle(context: MindContext, cycle: number, 
   const previous = context.memory.shared.moodAndCriteria;
   const moodAndCriteria = parsed.mood || parsed.criteria ? { mood: parsed.mood, criteria: parsed.criteria } : (previous ?? { mood: '', criteria: '' });
   // A reply that started meanwhile goes first; the result is held, then persisted whole.
-  await context.yieldToReplies(signal);
+  await context.yieldToReplies();
   if (signal.aborted) return { kind: 'aborted' };
   await yieldToIO();
   const persisted = await insertCycle({
