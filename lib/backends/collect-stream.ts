@@ -17,8 +17,6 @@ export async function collectStream(
     now?: () => number;
     onText?: (text: string) => void;
     onPart?: (part: StreamPart) => void;
-    /** Awaited, when it returns a promise, before the next part is read (the stream waits meanwhile). */
-    beforeNext?: () => Promise<void> | undefined;
   } = {},
 ): Promise<CollectedStream> {
   const now = options.now ?? Date.now;
@@ -48,8 +46,6 @@ export async function collectStream(
       case 'retry':
         break;
     }
-    const wait = options.beforeNext?.();
-    if (wait) await wait;
   }
   return collected;
 }

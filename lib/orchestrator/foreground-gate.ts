@@ -2,9 +2,10 @@
 // parsing, transaction, log appends and events run in blocks that hold back the reply tokens
 // streaming beside them (measured: token delay p99 5 → 47 ms with 20 busy sessions). So while
 // a reply runs in this process (from the message's arrival to the turn's end), a cycle waits at
-// its step boundaries — before its model call, between the parts of its stream (not read
-// meanwhile), before persisting — for up to `maxWaitMs` in all, so a long reply cannot starve
-// it. Nothing is lost: a waiting cycle holds its result and persists it right after.
+// its step boundaries — before its model call and, holding its result, before persisting — for
+// up to `maxWaitMs` in all, so a long reply cannot starve it. Nothing is lost: a waiting cycle
+// persists its result right after. (Pausing a background call's stream mid-read was tried: an
+// abort then left the SDK's read pending and shutdown hung; it gained ~2% of first token.)
 import type { Clock } from '@/lib/clock/clock';
 
 export class ForegroundGate {

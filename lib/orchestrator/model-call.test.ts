@@ -49,30 +49,3 @@ describe('callModel: the stall watchdog', () => {
   });
 });
 
-describe('callModel: a background call gives way', () => {
-  it('reads no further part while pauseWhile holds it, and the hold is not counted as silence', async () => {
-    let pulled = 0;
-    const model: ModelBackend = {
-      kind: 'openai_compatible',
-      async *stream() {
-        for (const text of ['a', 'b', 'c']) {
-          pulled++;
-          yield { type: 'text-delta', text };
-        }
-        yield { type: 'finish', reason: 'stop', rawReason: 'stop' };
-      },
-    };
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let holding = true;
-    const result = callModel({ backend: model, request, signal: new AbortController().signal, clock: realClock, retryPolicy: policy, random: () => 0.5, stallTimeoutMs: 100, pauseWhile: () => (holding ? held : undefined) });
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    // One part was read, then the stream waited — longer than the stall timeout, without a timeout.
-    expect(pulled).toBe(1);
-    holding = false;
-    release();
-    const done = await result;
-    expect(done.text).toBe('abc');
-    expect(done.error).toBeNull();
-  });
-});

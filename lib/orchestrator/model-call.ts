@@ -29,11 +29,6 @@ export async function callModel(input: {
   onRetry?: (notice: RetryNotice) => void;
   /** A call that sends nothing for this long (retry waits excluded) is abandoned as a timeout. */
   stallTimeoutMs: number;
-  /**
-   * Background calls pass the foreground gate's wait: while a reply runs, the stream is not read
-   * (its bytes wait in the socket) so parsing it does not compete with the reply's tokens.
-   */
-  pauseWhile?: () => Promise<void> | undefined;
 }): Promise<ModelCallResult> {
   const { clock } = input;
   const started = clock.now();
@@ -49,7 +44,6 @@ export async function callModel(input: {
   else input.signal.addEventListener('abort', forwardAbort, { once: true });
   const signal = stall.signal;
   let quietSince = started;
-  let holding = false;
   const onRetry = (notice: RetryNotice) => {
     quietSince = clock.now() + notice.delayMs;
     input.onRetry?.(notice);
@@ -61,8 +55,7 @@ export async function callModel(input: {
   const finished = new AbortController();
   const watchdog = (async () => {
     while (!finished.signal.aborted) {
-      // While the stream is held back for a reply, its silence is ours: not counted.
-      const due = holding ? input.stallTimeoutMs : quietSince + input.stallTimeoutMs - clock.now();
+      const due = quietSince + input.stallTimeoutMs - clock.now();
       if (due <= 0) {
         stall.abort();
         return;
@@ -76,19 +69,7 @@ export async function callModel(input: {
     // The CLI's own retry (it waits, then calls again): shown like ours, and not a stall.
     if (part.type === 'retry') onRetry({ attempt: part.attempt, delayMs: part.delayMs, error: part.error });
   };
-  const pauseWhile = input.pauseWhile;
-  const beforeNext =
-    pauseWhile &&
-    (() => {
-      const paused = pauseWhile();
-      if (!paused) return undefined;
-      holding = true;
-      return paused.then(() => {
-        holding = false;
-        quietSince = clock.now();
-      });
-    });
-  const collected = await collectStream(stream, { now: () => clock.now(), onText: input.onText, onPart, beforeNext }).finally(() => {
+  const collected = await collectStream(stream, { now: () => clock.now(), onText: input.onText, onPart }).finally(() => {
     input.signal.removeEventListener('abort', forwardAbort);
     stalled = stall.signal.aborted && !input.signal.aborted;
     finished.abort();

@@ -575,8 +575,6 @@ export class SessionMind {
           random: this.deps.random,
           onText,
           stallTimeoutMs: this.deps.stallTimeoutMs,
-          // The Subconscious's calls (and its summaries) give way to replies, the turn's never.
-          pauseWhile: layer === 'internal' ? undefined : () => this.giveWay(),
           // Backend retries are shown while they wait (a 429's retry-after can be long).
           onRetry: (notice) => {
             const message = `${notice.error.message} — retrying in ${Math.round(notice.delayMs / 1000)} s (attempt ${notice.attempt + 1})`;
