@@ -1,0 +1,368 @@
+// The code sandbox (ARCHITECTURE §10.2): every `bash` and `python` call runs inside bubblewrap.
+// Read-only system, the session's workspace the only writable place, no network, an empty
+// environment but for an allow-list, its own PID namespace (a grandchild cannot outlive the
+// call), resource limits, a timeout, and output capped with the dropped bytes counted. Without
+// a working bubblewrap the shell tools are disabled with the reason — never run unsandboxed.
+import { spawn, execFile, type ChildProcessByStdio } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import { appPaths } from '@/lib/config/env';
+
+const execFileAsync = promisify(execFile);
+
+/** The uid the sandbox runs as when the app itself runs as root (so process limits hold). */
+export const SANDBOX_NOBODY_UID = 65534;
+/** Processes a sandbox may start on top of those its user already runs. */
+const SANDBOX_PROCESS_ALLOWANCE = 256;
+const SANDBOX_FILE_SIZE_LIMIT = 256 * 1024 * 1024;
+const SANDBOX_ADDRESS_SPACE_LIMIT = 4 * 1024 * 1024 * 1024;
+const SANDBOX_OPEN_FILES_LIMIT = 1024;
+const SANDBOX_TMP_SIZE = 256 * 1024 * 1024;
+/** After SIGTERM to the sandbox's group, how long before SIGKILL. */
+const KILL_GRACE_MS = 2_000;
+
+export const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
+export const SANDBOX_WORKDIR = '/workspace';
+/** The child's descriptor that holds the workspace folder. */
+const WORKSPACE_FD = 3;
+
+export type SandboxStatus =
+  | { available: true; bwrapVersion: string; runsAs: 'own-user' | 'nobody'; checkedAt: string }
+  | { available: false; reason: string; checkedAt: string };
+
+export interface SandboxRunRequest {
+  /** Host directory bound read-write at /workspace; must exist. */
+  workspaceDir: string;
+  /** argv inside the sandbox, e.g. ['bash', '--noprofile', '--norc', '-c', command]. */
+  argv: string[];
+  timeoutMs: number;
+  /** Bytes of stdout + stderr kept; the rest is counted in `droppedBytes`. */
+  outputCapBytes: number;
+  signal: AbortSignal;
+  /** Extra variables on top of the allow-list (never secrets: the caller decides). */
+  env?: Record<string, string>;
+  onOutput?: (chunk: { stream: 'stdout' | 'stderr'; text: string }) => void;
+}
+
+export interface SandboxRunResult {
+  exitCode: number | null;
+  /** The signal that ended the sandbox, when it did not exit by itself. */
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  droppedBytes: number;
+  timedOut: boolean;
+  cancelled: boolean;
+  durationMs: number;
+}
+
+export class SandboxUnavailableError extends Error {
+  readonly kind = 'sandbox_unavailable';
+  constructor(reason: string) {
+    super(`The sandbox is not available: ${reason}`);
+  }
+}
+
+/** An environment of exactly these variables for a helper process (nothing of ours leaks in). */
+export function bareEnvironment(variables: Record<string, string>): NodeJS.ProcessEnv {
+  // ProcessEnv is declared with the app's NODE_ENV required; a child of ours needs none of it.
+  return variables as unknown as NodeJS.ProcessEnv;
+}
+
+function runningAsRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+/** /bin, /lib … are symlinks into /usr on merged-usr systems and directories elsewhere. */
+function systemRootEntries(): string[] {
+  const args: string[] = ['--ro-bind', '/usr', '/usr'];
+  for (const name of ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32']) {
+    const hostPath = `/${name}`;
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(hostPath);
+    } catch {
+      continue;
+    }
+    if (stat.isSymbolicLink()) args.push('--symlink', fs.readlinkSync(hostPath), hostPath);
+    else if (stat.isDirectory()) args.push('--ro-bind', hostPath, hostPath);
+  }
+  // Only what programs need from /etc: the loader's cache, alternatives (python3, …), time zone.
+  for (const file of [
+    '/etc/ld.so.cache',
+    '/etc/ld.so.conf',
+    '/etc/ld.so.conf.d',
+    '/etc/alternatives',
+    '/etc/localtime',
+    '/etc/nsswitch.conf',
+    '/etc/os-release',
+    '/etc/debian_version',
+  ]) {
+    args.push('--ro-bind-try', file, file);
+  }
+  return args;
+}
+
+/** The bubblewrap arguments for one run (pure but for reading which of /bin, /lib exist). */
+export function bubblewrapArgs(options: {
+  env: Record<string, string>;
+  argv: string[];
+}): string[] {
+  const args = [
+    '--unshare-all', // net, pid, ipc, uts, cgroup, and user where possible
+    '--unshare-user',
+    '--disable-userns',
+    '--die-with-parent',
+    '--new-session',
+    '--hostname',
+    'sandbox',
+    '--cap-drop',
+    'ALL',
+    ...systemRootEntries(),
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--size',
+    String(SANDBOX_TMP_SIZE),
+    '--tmpfs',
+    '/tmp',
+    // The workspace comes as an open descriptor (fd 3): bound exactly as node opened and
+    // checked it, not as a path that could be swapped meanwhile.
+    '--bind-fd',
+    String(WORKSPACE_FD),
+    SANDBOX_WORKDIR,
+    '--chdir',
+    SANDBOX_WORKDIR,
+    '--clearenv',
+  ];
+  for (const [name, value] of Object.entries(options.env)) args.push('--setenv', name, value);
+  args.push('--', ...options.argv);
+  return args;
+}
+
+export function sandboxEnvironment(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: SANDBOX_PATH,
+    HOME: SANDBOX_WORKDIR,
+    TMPDIR: '/tmp',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    TERM: 'dumb',
+    PYTHONDONTWRITEBYTECODE: '1',
+    PYTHONUNBUFFERED: '1',
+    ...extra,
+  };
+}
+
+function processesOwnedBy(uid: number): number {
+  let count = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.statSync(`/proc/${entry}`).uid === uid) count += 1;
+    } catch {
+      // The process ended while we counted.
+    }
+  }
+  return count;
+}
+
+/**
+ * The command line node spawns: resource limits (prlimit), then — when the app runs as root —
+ * a drop to nobody (setpriv; root is exempt from the process limit), then bubblewrap.
+ */
+export function sandboxCommand(request: Pick<SandboxRunRequest, 'argv' | 'env'>): {
+  file: string;
+  args: string[];
+} {
+  const root = runningAsRoot();
+  const uid = root ? SANDBOX_NOBODY_UID : (process.getuid?.() ?? 0);
+  // The limit counts this user's processes in every namespace above the sandbox, so it is
+  // set relative to what the user already runs (a desktop user has hundreds).
+  const processLimit = processesOwnedBy(uid) + SANDBOX_PROCESS_ALLOWANCE;
+  const limits = [
+    `--nproc=${processLimit}`,
+    `--fsize=${SANDBOX_FILE_SIZE_LIMIT}`,
+    `--as=${SANDBOX_ADDRESS_SPACE_LIMIT}`,
+    `--nofile=${SANDBOX_OPEN_FILES_LIMIT}`,
+    '--core=0',
+  ];
+  const dropToNobody = root
+    ? ['setpriv', `--reuid=${SANDBOX_NOBODY_UID}`, `--regid=${SANDBOX_NOBODY_UID}`, '--clear-groups', '--']
+    : [];
+  const bwrap = bubblewrapArgs({
+    env: sandboxEnvironment(request.env),
+    argv: request.argv,
+  });
+  return { file: 'prlimit', args: [...limits, '--', ...dropToNobody, 'bwrap', ...bwrap] };
+}
+
+/** Kill the sandbox's whole process group; bubblewrap's PID namespace takes the rest with it. */
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+export async function runSandboxed(request: SandboxRunRequest): Promise<SandboxRunResult> {
+  const started = performance.now();
+  const { file, args } = sandboxCommand(request);
+  const workspaceFd = fs.openSync(request.workspaceDir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+  let child: ChildProcessByStdio<null, Readable, Readable>;
+  try {
+    child = spawn(file, args, {
+      cwd: '/',
+      env: bareEnvironment({ PATH: process.env.PATH ?? SANDBOX_PATH }), // nothing of ours reaches even the wrappers
+      detached: true, // its own process group, killed as one
+      stdio: ['ignore', 'pipe', 'pipe', workspaceFd],
+    }) as ChildProcessByStdio<null, Readable, Readable>;
+  } finally {
+    fs.closeSync(workspaceFd); // the child holds its own copy
+  }
+
+  const kept: Record<'stdout' | 'stderr', Buffer[]> = { stdout: [], stderr: [] };
+  let keptBytes = 0;
+  let droppedBytes = 0;
+  const take = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+    const room = request.outputCapBytes - keptBytes;
+    if (room <= 0) {
+      droppedBytes += chunk.length;
+      return;
+    }
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    droppedBytes += chunk.length - part.length;
+    keptBytes += part.length;
+    kept[stream].push(part);
+    request.onOutput?.({ stream, text: part.toString('utf8') });
+  };
+  child.stdout.on('data', take('stdout'));
+  child.stderr.on('data', take('stderr'));
+
+  let timedOut = false;
+  let cancelled = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    killGroup(child.pid, 'SIGTERM');
+    killTimer ??= setTimeout(() => child.pid !== undefined && killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
+  };
+  const timeout = setTimeout(() => {
+    timedOut = true;
+    stop();
+  }, request.timeoutMs);
+  const onAbort = () => {
+    cancelled = true;
+    stop();
+  };
+  if (request.signal.aborted) onAbort();
+  else request.signal.addEventListener('abort', onAbort, { once: true });
+
+  try {
+    const { exitCode, signal } = await new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }>(
+      (resolve, reject) => {
+        child.once('error', reject);
+        child.once('close', (code, closeSignal) => resolve({ exitCode: code, signal: closeSignal }));
+      },
+    );
+    return {
+      exitCode,
+      signal,
+      stdout: Buffer.concat(kept.stdout).toString('utf8'),
+      stderr: Buffer.concat(kept.stderr).toString('utf8'),
+      droppedBytes,
+      timedOut,
+      cancelled,
+      durationMs: performance.now() - started,
+    };
+  } finally {
+    clearTimeout(timeout);
+    if (killTimer) clearTimeout(killTimer);
+    request.signal.removeEventListener('abort', onAbort);
+    // Whatever is left in the group (nothing, normally) goes now.
+    if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
+  }
+}
+
+/**
+ * Makes a workspace writable by the sandbox. When the app runs as root the sandbox runs as
+ * nobody, so the workspace (and files the app writes into it) belong to nobody.
+ */
+export function prepareWorkspaceOwnership(target: string): void {
+  if (!runningAsRoot()) return;
+  fs.chownSync(target, SANDBOX_NOBODY_UID, SANDBOX_NOBODY_UID);
+}
+
+let cachedStatus: Promise<SandboxStatus> | undefined;
+
+/**
+ * Runs a real sandbox once per process, in a folder beside the workspaces (so a parent folder
+ * the sandbox's user cannot enter is found here, not at the first call); Settings shows it.
+ */
+export function probeSandbox(options: { refresh?: boolean; workspacesDir?: string } = {}): Promise<SandboxStatus> {
+  if (!cachedStatus || options.refresh) cachedStatus = checkSandbox(options.workspacesDir ?? path.join(appPaths().dataDir, 'workspaces'));
+  return cachedStatus;
+}
+
+async function checkSandbox(workspacesDir: string): Promise<SandboxStatus> {
+  const checkedAt = new Date().toISOString();
+  let bwrapVersion: string;
+  try {
+    const { stdout } = await execFileAsync('bwrap', ['--version'], { timeout: 5_000 });
+    bwrapVersion = stdout.trim();
+  } catch {
+    return {
+      available: false,
+      reason: 'bubblewrap (bwrap) is not installed — on Debian or Ubuntu: sudo apt-get install bubblewrap',
+      checkedAt,
+    };
+  }
+  for (const tool of ['prlimit', ...(runningAsRoot() ? ['setpriv'] : [])]) {
+    try {
+      await execFileAsync(tool, ['--version'], { timeout: 5_000 });
+    } catch {
+      return { available: false, reason: `${tool} (util-linux) is not installed`, checkedAt };
+    }
+  }
+  let probeDir: string;
+  try {
+    fs.mkdirSync(workspacesDir, { recursive: true });
+    probeDir = fs.mkdtempSync(path.join(workspacesDir, '.probe-'));
+  } catch (error) {
+    return { available: false, reason: `cannot create a workspace in ${workspacesDir}: ${(error as Error).message}`, checkedAt };
+  }
+  try {
+    prepareWorkspaceOwnership(probeDir);
+    const result = await runSandboxed({
+      workspaceDir: probeDir,
+      argv: ['sh', '-c', 'echo ok > probe && cat probe'],
+      timeoutMs: 10_000,
+      outputCapBytes: 4_096,
+      signal: new AbortController().signal,
+    });
+    if (result.exitCode === 0 && result.stdout.trim() === 'ok') {
+      return { available: true, bwrapVersion, runsAs: runningAsRoot() ? 'nobody' : 'own-user', checkedAt };
+    }
+    const detail = (result.stderr || result.stdout).trim().slice(0, 400) || `exit ${result.exitCode}`;
+    if (runningAsRoot() && /Permission denied/.test(detail)) {
+      return {
+        available: false,
+        reason: `the app runs as root, so the sandbox runs as nobody, who cannot reach ${workspacesDir} (${detail}). Run the app as a normal user, or let others enter its parent folders (chmod o+x)`,
+        checkedAt,
+      };
+    }
+    return {
+      available: false,
+      reason: `bubblewrap is installed but cannot create a sandbox here (user namespaces may be disabled): ${detail}`,
+      checkedAt,
+    };
+  } catch (error) {
+    return { available: false, reason: `the sandbox failed to start: ${(error as Error).message}`, checkedAt };
+  } finally {
+    fs.rmSync(probeDir, { recursive: true, force: true });
+  }
+}

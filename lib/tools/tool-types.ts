@@ -1,0 +1,82 @@
+// The contract every tool meets, built-in or from an MCP server: a definition the model sees,
+// an argument schema checked on the server, whether a human must approve a call, and a run.
+import { z } from 'zod';
+
+/** JSON Schema of a tool's input, as the providers take it (`type: "object"` at the top). */
+export interface ToolInputSchema {
+  type: 'object';
+  properties?: Record<string, unknown>;
+  required?: string[];
+  [key: string]: unknown;
+}
+
+export interface ToolDefinition {
+  /** `^[a-zA-Z0-9_-]{1,64}$` — what every provider accepts. */
+  name: string;
+  description: string;
+  inputSchema: ToolInputSchema;
+}
+
+/** `required`: a person decides each call unless an always-allow rule matches it. */
+export type ApprovalPolicy = 'never' | 'required';
+
+export interface ToolRunContext {
+  sessionId: string;
+  /** Real path of the session's workspace. */
+  workspaceDir: string;
+  signal: AbortSignal;
+  /** Live output for the Internal panel (shell tools). */
+  onOutput?: (chunk: { stream: 'stdout' | 'stderr'; text: string }) => void;
+}
+
+export interface ToolOutcome {
+  isError: boolean;
+  /** What the model receives as the tool's result. */
+  content: string;
+  exitCode?: number | null;
+  /** Bytes of output dropped by a cap (reported in `content` too). */
+  droppedBytes?: number;
+  timedOut?: boolean;
+  cancelled?: boolean;
+}
+
+export interface Tool<Args = unknown> {
+  definition: ToolDefinition;
+  approval: ApprovalPolicy;
+  /** Where the tool comes from: shown in Settings and on the card. */
+  source: 'builtin' | { mcpServer: string };
+  args: z.ZodType<Args>;
+  /** The line a card shows first: the command, the code's first line, the path. */
+  describeCall(args: Args): string;
+  run(args: Args, context: ToolRunContext): Promise<ToolOutcome>;
+}
+
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** A result the model gets instead of a crash: the reason, verbatim. */
+export function errorOutcome(message: string, extra: Partial<ToolOutcome> = {}): ToolOutcome {
+  return { isError: true, content: message, ...extra };
+}
+
+/** A built-in tool from its parts: the JSON Schema the model sees is derived from the zod one. */
+export function builtinTool<Args>(parts: {
+  name: string;
+  description: string;
+  args: z.ZodType<Args>;
+  approval?: ApprovalPolicy;
+  describeCall: (args: Args) => string;
+  run: (args: Args, context: ToolRunContext) => Promise<ToolOutcome>;
+}): Tool<Args> {
+  return {
+    definition: {
+      name: parts.name,
+      description: parts.description,
+      inputSchema: z.toJSONSchema(parts.args, { io: 'input' }) as ToolInputSchema,
+    },
+    approval: parts.approval ?? 'never',
+    source: 'builtin',
+    args: parts.args,
+    describeCall: parts.describeCall,
+    run: parts.run,
+  };
+}
