@@ -2,7 +2,7 @@
 // policy lives in retry-policy.ts. The static system prefix carries cache_control.
 import Anthropic from '@anthropic-ai/sdk';
 import { BackendError, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
-import type { BackendMessage, BackendRequest, FinishReason, ModelBackend, StreamPart, SystemSegment } from './model-backend';
+import { parseToolInput, type BackendMessage, type BackendRequest, type BackendTool, type ContentBlock, type FinishReason, type ModelBackend, type StreamPart, type SystemSegment } from './model-backend';
 import { deprecationOf, withDeprecation, type ModelListing } from './model-catalog';
 import { estimateCost } from './pricing';
 
@@ -49,6 +49,10 @@ export function toAnthropicMessages(messages: BackendMessage[], systemBreakpoint
   let left = maxBreakpoints - systemBreakpoints;
   const converted: Anthropic.MessageParam[] = [];
   for (const message of [...messages].reverse()) {
+    if (message.blocks) {
+      converted.push({ role: message.role, content: message.blocks.map(toAnthropicBlock) });
+      continue;
+    }
     const boundaries = [...new Set(message.cacheBoundaries ?? [])].filter((at) => at > 0 && at <= message.content.length).sort((a, b) => a - b);
     if (boundaries.length === 0) {
       converted.push({ role: message.role, content: message.content });
@@ -66,6 +70,25 @@ export function toAnthropicMessages(messages: BackendMessage[], systemBreakpoint
     converted.push({ role: message.role, content: blocks });
   }
   return converted.reverse();
+}
+
+function toAnthropicBlock(block: ContentBlock): Anthropic.ContentBlockParam {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'tool-call':
+      return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+    case 'tool-result':
+      return { type: 'tool_result', tool_use_id: block.callId, content: block.content, is_error: block.isError };
+    default: {
+      const unreachable: never = block;
+      return unreachable;
+    }
+  }
+}
+
+export function toAnthropicTools(tools: BackendTool[]): Anthropic.Tool[] {
+  return tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema as Anthropic.Tool.InputSchema }));
 }
 
 export function toBackendError(error: unknown): BackendError {
@@ -156,13 +179,30 @@ export class AnthropicBackend implements ModelBackend {
             max_tokens: request.maxTokens,
             system,
             messages: toAnthropicMessages(request.messages, system.filter((block) => block.cache_control).length),
+            ...(request.tools && request.tools.length > 0 && { tools: toAnthropicTools(request.tools) }),
             stream: true,
           },
           { signal },
         ),
       );
+      // Tool calls by content block index: the arguments arrive as JSON fragments.
+      const toolBlocks = new Map<number, { id: string; name: string; json: string }>();
       for await (const event of stream) {
         switch (event.type) {
+          case 'content_block_start':
+            if (event.content_block.type === 'tool_use') {
+              toolBlocks.set(event.index, { id: event.content_block.id, name: event.content_block.name, json: '' });
+            }
+            break;
+          case 'content_block_stop': {
+            const block = toolBlocks.get(event.index);
+            if (block) {
+              toolBlocks.delete(event.index);
+              // A call without arguments sends only "" (or nothing): that is {}.
+              yield { type: 'tool-call', id: block.id, name: block.name, ...parseToolInput(block.json) };
+            }
+            break;
+          }
           case 'message_start': {
             const usage = event.message.usage;
             inputTokens = usage.input_tokens ?? 0;
@@ -173,6 +213,10 @@ export class AnthropicBackend implements ModelBackend {
           }
           case 'content_block_delta':
             if (event.delta.type === 'text_delta') yield { type: 'text-delta', text: event.delta.text };
+            else if (event.delta.type === 'input_json_delta') {
+              const block = toolBlocks.get(event.index);
+              if (block) block.json += event.delta.partial_json;
+            }
             else if (event.delta.type === 'thinking_delta') yield { type: 'reasoning-delta', text: event.delta.thinking };
             break;
           case 'message_delta':

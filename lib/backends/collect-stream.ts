@@ -5,6 +5,7 @@ import type { FinishReason, StreamPart, Usage } from './model-backend';
 export interface CollectedStream {
   text: string;
   reasoning: string;
+  toolCalls: Extract<StreamPart, { type: 'tool-call' }>[];
   usage?: Usage;
   finish?: { reason: FinishReason; rawReason: string | null };
   error?: BackendError;
@@ -21,7 +22,7 @@ export async function collectStream(
 ): Promise<CollectedStream> {
   const now = options.now ?? Date.now;
   const started = now();
-  const collected: CollectedStream = { text: '', reasoning: '' };
+  const collected: CollectedStream = { text: '', reasoning: '', toolCalls: [] };
   for await (const part of parts) {
     options.onPart?.(part);
     switch (part.type) {
@@ -33,6 +34,10 @@ export async function collectStream(
       case 'reasoning-delta':
         collected.firstTokenMs ??= now() - started;
         collected.reasoning += part.text;
+        break;
+      case 'tool-call':
+        collected.firstTokenMs ??= now() - started;
+        collected.toolCalls.push(part);
         break;
       case 'usage':
         collected.usage = part.usage;

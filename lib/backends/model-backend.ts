@@ -9,9 +9,27 @@ export interface SystemSegment {
   cache?: boolean;
 }
 
+/** A tool the model may call (the registry's definition, as the providers take it). */
+export interface BackendTool {
+  name: string;
+  description: string;
+  inputSchema: { type: 'object'; [key: string]: unknown };
+}
+
+/** The parts of a message that are not plain text: a step's tool calls and their results. */
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool-call'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'tool-result'; callId: string; content: string; isError: boolean };
+
 export interface BackendMessage {
   role: 'user' | 'assistant';
   content: string;
+  /**
+   * When set, the message is these blocks instead of `content` (an assistant step that called
+   * tools; the user message that carries their results, all of one step in one message).
+   */
+  blocks?: ContentBlock[];
   /**
    * Offsets in `content` where a stable prefix ends (ascending): what comes before each one was
    * sent the same way in an earlier call, so a backend with prompt caching can read it from its
@@ -25,6 +43,8 @@ export interface BackendRequest {
   messages: BackendMessage[];
   model: string;
   maxTokens: number;
+  /** Tools the model may call, in a fixed order (they are part of the cached prefix). */
+  tools?: BackendTool[];
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'error' | 'other';
@@ -41,6 +61,11 @@ export interface Usage {
 export type StreamPart =
   | { type: 'text-delta'; text: string }
   | { type: 'reasoning-delta'; text: string }
+  /**
+   * A whole tool call, its arguments assembled from the stream. `input` is null when the model
+   * sent arguments that are not a JSON object; `inputError` says why (the model is told so).
+   */
+  | { type: 'tool-call'; id: string; name: string; input: Record<string, unknown> | null; inputError?: string }
   | { type: 'usage'; usage: Usage }
   | { type: 'finish'; reason: FinishReason; rawReason: string | null }
   /** The backend retries by itself (the Claude Code CLI does) and waits this long first. */
@@ -64,4 +89,16 @@ export function systemText(system: SystemSegment[]): string {
 
 export function emptyUsage(): Usage {
   return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
+}
+
+/** Arguments as sent ("" for none) → an object, or the reason they are not one. */
+export function parseToolInput(raw: string): { input: Record<string, unknown> | null; inputError?: string } {
+  if (raw.trim() === '') return { input: {} };
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { input: value as Record<string, unknown> };
+    return { input: null, inputError: `The arguments must be a JSON object, got: ${raw.slice(0, 200)}` };
+  } catch (error) {
+    return { input: null, inputError: `The arguments are not valid JSON (${(error as Error).message}): ${raw.slice(0, 200)}` };
+  }
 }

@@ -3,7 +3,8 @@
 // reasoning-delta, never reply text.
 import OpenAI from 'openai';
 import { BackendError, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
-import { systemText, type BackendRequest, type FinishReason, type ModelBackend, type StreamPart } from './model-backend';
+import { systemText, type BackendMessage, type BackendRequest, type BackendTool, type FinishReason, type ModelBackend, type StreamPart } from './model-backend';
+import { OpenAIToolCallAccumulator, mightBeLeakedCall, recoverLeakedToolCalls, type ToolCallFragment } from './openai-tool-calls';
 import type { ModelListing } from './model-catalog';
 import { estimateCost } from './pricing';
 import { ThinkTagSplitter } from './think-tag-splitter';
@@ -54,7 +55,40 @@ function toBackendError(error: unknown, baseURL: string): BackendError {
   return new BackendError({ kind: 'protocol', message: `Unexpected response from ${baseURL}: ${message}` });
 }
 
+/** Messages in Chat Completions' shape: a step's calls on the assistant message, one `tool` message per result. */
+export function toOpenAIMessages(messages: BackendMessage[]): OpenAI.ChatCompletionMessageParam[] {
+  const converted: OpenAI.ChatCompletionMessageParam[] = [];
+  for (const message of messages) {
+    if (!message.blocks) {
+      converted.push({ role: message.role, content: message.content });
+      continue;
+    }
+    const text = message.blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+    if (message.role === 'assistant') {
+      const calls = message.blocks.flatMap((block) => (block.type === 'tool-call' ? [block] : []));
+      converted.push({
+        role: 'assistant',
+        content: text || null,
+        ...(calls.length > 0 && {
+          tool_calls: calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: JSON.stringify(call.input) } })),
+        }),
+      });
+      continue;
+    }
+    for (const block of message.blocks) {
+      if (block.type === 'tool-result') converted.push({ role: 'tool', tool_call_id: block.callId, content: block.isError ? `Error: ${block.content}` : block.content });
+    }
+    if (text) converted.push({ role: 'user', content: text });
+  }
+  return converted;
+}
+
+export function toOpenAITools(tools: BackendTool[]): OpenAI.ChatCompletionTool[] {
+  return tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }));
+}
+
 interface ReasoningDelta {
+  tool_calls?: ToolCallFragment[] | null;
   content?: string | null;
   reasoning_content?: string | null;
   reasoning?: string | null;
@@ -78,6 +112,24 @@ export class OpenAICompatibleBackend implements ModelBackend {
 
   async *stream(request: BackendRequest, signal: AbortSignal): AsyncIterable<StreamPart> {
     const splitter = new ThinkTagSplitter();
+    const tools = request.tools ?? [];
+    const toolCalls = new OpenAIToolCallAccumulator();
+    // With tools declared, text that starts like a call is held back until the end: it may be a
+    // call the model leaked into its content.
+    let heldText: string | null = tools.length > 0 ? '' : null;
+    const text = function* (parts: Iterable<StreamPart>): Generator<StreamPart> {
+      for (const part of parts) {
+        if (part.type === 'text-delta' && heldText !== null) {
+          heldText += part.text;
+          if (mightBeLeakedCall(heldText)) continue;
+          const released = heldText;
+          heldText = null;
+          yield { type: 'text-delta', text: released };
+          continue;
+        }
+        yield part;
+      }
+    };
     let rawReason: string | null = null;
     let usage: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } } | undefined;
     const system = systemText(request.system);
@@ -86,7 +138,8 @@ export class OpenAICompatibleBackend implements ModelBackend {
         {
           model: request.model,
           max_tokens: request.maxTokens,
-          messages: [...(system ? [{ role: 'system' as const, content: system }] : []), ...request.messages],
+          messages: [...(system ? [{ role: 'system' as const, content: system }] : []), ...toOpenAIMessages(request.messages)],
+          ...(tools.length > 0 && { tools: toOpenAITools(tools) }),
           stream: true,
           stream_options: { include_usage: true },
         },
@@ -99,7 +152,8 @@ export class OpenAICompatibleBackend implements ModelBackend {
         const delta = choice.delta as ReasoningDelta | undefined;
         const reasoning = delta?.reasoning_content ?? delta?.reasoning;
         if (reasoning) yield { type: 'reasoning-delta', text: reasoning };
-        if (delta?.content) yield* splitter.push(delta.content);
+        if (delta?.content) yield* text(splitter.push(delta.content));
+        for (const fragment of delta?.tool_calls ?? []) toolCalls.push(fragment);
         if (choice.finish_reason) rawReason = choice.finish_reason;
       }
     } catch (error) {
@@ -108,7 +162,15 @@ export class OpenAICompatibleBackend implements ModelBackend {
       return;
     }
     if (signal.aborted) return;
-    yield* splitter.flush();
+    yield* text(splitter.flush());
+    if (heldText) {
+      const leaked = toolCalls.size === 0 ? recoverLeakedToolCalls(heldText, tools) : null;
+      if (leaked) {
+        yield* leaked;
+        rawReason = 'tool_calls';
+      } else yield { type: 'text-delta', text: heldText };
+    }
+    yield* toolCalls.finish();
     if (rawReason === null) {
       yield { type: 'error', error: new BackendError({ kind: 'stream_interrupted', message: `The stream from ${this.baseURL} ended without a finish reason` }) };
       return;

@@ -13,6 +13,7 @@ import {
   estimateTokens,
   FakeServerCore,
   splitIntoChunks,
+  toolCallChunks,
   type FakeFault,
   type FakeReply,
   type FakeRequest,
@@ -64,12 +65,14 @@ function minimumCacheable(model: string | undefined): number {
 }
 
 /** Every block in prompt order (system, then each message's), flattened with its role. */
-function promptBlocks(body: { system?: unknown; messages?: { role: string; content: unknown }[] }): { key: string; cached: boolean }[] {
+function promptBlocks(body: { tools?: unknown[]; system?: unknown; messages?: { role: string; content: unknown }[] }): { key: string; cached: boolean }[] {
   const blocks: { key: string; cached: boolean }[] = [];
   const add = (role: string, content: unknown) => {
     if (typeof content === 'string') blocks.push({ key: `${role}:${content}`, cached: false });
     else if (Array.isArray(content)) for (const block of content as TextBlock[]) blocks.push({ key: `${role}:${block.text ?? JSON.stringify(block)}`, cached: Boolean(block.cache_control) });
   };
+  // The API's cache order: tools, then system, then messages.
+  if (Array.isArray(body.tools) && body.tools.length > 0) blocks.push({ key: `tools:${JSON.stringify(body.tools)}`, cached: false });
   add('system', body.system);
   for (const message of body.messages ?? []) add(message.role, message.content);
   return blocks;
@@ -167,10 +170,23 @@ async function streamMessage(
     if (block.type === 'thinking') sse(response, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'fake' } });
     sse(response, 'content_block_stop', { type: 'content_block_stop', index });
   }
+  // Tool calls after the text, as the API streams them: tool_use with input {}, then
+  // input_json_delta fragments (the first one ""), then the block's stop.
+  for (const [offset, call] of (reply.toolCalls ?? []).entries()) {
+    const index = blocks.length + offset;
+    const id = call.id ?? `toolu_fake${Math.random().toString(16).slice(2, 14)}`;
+    sse(response, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id, name: call.name, input: {} } });
+    for (const fragment of ['', ...toolCallChunks(call)]) {
+      await server.pace(sent);
+      if (response.destroyed) return;
+      sse(response, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: fragment } });
+    }
+    sse(response, 'content_block_stop', { type: 'content_block_stop', index });
+  }
   if (await interrupt()) return;
   sse(response, 'message_delta', {
     type: 'message_delta',
-    delta: { stop_reason: reply.stopReason ?? 'end_turn', stop_sequence: null },
+    delta: { stop_reason: reply.stopReason ?? (reply.toolCalls?.length ? 'tool_use' : 'end_turn'), stop_sequence: null },
     usage: { output_tokens: reply.outputTokens ?? estimateTokens(reply.text + (reply.reasoning ?? '')) },
   });
   sse(response, 'message_stop', { type: 'message_stop' });

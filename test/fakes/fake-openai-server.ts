@@ -2,7 +2,7 @@
 // delta {role, content:""}, content deltas, a finish chunk, a usage chunk with include_usage,
 // then `data: [DONE]`. Reasoning can be sent the way vLLM, Ollama or DeepSeek-R1 send it.
 import type http from 'node:http';
-import { estimateTokens, FakeServerCore, splitIntoChunks, type FakeFault, type FakeReply, type FakeRequest, type FakeServerOptions } from './fake-server-core';
+import { estimateTokens, FakeServerCore, splitIntoChunks, toolCallChunks, type FakeFault, type FakeReply, type FakeRequest, type FakeServerOptions } from './fake-server-core';
 
 export type ReasoningStyle = 'reasoning_content' | 'reasoning' | 'think-tag';
 
@@ -60,7 +60,25 @@ async function streamCompletion(response: http.ServerResponse, reply: FakeReply,
     if (typeof delta.content === 'string') server.onDelta?.(delta.content);
     sent++;
   }
-  data(response, chunk({}, reply.stopReason ?? 'stop'));
+  // Tool calls: the first delta names the call (id, name, arguments ""), then argument fragments;
+  // a 'whole' call comes in one delta, as Ollama, Groq and xAI send it.
+  for (const [position, call] of (reply.toolCalls ?? []).entries()) {
+    const id = call.id ?? `call_fake${Math.random().toString(16).slice(2, 12)}`;
+    const indexing = reply.toolCallIndex ?? 'from-zero';
+    const index = indexing === 'missing' ? {} : { index: position + (indexing === 'from-one' ? 1 : 0) };
+    const pieces = toolCallChunks(call);
+    if (call.chunking === 'whole') {
+      data(response, chunk({ tool_calls: [{ ...index, id, type: 'function', function: { name: call.name, arguments: pieces[0] ?? '' } }] }));
+      continue;
+    }
+    data(response, chunk({ tool_calls: [{ ...index, id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    for (const piece of pieces) {
+      await server.pace(sent);
+      if (response.destroyed) return;
+      data(response, chunk({ tool_calls: [{ ...index, function: { arguments: piece } }] }));
+    }
+  }
+  data(response, chunk({}, reply.stopReason ?? (reply.toolCalls?.length ? 'tool_calls' : 'stop')));
   if (body.stream_options?.include_usage) {
     const promptTokens = reply.inputTokens ?? estimateTokens(JSON.stringify(body.messages ?? ''));
     const completionTokens = reply.outputTokens ?? estimateTokens(reply.text + (reply.reasoning ?? ''));

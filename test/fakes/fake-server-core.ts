@@ -20,8 +20,32 @@ export interface FakeReply {
   /** How the text is cut into deltas; default: about 4 characters each. */
   chunks?: string[];
   stopReason?: string;
+  /** Tool calls after the text (stop reason tool_use / tool_calls unless `stopReason` says otherwise). */
+  toolCalls?: FakeToolCall[];
+  /** OpenAI only: `index` as most servers send it, from 1 (after text, seen in the wild), or left out (gateways). */
+  toolCallIndex?: 'from-zero' | 'from-one' | 'missing';
   inputTokens?: number;
   outputTokens?: number;
+}
+
+export interface FakeToolCall {
+  id?: string;
+  name: string;
+  /** The arguments as the model sends them; default: JSON of `input`, in small fragments. */
+  arguments?: string;
+  input?: Record<string, unknown>;
+  /** How the arguments are cut into deltas: 'fragments' (a few characters; the default), 'one-char', 'whole'. */
+  chunking?: 'fragments' | 'one-char' | 'whole';
+}
+
+export function toolCallArguments(call: FakeToolCall): string {
+  return call.arguments ?? (call.input ? JSON.stringify(call.input) : '');
+}
+
+export function toolCallChunks(call: FakeToolCall): string[] {
+  const text = toolCallArguments(call);
+  if (call.chunking === 'whole') return [text];
+  return splitIntoChunks(text, call.chunking === 'one-char' ? 1 : 5).filter((chunk) => chunk !== '');
 }
 
 export type FakeFault =
