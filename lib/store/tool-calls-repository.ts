@@ -1,0 +1,296 @@
+// Tool calls, the steps that made them, and the turns they belong to (ARCHITECTURE §10). A call
+// is committed before its card is shown; its status only moves forward, each move a
+// compare-and-set on the status it leaves, so a second click, another tab or a replayed request
+// gets the first outcome, and a call is run at most once.
+import { createHash } from 'node:crypto';
+import { getDb } from './db';
+
+export type ToolCallStatus =
+  | 'proposed'
+  | 'awaiting_approval'
+  | 'approved'
+  | 'denied'
+  | 'expired'
+  | 'running'
+  | 'succeeded'
+  | 'failed'
+  | 'cancelled'
+  | 'interrupted';
+
+/** Statuses after which the call's result is final. */
+export const FINAL_STATUSES: readonly ToolCallStatus[] = ['denied', 'expired', 'succeeded', 'failed', 'cancelled', 'interrupted'];
+
+export interface ToolDecision {
+  decision: 'approve' | 'deny';
+  reason?: string;
+  by: 'user' | 'rule' | 'policy';
+  ruleId?: string;
+  editedArgs?: Record<string, unknown>;
+}
+
+export interface ToolCallRecord {
+  id: string;
+  sessionId: string;
+  turnId: string;
+  taskId: string | null;
+  traceId: string | null;
+  step: number;
+  position: number;
+  providerCallId: string;
+  name: string;
+  args: Record<string, unknown> | null;
+  argsHash: string;
+  approval: 'none' | 'required';
+  status: ToolCallStatus;
+  decision: ToolDecision | null;
+  result: string | null;
+  isError: boolean;
+  exitCode: number | null;
+  droppedBytes: number;
+  createdAt: Date;
+  decidedAt: Date | null;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+export interface NewToolCall {
+  id: string;
+  providerCallId: string;
+  name: string;
+  args: Record<string, unknown> | null;
+  approval: 'none' | 'required';
+  /** `awaiting_approval`, `approved` (no approval needed, or a rule), or `denied`/`failed` with a result. */
+  status: 'awaiting_approval' | 'approved' | 'denied' | 'failed';
+  decision?: ToolDecision;
+  result?: string;
+}
+
+export interface AgentTurnRecord {
+  turnId: string;
+  sessionId: string;
+  status: 'open' | 'closed';
+  spontaneous: boolean;
+  cycleNumber: number;
+  answering: number[];
+  prompt: string;
+}
+
+export interface AgentStepRecord {
+  step: number;
+  assistantText: string;
+  calls: ToolCallRecord[];
+}
+
+/** Canonical JSON (sorted keys) hashed: what a decision must name to apply to this call. */
+export function hashArgs(args: Record<string, unknown> | null): string {
+  const canonical = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(canonical);
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(Object.keys(value as object).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+    }
+    return value;
+  };
+  return createHash('sha256').update(JSON.stringify(canonical(args))).digest('hex');
+}
+
+type ToolCallRow = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['toolCall']['findFirstOrThrow']>>;
+
+function toRecord(row: ToolCallRow): ToolCallRecord {
+  return {
+    ...row,
+    args: row.args === null ? null : (JSON.parse(row.args) as Record<string, unknown>),
+    approval: row.approval as ToolCallRecord['approval'],
+    status: row.status as ToolCallStatus,
+    decision: row.decision === null ? null : (JSON.parse(row.decision) as ToolDecision),
+  };
+}
+
+/**
+ * Commits one step: the turn (opened on its first step), what the model said, and its calls —
+ * before any of them is shown or run.
+ */
+export async function insertAgentStep(input: {
+  sessionId: string;
+  turn: Omit<AgentTurnRecord, 'status' | 'sessionId'>;
+  step: number;
+  assistantText: string;
+  calls: NewToolCall[];
+  taskId?: string | null;
+  traceId?: string | null;
+}): Promise<ToolCallRecord[]> {
+  const db = await getDb();
+  const now = new Date();
+  const rows = await db.$transaction(async (tx) => {
+    await tx.agentTurn.upsert({
+      where: { turnId: input.turn.turnId },
+      create: {
+        turnId: input.turn.turnId,
+        sessionId: input.sessionId,
+        status: 'open',
+        spontaneous: input.turn.spontaneous,
+        cycleNumber: input.turn.cycleNumber,
+        answering: JSON.stringify(input.turn.answering),
+        prompt: input.turn.prompt,
+      },
+      update: {},
+    });
+    await tx.agentStep.create({ data: { sessionId: input.sessionId, turnId: input.turn.turnId, step: input.step, assistantText: input.assistantText } });
+    const created: ToolCallRow[] = [];
+    for (const [position, call] of input.calls.entries()) {
+      created.push(
+        await tx.toolCall.create({
+          data: {
+            id: call.id,
+            sessionId: input.sessionId,
+            turnId: input.turn.turnId,
+            taskId: input.taskId ?? null,
+            traceId: input.traceId ?? null,
+            step: input.step,
+            position,
+            providerCallId: call.providerCallId,
+            name: call.name,
+            args: call.args === null ? null : JSON.stringify(call.args),
+            argsHash: hashArgs(call.args),
+            approval: call.approval,
+            status: call.status,
+            decision: call.decision ? JSON.stringify(call.decision) : null,
+            decidedAt: call.decision ? now : null,
+            result: call.result ?? null,
+            isError: call.status === 'denied' || call.status === 'failed',
+            finishedAt: call.status === 'denied' || call.status === 'failed' ? now : null,
+          },
+        }),
+      );
+    }
+    return created;
+  });
+  return rows.map(toRecord);
+}
+
+export type DecideOutcome =
+  | { ok: true; call: ToolCallRecord }
+  | { ok: false; reason: 'not_found' | 'not_awaiting' | 'args_mismatch'; call?: ToolCallRecord };
+
+/**
+ * A person's decision, applied once: only a call of this session, awaiting a decision, with
+ * these exact arguments moves. Anything else gets the call as it is now.
+ */
+export async function decideToolCall(input: {
+  sessionId?: string;
+  id: string;
+  argsHash?: string;
+  decision: ToolDecision;
+}): Promise<DecideOutcome> {
+  const db = await getDb();
+  const current = await db.toolCall.findUnique({ where: { id: input.id } });
+  if (!current || (input.sessionId !== undefined && current.sessionId !== input.sessionId)) return { ok: false, reason: 'not_found' };
+  if (input.argsHash !== undefined && input.argsHash !== current.argsHash) return { ok: false, reason: 'args_mismatch', call: toRecord(current) };
+  const approved = input.decision.decision === 'approve';
+  const edited = approved ? input.decision.editedArgs : undefined;
+  const denial = approved ? null : `Denied by the user${input.decision.reason ? `: ${input.decision.reason}` : ' (no reason given)'}`;
+  const now = new Date();
+  const moved = await db.toolCall.updateMany({
+    where: { id: input.id, status: 'awaiting_approval', argsHash: current.argsHash },
+    data: {
+      status: approved ? 'approved' : 'denied',
+      decision: JSON.stringify(input.decision),
+      decidedAt: now,
+      ...(edited && { args: JSON.stringify(edited) }),
+      ...(denial !== null && { result: denial, isError: true, finishedAt: now }),
+    },
+  });
+  const after = await db.toolCall.findUniqueOrThrow({ where: { id: input.id } });
+  if (moved.count !== 1) return { ok: false, reason: 'not_awaiting', call: toRecord(after) };
+  return { ok: true, call: toRecord(after) };
+}
+
+/** approved → running, once: false when it already ran or is running elsewhere. */
+export async function startToolCall(input: { id: string }): Promise<boolean> {
+  const db = await getDb();
+  const moved = await db.toolCall.updateMany({ where: { id: input.id, status: 'approved' }, data: { status: 'running', startedAt: new Date() } });
+  return moved.count === 1;
+}
+
+export async function finishToolCall(input: {
+  id: string;
+  status: 'succeeded' | 'failed' | 'cancelled';
+  result: string;
+  isError: boolean;
+  exitCode?: number | null;
+  droppedBytes?: number;
+}): Promise<ToolCallRecord | null> {
+  const db = await getDb();
+  const moved = await db.toolCall.updateMany({
+    where: { id: input.id, status: 'running' },
+    data: {
+      status: input.status,
+      result: input.result,
+      isError: input.isError,
+      exitCode: input.exitCode ?? null,
+      droppedBytes: input.droppedBytes ?? 0,
+      finishedAt: new Date(),
+    },
+  });
+  if (moved.count !== 1) return null;
+  return toRecord(await db.toolCall.findUniqueOrThrow({ where: { id: input.id } }));
+}
+
+/** A call stopped before it ran (the turn was stopped while its card waited). */
+export async function cancelPendingToolCall(input: { id: string; result: string }): Promise<ToolCallRecord | null> {
+  const db = await getDb();
+  const moved = await db.toolCall.updateMany({
+    where: { id: input.id, status: { in: ['awaiting_approval', 'approved'] } },
+    data: { status: 'cancelled', result: input.result, isError: true, finishedAt: new Date() },
+  });
+  if (moved.count !== 1) return null;
+  return toRecord(await db.toolCall.findUniqueOrThrow({ where: { id: input.id } }));
+}
+
+export const INTERRUPTED_RESULT = 'Interrupted: the app stopped while this call was running. It was not run again; check its effects before retrying.';
+
+/** At start-up: a call found running was cut by a crash. It is never re-run; the model is told. */
+export async function interruptRunningToolCalls(): Promise<number> {
+  const db = await getDb();
+  const moved = await db.toolCall.updateMany({
+    where: { status: 'running' },
+    data: { status: 'interrupted', result: INTERRUPTED_RESULT, isError: true, finishedAt: new Date() },
+  });
+  return moved.count;
+}
+
+export async function getToolCall(input: { id: string }): Promise<ToolCallRecord | null> {
+  const db = await getDb();
+  const row = await db.toolCall.findUnique({ where: { id: input.id } });
+  return row ? toRecord(row) : null;
+}
+
+export async function listToolCalls(input: { sessionId: string; status?: ToolCallStatus; turnId?: string; limit?: number }): Promise<ToolCallRecord[]> {
+  const db = await getDb();
+  const rows = await db.toolCall.findMany({
+    where: { sessionId: input.sessionId, ...(input.status && { status: input.status }), ...(input.turnId && { turnId: input.turnId }) },
+    orderBy: [{ createdAt: 'asc' }, { step: 'asc' }, { position: 'asc' }],
+    take: input.limit ?? 500,
+  });
+  return rows.map(toRecord);
+}
+
+export async function listOpenAgentTurns(input: { sessionId: string }): Promise<AgentTurnRecord[]> {
+  const db = await getDb();
+  const rows = await db.agentTurn.findMany({ where: { sessionId: input.sessionId, status: 'open' }, orderBy: { createdAt: 'asc' } });
+  return rows.map((row) => ({ ...row, status: 'open' as const, answering: JSON.parse(row.answering) as number[] }));
+}
+
+/** The steps of a turn, each with its calls in the model's order. */
+export async function loadAgentSteps(input: { sessionId: string; turnId: string }): Promise<AgentStepRecord[]> {
+  const db = await getDb();
+  const [steps, calls] = await Promise.all([
+    db.agentStep.findMany({ where: { sessionId: input.sessionId, turnId: input.turnId }, orderBy: { step: 'asc' } }),
+    db.toolCall.findMany({ where: { sessionId: input.sessionId, turnId: input.turnId }, orderBy: [{ step: 'asc' }, { position: 'asc' }] }),
+  ]);
+  return steps.map((step) => ({ step: step.step, assistantText: step.assistantText, calls: calls.filter((call) => call.step === step.step).map(toRecord) }));
+}
+
+export async function closeAgentTurn(input: { sessionId: string; turnId: string }): Promise<void> {
+  const db = await getDb();
+  await db.agentTurn.updateMany({ where: { sessionId: input.sessionId, turnId: input.turnId }, data: { status: 'closed' } });
+}
