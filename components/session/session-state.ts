@@ -5,6 +5,10 @@ import type { EventOf, MindState, OrchestratorEvent } from '@/lib/orchestrator/e
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 import type { MessageJson, MoodAndCriteriaJson } from '@/lib/store/messages-repository';
 import type { SessionJson } from '@/lib/http/session-json';
+import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
+
+/** Live output kept per running call in the page (the row holds it all once the call ends). */
+const TOOL_OUTPUT_CAP_CHARS = 64 * 1024;
 
 export type HistoryLayer = 'external' | 'internal' | 'subconscious';
 
@@ -39,6 +43,10 @@ export interface SessionState {
   /** Which turn answered each user message (from turn-start; stored rows get it too). */
   answeredBy: Record<number, string>;
   streaming: StreamingTurn | null;
+  /** Tool calls by id (cards and the Internal panel's activity), from REST and events. */
+  toolCalls: Record<string, ToolCallJson>;
+  /** Live output of running calls, by call id. */
+  toolOutput: Record<string, string>;
   deleted: boolean;
   bootId: string | null;
   lastSeq: number;
@@ -47,7 +55,7 @@ export interface SessionState {
 }
 
 export type SessionAction =
-  | { type: 'loaded'; session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals>; pages: Record<HistoryLayer, HistoryPage> }
+  | { type: 'loaded'; session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals>; pages: Record<HistoryLayer, HistoryPage>; toolCalls?: ToolCallJson[] }
   | { type: 'older'; layer: HistoryLayer; page: HistoryPage }
   | { type: 'joined'; bootId: string; lastSeq: number }
   | { type: 'session'; session: SessionJson }
@@ -64,6 +72,8 @@ export function initialSessionState(): SessionState {
     moods: {},
     answeredBy: {},
     streaming: null,
+    toolCalls: {},
+    toolOutput: {},
     deleted: false,
     bootId: null,
     lastSeq: 0,
@@ -113,7 +123,9 @@ export function sessionReducer(state: SessionState, action: SessionAction): Sess
       const streaming = turn ? (state.streaming?.turnId === turn.turnId ? state.streaming : { turnId: turn.turnId, spontaneous: turn.spontaneous, answering: turn.answering, loud: '', quiet: '' }) : null;
       const answeredBy = { ...state.answeredBy };
       for (const id of turn?.answering ?? []) answeredBy[id] = turn!.turnId;
-      return { ...state, session: action.session, mind: action.mind, usage: action.usage, history, moods, streaming, answeredBy, needsResync: false };
+      const toolCalls = { ...state.toolCalls };
+      for (const call of action.toolCalls ?? []) toolCalls[call.id] = call;
+      return { ...state, session: action.session, mind: action.mind, usage: action.usage, history, moods, streaming, answeredBy, toolCalls, needsResync: false };
     }
     case 'older': {
       const layer = state.history[action.layer];
@@ -178,6 +190,12 @@ function reduceEvent(state: SessionState, event: OrchestratorEvent): SessionStat
       return state; // the mind-state that follows carries it as lastError
     case 'usage':
       return state.usage ? { ...state, usage: { ...state.usage, [event.layer]: event.totals } } : state;
+    case 'tool-call':
+      return { ...state, toolCalls: { ...state.toolCalls, [event.call.id]: event.call } };
+    case 'tool-output': {
+      const soFar = (state.toolOutput[event.callId] ?? '') + event.text;
+      return { ...state, toolOutput: { ...state.toolOutput, [event.callId]: soFar.length > TOOL_OUTPUT_CAP_CHARS ? soFar.slice(-TOOL_OUTPUT_CAP_CHARS) : soFar } };
+    }
   }
 }
 

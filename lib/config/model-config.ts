@@ -54,6 +54,8 @@ export const sessionParamsSchema = z
     trigger_mode: z.enum(triggerModes),
     trigger_threshold: z.number().int().min(1).max(100_000),
     spontaneous_cap: z.number().int().min(0).max(100),
+    /** The built-in tools the Internal Dialog may use; absent = all of them (lib/tools/tool-registry.ts). */
+    tools: z.array(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/)).max(100).optional(),
   })
   .strict();
 export type SessionParams = z.infer<typeof sessionParamsSchema>;

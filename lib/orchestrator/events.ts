@@ -4,6 +4,7 @@ import type { BackendErrorKind } from '@/lib/backends/backend-error';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 import type { MessageJson, MoodAndCriteriaJson } from '@/lib/store/messages-repository';
 import type { SessionStatus } from '@/lib/store/sessions-repository';
+import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 import type { Activity } from './pacing';
 import type { SubconsciousOutput } from './tags/parse-subconscious-output';
 
@@ -55,6 +56,10 @@ export interface EventPayloads {
     retryInMs?: number;
     consecutiveFailures: number;
   };
+  /** A tool call was proposed or changed status (the card and the Internal panel upsert by id). */
+  'tool-call': { call: ToolCallJson };
+  /** Live output of a running shell call (the kept part; the row holds it all when it ends). */
+  'tool-output': { callId: string; stream: 'stdout' | 'stderr'; text: string };
   usage: { layer: CallLayer; call: Omit<UsageTotals, 'calls' | 'unpricedCalls'> & { priced: boolean }; totals: UsageTotals };
 }
 

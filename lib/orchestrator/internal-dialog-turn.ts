@@ -4,6 +4,11 @@
 // as one transaction when it ends. A stopped or failed reply that said something is kept,
 // marked interrupted; one that said nothing only marks its user messages as answered.
 import { randomUUID } from 'node:crypto';
+import { MAX_TOOL_STEPS_PER_TURN, runAgentSteps, type AgentStepsResult } from '@/lib/agent/agent-steps';
+import type { StopKind } from '@/lib/agent/session-toolbox';
+import type { BackendRequest } from '@/lib/backends/model-backend';
+import { closeAgentTurn, type AgentStepRecord, type AgentTurnRecord } from '@/lib/store/tool-calls-repository';
+import type { ModelCallResult } from './model-call';
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
 import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
 import { insertTurn, markAnswered } from '@/lib/store/mind-repository';
@@ -21,6 +26,8 @@ export interface TurnWork {
   userMessages: MessageRecord[];
   /** The shared state taken at the start of the turn. */
   taken: ReturnType<MindContext['memory']['takeForTurn']>;
+  /** A turn that acted before a restart: continued from its stored steps. */
+  resume?: { turn: AgentTurnRecord; steps: AgentStepRecord[] };
 }
 
 export interface TurnResult {
@@ -64,6 +71,7 @@ export async function runInternalDialogTurn(
   work: TurnWork,
   signal: AbortSignal,
   onDelta: (delta: RoutedDelta) => void,
+  stopKind: () => StopKind = () => 'user',
 ): Promise<TurnResult> {
   const config = context.session().models.c_model;
   const prompt = {
@@ -71,7 +79,7 @@ export async function runInternalDialogTurn(
     userMessage: work.userMessages.length > 0 ? work.userMessages.map((message) => message.content).join('\n\n') : null,
     sLoud: work.taken.sLoud,
   };
-  const router = new ReplyRouter();
+  let router = new ReplyRouter();
   let loud = '';
   let quiet = '';
   const route = (deltas: RoutedDelta[]) => {
@@ -81,18 +89,66 @@ export async function runInternalDialogTurn(
       onDelta(delta);
     }
   };
-  const call = (share: number) => context.callModel({ layer: 'internal', config, request: fitInternalDialogPrompt(context, prompt, share).request, signal, onText: (text) => route(router.push(text)) });
-  let result = await call(1);
-  if (result.error?.kind === 'prompt_too_long' && !result.text && !signal.aborted) {
-    // The backend counts differently than we do: half the history budget, once.
-    result = await call(0.5);
+  const fitted = (share: number) => {
+    const { request } = fitInternalDialogPrompt(context, prompt, share);
+    // A continued turn sends the user turn it first sent.
+    if (!work.resume) return request;
+    return { ...request, messages: [{ role: 'user' as const, content: work.resume.turn.prompt }] };
+  };
+  const toolbox = context.toolbox();
+  let result: ModelCallResult | null;
+  let agent: AgentStepsResult | null = null;
+  if (toolbox) {
+    const call = async (request: BackendRequest, onText: (text: string) => void) => {
+      const answer = await context.callModel({ layer: 'internal', config, request, signal, onText });
+      // The backend counts differently than we do: the first step once more with half the history budget.
+      const firstStep = request.messages.length === 1 && !work.resume;
+      if (answer.error?.kind !== 'prompt_too_long' || answer.text || signal.aborted || !firstStep) return answer;
+      return context.callModel({ layer: 'internal', config, request: { ...fitted(0.5), tools: request.tools }, signal, onText });
+    };
+    const first = fitted(1);
+    agent = await runAgentSteps({
+      request: first,
+      toolbox,
+      turn: work.resume?.turn ?? {
+        turnId: work.turnId,
+        spontaneous: work.spontaneous,
+        cycleNumber: work.taken.cycle,
+        answering: work.userMessages.map((message) => message.id),
+        prompt: first.messages.map((message) => message.content).join('\n\n'),
+      },
+      resumeSteps: work.resume?.steps,
+      signal,
+      stopKind,
+      callModel: call,
+      onStepText: (text) => route(router.push(text)),
+      onStepEnd: () => {
+        route(router.end());
+        router = new ReplyRouter();
+      },
+    });
+    result = agent.last;
+    if (agent.limitReached) quiet += `${quiet ? '\n\n' : ''}[The turn stopped after ${MAX_TOOL_STEPS_PER_TURN} tool steps.]`;
+  } else {
+    const call = (share: number) => context.callModel({ layer: 'internal', config, request: fitted(share), signal, onText: (text) => route(router.push(text)) });
+    result = await call(1);
+    if (result.error?.kind === 'prompt_too_long' && !result.text && !signal.aborted) {
+      // The backend counts differently than we do: half the history budget, once.
+      result = await call(0.5);
+    }
+    // A finished reply flushes what the router held back (untagged output becomes ID_loud). A cut
+    // or stopped one keeps exactly what was shown: the held-back rest is a fragment (a partial
+    // tag such as "<ID_lo", or untagged text never shown) and is dropped.
+    if (!result.error && !result.aborted) route(router.end());
   }
-  // A finished reply flushes what the router held back (untagged output becomes ID_loud). A cut
-  // or stopped one keeps exactly what was shown: the held-back rest is a fragment (a partial
-  // tag such as "<ID_lo", or untagged text never shown) and is dropped.
-  if (!result.error && !result.aborted) route(router.end());
 
-  const outcome: TurnOutcome = result.error ? 'failed' : result.aborted ? 'stopped' : 'complete';
+  if (agent?.leftOpen) {
+    // A shutdown while the turn acted: its steps and calls are stored and it stays open; the
+    // restart continues it (its user messages stay unanswered until then).
+    return { outcome: 'stopped', loud: loud.trim(), quiet: quiet.trim(), messages: [] };
+  }
+  const stopped = result?.aborted || agent?.stopped || !result;
+  const outcome: TurnOutcome = result?.error ? 'failed' : stopped ? 'stopped' : 'complete';
   const answeredMessageIds = work.userMessages.map((message) => message.id);
   loud = loud.trim();
   quiet = quiet.trim();
@@ -116,11 +172,12 @@ export async function runInternalDialogTurn(
   } else {
     await markAnswered({ sessionId: context.sessionId, turnId: work.turnId, messageIds: answeredMessageIds });
   }
+  if (agent && agent.toolSteps > 0) await closeAgentTurn({ sessionId: context.sessionId, turnId: work.turnId });
   return {
     outcome,
     loud,
     quiet,
     messages,
-    ...(result.error && { error: { message: result.error.message, kind: result.error.kind } }),
+    ...(result?.error && { error: { message: result.error.message, kind: result.error.kind } }),
   };
 }

@@ -1,5 +1,6 @@
 // What a cycle or a turn needs from the mind that runs it: the session's current settings, its
 // memory, and one way to call a model (which records the call).
+import type { SessionToolbox } from '@/lib/agent/session-toolbox';
 import type { BackendRequest } from '@/lib/backends/model-backend';
 import type { LayerModelConfig } from '@/lib/config/model-config';
 import type { CallLayer } from '@/lib/store/mind-repository';
@@ -16,6 +17,8 @@ export interface MindContext {
   calibration(model: string): number;
   /** A cycle waits here while a reply runs in this process, within its allowance (foreground-gate.ts). */
   yieldToReplies(): Promise<void>;
+  /** The Internal Dialog's tools, or null when this session or its backend has none. */
+  toolbox(): SessionToolbox | null;
   /** Calls the layer's backend (retries included), records the call in llm_calls, reports usage. */
   callModel(input: { layer: CallLayer; config: LayerModelConfig; request: BackendRequest; signal: AbortSignal; onText?: (text: string) => void }): Promise<ModelCallResult>;
 }

@@ -3,12 +3,14 @@
 // handed over as it arrives, and what the llm_calls row needs.
 import { BackendError } from '@/lib/backends/backend-error';
 import type { BackendRequest, FinishReason, ModelBackend, StreamPart, Usage } from '@/lib/backends/model-backend';
-import { collectStream } from '@/lib/backends/collect-stream';
+import { collectStream, type CollectedStream } from '@/lib/backends/collect-stream';
 import { streamWithRetries, type RetryNotice, type RetryPolicy } from '@/lib/backends/retry-policy';
 import type { Clock } from '@/lib/clock/clock';
 
 export interface ModelCallResult {
   text: string;
+  /** Whole tool calls the model made, in its order. */
+  toolCalls: CollectedStream['toolCalls'];
   usage: Usage | null;
   finishReason: FinishReason | null;
   error: BackendError | null;
@@ -80,6 +82,7 @@ export async function callModel(input: {
     : (collected.error ?? null);
   return {
     text: collected.text,
+    toolCalls: collected.toolCalls,
     usage: collected.usage ?? null,
     finishReason: collected.finish?.reason ?? null,
     error,

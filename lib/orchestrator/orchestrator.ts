@@ -26,6 +26,9 @@ import {
   type SessionRecord,
 } from '@/lib/store/sessions-repository';
 import { readSettings } from '@/lib/store/settings-repository';
+import { interruptRunningToolCalls, toolCallJson } from '@/lib/store/tool-calls-repository';
+import { applyToolCallDecision, type ToolCallDecisionInput, type ToolCallDecisionResult } from '@/lib/agent/tool-decisions';
+import { ApprovalBroker } from '@/lib/tools/approval-broker';
 import { EventBus, type MindState } from './events';
 import { ForegroundGate } from './foreground-gate';
 import { SessionMind, SessionPausedError, type MindDependencies } from './session-mind';
@@ -108,6 +111,7 @@ export class Orchestrator {
       calibration: options.calibration ?? new TokenCalibration(),
       stallTimeoutMs: options.stallTimeoutMs ?? 120_000,
       foreground: options.foreground ?? new ForegroundGate(clock),
+      approvals: options.approvals ?? new ApprovalBroker(),
     };
   }
 
@@ -117,6 +121,9 @@ export class Orchestrator {
    */
   async start(): Promise<void> {
     this.started = true;
+    // A tool call that was running when the process died is never run again: the model is told.
+    const interrupted = await interruptRunningToolCalls();
+    if (interrupted > 0) console.warn(`[tools] ${interrupted} tool call(s) were running when the app stopped: marked interrupted`);
     for (const id of await listSessionIdsByStatus({ status: 'active' })) {
       const session = await findSession({ id });
       if (session) await this.startMind(session);
@@ -155,6 +162,19 @@ export class Orchestrator {
     if (mind) return mind.sendUserMessage(input.text);
     await this.requireSession(id); // 404 for an unknown session
     throw new SessionPausedError(id);
+  }
+
+  /**
+   * A person's decision on a tool call, applied once on the server (lib/agent/tool-decisions.ts);
+   * the waiting step wakes and every open page sees the new status.
+   */
+  async decideToolCall(input: ToolCallDecisionInput): Promise<ToolCallDecisionResult> {
+    const outcome = await applyToolCallDecision(input);
+    if (outcome.ok) {
+      this.deps.approvals.notify(outcome.call.id);
+      this.bus.emit('tool-call', outcome.call.sessionId, { call: toolCallJson(outcome.call) });
+    }
+    return outcome;
   }
 
   async stopTurn(id: string): Promise<boolean> {

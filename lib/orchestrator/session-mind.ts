@@ -22,7 +22,12 @@ import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import type { EventBus, MindState, PromptRecord, SpontaneousOutcome } from './events';
 import type { ForegroundGate } from './foreground-gate';
+import { loadResumableTurns, type ResumableTurn } from '@/lib/agent/resume-turns';
+import type { StopKind } from '@/lib/agent/session-toolbox';
+import { createMindToolbox } from '@/lib/agent/mind-toolbox';
+import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import { newTurnId, runInternalDialogTurn, type TurnWork } from './internal-dialog-turn';
+import type { RoutedDelta } from './tags/reply-router';
 import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { MindMemory } from './mind-memory';
 import { callModel, type ModelCallResult } from './model-call';
@@ -47,6 +52,8 @@ export interface MindDependencies {
   stallTimeoutMs: number;
   /** Shared by every session: cycles wait while a reply runs (see foreground-gate.ts). */
   foreground: ForegroundGate;
+  /** Wakes a step waiting for a person's decision on a tool call. */
+  approvals: ApprovalBroker;
 }
 
 const sessionPausedBrand = Symbol.for('agentcsd.SessionPausedError');
@@ -83,6 +90,8 @@ export class SessionMind {
   private readonly prompts: Partial<Record<CallLayer, PromptRecord>> = {};
 
   private readonly queue: MessageRecord[] = [];
+  /** Turns that acted before a restart (a card waiting, a call interrupted): continued first. */
+  private readonly resumable: ResumableTurn[] = [];
   private pendingSpontaneous = false;
   private turnLoopActive = false;
   private turnsDone: Promise<void> = Promise.resolve();
@@ -111,7 +120,9 @@ export class SessionMind {
     const snapshot = await loadMindSnapshot({ sessionId: this.session.id, windowSize: this.deps.memoryLimit });
     this.memory = new MindMemory(snapshot, this.deps.memoryLimit);
     this.context = this.createContext();
-    this.queue.push(...snapshot.unanswered);
+    this.resumable.push(...(await loadResumableTurns({ sessionId: this.session.id, unanswered: snapshot.unanswered })));
+    const continued = new Set(this.resumable.flatMap((turn) => turn.userMessages.map((message) => message.id)));
+    this.queue.push(...snapshot.unanswered.filter((message) => !continued.has(message.id)));
     this.consecutiveSpontaneous = snapshot.consecutiveSpontaneous;
     Object.assign(this.usage, snapshot.usage);
     this.lastUserAt = this.deps.clock.now();
@@ -237,7 +248,7 @@ export class SessionMind {
     this.status = 'stopping';
     this.wake();
     const grace = new AbortController();
-    await Promise.race([this.settled(), this.deps.clock.sleep(options.graceMs, grace.signal)]);
+    await Promise.race([this.settled(), this.deps.clock.sleep(options.graceMs, grace.signal), this.deps.approvals.whenWaiting(this.session.id, grace.signal)]);
     grace.abort();
     this.stopController.abort();
     await this.settled();
@@ -387,6 +398,8 @@ export class SessionMind {
   }
 
   private nextWork(): TurnWork | null {
+    const resumed = this.resumable.shift();
+    if (resumed) return { turnId: resumed.resume.turn.turnId, spontaneous: resumed.resume.turn.spontaneous, userMessages: resumed.userMessages, taken: this.memory.takeForTurn(), resume: resumed.resume };
     if (this.queue.length > 0) {
       const userMessages = this.queue.splice(0);
       return { turnId: newTurnId(), spontaneous: false, userMessages, taken: this.memory.takeForTurn() };
@@ -414,9 +427,9 @@ export class SessionMind {
     const leaveForeground = this.pendingForeground ?? this.deps.foreground.enter();
     this.pendingForeground = null;
     try {
-      const result = await runInternalDialogTurn(this.context, work, controller.signal, (delta) => {
-        this.deps.bus.emit(delta.channel === 'loud' ? 'reply-delta' : 'thought-delta', this.session.id, { turnId: work.turnId, text: delta.text });
-      });
+      const onDelta = (delta: RoutedDelta) => this.deps.bus.emit(delta.channel === 'loud' ? 'reply-delta' : 'thought-delta', this.session.id, { turnId: work.turnId, text: delta.text });
+      const stopKind = () => (this.stopController.signal.aborted ? 'shutdown' : 'user') as StopKind;
+      const result = await runInternalDialogTurn(this.context, work, controller.signal, onDelta, stopKind);
       if (work.spontaneous) this.consecutiveSpontaneous++;
       if (result.error) this.recordFailure('internal', result.error.message, result.error.kind, { turnId: work.turnId });
       else if (result.outcome === 'complete') this.health.success('internal');
@@ -555,6 +568,7 @@ export class SessionMind {
       session: () => this.session,
       calibration: (model) => this.deps.calibration.factor(model),
       yieldToReplies: async () => this.giveWay(),
+      toolbox: () => createMindToolbox({ session: this.session, bus: this.deps.bus, broker: this.deps.approvals }),
       callModel: async ({ layer, config, request, signal, onText }) => {
         const prompt: PromptRecord = {
           at: new Date(this.deps.clock.now()).toISOString(),

@@ -213,7 +213,8 @@ export async function startToolCall(input: { id: string }): Promise<boolean> {
 
 export async function finishToolCall(input: {
   id: string;
-  status: 'succeeded' | 'failed' | 'cancelled';
+  /** `interrupted`: stopped by a shutdown while it ran (like a crash: not re-run, the model is told). */
+  status: 'succeeded' | 'failed' | 'cancelled' | 'interrupted';
   result: string;
   isError: boolean;
   exitCode?: number | null;
@@ -293,4 +294,56 @@ export async function loadAgentSteps(input: { sessionId: string; turnId: string 
 export async function closeAgentTurn(input: { sessionId: string; turnId: string }): Promise<void> {
   const db = await getDb();
   await db.agentTurn.updateMany({ where: { sessionId: input.sessionId, turnId: input.turnId }, data: { status: 'closed' } });
+}
+
+/** A call as the API, the events and the exports show it (snake_case, dates as ISO strings). */
+export interface ToolCallJson {
+  id: string;
+  session_id: string;
+  turn_id: string;
+  task_id: string | null;
+  step: number;
+  position: number;
+  provider_call_id: string;
+  name: string;
+  args: Record<string, unknown> | null;
+  args_hash: string;
+  approval: 'none' | 'required';
+  status: ToolCallStatus;
+  decision: ToolDecision | null;
+  result: string | null;
+  is_error: boolean;
+  exit_code: number | null;
+  dropped_bytes: number;
+  created_at: string;
+  decided_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export function toolCallJson(call: ToolCallRecord): ToolCallJson {
+  const iso = (date: Date | null) => (date ? date.toISOString() : null);
+  return {
+    id: call.id,
+    session_id: call.sessionId,
+    turn_id: call.turnId,
+    task_id: call.taskId,
+    step: call.step,
+    position: call.position,
+    provider_call_id: call.providerCallId,
+    name: call.name,
+    args: call.args,
+    args_hash: call.argsHash,
+    approval: call.approval,
+    status: call.status,
+    decision: call.decision,
+    result: call.result,
+    is_error: call.isError,
+    exit_code: call.exitCode,
+    dropped_bytes: call.droppedBytes,
+    created_at: call.createdAt.toISOString(),
+    decided_at: iso(call.decidedAt),
+    started_at: iso(call.startedAt),
+    finished_at: iso(call.finishedAt),
+  };
 }

@@ -297,6 +297,19 @@ export function prepareWorkspaceOwnership(target: string): void {
   fs.chownSync(target, SANDBOX_NOBODY_UID, SANDBOX_NOBODY_UID);
 }
 
+/**
+ * When the app runs as root the sandbox runs as nobody, and bubblewrap (as nobody) must walk
+ * to the workspace to bind it. data/ is 0700; it becomes 0711 — enterable, not listable —
+ * and data/workspaces too. Nothing in data/ is readable by others (files 0600, folders 0700).
+ */
+export function letSandboxReach(dataDir: string): void {
+  if (!runningAsRoot()) return;
+  for (const folder of [dataDir, path.join(dataDir, 'workspaces')]) {
+    const mode = fs.statSync(folder).mode & 0o777;
+    if ((mode & 0o001) === 0) fs.chmodSync(folder, (mode | 0o711) & ~0o066);
+  }
+}
+
 let cachedStatus: Promise<SandboxStatus> | undefined;
 
 /**
@@ -331,6 +344,7 @@ async function checkSandbox(workspacesDir: string): Promise<SandboxStatus> {
   let probeDir: string;
   try {
     fs.mkdirSync(workspacesDir, { recursive: true });
+    letSandboxReach(path.dirname(workspacesDir));
     probeDir = fs.mkdtempSync(path.join(workspacesDir, '.probe-'));
   } catch (error) {
     return { available: false, reason: `cannot create a workspace in ${workspacesDir}: ${(error as Error).message}`, checkedAt };

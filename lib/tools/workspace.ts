@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { appPaths } from '@/lib/config/env';
-import { SANDBOX_NOBODY_UID, SANDBOX_WORKDIR, prepareWorkspaceOwnership } from '@/lib/tools/sandbox';
+import { SANDBOX_NOBODY_UID, SANDBOX_WORKDIR, letSandboxReach, prepareWorkspaceOwnership } from '@/lib/tools/sandbox';
 
 export class WorkspacePathError extends Error {
   readonly kind = 'path_refused';
@@ -19,11 +19,12 @@ export function workspaceDirFor(sessionId: string, dataDir = appPaths().dataDir)
 }
 
 /** Creates the workspace when missing and returns its real path. */
-export function ensureWorkspace(sessionId: string, dataDir?: string): string {
+export function ensureWorkspace(sessionId: string, dataDir = appPaths().dataDir): string {
   const dir = workspaceDirFor(sessionId, dataDir);
   if (!fs.existsSync(dir)) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
     prepareWorkspaceOwnership(dir);
+    letSandboxReach(dataDir);
   }
   return fs.realpathSync(dir);
 }

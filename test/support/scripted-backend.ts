@@ -15,6 +15,8 @@ export interface ScriptStep {
   error?: { kind: BackendErrorKind; message: string; retryAfterMs?: number; status?: number };
   /** Holds the stream after this many chunks until `release()` (or an abort). */
   holdAfterChunks?: number;
+  /** Tool calls after the text (the finish reason becomes tool-calls). */
+  toolCalls?: { id: string; name: string; input: Record<string, unknown> | null; inputError?: string }[];
 }
 
 export type Script = ScriptStep | ((request: BackendRequest, call: number) => ScriptStep);
@@ -85,7 +87,9 @@ export class ScriptedBackend implements ModelBackend {
       yield { type: 'error', error: new BackendError(step.error) };
       return;
     }
-    yield { type: 'finish', reason: 'stop', rawReason: 'stop' };
+    for (const toolCall of step.toolCalls ?? []) yield { type: 'tool-call', ...toolCall };
+    const toolUse = (step.toolCalls?.length ?? 0) > 0;
+    yield { type: 'finish', reason: toolUse ? 'tool-calls' : 'stop', rawReason: toolUse ? 'tool_calls' : 'stop' };
     yield {
       type: 'usage',
       usage: {

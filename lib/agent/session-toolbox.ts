@@ -1,0 +1,175 @@
+// A session's tools at work: proposes a step's calls (each one's approval decided by the server
+// — policy, rules, never the model's text), commits them before any card is shown, waits for a
+// person where one must decide, and runs what was approved exactly once.
+import { randomUUID } from 'node:crypto';
+import type { BackendTool, StreamPart } from '@/lib/backends/model-backend';
+import {
+  cancelPendingToolCall,
+  finishToolCall,
+  getToolCall,
+  insertAgentStep,
+  startToolCall,
+  type AgentTurnRecord,
+  type NewToolCall,
+  type ToolCallRecord,
+} from '@/lib/store/tool-calls-repository';
+import type { ApprovalBroker } from '@/lib/tools/approval-broker';
+import { decideByRules, type ApprovalRule, type CallFacts } from '@/lib/tools/approval-rules';
+import type { ToolRegistry } from '@/lib/tools/tool-registry';
+import { WorkspacePathError, displayPath, resolveWorkspacePath } from '@/lib/tools/workspace';
+
+export type ModelToolCall = Extract<StreamPart, { type: 'tool-call' }>;
+
+/** Why a turn's signal aborted: the user's Stop cancels waiting cards; a shutdown keeps them. */
+export type StopKind = 'user' | 'shutdown';
+
+export interface ToolboxEvents {
+  callChanged(call: ToolCallRecord): void;
+  output(callId: string, chunk: { stream: 'stdout' | 'stderr'; text: string }): void;
+}
+
+export interface ToolboxDependencies {
+  sessionId: string;
+  registry: ToolRegistry;
+  broker: ApprovalBroker;
+  events: ToolboxEvents;
+  /** The always-allow / deny rules in force for this session (its own and its persona's). */
+  loadRules(): Promise<ApprovalRule[]>;
+  /** Creates the workspace when missing; its real path. */
+  workspaceDir(): string;
+}
+
+/** A model reads at most this much of one result; the row keeps it all (the panel's "show all"). */
+export const MODEL_RESULT_CAP_CHARS = 30_000;
+
+export function capForModel(content: string): string {
+  if (content.length <= MODEL_RESULT_CAP_CHARS) return content;
+  const half = MODEL_RESULT_CAP_CHARS / 2;
+  const dropped = content.length - MODEL_RESULT_CAP_CHARS;
+  return `${content.slice(0, half)}\n[… ${dropped} characters cut from the middle …]\n${content.slice(-half)}`;
+}
+
+export class SessionToolbox {
+  constructor(private readonly deps: ToolboxDependencies) {}
+
+  get sessionId(): string {
+    return this.deps.sessionId;
+  }
+
+  definitions(): BackendTool[] {
+    return this.deps.registry.definitions();
+  }
+
+  /** The facts a rule is matched on, taken from the arguments by the server. */
+  private factsOf(name: string, args: Record<string, unknown>): CallFacts {
+    const facts: CallFacts = { tool: name };
+    if (typeof args.command === 'string') facts.command = args.command;
+    if (typeof args.code === 'string') facts.code = args.code;
+    if (typeof args.path === 'string') {
+      try {
+        const root = this.deps.workspaceDir();
+        facts.workspacePath = displayPath(root, resolveWorkspacePath(root, args.path));
+      } catch (error) {
+        if (!(error instanceof WorkspacePathError)) throw error;
+        facts.workspacePath = null;
+      }
+    }
+    return facts;
+  }
+
+  /** Each call's starting status, decided here and only here. */
+  private async initialStatus(call: ModelToolCall, rules: ApprovalRule[]): Promise<NewToolCall> {
+    const base = { id: randomUUID(), providerCallId: call.id, name: call.name, args: call.input };
+    const tool = this.deps.registry.get(call.name);
+    if (!tool) {
+      return { ...base, approval: 'none', status: 'failed', result: `CAPABILITY_NOT_AVAILABLE: there is no tool named "${call.name}" in this session. Available: ${this.deps.registry.definitions().map((definition) => definition.name).join(', ') || 'none'}.` };
+    }
+    const approval = tool.approval === 'required' ? 'required' : 'none';
+    if (call.input === null) return { ...base, approval, status: 'failed', result: call.inputError ?? 'The arguments are not a JSON object' };
+    const parsed = tool.args.safeParse(call.input);
+    if (!parsed.success) {
+      const details = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ');
+      return { ...base, approval, status: 'failed', result: `Invalid arguments for ${call.name}: ${details}` };
+    }
+    const verdict = decideByRules(rules, this.factsOf(call.name, call.input));
+    if (verdict.verdict === 'deny') {
+      return { ...base, approval, status: 'denied', decision: { decision: 'deny', by: 'rule', ruleId: verdict.rule.id }, result: `Denied by a rule the user set for ${call.name}.` };
+    }
+    if (verdict.verdict === 'allow') return { ...base, approval, status: 'approved', decision: { decision: 'approve', by: 'rule', ruleId: verdict.rule.id } };
+    if (approval === 'none') return { ...base, approval, status: 'approved', decision: { decision: 'approve', by: 'policy' } };
+    return { ...base, approval, status: 'awaiting_approval' };
+  }
+
+  /** Commits the step and its calls (before any card is shown), then announces them. */
+  async propose(input: {
+    turn: Omit<AgentTurnRecord, 'status' | 'sessionId'>;
+    step: number;
+    assistantText: string;
+    calls: ModelToolCall[];
+  }): Promise<ToolCallRecord[]> {
+    const rules = await this.deps.loadRules();
+    const calls: NewToolCall[] = [];
+    for (const call of input.calls) calls.push(await this.initialStatus(call, rules));
+    const records = await insertAgentStep({ sessionId: this.deps.sessionId, turn: input.turn, step: input.step, assistantText: input.assistantText, calls });
+    for (const record of records) this.deps.events.callChanged(record);
+    return records;
+  }
+
+  /**
+   * Brings a call to its final state: waits for a decision if it needs one, runs it if
+   * approved. On a user's Stop a waiting card is cancelled; on a shutdown it is left waiting
+   * (the restart shows it again).
+   */
+  async settle(call: ToolCallRecord, signal: AbortSignal, stopKind: () => StopKind): Promise<ToolCallRecord> {
+    let current = call;
+    while (current.status === 'awaiting_approval') {
+      const woken = this.deps.broker.wait(current.id, this.deps.sessionId, signal); // registered before the read: no lost wake-up
+      current = (await getToolCall({ id: current.id })) ?? current;
+      if (current.status !== 'awaiting_approval') break;
+      if (signal.aborted) {
+        if (stopKind() === 'shutdown') return current;
+        current = (await cancelPendingToolCall({ id: current.id, result: 'Cancelled: the user stopped the turn before deciding.' })) ?? current;
+        this.deps.events.callChanged(current);
+        return current;
+      }
+      await woken;
+    }
+    if (current.status === 'approved') return this.run(current, signal, stopKind);
+    return current;
+  }
+
+  private async run(call: ToolCallRecord, signal: AbortSignal, stopKind: () => StopKind): Promise<ToolCallRecord> {
+    if (signal.aborted) {
+      if (stopKind() === 'shutdown') return call;
+      const cancelled = await cancelPendingToolCall({ id: call.id, result: 'Cancelled: the turn was stopped before it ran.' });
+      if (cancelled) this.deps.events.callChanged(cancelled);
+      return cancelled ?? call;
+    }
+    if (!(await startToolCall({ id: call.id }))) return (await getToolCall({ id: call.id })) ?? call; // it ran elsewhere
+    const running = (await getToolCall({ id: call.id })) ?? call;
+    this.deps.events.callChanged(running);
+    const tool = this.deps.registry.get(call.name);
+    const parsed = tool?.args.safeParse(running.args ?? {});
+    let finished: ToolCallRecord | null;
+    if (!tool || !parsed?.success) {
+      const reason = !tool ? `The tool ${call.name} is no longer available` : `Invalid arguments after editing: ${parsed?.error?.message ?? ''}`;
+      finished = await finishToolCall({ id: call.id, status: 'failed', result: reason, isError: true });
+    } else {
+      try {
+        const outcome = await tool.run(parsed.data, {
+          sessionId: this.deps.sessionId,
+          workspaceDir: this.deps.workspaceDir(),
+          signal,
+          onOutput: (chunk) => this.deps.events.output(call.id, chunk),
+        });
+        const status = outcome.cancelled ? (stopKind() === 'shutdown' ? 'interrupted' : 'cancelled') : outcome.isError ? 'failed' : 'succeeded';
+        finished = await finishToolCall({ id: call.id, status, result: outcome.content, isError: outcome.isError, exitCode: outcome.exitCode ?? null, droppedBytes: outcome.droppedBytes ?? 0 });
+      } catch (error) {
+        finished = await finishToolCall({ id: call.id, status: 'failed', result: `The tool failed: ${(error as Error).message}`, isError: true });
+      }
+    }
+    const final = finished ?? (await getToolCall({ id: call.id })) ?? call;
+    this.deps.events.callChanged(final);
+    return final;
+  }
+}

@@ -1,0 +1,73 @@
+// Always-allow and deny rules (lib/tools/approval-rules.ts), for one session or for a persona.
+import { randomUUID } from 'node:crypto';
+import type { ApprovalRule, RuleEffect, RuleMatcher, RuleScope } from '@/lib/tools/approval-rules';
+import { getDb } from './db';
+
+export interface ToolRuleRecord extends ApprovalRule {
+  scope: RuleScope;
+  sessionId: string | null;
+  personaName: string | null;
+  createdAt: Date;
+}
+
+type RuleRow = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['toolRule']['findFirstOrThrow']>>;
+
+const toRecord = (row: RuleRow): ToolRuleRecord => ({
+  id: row.id,
+  scope: row.scope as RuleScope,
+  sessionId: row.sessionId,
+  personaName: row.personaName,
+  tool: row.tool,
+  effect: row.effect as RuleEffect,
+  matcher: JSON.parse(row.matcher) as RuleMatcher,
+  createdAt: row.createdAt,
+});
+
+/** The rules in force for a session: its own and its persona's. */
+export async function listRulesFor(input: { sessionId: string; personaName: string }): Promise<ToolRuleRecord[]> {
+  const db = await getDb();
+  const rows = await db.toolRule.findMany({
+    where: { OR: [{ scope: 'session', sessionId: input.sessionId }, { scope: 'persona', personaName: input.personaName }] },
+    orderBy: { createdAt: 'asc' },
+  });
+  return rows.map(toRecord);
+}
+
+export async function listRules(input: { sessionId?: string; personaName?: string } = {}): Promise<ToolRuleRecord[]> {
+  const db = await getDb();
+  const rows = await db.toolRule.findMany({
+    where: { ...(input.sessionId && { sessionId: input.sessionId }), ...(input.personaName && { personaName: input.personaName }) },
+    orderBy: { createdAt: 'asc' },
+    take: 1000,
+  });
+  return rows.map(toRecord);
+}
+
+export async function insertRule(input: {
+  scope: RuleScope;
+  sessionId?: string | null;
+  personaName?: string | null;
+  tool: string;
+  effect: RuleEffect;
+  matcher: RuleMatcher;
+}): Promise<ToolRuleRecord> {
+  const db = await getDb();
+  const row = await db.toolRule.create({
+    data: {
+      id: randomUUID(),
+      scope: input.scope,
+      sessionId: input.scope === 'session' ? (input.sessionId ?? null) : null,
+      personaName: input.scope === 'persona' ? (input.personaName ?? null) : null,
+      tool: input.tool,
+      effect: input.effect,
+      matcher: JSON.stringify(input.matcher),
+    },
+  });
+  return toRecord(row);
+}
+
+export async function deleteRule(input: { id: string }): Promise<boolean> {
+  const db = await getDb();
+  const deleted = await db.toolRule.deleteMany({ where: { id: input.id } });
+  return deleted.count === 1;
+}

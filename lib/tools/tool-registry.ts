@@ -1,0 +1,36 @@
+// The one tool registry (ARCHITECTURE §10): the tools a session may use, in a fixed order (the
+// definitions are part of the cached prompt prefix), looked up by the name the model called.
+import { fileTools } from '@/lib/tools/file-tools';
+import { shellTools } from '@/lib/tools/shell-tools';
+import type { Tool, ToolDefinition } from '@/lib/tools/tool-types';
+
+/** Every built-in tool, in the order models see them. */
+export const builtinTools: readonly Tool[] = [...fileTools, ...shellTools] as Tool[];
+
+export const builtinToolNames: readonly string[] = builtinTools.map((tool) => tool.definition.name);
+
+export class ToolRegistry {
+  private readonly byName: Map<string, Tool>;
+
+  constructor(private readonly tools: readonly Tool[]) {
+    this.byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
+  }
+
+  /** The session's tools: the built-ins it allows (and, later, its MCP servers' tools). */
+  static forSession(allowed: readonly string[]): ToolRegistry {
+    const allowedSet = new Set(allowed);
+    return new ToolRegistry(builtinTools.filter((tool) => allowedSet.has(tool.definition.name)));
+  }
+
+  get size(): number {
+    return this.tools.length;
+  }
+
+  get(name: string): Tool | undefined {
+    return this.byName.get(name);
+  }
+
+  definitions(): ToolDefinition[] {
+    return this.tools.map((tool) => tool.definition);
+  }
+}
