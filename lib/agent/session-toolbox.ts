@@ -155,17 +155,21 @@ export class SessionToolbox {
       const reason = !tool ? `The tool ${call.name} is no longer available` : `Invalid arguments after editing: ${parsed?.error?.message ?? ''}`;
       finished = await finishToolCall({ id: call.id, status: 'failed', result: reason, isError: true });
     } else {
+      const own = this.deps.broker.startRunning(call.id, signal);
       try {
         const outcome = await tool.run(parsed.data, {
           sessionId: this.deps.sessionId,
           workspaceDir: this.deps.workspaceDir(),
-          signal,
+          signal: own.signal,
           onOutput: (chunk) => this.deps.events.output(call.id, chunk),
         });
-        const status = outcome.cancelled ? (stopKind() === 'shutdown' ? 'interrupted' : 'cancelled') : outcome.isError ? 'failed' : 'succeeded';
+        // Stopped alone (its Stop button), with the turn (Stop reply) or by a shutdown.
+        const status = outcome.cancelled ? (signal.aborted && stopKind() === 'shutdown' ? 'interrupted' : 'cancelled') : outcome.isError ? 'failed' : 'succeeded';
         finished = await finishToolCall({ id: call.id, status, result: outcome.content, isError: outcome.isError, exitCode: outcome.exitCode ?? null, droppedBytes: outcome.droppedBytes ?? 0 });
       } catch (error) {
         finished = await finishToolCall({ id: call.id, status: 'failed', result: `The tool failed: ${(error as Error).message}`, isError: true });
+      } finally {
+        own.done();
       }
     }
     const final = finished ?? (await getToolCall({ id: call.id })) ?? call;

@@ -177,6 +177,11 @@ export class Orchestrator {
     return outcome;
   }
 
+  /** The Stop button on one running call: its sandbox goes, the turn goes on with the result. */
+  cancelToolCall(callId: string): boolean {
+    return this.deps.approvals.cancelRunning(callId);
+  }
+
   async stopTurn(id: string): Promise<boolean> {
     await this.requireSession(id);
     return this.minds.get(id)?.stopTurn() ?? false;

@@ -2,6 +2,8 @@
 // once, by compare-and-set); the broker only wakes the waiting step, which then reads the row.
 // No timeout can run a call: a card waits until it is decided, or the turn is stopped.
 export class ApprovalBroker {
+  /** Running calls' own stop switches (the Stop button on one call). */
+  private readonly running = new Map<string, AbortController>();
   private readonly waiters = new Map<string, Set<() => void>>();
   /** Waiting steps per session, and who wants to know when one starts waiting. */
   private readonly waitingBySession = new Map<string, number>();
@@ -51,5 +53,29 @@ export class ApprovalBroker {
       listeners.add(done);
       signal.addEventListener('abort', done, { once: true });
     });
+  }
+
+  /** A controller for one running call, aborted with the turn or by `cancelRunning`. */
+  startRunning(callId: string, turnSignal: AbortSignal): { signal: AbortSignal; done: () => void } {
+    const controller = new AbortController();
+    const forward = () => controller.abort();
+    if (turnSignal.aborted) controller.abort();
+    else turnSignal.addEventListener('abort', forward, { once: true });
+    this.running.set(callId, controller);
+    return {
+      signal: controller.signal,
+      done: () => {
+        turnSignal.removeEventListener('abort', forward);
+        if (this.running.get(callId) === controller) this.running.delete(callId);
+      },
+    };
+  }
+
+  /** Stops one running call (its process group goes); false when it is not running here. */
+  cancelRunning(callId: string): boolean {
+    const controller = this.running.get(callId);
+    if (!controller) return false;
+    controller.abort();
+    return true;
   }
 }

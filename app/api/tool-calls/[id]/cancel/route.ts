@@ -1,0 +1,11 @@
+import { handle, parseParams } from '@/lib/http/route-helpers';
+import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
+import { toolCallParamsSchema } from '../schema';
+
+export const dynamic = 'force-dynamic';
+
+/** The Stop button on one running call; `cancelled: false` when it is not running. */
+export const POST = handle(async (_request, context: { params: Promise<{ id: string }> }) => {
+  const { id } = parseParams(await context.params, toolCallParamsSchema);
+  return Response.json({ cancelled: getOrchestrator().cancelToolCall(id) });
+});
