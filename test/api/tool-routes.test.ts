@@ -89,24 +89,24 @@ describe('tool call routes', () => {
     const { session, call } = await sessionWithCard('ls');
     const response = await decision.POST(post(`/api/tool-calls/${call.id}/decision`, { decision: 'approve', edited_args: { command: 'ls -la' }, remember: 'session' }), idContext(call.id));
     expect(await response.json()).toMatchObject({ tool_call: { status: 'approved', args: { command: 'ls -la' } }, rule: { scope: 'session', tool: 'bash', matcher: { kind: 'command', argv: ['ls', '-la'] } } });
-    const listed = (await (await rules.GET(get(`/api/tool-rules?session_id=${session.id}`))).json()) as { rules: { id: string }[] };
+    const listed = (await (await rules.GET(get(`/api/tool-rules?session_id=${session.id}`), undefined)).json()) as { rules: { id: string }[] };
     expect(listed.rules).toHaveLength(1);
     expect((await ruleItem.DELETE(new Request(`${base}/x`, { method: 'DELETE' }), idContext(listed.rules[0]!.id))).status).toBe(204);
     await expectError(await ruleItem.DELETE(new Request(`${base}/x`, { method: 'DELETE' }), idContext(listed.rules[0]!.id)), 404, 'not_found');
   });
 
   it('rules: created with a valid matcher; a glob that leaves the workspace or a rule without its owner is refused', async () => {
-    const created = await rules.POST(post('/api/tool-rules', { scope: 'persona', persona: 'tester', tool: 'bash', effect: 'deny', matcher: { kind: 'command-prefix', argv: ['rm'] } }));
+    const created = await rules.POST(post('/api/tool-rules', { scope: 'persona', persona: 'tester', tool: 'bash', effect: 'deny', matcher: { kind: 'command-prefix', argv: ['rm'] } }), undefined);
     expect(created.status).toBe(201);
-    await expectError(await rules.POST(post('/api/tool-rules', { scope: 'persona', persona: 'tester', tool: 'write_file', effect: 'allow', matcher: { kind: 'path-glob', glob: '../**' } })), 400, 'validation_failed');
-    await expectError(await rules.POST(post('/api/tool-rules', { scope: 'session', tool: 'bash', effect: 'allow', matcher: { kind: 'tool' } })), 400, 'validation_failed');
-    await expectError(await rules.POST(post('/api/tool-rules', { scope: 'persona', persona: '../etc', tool: 'bash', effect: 'allow', matcher: { kind: 'tool' } })), 400, 'validation_failed');
+    await expectError(await rules.POST(post('/api/tool-rules', { scope: 'persona', persona: 'tester', tool: 'write_file', effect: 'allow', matcher: { kind: 'path-glob', glob: '../**' } }), undefined), 400, 'validation_failed');
+    await expectError(await rules.POST(post('/api/tool-rules', { scope: 'session', tool: 'bash', effect: 'allow', matcher: { kind: 'tool' } }), undefined), 400, 'validation_failed');
+    await expectError(await rules.POST(post('/api/tool-rules', { scope: 'persona', persona: '../etc', tool: 'bash', effect: 'allow', matcher: { kind: 'tool' } }), undefined), 400, 'validation_failed');
   });
 
   it('cancel answers cancelled:false for a call that is not running; the sandbox status is reported', async () => {
     const { call } = await sessionWithCard();
     expect(await (await cancel.POST(post('/x', {}), idContext(call.id))).json()).toEqual({ cancelled: false });
-    const status = (await (await tools.GET(get('/api/tools'))).json()) as { sandbox: { available: boolean }; tools: { name: string; approval: string }[] };
+    const status = (await (await tools.GET(get("/api/tools"), undefined)).json()) as { sandbox: { available: boolean }; tools: { name: string; approval: string }[] };
     expect(typeof status.sandbox.available).toBe('boolean');
     expect(status.tools.find((tool) => tool.name === 'bash')?.approval).toBe('required');
   });
