@@ -3,7 +3,9 @@
 import { memo, useEffect, useRef, useState } from 'react';
 import { MarkdownView } from '@/components/personas/markdown-view';
 import type { MessageJson } from '@/lib/store/messages-repository';
+import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 import { isQueued, type SessionState } from './session-state';
+import { DecideAll, ToolCallCard } from './tool-call-card';
 import { formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
 
 /** Memoised: a streaming reply re-renders the chat on every delta, but not the stored bubbles. */
@@ -35,14 +37,26 @@ export function ChatPanel(props: {
   onSend: (text: string) => Promise<boolean>;
   onStop: () => void;
   onLoadEarlier: () => void;
+  onError: (message: string) => void;
 }) {
   const { state } = props;
+  // Calls a person decides on are cards in the chat, among the messages by time; those of the
+  // turn being written come after its words so far. (Every call is in the Internal panel.)
+  const cards = Object.values(state.toolCalls)
+    .filter((call) => call.approval === 'required')
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.step - b.step || a.position - b.position);
+  const liveCards = cards.filter((call) => call.turn_id === state.streaming?.turnId);
+  const waiting = cards.filter((call) => call.status === 'awaiting_approval');
+  const timeline: ({ kind: 'message'; message: MessageJson } | { kind: 'call'; call: ToolCallJson })[] = [
+    ...state.history.external.messages.map((message) => ({ kind: 'message' as const, message })),
+    ...cards.filter((call) => call.turn_id !== state.streaming?.turnId).map((call) => ({ kind: 'call' as const, call })),
+  ].sort((a, b) => (a.kind === 'message' ? a.message.created_at : a.call.created_at).localeCompare(b.kind === 'message' ? b.message.created_at : b.call.created_at));
   const [draft, setDraft] = useState('');
   const [sending, setSending] = useState(false);
   const messages = state.history.external.messages;
   const streaming = state.streaming;
   const paused = state.session?.status !== 'active';
-  const scroller = useStickToBottom([messages.length, streaming?.loud.length]);
+  const scroller = useStickToBottom([messages.length, streaming?.loud.length, cards.length]);
   const input = useRef<HTMLTextAreaElement>(null);
 
   useEffect(() => {
@@ -107,9 +121,13 @@ export function ChatPanel(props: {
       <LoadEarlier visible={state.history.external.nextBefore !== null} onClick={props.onLoadEarlier} />
       {messages.length === 0 && !streaming && <p className="text-zinc-500">No messages yet. Say something to start.</p>}
       <ol className="space-y-3" aria-label="Messages">
-        {messages.map((message) => (
-          <Bubble key={message.id} message={message} queued={isQueued(message, state)} />
-        ))}
+        {timeline.map((item) =>
+          item.kind === 'message' ? (
+            <Bubble key={`m${item.message.id}`} message={item.message} queued={isQueued(item.message, state)} />
+          ) : (
+            <ToolCallCard key={item.call.id} call={item.call} liveOutput={state.toolOutput[item.call.id]} onError={props.onError} />
+          ),
+        )}
         {streaming && (
           <li className="flex justify-start" aria-label="Agent (replying)">
             <div className={`max-w-[85%] rounded-lg bg-zinc-100 px-3 py-2 dark:bg-zinc-800 ${streaming.spontaneous ? 'ring-2 ring-amber-400/70' : ''}`} aria-live="polite" aria-busy="true">
@@ -118,6 +136,10 @@ export function ChatPanel(props: {
             </div>
           </li>
         )}
+        {liveCards.map((call) => (
+          <ToolCallCard key={call.id} call={call} liveOutput={state.toolOutput[call.id]} onError={props.onError} />
+        ))}
+        <DecideAll calls={waiting} onError={props.onError} />
       </ol>
     </PanelFrame>
   );

@@ -9,6 +9,7 @@ import { ErrorBanner } from '@/components/ui/error-banner';
 import { ModelBanner } from './model-banner';
 import type { MindState, OrchestratorEvent } from '@/lib/orchestrator/events';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
+import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 import { ChatPanel } from './chat-panel';
 import { ContextViewer } from './context-viewer';
 import { InternalPanel } from './internal-panel';
@@ -56,8 +57,9 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     if (loading.current) return;
     loading.current = true;
     try {
-      const [detail, ...pages] = await Promise.all([
+      const [detail, calls, ...pages] = await Promise.all([
         apiFetch<{ session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals> }>(`/api/sessions/${sessionId}`),
+        apiFetch<{ tool_calls: ToolCallJson[] }>(`/api/sessions/${sessionId}/tool-calls`),
         ...layers.map((layer) => apiFetch<HistoryPage>(`/api/sessions/${sessionId}/history?layer=${layer}&limit=${pageSize}`)),
       ]);
       dispatch({
@@ -66,6 +68,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         mind: detail.mind,
         usage: detail.usage,
         pages: { external: pages[0]!, internal: pages[1]!, subconscious: pages[2]! },
+        toolCalls: calls.tool_calls,
       });
       setError(null);
     } catch (caught) {
@@ -199,7 +202,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         </p>
       )}
       <div className="grid gap-4 lg:grid-cols-3">
-        <ChatPanel state={state} onSend={send} onStop={() => void stopReply()} onLoadEarlier={() => void loadEarlier('external')} />
+        <ChatPanel state={state} onSend={send} onStop={() => void stopReply()} onLoadEarlier={() => void loadEarlier('external')} onError={setError} />
         <InternalPanel state={state} onLoadEarlier={() => void loadEarlier('internal')} />
         <SubconsciousPanel state={state} onLoadEarlier={() => void loadEarlier('subconscious')} />
       </div>

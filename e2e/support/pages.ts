@@ -64,4 +64,14 @@ export class SessionPage {
     await this.input.fill(text);
     await this.page.keyboard.press('Enter');
   }
+
+  /** A tool call's card in the chat. */
+  card(tool: string) {
+    return this.chat.getByRole('region', { name: `Tool call ${tool}` });
+  }
+
+  /** The Internal panel's list of a turn's tool calls. */
+  get toolActivity() {
+    return this.internal.getByRole('list', { name: 'Tool calls' });
+  }
 }

@@ -96,7 +96,7 @@ describe('a turn that acts', () => {
     // Both steps' words reach the chat as one reply; both thoughts the panel.
     const db = await getDb();
     const agent = await db.message.findMany({ where: { sessionId: session.id, turnId: end.turnId, tag: 'ID_loud' } });
-    expect(agent.map((row) => row.content)).toEqual(['Creating the file, then listing.The file says hello world.']);
+    expect(agent.map((row) => row.content)).toEqual(['Creating the file, then listing.\n\nThe file says hello world.']);
   });
 
   it('a denial with a reason reaches the model verbatim as an error result; the turn goes on', async () => {
@@ -221,7 +221,7 @@ describe('restarts', () => {
     expect(resultsOf(second.c.calls[0]!)[0]).toMatchObject({ callId: 'b1', content: expect.stringContaining('1') });
     const db = await getDb();
     const loud = await db.message.findMany({ where: { sessionId: session.id, tag: 'ID_loud' } });
-    expect(loud.map((row) => row.content)).toEqual(['Counting.Counted once.']);
+    expect(loud.map((row) => row.content)).toEqual(['Counting.\n\nCounted once.']);
     expect(await db.agentTurn.count({ where: { sessionId: session.id, status: 'open' } })).toBe(0);
   });
 

@@ -82,8 +82,15 @@ export async function runInternalDialogTurn(
   let router = new ReplyRouter();
   let loud = '';
   let quiet = '';
+  // Each channel's first words after a tool step start a new paragraph.
+  const stepStart = { loud: false, quiet: false };
   const route = (deltas: RoutedDelta[]) => {
-    for (const delta of deltas) {
+    for (const routed of deltas) {
+      let delta = routed;
+      if (stepStart[delta.channel] && delta.text.trim()) {
+        stepStart[delta.channel] = false;
+        if ((delta.channel === 'loud' ? loud : quiet).trim()) delta = { ...delta, text: `\n\n${delta.text.trimStart()}` };
+      }
       if (delta.channel === 'loud') loud += delta.text;
       else quiet += delta.text;
       onDelta(delta);
@@ -125,6 +132,7 @@ export async function runInternalDialogTurn(
       onStepEnd: () => {
         route(router.end());
         router = new ReplyRouter();
+        stepStart.loud = stepStart.quiet = true;
       },
     });
     result = agent.last;

@@ -3,6 +3,9 @@
 //   Internal Dialog  → <ID_loud>You said: …</ID_loud><ID_quiet>…</ID_quiet> (or a spontaneous line)
 //   Subconscious     → <S_loud> <S_quiet> <M_AND_C> <trigger>; a user message containing
 //                      [[speak]] makes it trigger once (until the agent has spoken on its own).
+//   Tools            → a user message containing [[tools]] (with tools offered) gets one step of
+//                      calls — write_file, bash, python — and, once their results come back, a
+//                      reply quoting each result's first line.
 import { unescapeTagContent } from '@/lib/orchestrator/tags/escape';
 import type { FakeReply, FakeRequest } from './fake-server-core';
 
@@ -12,6 +15,35 @@ function tagContent(text: string, tag: string): string | null {
   const match = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(text);
   return match ? unescapeTagContent(match[1]!) : null;
 }
+
+interface WireMessage {
+  role: string;
+  content: unknown;
+}
+
+/** The results the last step's calls got, in either provider's shape; null when none came back. */
+function toolResults(body: unknown): string[] | null {
+  const messages = (body as { messages?: WireMessage[] }).messages ?? [];
+  const last = messages.at(-1);
+  if (last?.role === 'tool') {
+    const trailing: string[] = [];
+    for (let index = messages.length - 1; index >= 0 && messages[index]!.role === 'tool'; index--) trailing.unshift(String(messages[index]!.content));
+    return trailing;
+  }
+  if (last?.role === 'user' && Array.isArray(last.content)) {
+    const results = (last.content as { type?: string; content?: unknown }[]).filter((block) => block.type === 'tool_result');
+    if (results.length > 0) return results.map((block) => (typeof block.content === 'string' ? block.content : JSON.stringify(block.content)));
+  }
+  return null;
+}
+
+const offersTools = (body: unknown) => Array.isArray((body as { tools?: unknown[] }).tools) && (body as { tools: unknown[] }).tools.length > 0;
+
+export const toolStepCalls = [
+  { name: 'write_file', input: { path: 'notes.txt', content: 'remember the milk\n' } },
+  { name: 'bash', input: { command: 'cat notes.txt && wc -c < notes.txt', explanation: 'Show the new file and count its bytes' } },
+  { name: 'python', input: { code: 'print(6 * 7)', explanation: 'Work out the answer' } },
+];
 
 export function mindScript(request: FakeRequest): FakeReply {
   const prompt = request.lastUserText;
@@ -30,7 +62,15 @@ export function mindScript(request: FakeRequest): FakeReply {
         `<trigger>${trigger}</trigger>`,
     };
   }
+  const results = toolResults(request.body);
+  if (results) {
+    const lines = results.map((result) => result.split('\n')[0]!.slice(0, 80));
+    return { text: `<ID_loud>Here is what the tools said: ${lines.join(' | ')}</ID_loud><ID_quiet>${results.length} results came back.</ID_quiet>` };
+  }
   const user = tagContent(prompt, 'ED_user');
+  if (user?.includes('[[tools]]') && offersTools(request.body)) {
+    return { text: '<ID_loud>Creating notes.txt, then I will show it and work something out.</ID_loud><ID_quiet>Plan: write, show, compute.</ID_quiet>', toolCalls: toolStepCalls };
+  }
   if (user === null) {
     return { text: `<ID_loud>${spontaneousMarker} I kept thinking about what you said.</ID_loud><ID_quiet>I chose to speak first.</ID_quiet>` };
   }
