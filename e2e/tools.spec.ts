@@ -2,11 +2,15 @@
 // and some Python; the person approves one and denies the other with a reason, sees the outputs,
 // reloads, and finds everything kept. The sandbox is the real bubblewrap.
 import { expect, test } from '@playwright/test';
+import { fakeModels, fakeParams } from './support/fake-models';
 import { HomePage, SessionPage } from './support/pages';
 import { saveScreenshot } from './support/screenshots';
 
-test('create a file and run a command: approve one call, deny another with a reason, reload', async ({ page }) => {
+test('create a file and run a command: approve one call, deny another with a reason, reload', async ({ page, request }) => {
   test.setTimeout(120_000);
+  // Other specs change the default models: this one needs the fake.
+  const reset = await request.put('/api/settings', { data: { ...fakeModels(), params: fakeParams } });
+  expect(reset.status(), await reset.text()).toBe(200);
   const home = new HomePage(page);
   await home.goto();
   await home.createSession({ name: 'Tools', persona: 'iris' });
@@ -49,4 +53,15 @@ test('create a file and run a command: approve one call, deny another with a rea
   await expect(session.card('python')).toContainText('Denied by you: no Python today');
   await expect(reply).toHaveCount(1);
   await expect(session.toolActivity.getByText('write_file')).toBeVisible();
+});
+
+test('Settings shows the sandbox working, the tools and their approval', async ({ page }) => {
+  await page.goto('/settings');
+  const tools = page.getByRole('region', { name: 'Tools' });
+  await expect(tools.getByRole('status', { name: 'Sandbox status' })).toContainText('Sandbox working');
+  const table = tools.getByRole('table', { name: 'Built-in tools' });
+  await expect(table.getByRole('row').filter({ hasText: 'bash' })).toContainText('asks you first');
+  await expect(table.getByRole('row').filter({ hasText: 'write_file' })).toContainText('none (workspace only)');
+  await tools.scrollIntoViewIfNeeded();
+  await saveScreenshot(page, 'settings-tools');
 });

@@ -1,4 +1,5 @@
 import { SettingsForm } from '@/components/settings/settings-form';
+import { ToolsSettings } from '@/components/settings/tools-settings';
 
 export const metadata = { title: 'Settings · AgentCSD' };
 
@@ -10,6 +11,7 @@ export default function SettingsPage() {
         <p className="text-sm text-zinc-500">Defaults for new sessions. Each session keeps its own copy, editable on its page.</p>
       </div>
       <SettingsForm />
+      <ToolsSettings />
     </div>
   );
 }

@@ -1,6 +1,7 @@
 'use client';
 
 import { pacingModes, triggerModes, type SessionParams } from '@/lib/config/model-config';
+import { BUILTIN_TOOL_NAMES, GATED_TOOL_NAMES } from '@/lib/tools/builtin-tool-names';
 
 export interface ParamsFormValue {
   summary_every_n: string;
@@ -8,6 +9,8 @@ export interface ParamsFormValue {
   trigger_mode: SessionParams['trigger_mode'];
   trigger_threshold: string;
   spontaneous_cap: string;
+  /** The built-in tools the Internal Dialog may use. */
+  tools: string[];
 }
 
 export function toParamsFormValue(params: SessionParams): ParamsFormValue {
@@ -17,6 +20,7 @@ export function toParamsFormValue(params: SessionParams): ParamsFormValue {
     trigger_mode: params.trigger_mode,
     trigger_threshold: String(params.trigger_threshold),
     spontaneous_cap: String(params.spontaneous_cap),
+    tools: params.tools ?? [...BUILTIN_TOOL_NAMES],
   };
 }
 
@@ -27,6 +31,7 @@ export function toParamsPayload(value: ParamsFormValue): SessionParams {
     trigger_mode: value.trigger_mode,
     trigger_threshold: Number(value.trigger_threshold),
     spontaneous_cap: Number(value.spontaneous_cap),
+    tools: BUILTIN_TOOL_NAMES.filter((name) => value.tools.includes(name)),
   };
 }
 
@@ -71,6 +76,23 @@ export function ParamsFields(props: { value: ParamsFormValue; onChange: (value: 
         <span className="mb-1 block font-medium">Spontaneous turns without a reply (cap)</span>
         <input className="field" type="number" min={0} value={value.spontaneous_cap} onChange={(event) => set({ spontaneous_cap: event.target.value })} />
       </label>
+      <fieldset className="sm:col-span-2">
+        <legend className="mb-1 text-sm font-medium">Tools the Internal Dialog may use</legend>
+        <div className="flex flex-wrap gap-x-4 gap-y-1">
+          {BUILTIN_TOOL_NAMES.map((name) => (
+            <label key={name} className="flex items-center gap-1.5 text-sm">
+              <input
+                type="checkbox"
+                checked={value.tools.includes(name)}
+                onChange={(event) => set({ tools: event.target.checked ? [...value.tools, name] : value.tools.filter((tool) => tool !== name) })}
+              />
+              <span className="font-mono">{name}</span>
+              {GATED_TOOL_NAMES.includes(name) && <span className="text-xs text-zinc-500">(asks you first)</span>}
+            </label>
+          ))}
+        </div>
+        <p className="mt-1 text-xs text-zinc-500">Used on the Anthropic API and OpenAI-compatible servers; a session on the Claude Code CLI backend does not get tools yet.</p>
+      </fieldset>
     </fieldset>
   );
 }

@@ -7,3 +7,6 @@ export function fakeModels() {
     s_model: { backend: 'openai_compatible', model: 'fake-small', max_tokens: 512, endpoint: fakeLlmEndpoint },
   };
 }
+
+/** The parameters every spec starts from (adaptive pacing, the tag decides spontaneous speech). */
+export const fakeParams = { summary_every_n: 10, pacing: 'adaptive', trigger_mode: 'tag', trigger_threshold: 200, spontaneous_cap: 3 };

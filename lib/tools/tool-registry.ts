@@ -1,5 +1,6 @@
 // The one tool registry (ARCHITECTURE §10): the tools a session may use, in a fixed order (the
 // definitions are part of the cached prompt prefix), looked up by the name the model called.
+import { BUILTIN_TOOL_NAMES } from '@/lib/tools/builtin-tool-names';
 import { fileTools } from '@/lib/tools/file-tools';
 import { shellTools } from '@/lib/tools/shell-tools';
 import type { Tool, ToolDefinition } from '@/lib/tools/tool-types';
@@ -7,7 +8,12 @@ import type { Tool, ToolDefinition } from '@/lib/tools/tool-types';
 /** Every built-in tool, in the order models see them. */
 export const builtinTools: readonly Tool[] = [...fileTools, ...shellTools] as Tool[];
 
-export const builtinToolNames: readonly string[] = builtinTools.map((tool) => tool.definition.name);
+export const builtinToolNames: readonly string[] = BUILTIN_TOOL_NAMES;
+
+// The pure list the forms use must be the registry's own, in the same order.
+if (builtinTools.map((tool) => tool.definition.name).join() !== BUILTIN_TOOL_NAMES.join()) {
+  throw new Error('lib/tools/builtin-tool-names.ts disagrees with the built-in tools');
+}
 
 export class ToolRegistry {
   private readonly byName: Map<string, Tool>;
