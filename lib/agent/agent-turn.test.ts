@@ -25,6 +25,7 @@ interface Harness {
   orchestrator: Orchestrator;
   events: EventRecorder;
   c: ScriptedBackend;
+  s: ScriptedBackend;
 }
 
 const running: Harness[] = [];
@@ -40,7 +41,7 @@ function harness(c: Script[], fallback: Script = { text: '<ID_loud>Done.</ID_lou
   const backend = new ScriptedBackend(c, fallback);
   const s = new ScriptedBackend([], { text: subconsciousReply() });
   const orchestrator = new Orchestrator({ clock: new FakeClock(), random: () => 0.5, createBackend: (config) => (config.model === 'c-model' ? backend : s) });
-  const built = { orchestrator, events: new EventRecorder(orchestrator.bus), c: backend };
+  const built = { orchestrator, events: new EventRecorder(orchestrator.bus), c: backend, s };
   running.push(built);
   return built;
 }
@@ -97,6 +98,12 @@ describe('a turn that acts', () => {
     const db = await getDb();
     const agent = await db.message.findMany({ where: { sessionId: session.id, turnId: end.turnId, tag: 'ID_loud' } });
     expect(agent.map((row) => row.content)).toEqual(['Creating the file, then listing.\n\nThe file says hello world.']);
+
+    // The Subconscious's next cycle sees what was done, one line per call, escaped like any input.
+    await h.events.waitFor('subconscious-output', { where: (event) => event.cycle >= 2, timeoutMs: 10_000 });
+    const seen = h.s.calls.map((request) => request.messages[0]!.content).find((content) => content.includes('<tool_activity>'));
+    expect(seen).toContain('write_file(hello.txt) → succeeded: Created hello.txt (12 bytes)');
+    expect(seen).toContain('bash(cat hello.txt; echo done) → succeeded (exit 0): hello world done');
   });
 
   it('a denial with a reason reaches the model verbatim as an error result; the turn goes on', async () => {

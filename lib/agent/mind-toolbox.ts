@@ -1,7 +1,7 @@
 // Builds a session's toolbox for the turn about to run: the tools its settings allow, on a
 // backend that can call them, with its rules, and every change announced on the event bus.
 import type { SessionRecord } from '@/lib/store/sessions-repository';
-import { toolCallJson } from '@/lib/store/tool-calls-repository';
+import { toolCallJson, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { listRulesFor } from '@/lib/store/tool-rules-repository';
 import type { EventBus } from '@/lib/orchestrator/events';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
@@ -12,7 +12,24 @@ import { SessionToolbox } from './session-toolbox';
 /** Backends whose tool calls the app can receive today. */
 const TOOL_BACKENDS = new Set(['anthropic', 'openai_compatible']);
 
-export function createMindToolbox(input: { session: SessionRecord; bus: EventBus; broker: ApprovalBroker }): SessionToolbox | null {
+/** One line the Subconscious reads of a finished call: what was done, how it ended, what came back. */
+export function toolActivityLine(call: ToolCallRecord): string {
+  const args = call.args ?? {};
+  const subject = String(args.command ?? args.code ?? args.path ?? args.pattern ?? JSON.stringify(args)).replace(/\s+/g, ' ');
+  const result = (call.result ?? '').replace(/\s+/g, ' ').trim();
+  const clip = (text: string, length: number) => (text.length > length ? `${text.slice(0, length)}…` : text);
+  return `${call.name}(${clip(subject, 80)}) → ${call.status}${call.exitCode !== null ? ` (exit ${call.exitCode})` : ''}${result ? `: ${clip(result, 160)}` : ''}`;
+}
+
+const FINAL = new Set(['denied', 'expired', 'succeeded', 'failed', 'cancelled', 'interrupted']);
+
+export function createMindToolbox(input: {
+  session: SessionRecord;
+  bus: EventBus;
+  broker: ApprovalBroker;
+  /** Each call that reached its final state (the Subconscious's next input). */
+  onFinished?: (call: ToolCallRecord) => void;
+}): SessionToolbox | null {
   const { session, bus } = input;
   if (!TOOL_BACKENDS.has(session.models.c_model.backend)) return null;
   const registry = ToolRegistry.forSession(session.params.tools ?? builtinToolNames);
@@ -22,7 +39,10 @@ export function createMindToolbox(input: { session: SessionRecord; bus: EventBus
     registry,
     broker: input.broker,
     events: {
-      callChanged: (call) => bus.emit('tool-call', session.id, { call: toolCallJson(call) }),
+      callChanged: (call) => {
+        bus.emit('tool-call', session.id, { call: toolCallJson(call) });
+        if (FINAL.has(call.status)) input.onFinished?.(call);
+      },
       output: (callId, chunk) => bus.emit('tool-output', session.id, { callId, ...chunk }),
     },
     loadRules: () => listRulesFor({ sessionId: session.id, personaName: session.personaName }),

@@ -28,6 +28,8 @@ export interface SharedState {
 
 /** How many recent Internal Dialog turns the Subconscious reads in <ID_quiet> and <ID_loud>. */
 export const recentTurnsForSubconscious = 3;
+/** Lines of tool activity (one per finished call) the Subconscious sees. */
+export const recentToolActivityForSubconscious = 8;
 
 export class MindMemory {
   shared: SharedState;
@@ -72,7 +74,7 @@ export class MindMemory {
   subconsciousInputs() {
     const recent = (entries: MemoryEntry[]) => entries.slice(-recentTurnsForSubconscious).map((item) => item.text).join('\n---\n');
     return {
-      fixed: { edUser: this.lastUser, edAgent: this.lastAgent, idQuiet: recent(this.idQuiet), idLoud: recent(this.idLoud) },
+      fixed: { edUser: this.lastUser, edAgent: this.lastAgent, idQuiet: recent(this.idQuiet), idLoud: recent(this.idLoud), toolActivity: this.toolActivity.join('\n') },
       sQuiet: this.sQuiet as readonly MemoryEntry[],
       sLoud: this.sLoud as readonly MemoryEntry[],
     };
@@ -106,6 +108,14 @@ export class MindMemory {
     const fresh = shared.sLoud && shared.sLoud.cycle > this.lastDeliveredCycle && shared.sLoud.text.trim() ? shared.sLoud.text : null;
     this.lastDeliveredCycle = Math.max(this.lastDeliveredCycle, shared.cycle);
     return { moodAndCriteria: shared.moodAndCriteria, sLoud: fresh, cycle: shared.cycle };
+  }
+
+  /** The newest tool activity (one line per finished call), for the Subconscious's next cycle. */
+  private readonly toolActivity: string[] = [];
+
+  recordToolActivity(line: string): void {
+    this.toolActivity.push(line);
+    if (this.toolActivity.length > recentToolActivityForSubconscious) this.toolActivity.shift();
   }
 
   recordUser(text: string): void {

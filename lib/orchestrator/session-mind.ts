@@ -24,7 +24,7 @@ import type { EventBus, MindState, PromptRecord, SpontaneousOutcome } from './ev
 import type { ForegroundGate } from './foreground-gate';
 import { loadResumableTurns, type ResumableTurn } from '@/lib/agent/resume-turns';
 import type { StopKind } from '@/lib/agent/session-toolbox';
-import { createMindToolbox } from '@/lib/agent/mind-toolbox';
+import { createMindToolbox, toolActivityLine } from '@/lib/agent/mind-toolbox';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import { newTurnId, runInternalDialogTurn, type TurnWork } from './internal-dialog-turn';
 import type { RoutedDelta } from './tags/reply-router';
@@ -568,7 +568,8 @@ export class SessionMind {
       session: () => this.session,
       calibration: (model) => this.deps.calibration.factor(model),
       yieldToReplies: async () => this.giveWay(),
-      toolbox: () => createMindToolbox({ session: this.session, bus: this.deps.bus, broker: this.deps.approvals }),
+      toolbox: () =>
+        createMindToolbox({ session: this.session, bus: this.deps.bus, broker: this.deps.approvals, onFinished: (call) => this.memory.recordToolActivity(toolActivityLine(call)) }),
       callModel: async ({ layer, config, request, signal, onText }) => {
         const prompt: PromptRecord = {
           at: new Date(this.deps.clock.now()).toISOString(),

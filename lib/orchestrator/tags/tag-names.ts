@@ -13,6 +13,8 @@ export const tagNames = [
   'mood',
   'criteria',
   'trigger',
+  /** The Internal Dialog's tool calls, shown to the Subconscious (issue 15). */
+  'tool_activity',
 ] as const;
 
 export type TagName = (typeof tagNames)[number];
