@@ -99,6 +99,13 @@ describe('a turn that acts', () => {
     const agent = await db.message.findMany({ where: { sessionId: session.id, turnId: end.turnId, tag: 'ID_loud' } });
     expect(agent.map((row) => row.content)).toEqual(['Creating the file, then listing.\n\nThe file says hello world.']);
 
+    // tool_calls.jsonl holds each call once, at its final state.
+    const logged = fs.readFileSync(path.join(dirs.dataDir, 'logs', session.id, 'tool_calls.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { name: string; status: string });
+    expect(logged.map((line) => [line.name, line.status])).toEqual([
+      ['write_file', 'succeeded'],
+      ['bash', 'succeeded'],
+    ]);
+
     // The Subconscious's next cycle sees what was done, one line per call, escaped like any input.
     await h.events.waitFor('subconscious-output', { where: (event) => event.cycle >= 2, timeoutMs: 10_000 });
     const seen = h.s.calls.map((request) => request.messages[0]!.content).find((content) => content.includes('<tool_activity>'));

@@ -4,6 +4,7 @@ import type { SessionRecord } from '@/lib/store/sessions-repository';
 import { toolCallJson, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { listRulesFor } from '@/lib/store/tool-rules-repository';
 import type { EventBus } from '@/lib/orchestrator/events';
+import { appendToolCallLog } from '@/lib/store/session-logs';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import { ToolRegistry, builtinToolNames } from '@/lib/tools/tool-registry';
 import { ensureWorkspace } from '@/lib/tools/workspace';
@@ -40,8 +41,15 @@ export function createMindToolbox(input: {
     broker: input.broker,
     events: {
       callChanged: (call) => {
-        bus.emit('tool-call', session.id, { call: toolCallJson(call) });
-        if (FINAL.has(call.status)) input.onFinished?.(call);
+        const json = toolCallJson(call);
+        bus.emit('tool-call', session.id, { call: json });
+        if (!FINAL.has(call.status)) return;
+        try {
+          appendToolCallLog({ sessionId: session.id, call: json });
+        } catch (error) {
+          console.error(`[tools ${session.id}] tool_calls.jsonl append failed (the database has the call)`, error);
+        }
+        input.onFinished?.(call);
       },
       output: (callId, chunk) => bus.emit('tool-output', session.id, { callId, ...chunk }),
     },

@@ -135,6 +135,8 @@ export class SessionToolbox {
       await woken;
     }
     if (current.status === 'approved') return this.run(current, signal, stopKind);
+    // Decided elsewhere (a denial): announced here too, so every listener learns it is final.
+    if (current.status !== call.status) this.deps.events.callChanged(current);
     return current;
   }
 

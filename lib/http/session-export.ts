@@ -2,6 +2,7 @@
 // a Markdown transcript a person can read.
 import { messageJson, moodAndCriteriaJson, type readWholeSession } from '@/lib/store/messages-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
+import { toolCallJson, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { sessionJson } from './session-json';
 
 type Whole = Awaited<ReturnType<typeof readWholeSession>>;
@@ -9,7 +10,7 @@ type Whole = Awaited<ReturnType<typeof readWholeSession>>;
 /** Version 2 adds the persona snapshot the session ran with (its exact text), for import. */
 export const exportVersion = 2;
 
-export function sessionExportJson(session: SessionRecord, whole: Whole, personaSnapshot: string | null) {
+export function sessionExportJson(session: SessionRecord, whole: Whole, personaSnapshot: string | null, toolCalls: ToolCallRecord[] = []) {
   return {
     format: 'agentcsd-session',
     version: exportVersion,
@@ -41,6 +42,7 @@ export function sessionExportJson(session: SessionRecord, whole: Whole, personaS
       finish_reason: row.finishReason,
       error: row.error,
     })),
+    tool_calls: toolCalls.map(toolCallJson),
   };
 }
 
@@ -52,7 +54,7 @@ function quote(text: string): string {
     .join('\n');
 }
 
-export function sessionTranscriptMarkdown(session: SessionRecord, whole: Whole): string {
+export function sessionTranscriptMarkdown(session: SessionRecord, whole: Whole, toolCalls: ToolCallRecord[] = []): string {
   const lines = [
     `# ${session.name}`,
     '',
@@ -72,6 +74,16 @@ export function sessionTranscriptMarkdown(session: SessionRecord, whole: Whole):
   lines.push('## Internal Dialog', '');
   for (const message of whole.messages.filter((row) => row.layer === 'internal')) {
     lines.push(`**${message.tag}** · ${message.createdAt.toISOString()}`, '', quote(message.content || '(nothing)'), '');
+  }
+  if (toolCalls.length > 0) {
+    lines.push('## Tool calls', '');
+    for (const call of toolCalls) {
+      const args = call.args ?? {};
+      const subject = String(args.command ?? args.code ?? args.path ?? JSON.stringify(args));
+      const decided = call.decision ? ` · ${call.decision.decision === 'approve' ? 'approved' : 'denied'} by ${call.decision.by}${call.decision.reason ? `: ${call.decision.reason}` : ''}` : '';
+      lines.push(`**${call.name}** · ${call.createdAt.toISOString()} · ${call.status}${call.exitCode !== null ? ` (exit ${call.exitCode})` : ''}${decided}`, '', quote(subject), '');
+      if (call.result) lines.push(quote(call.result.length > 4_000 ? `${call.result.slice(0, 4_000)}\n[… ${call.result.length - 4_000} more characters in the JSON export]` : call.result), '');
+    }
   }
   lines.push('## Subconscious', '');
   const moods = new Map(whole.moodAndCriteria.map((row) => [row.cycleNumber, row]));

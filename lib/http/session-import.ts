@@ -8,6 +8,7 @@ import { hashPersona, readPersonaBytes } from '@/lib/personas/persona-files';
 import { reconcileSessionLogs } from '@/lib/store/log-reconcile';
 import { insertImportedSession } from '@/lib/store/session-import-repository';
 import { deleteSessionLogs, writePersonaSnapshot } from '@/lib/store/session-logs';
+import { hashArgs } from '@/lib/store/tool-calls-repository';
 import { deleteSession, type SessionRecord } from '@/lib/store/sessions-repository';
 import { readSettings } from '@/lib/store/settings-repository';
 import { layerModelConfigSchema, sessionParamsSchema, type ModelsConfig } from '@/lib/config/model-config';
@@ -96,8 +97,39 @@ export const sessionImportSchema = z
           .strict(),
       )
       .max(1_000_000),
+    /** Version 2 files from after the tools issue; the history of what the agent did. */
+    tool_calls: z
+      .array(
+        z
+          .object({
+            turn_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+            task_id: z.string().max(64).nullable().optional(),
+            step: z.number().int().min(0).max(10_000),
+            position: z.number().int().min(0).max(10_000),
+            provider_call_id: z.string().min(1).max(200),
+            name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/),
+            args: z.record(z.string(), z.unknown()).nullable(),
+            approval: z.enum(['none', 'required']),
+            status: z.enum(['proposed', 'awaiting_approval', 'approved', 'denied', 'expired', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted']),
+            decision: z.object({ decision: z.enum(['approve', 'deny']), by: z.enum(['user', 'rule', 'policy']), reason: text(2_000).optional() }).passthrough().nullable(),
+            result: text(2_000_000).nullable(),
+            is_error: z.boolean(),
+            exit_code: z.number().int().nullable(),
+            dropped_bytes: z.number().int().min(0),
+            created_at: isoDate,
+            decided_at: isoDate.nullable(),
+            started_at: isoDate.nullable(),
+            finished_at: isoDate.nullable(),
+          })
+          .passthrough(),
+      )
+      .max(100_000)
+      .optional(),
   })
   .strict();
+
+/** Calls that were not finished where the file came from never run here: they expire. */
+const UNFINISHED = new Set(['proposed', 'awaiting_approval', 'approved', 'running']);
 
 export type SessionImport = z.infer<typeof sessionImportSchema>;
 
@@ -143,6 +175,32 @@ export function importedRows(file: SessionImport, sessionId: string) {
       finishReason: row.finish_reason,
       error: row.error,
     })),
+    toolCalls: (file.tool_calls ?? []).map((row) => {
+      const unfinished = UNFINISHED.has(row.status);
+      return {
+        id: randomUUID(),
+        sessionId,
+        turnId: row.turn_id,
+        taskId: row.task_id ?? null,
+        step: row.step,
+        position: row.position,
+        providerCallId: row.provider_call_id,
+        name: row.name,
+        args: row.args === null ? null : JSON.stringify(row.args),
+        argsHash: hashArgs(row.args),
+        approval: row.approval,
+        status: unfinished ? 'expired' : row.status,
+        decision: row.decision === null ? null : JSON.stringify(row.decision),
+        result: unfinished ? 'Expired: the session was imported before this call was decided or finished; it never ran here.' : row.result,
+        isError: unfinished ? true : row.is_error,
+        exitCode: row.exit_code,
+        droppedBytes: row.dropped_bytes,
+        createdAt: new Date(row.created_at),
+        decidedAt: row.decided_at === null ? null : new Date(row.decided_at),
+        startedAt: row.started_at === null ? null : new Date(row.started_at),
+        finishedAt: row.finished_at === null ? null : new Date(row.finished_at),
+      };
+    }),
   };
 }
 

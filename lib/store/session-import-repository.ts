@@ -1,5 +1,6 @@
 // An imported session's rows, written in one transaction: the session (paused) and its history.
 import type { ModelsConfig, SessionParams } from '@/lib/config/model-config';
+import type { Prisma } from '@/lib/generated/prisma/client';
 import { getDb } from './db';
 import type { SessionRecord } from './sessions-repository';
 import { findSession } from './sessions-repository';
@@ -25,6 +26,8 @@ export interface ImportedSessionRows {
     finishReason: string | null;
     error: string | null;
   }[];
+  /** Tool calls, finished ones as they were, unfinished ones expired (lib/http/session-import.ts). */
+  toolCalls?: Prisma.ToolCallCreateManyInput[];
 }
 
 export async function insertImportedSession(rows: ImportedSessionRows): Promise<SessionRecord> {
@@ -48,6 +51,7 @@ export async function insertImportedSession(rows: ImportedSessionRows): Promise<
     db.moodAndCriteria.createMany({ data: rows.moodAndCriteria }),
     db.contextSummary.createMany({ data: rows.summaries }),
     db.llmCall.createMany({ data: rows.calls }),
+    db.toolCall.createMany({ data: rows.toolCalls ?? [] }),
   ]);
   const stored = await findSession({ id: session.id });
   if (!stored) throw new Error(`imported session ${session.id} vanished`);

@@ -121,6 +121,21 @@ export function appendLogRecords(input: { sessionId: string; file: LogFile; reco
   fs.appendFileSync(file, text, { mode: 0o600 });
 }
 
+/**
+ * tool_calls.jsonl: one line per call when it reaches its final state (the database has every
+ * state; this is the plain-text record beside the dialogs' logs).
+ */
+export function appendToolCallLog(input: { sessionId: string; call: object }): void {
+  const dir = sessionLogDir(input.sessionId);
+  const file = path.join(dir, 'tool_calls.jsonl');
+  if (!repairedFiles.has(file)) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    repairTornTail(file);
+    repairedFiles.add(file);
+  }
+  fs.appendFileSync(file, `${JSON.stringify(input.call)}\n`, { mode: 0o600 });
+}
+
 /** Complete lines in a log (an unterminated last line is not one). */
 export function countLogLines(input: { sessionId: string; file: LogFile }): number {
   let bytes: Buffer;

@@ -8,6 +8,8 @@ import * as decision from '@/app/api/tool-calls/[id]/decision/route';
 import * as ruleItem from '@/app/api/tool-rules/[id]/route';
 import * as rules from '@/app/api/tool-rules/route';
 import * as tools from '@/app/api/tools/route';
+import * as exporter from '@/app/api/sessions/[id]/export/route';
+import * as importer from '@/app/api/sessions/import/route';
 import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
 import { insertAgentStep } from '@/lib/store/tool-calls-repository';
@@ -109,5 +111,31 @@ describe('tool call routes', () => {
     const status = (await (await tools.GET(get("/api/tools"), undefined)).json()) as { sandbox: { available: boolean }; tools: { name: string; approval: string }[] };
     expect(typeof status.sandbox.available).toBe('boolean');
     expect(status.tools.find((tool) => tool.name === 'bash')?.approval).toBe('required');
+  });
+});
+
+describe('tool calls in exports and imports', () => {
+  it('both exports carry the calls; an import brings them back, an unfinished one expired, never to run', async () => {
+    const { session, call } = await sessionWithCard('echo exported');
+    const db = await getDb();
+    await db.toolCall.create({
+      data: { ...(await db.toolCall.findUniqueOrThrow({ where: { id: call.id } })), id: crypto.randomUUID(), providerCallId: 'c2', status: 'succeeded', result: 'exported\n[exit code 0]', exitCode: 0, decision: JSON.stringify({ decision: 'approve', by: 'user' }) },
+    });
+    const json = await (await exporter.GET(get(`/api/sessions/${session.id}/export?format=json`), idContext(session.id))).text();
+    const file = JSON.parse(json) as { tool_calls: { status: string; result: string | null }[] };
+    expect(file.tool_calls.map((item) => item.status)).toEqual(['awaiting_approval', 'succeeded']);
+    const markdown = await (await exporter.GET(get(`/api/sessions/${session.id}/export?format=md`), idContext(session.id))).text();
+    expect(markdown).toContain('## Tool calls');
+    expect(markdown).toContain('> echo exported');
+
+    const imported = await importer.POST(new Request(`${base}/api/sessions/import`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: json }), undefined);
+    expect(imported.status, await imported.clone().text()).toBe(201);
+    const newId = ((await imported.json()) as { session: { id: string } }).session.id;
+    const calls = await db.toolCall.findMany({ where: { sessionId: newId }, orderBy: { position: 'asc' } });
+    expect(calls.map((item) => [item.status, item.isError])).toEqual([
+      ['expired', true],
+      ['succeeded', false],
+    ]);
+    expect(calls[0]!.result).toMatch(/^Expired/);
   });
 });
