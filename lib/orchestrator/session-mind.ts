@@ -10,7 +10,6 @@ import type { Clock } from '@/lib/clock/clock';
 import type { LayerModelConfig } from '@/lib/config/model-config';
 import {
   emptyUsageTotals,
-  insertLlmCall,
   insertUserMessage,
   loadMindSnapshot,
   type CallLayer,
@@ -31,6 +30,7 @@ import type { RoutedDelta } from './tags/reply-router';
 import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { MindMemory } from './mind-memory';
 import { callModel, type ModelCallResult } from './model-call';
+import { recordLlmCall } from './call-recorder';
 import { LayerHealth, type MindLayer } from './layer-health';
 import { currentActivity, cycleDelayMs, type Activity } from './pacing';
 import { runSubconsciousCycle, type CycleOutcome } from './subconscious-cycle';
@@ -468,50 +468,8 @@ export class SessionMind {
     });
   }
 
-  private async recordCall(layer: CallLayer, config: LayerModelConfig, result: ModelCallResult): Promise<void> {
-    const usage = result.usage;
-    const costUsd = usage && usage.costUsd !== 'unknown' ? usage.costUsd : null;
-    try {
-      await insertLlmCall({
-        sessionId: this.session.id,
-        layer,
-        backend: config.backend,
-        model: config.model,
-        startedAt: result.startedAt,
-        firstTokenMs: result.firstTokenMs,
-        durationMs: result.durationMs,
-        inputTokens: usage?.inputTokens ?? 0,
-        outputTokens: usage?.outputTokens ?? 0,
-        cacheReadTokens: usage?.cacheReadTokens ?? 0,
-        cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
-        costUsd,
-        finishReason: result.aborted ? 'aborted' : result.finishReason,
-        error: result.error ? `${result.error.kind}: ${result.error.message}` : null,
-      });
-    } catch (error) {
-      console.error(`[mind ${this.session.id}] could not record an LLM call`, error);
-    }
-    if (!usage) return;
-    const totals = this.usage[layer];
-    totals.calls++;
-    totals.inputTokens += usage.inputTokens;
-    totals.outputTokens += usage.outputTokens;
-    totals.cacheReadTokens += usage.cacheReadTokens;
-    totals.cacheWriteTokens += usage.cacheWriteTokens;
-    if (costUsd === null) totals.unpricedCalls++;
-    else totals.costUsd += costUsd;
-    this.deps.bus.emit('usage', this.session.id, {
-      layer,
-      call: {
-        inputTokens: usage.inputTokens,
-        outputTokens: usage.outputTokens,
-        cacheReadTokens: usage.cacheReadTokens,
-        cacheWriteTokens: usage.cacheWriteTokens,
-        costUsd: costUsd ?? 0,
-        priced: costUsd !== null,
-      },
-      totals: { ...totals },
-    });
+  private recordCall(layer: CallLayer, config: LayerModelConfig, result: ModelCallResult): Promise<void> {
+    return recordLlmCall({ sessionId: this.session.id, layer, config, result, totals: this.usage[layer], bus: this.deps.bus });
   }
 
   private activity(): Activity {
