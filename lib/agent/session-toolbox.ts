@@ -121,6 +121,16 @@ export class SessionToolbox {
    * (the restart shows it again).
    */
   async settle(call: ToolCallRecord, signal: AbortSignal, stopKind: () => StopKind): Promise<ToolCallRecord> {
+    const current = await this.awaitDecision(call, signal, stopKind);
+    if (current.status === 'approved') return this.run(current, signal, stopKind);
+    return current;
+  }
+
+  /**
+   * Waits until a person (or a rule) decided the call, without running it. On a user's Stop the
+   * card is cancelled; on a shutdown it is left waiting.
+   */
+  async awaitDecision(call: ToolCallRecord, signal: AbortSignal, stopKind: () => StopKind): Promise<ToolCallRecord> {
     let current = call;
     while (current.status === 'awaiting_approval') {
       const woken = this.deps.broker.wait(current.id, this.deps.sessionId, signal); // registered before the read: no lost wake-up
@@ -134,10 +144,15 @@ export class SessionToolbox {
       }
       await woken;
     }
-    if (current.status === 'approved') return this.run(current, signal, stopKind);
     // Decided elsewhere (a denial): announced here too, so every listener learns it is final.
-    if (current.status !== call.status) this.deps.events.callChanged(current);
+    if (current.status !== call.status && current.status !== 'approved') this.deps.events.callChanged(current);
     return current;
+  }
+
+  /** A call of this session, as stored now. */
+  async find(id: string): Promise<ToolCallRecord | null> {
+    const call = await getToolCall({ id });
+    return call && call.sessionId === this.deps.sessionId ? call : null;
   }
 
   private async run(call: ToolCallRecord, signal: AbortSignal, stopKind: () => StopKind): Promise<ToolCallRecord> {
