@@ -6,6 +6,7 @@ import { backendsTable, benchBackends } from './backends-first-token';
 import { benchBrowser, browserTable } from './browser';
 import { benchPromptCache, cacheTable } from './prompt-cache';
 import { benchStreamingPath, loadTable, streamingTable } from './streaming-path';
+import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } from './tools';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
 const quick = process.argv.includes('--quick');
@@ -32,6 +33,15 @@ const streaming = await benchStreamingPath({
 console.log(streamingTable(streaming));
 console.log('\n### While other sessions cycle continuously in the same server (the peer streams beside them)\n');
 console.log(loadTable(streaming));
+
+console.log('\n## Tools: orchestration per tool step, sandbox start, decision to start\n');
+console.log(
+  toolsTables({
+    steps: await benchToolSteps({ steps: 10, turns: quick ? 5 : 30, port: 3333 }),
+    sandbox: await benchSandboxStart({ samples: quick ? 20 : 100 }),
+    decision: await benchDecisionToStart({ samples: quick ? 10 : 40, port: 3334 }),
+  }),
+);
 
 console.log('\n## The mind: cycle overhead, memory, idle-hour tokens\n');
 const overhead = await benchCycleOverhead({ blockSize: 50, blocks: quick ? 4 : 20, storedMessages: 10_000 });

@@ -98,7 +98,7 @@ async function runSteps(input: AgentStepsInput): Promise<AgentStepsResult> {
       return { last, toolSteps, leftOpen: false, limitReached: false, stopped: input.signal.aborted };
     }
     input.onStepEnd();
-    const records = await input.toolbox.propose({ turn: input.turn, step, assistantText: last.text, calls });
+    const records = await input.toolbox.propose({ turn: input.turn, step, assistantText: last.text, calls, startApproved: true });
     toolSteps += 1;
     step += 1;
     if (!(await completeStep(last.text, records))) return { last, toolSteps, leftOpen: true, limitReached: false, stopped: true };

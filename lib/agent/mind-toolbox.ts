@@ -2,7 +2,7 @@
 // backend that can call them, with its rules, and every change announced on the event bus.
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import { toolCallJson, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
-import { listRulesFor } from '@/lib/store/tool-rules-repository';
+import { currentRulesVersion, listRulesFor, type ToolRuleRecord } from '@/lib/store/tool-rules-repository';
 import type { EventBus } from '@/lib/orchestrator/events';
 import { appendToolCallLog } from '@/lib/store/session-logs';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
@@ -23,6 +23,16 @@ export function toolActivityLine(call: ToolCallRecord): string {
 }
 
 const FINAL = new Set(['denied', 'expired', 'succeeded', 'failed', 'cancelled', 'interrupted']);
+
+/** The session's rules, read again only after a rule changed in this process. */
+function rulesReader(session: SessionRecord) {
+  let cached: { version: number; rules: Promise<ToolRuleRecord[]> } | null = null;
+  return () => {
+    const version = currentRulesVersion();
+    if (!cached || cached.version !== version) cached = { version, rules: listRulesFor({ sessionId: session.id, personaName: session.personaName }) };
+    return cached.rules;
+  };
+}
 
 export function createMindToolbox(input: {
   session: SessionRecord;
@@ -53,7 +63,7 @@ export function createMindToolbox(input: {
       },
       output: (callId, chunk) => bus.emit('tool-output', session.id, { callId, ...chunk }),
     },
-    loadRules: () => listRulesFor({ sessionId: session.id, personaName: session.personaName }),
+    loadRules: rulesReader(session),
     workspaceDir: () => ensureWorkspace(session.id),
   });
 }

@@ -12,6 +12,7 @@ import {
   type AgentTurnRecord,
   type NewToolCall,
   type ToolCallRecord,
+  INTERRUPTED_RESULT,
 } from '@/lib/store/tool-calls-repository';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import { decideByRules, type ApprovalRule, type CallFacts } from '@/lib/tools/approval-rules';
@@ -106,10 +107,15 @@ export class SessionToolbox {
     step: number;
     assistantText: string;
     calls: ModelToolCall[];
+    /** Approved calls start in the same commit (the step loop runs them at once). */
+    startApproved?: boolean;
   }): Promise<ToolCallRecord[]> {
     const rules = await this.deps.loadRules();
     const calls: NewToolCall[] = [];
-    for (const call of input.calls) calls.push(await this.initialStatus(call, rules));
+    for (const call of input.calls) {
+      const proposed = await this.initialStatus(call, rules);
+      calls.push(input.startApproved && proposed.status === 'approved' ? { ...proposed, status: 'running' } : proposed);
+    }
     const records = await insertAgentStep({ sessionId: this.deps.sessionId, turn: input.turn, step: input.step, assistantText: input.assistantText, calls });
     for (const record of records) this.deps.events.callChanged(record);
     return records;
@@ -121,6 +127,8 @@ export class SessionToolbox {
    * (the restart shows it again).
    */
   async settle(call: ToolCallRecord, signal: AbortSignal, stopKind: () => StopKind): Promise<ToolCallRecord> {
+    // Started in the commit that proposed it (startApproved): this is the one run.
+    if (call.status === 'running' && call.finishedAt === null) return this.execute(call, signal, stopKind);
     const current = await this.awaitDecision(call, signal, stopKind);
     if (current.status === 'approved') return this.run(current, signal, stopKind);
     return current;
@@ -162,15 +170,28 @@ export class SessionToolbox {
       if (cancelled) this.deps.events.callChanged(cancelled);
       return cancelled ?? call;
     }
-    if (!(await startToolCall({ id: call.id }))) return (await getToolCall({ id: call.id })) ?? call; // it ran elsewhere
-    const running = (await getToolCall({ id: call.id })) ?? call;
+    const startedAt = new Date();
+    if (!(await startToolCall({ id: call.id, at: startedAt }))) return (await getToolCall({ id: call.id })) ?? call; // it ran elsewhere
+    return this.execute({ ...call, status: 'running', startedAt }, signal, stopKind);
+  }
+
+  /** Runs a call already marked running (by a compare-and-set or in its proposing commit). */
+  private async execute(running: ToolCallRecord, signal: AbortSignal, stopKind: () => StopKind): Promise<ToolCallRecord> {
+    const call = running;
+    if (signal.aborted) {
+      // Stopped between its commit and its start: it never ran.
+      const shutdown = stopKind() === 'shutdown';
+      const ended = await finishToolCall({ id: call.id, status: shutdown ? 'interrupted' : 'cancelled', result: shutdown ? INTERRUPTED_RESULT : 'Cancelled: the turn was stopped before it ran.', isError: true, running });
+      if (ended) this.deps.events.callChanged(ended);
+      return ended ?? call;
+    }
     this.deps.events.callChanged(running);
     const tool = this.deps.registry.get(call.name);
     const parsed = tool?.args.safeParse(running.args ?? {});
     let finished: ToolCallRecord | null;
     if (!tool || !parsed?.success) {
       const reason = !tool ? `The tool ${call.name} is no longer available` : `Invalid arguments after editing: ${parsed?.error?.message ?? ''}`;
-      finished = await finishToolCall({ id: call.id, status: 'failed', result: reason, isError: true });
+      finished = await finishToolCall({ id: call.id, status: 'failed', result: reason, isError: true, running });
     } else {
       const own = this.deps.broker.startRunning(call.id, signal);
       try {
@@ -182,9 +203,9 @@ export class SessionToolbox {
         });
         // Stopped alone (its Stop button), with the turn (Stop reply) or by a shutdown.
         const status = outcome.cancelled ? (signal.aborted && stopKind() === 'shutdown' ? 'interrupted' : 'cancelled') : outcome.isError ? 'failed' : 'succeeded';
-        finished = await finishToolCall({ id: call.id, status, result: outcome.content, isError: outcome.isError, exitCode: outcome.exitCode ?? null, droppedBytes: outcome.droppedBytes ?? 0 });
+        finished = await finishToolCall({ id: call.id, status, result: outcome.content, isError: outcome.isError, exitCode: outcome.exitCode ?? null, droppedBytes: outcome.droppedBytes ?? 0, running });
       } catch (error) {
-        finished = await finishToolCall({ id: call.id, status: 'failed', result: `The tool failed: ${(error as Error).message}`, isError: true });
+        finished = await finishToolCall({ id: call.id, status: 'failed', result: `The tool failed: ${(error as Error).message}`, isError: true, running });
       } finally {
         own.done();
       }

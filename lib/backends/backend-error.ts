@@ -15,6 +15,8 @@ export type BackendErrorKind =
   | 'protocol'
   | 'cli_missing'
   | 'cli_failed'
+  /** The CLI could not reach the app's own tool server (MCP): it would answer without tools. */
+  | 'tool_server_unavailable'
   | 'stream_interrupted';
 
 export interface BackendErrorDetails {

@@ -70,8 +70,18 @@ const apiRetrySchema = z
   })
   .passthrough();
 
+/** The first line: among others, the MCP servers and whether each is connected. */
+const initSchema = z
+  .object({
+    type: z.literal('system'),
+    subtype: z.literal('init'),
+    mcp_servers: z.array(z.object({ name: z.string(), status: z.string() }).passthrough()).optional(),
+  })
+  .passthrough();
+
 export type CliLine =
   | z.infer<typeof apiRetrySchema>
+  | z.infer<typeof initSchema>
   | z.infer<typeof streamEventSchema>
   | z.infer<typeof assistantSchema>
   | z.infer<typeof resultSchema>
@@ -92,7 +102,8 @@ export function parseCliLine(line: string): CliLine {
   }
   const type = (value as { type: string }).type;
   // Of the system lines only the retry notice is read; init and others pass as 'other'.
-  const schema = type === 'system' ? ((value as { subtype?: unknown }).subtype === 'api_retry' ? apiRetrySchema : undefined) : schemas[type];
+  const subtype = (value as { subtype?: unknown }).subtype;
+  const schema = type === 'system' ? (subtype === 'api_retry' ? apiRetrySchema : subtype === 'init' ? initSchema : undefined) : schemas[type];
   if (!schema) return { type: 'other', original: type };
   const parsed = schema.safeParse(value);
   if (!parsed.success) return { type: 'invalid', reason: `${type} line: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
@@ -113,6 +124,9 @@ export class CliStreamInterpreter {
   result: z.infer<typeof resultSchema> | undefined;
   producedOutput = false;
 
+  /** `toolServer`: the MCP server the call depends on; anything but "connected" at init is an error. */
+  constructor(private readonly options: { toolServer?: string } = {}) {}
+
   accept(line: CliLine): StreamPart[] {
     switch (line.type) {
       case 'stream_event':
@@ -123,6 +137,7 @@ export class CliStreamInterpreter {
         this.result = line;
         return this.acceptResult(line);
       case 'system':
+        if (line.subtype === 'init') return this.acceptInit(line);
         return [{ type: 'retry', attempt: line.attempt, delayMs: line.retry_delay_ms, error: retryErrorOf(line) }];
       case 'other':
         return [];
@@ -131,9 +146,31 @@ export class CliStreamInterpreter {
     }
   }
 
+  private acceptInit(line: z.infer<typeof initSchema>): StreamPart[] {
+    const wanted = this.options.toolServer;
+    if (!wanted) return [];
+    const server = line.mcp_servers?.find((candidate) => candidate.name === wanted);
+    if (server?.status === 'connected') return [];
+    return [
+      {
+        type: 'error',
+        error: new BackendError({
+          kind: 'tool_server_unavailable',
+          message: `The Claude Code CLI could not use the app's tools: its MCP server "${wanted}" is ${server ? `"${server.status}"` : 'missing'}. Not answering without them.`,
+        }),
+      },
+    ];
+  }
+
   private acceptStreamEvent(line: z.infer<typeof streamEventSchema>): StreamPart[] {
     const event = line.event;
-    if (event.type === 'message_start' && event.message) this.currentMessageId = event.message.id;
+    const parts: StreamPart[] = [];
+    if (event.type === 'message_start' && event.message) {
+      // A run with tools writes several messages: each after the first starts a new paragraph.
+      if (this.producedOutput && this.currentMessageId !== event.message.id) parts.push({ type: 'text-delta', text: '\n\n' });
+      this.currentMessageId = event.message.id;
+      return parts;
+    }
     const messageId = line.api_message_id ?? this.currentMessageId;
     if (event.type === 'content_block_delta' && event.delta) {
       if (event.delta.type === 'text_delta' && event.delta.text) {
@@ -159,8 +196,9 @@ export class CliStreamInterpreter {
     // Without partial messages (or if they were lost) the whole text arrives here once.
     if (this.streamedMessages.has(line.message.id) || !text) return [];
     this.streamedMessages.add(line.message.id);
+    const separator = this.producedOutput ? '\n\n' : '';
     this.producedOutput = true;
-    return [{ type: 'text-delta', text }];
+    return [{ type: 'text-delta', text: `${separator}${text}` }];
   }
 
   private acceptResult(line: z.infer<typeof resultSchema>): StreamPart[] {

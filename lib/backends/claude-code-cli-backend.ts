@@ -40,6 +40,20 @@ export function buildCliPrompt(request: BackendRequest): string {
   return request.messages.map((message) => `${message.role === 'user' ? 'User' : 'Assistant'}: ${message.content}`).join('\n\n');
 }
 
+export const TOOL_SERVER_TOKEN_VARIABLE = 'AGENTCSD_TOOL_TOKEN';
+
+/**
+ * With tools: only the app's MCP server (`--strict-mcp-config`, no built-in tools), reached with
+ * a bearer token the CLI expands from its environment (never in argv), and every call asked
+ * through the app's permission tool (none is pre-allowed, so each one is decided by the app).
+ */
+export function toolServerArgs(request: BackendRequest): string[] {
+  const server = request.toolServer;
+  if (!server || !request.tools?.length) return [];
+  const config = { mcpServers: { [server.name]: { type: 'http', url: server.url, headers: { Authorization: `Bearer \${${TOOL_SERVER_TOKEN_VARIABLE}}` } } } };
+  return ['--mcp-config', JSON.stringify(config), '--strict-mcp-config', '--permission-prompt-tool', `mcp__${server.name}__${server.permissionTool}`];
+}
+
 export class ClaudeCodeCliBackend implements ModelBackend {
   readonly kind = 'claude_code_cli' as const;
   private readonly cliPath: string;
@@ -78,11 +92,18 @@ export class ClaudeCodeCliBackend implements ModelBackend {
       '--model', request.model,
       '--tools', '',
       '--no-session-persistence',
+      ...toolServerArgs(request),
     ];
 
     const subprocess = execa(executable, args, {
       cwd: workingDirectory,
-      env: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', ...env },
+      env: {
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
+        ...env,
+        // The tool server's token reaches the child only here (its --mcp-config names the variable).
+        ...(request.toolServer && { [TOOL_SERVER_TOKEN_VARIABLE]: request.toolServer.token }),
+      },
       extendEnv: false,
       input: buildCliPrompt(request),
       detached: true, // its own process group: abort kills grandchildren too
@@ -106,7 +127,7 @@ export class ClaudeCodeCliBackend implements ModelBackend {
     };
     signal.addEventListener('abort', onAbort, { once: true });
 
-    const interpreter = new CliStreamInterpreter();
+    const interpreter = new CliStreamInterpreter({ toolServer: request.toolServer?.name });
     let failed = false;
     try {
       for await (const line of subprocess.iterable({ from: 'stdout' })) {

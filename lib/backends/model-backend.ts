@@ -45,6 +45,11 @@ export interface BackendRequest {
   maxTokens: number;
   /** Tools the model may call, in a fixed order (they are part of the cached prefix). */
   tools?: BackendTool[];
+  /**
+   * Where a backend that runs its own tool loop (the Claude Code CLI) reaches the app's tools:
+   * a loopback MCP endpoint and the token of this call (given to the child in its environment).
+   */
+  toolServer?: { name: string; url: string; token: string; permissionTool: string };
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'error' | 'other';

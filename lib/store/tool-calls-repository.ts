@@ -59,8 +59,12 @@ export interface NewToolCall {
   name: string;
   args: Record<string, unknown> | null;
   approval: 'none' | 'required';
-  /** `awaiting_approval`, `approved` (no approval needed, or a rule), or `denied`/`failed` with a result. */
-  status: 'awaiting_approval' | 'approved' | 'denied' | 'failed';
+  /**
+   * `awaiting_approval`, `approved` (no approval needed, or a rule), `running` (approved and
+   * started at once: committed before it runs, so a crash finds it running and never re-runs
+   * it), or `denied`/`failed` with a result.
+   */
+  status: 'awaiting_approval' | 'approved' | 'running' | 'denied' | 'failed';
   decision?: ToolDecision;
   result?: string;
 }
@@ -120,50 +124,55 @@ export async function insertAgentStep(input: {
 }): Promise<ToolCallRecord[]> {
   const db = await getDb();
   const now = new Date();
-  const rows = await db.$transaction(async (tx) => {
-    await tx.agentTurn.upsert({
-      where: { turnId: input.turn.turnId },
-      create: {
-        turnId: input.turn.turnId,
-        sessionId: input.sessionId,
-        status: 'open',
-        spontaneous: input.turn.spontaneous,
-        cycleNumber: input.turn.cycleNumber,
-        answering: JSON.stringify(input.turn.answering),
-        prompt: input.turn.prompt,
-      },
-      update: {},
-    });
-    await tx.agentStep.create({ data: { sessionId: input.sessionId, turnId: input.turn.turnId, step: input.step, assistantText: input.assistantText } });
-    const created: ToolCallRow[] = [];
-    for (const [position, call] of input.calls.entries()) {
-      created.push(
-        await tx.toolCall.create({
-          data: {
-            id: call.id,
-            sessionId: input.sessionId,
-            turnId: input.turn.turnId,
-            taskId: input.taskId ?? null,
-            traceId: input.traceId ?? null,
-            step: input.step,
-            position,
-            providerCallId: call.providerCallId,
-            name: call.name,
-            args: call.args === null ? null : JSON.stringify(call.args),
-            argsHash: hashArgs(call.args),
-            approval: call.approval,
-            status: call.status,
-            decision: call.decision ? JSON.stringify(call.decision) : null,
-            decidedAt: call.decision ? now : null,
-            result: call.result ?? null,
-            isError: call.status === 'denied' || call.status === 'failed',
-            finishedAt: call.status === 'denied' || call.status === 'failed' ? now : null,
-          },
-        }),
-      );
-    }
-    return created;
+  const rows: ToolCallRow[] = input.calls.map((call, position) => {
+    const final = call.status === 'denied' || call.status === 'failed';
+    return {
+      id: call.id,
+      sessionId: input.sessionId,
+      turnId: input.turn.turnId,
+      taskId: input.taskId ?? null,
+      traceId: input.traceId ?? null,
+      step: input.step,
+      position,
+      providerCallId: call.providerCallId,
+      name: call.name,
+      args: call.args === null ? null : JSON.stringify(call.args),
+      argsHash: hashArgs(call.args),
+      approval: call.approval,
+      status: call.status,
+      decision: call.decision ? JSON.stringify(call.decision) : null,
+      result: call.result ?? null,
+      isError: final,
+      exitCode: null,
+      droppedBytes: 0,
+      createdAt: now,
+      decidedAt: call.decision ? now : null,
+      startedAt: call.status === 'running' ? now : null,
+      finishedAt: final ? now : null,
+    };
   });
+  // One batch: the turn (on its first step), the step, its calls.
+  await db.$transaction([
+    ...(input.step === 0
+      ? [
+          db.agentTurn.upsert({
+            where: { turnId: input.turn.turnId },
+            create: {
+              turnId: input.turn.turnId,
+              sessionId: input.sessionId,
+              status: 'open',
+              spontaneous: input.turn.spontaneous,
+              cycleNumber: input.turn.cycleNumber,
+              answering: JSON.stringify(input.turn.answering),
+              prompt: input.turn.prompt,
+            },
+            update: {},
+          }),
+        ]
+      : []),
+    db.agentStep.create({ data: { sessionId: input.sessionId, turnId: input.turn.turnId, step: input.step, assistantText: input.assistantText } }),
+    db.toolCall.createMany({ data: rows }),
+  ]);
   return rows.map(toRecord);
 }
 
@@ -205,9 +214,9 @@ export async function decideToolCall(input: {
 }
 
 /** approved → running, once: false when it already ran or is running elsewhere. */
-export async function startToolCall(input: { id: string }): Promise<boolean> {
+export async function startToolCall(input: { id: string; at?: Date }): Promise<boolean> {
   const db = await getDb();
-  const moved = await db.toolCall.updateMany({ where: { id: input.id, status: 'approved' }, data: { status: 'running', startedAt: new Date() } });
+  const moved = await db.toolCall.updateMany({ where: { id: input.id, status: 'approved' }, data: { status: 'running', startedAt: input.at ?? new Date() } });
   return moved.count === 1;
 }
 
@@ -219,20 +228,21 @@ export async function finishToolCall(input: {
   isError: boolean;
   exitCode?: number | null;
   droppedBytes?: number;
+  /** The running call as the caller holds it: the finished one is built from it, not read back. */
+  running?: ToolCallRecord;
 }): Promise<ToolCallRecord | null> {
   const db = await getDb();
-  const moved = await db.toolCall.updateMany({
-    where: { id: input.id, status: 'running' },
-    data: {
-      status: input.status,
-      result: input.result,
-      isError: input.isError,
-      exitCode: input.exitCode ?? null,
-      droppedBytes: input.droppedBytes ?? 0,
-      finishedAt: new Date(),
-    },
-  });
+  const finished = {
+    status: input.status,
+    result: input.result,
+    isError: input.isError,
+    exitCode: input.exitCode ?? null,
+    droppedBytes: input.droppedBytes ?? 0,
+    finishedAt: new Date(),
+  };
+  const moved = await db.toolCall.updateMany({ where: { id: input.id, status: 'running' }, data: finished });
   if (moved.count !== 1) return null;
+  if (input.running) return { ...input.running, ...finished };
   return toRecord(await db.toolCall.findUniqueOrThrow({ where: { id: input.id } }));
 }
 

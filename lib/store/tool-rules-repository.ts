@@ -23,6 +23,10 @@ const toRecord = (row: RuleRow): ToolRuleRecord => ({
   createdAt: row.createdAt,
 });
 
+/** Bumped by every change of rules in this process: a reader may keep what it read until then. */
+let rulesVersion = 0;
+export const currentRulesVersion = () => rulesVersion;
+
 /** The rules in force for a session: its own and its persona's. */
 export async function listRulesFor(input: { sessionId: string; personaName: string }): Promise<ToolRuleRecord[]> {
   const db = await getDb();
@@ -52,6 +56,7 @@ export async function insertRule(input: {
   matcher: RuleMatcher;
 }): Promise<ToolRuleRecord> {
   const db = await getDb();
+  rulesVersion += 1;
   const row = await db.toolRule.create({
     data: {
       id: randomUUID(),
@@ -68,6 +73,7 @@ export async function insertRule(input: {
 
 export async function deleteRule(input: { id: string }): Promise<boolean> {
   const db = await getDb();
+  rulesVersion += 1;
   const deleted = await db.toolRule.deleteMany({ where: { id: input.id } });
   return deleted.count === 1;
 }
