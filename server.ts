@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import next from 'next';
 import { appPaths, readEnv } from './lib/config/env';
+import { AgentMcpEndpoint, MCP_PATH } from './lib/agent/agent-mcp-endpoint';
 import { startOrchestrator, stopOrchestrator } from './lib/orchestrator/orchestrator';
 import { checkBackends, describeAvailability } from './lib/setup/backend-availability';
 import { attachSocketServer } from './lib/realtime/socket-server';
@@ -53,7 +54,33 @@ function acceptTokenFromUrl(request: IncomingMessage, response: ServerResponse):
   return true;
 }
 
+// The Claude Code CLI reaches the app's tools here (lib/agent/agent-mcp-endpoint.ts): loopback
+// peers only, the usual Host check, and a token per CLI run instead of an Origin.
+const toolServer = new AgentMcpEndpoint(`http://127.0.0.1:${env.PORT}${MCP_PATH}`);
+
+function handleToolServer(request: IncomingMessage, response: ServerResponse): void {
+  const peer = (request.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+  // A browser always sends Origin: no web page may call it, whatever it guesses.
+  if (!isLoopbackAddress(peer) || request.headers.origin !== undefined) {
+    refuse(response, 403, 'forbidden', 'The tool server answers the Claude Code CLI on this machine only');
+    return;
+  }
+  const verdict = checkRequest({ method: 'GET', host: request.headers.host, origin: undefined }, guard);
+  if (!verdict.ok && verdict.status === 421) {
+    refuse(response, verdict.status, verdict.code, verdict.message);
+    return;
+  }
+  void toolServer.handle(request, response).catch((error: unknown) => {
+    console.error('[tools] MCP request failed', error);
+    if (!response.headersSent) refuse(response, 500, 'internal', 'The tool server failed');
+  });
+}
+
 const httpServer = createServer((request, response) => {
+  if (request.url === MCP_PATH || request.url?.startsWith(`${MCP_PATH}?`)) {
+    handleToolServer(request, response);
+    return;
+  }
   if (acceptTokenFromUrl(request, response)) return;
   const verdict = checkRequest(
     {
@@ -88,6 +115,7 @@ if (dev) {
 }
 
 httpServer.listen(env.PORT, env.HOST, () => {
+  orchestrator.setToolServer(toolServer);
   const shown = env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST;
   console.log(`> AgentCSD ready on http://${shown}:${env.PORT} (${dev ? 'development' : 'production'})`);
   console.log(`> data: ${paths.dataDir}  personas: ${paths.personasDir}`);

@@ -91,7 +91,7 @@ export function ParamsFields(props: { value: ParamsFormValue; onChange: (value: 
             </label>
           ))}
         </div>
-        <p className="mt-1 text-xs text-zinc-500">Used on the Anthropic API and OpenAI-compatible servers; a session on the Claude Code CLI backend does not get tools yet.</p>
+        <p className="mt-1 text-xs text-zinc-500">On every backend: the Anthropic API and OpenAI-compatible servers call them natively, the Claude Code CLI through the app's own MCP endpoint.</p>
       </fieldset>
     </fieldset>
   );

@@ -26,6 +26,8 @@ export interface McpBinding {
   turn: Omit<AgentTurnRecord, 'status' | 'sessionId'>;
   signal: AbortSignal;
   stopKind: () => StopKind;
+  /** The turn's next step number (a turn started again after a restart keeps its old steps). */
+  firstStep?: number;
 }
 
 interface LiveBinding extends McpBinding {
@@ -58,12 +60,13 @@ export class AgentMcpEndpoint {
   constructor(readonly url: string) {}
 
   /** A token for one CLI run of a turn; `release` when the run ends. */
-  bind(binding: McpBinding): { token: string; release: () => void } {
+  bind(binding: McpBinding): { token: string; release: () => void; nextStep: () => number } {
     const token = randomBytes(32).toString('base64url');
     const tokenHash = digest(token);
     const key = tokenHash.toString('hex');
-    this.bindings.set(key, { ...binding, tokenHash, step: 0, approved: new Map() });
-    return { token, release: () => this.bindings.delete(key) };
+    const live: LiveBinding = { ...binding, tokenHash, step: binding.firstStep ?? 0, approved: new Map() };
+    this.bindings.set(key, live);
+    return { token, release: () => this.bindings.delete(key), nextStep: () => live.step };
   }
 
   get activeBindings(): number {

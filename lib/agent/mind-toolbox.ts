@@ -8,10 +8,11 @@ import { appendToolCallLog } from '@/lib/store/session-logs';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import { ToolRegistry, builtinToolNames } from '@/lib/tools/tool-registry';
 import { ensureWorkspace } from '@/lib/tools/workspace';
+import type { AgentMcpEndpoint } from './agent-mcp-endpoint';
 import { SessionToolbox } from './session-toolbox';
 
-/** Backends whose tool calls the app can receive today. */
-const TOOL_BACKENDS = new Set(['anthropic', 'openai_compatible']);
+/** Backends whose tool calls come back to the app's step loop. */
+const NATIVE_TOOL_BACKENDS = new Set(['anthropic', 'openai_compatible']);
 
 /** One line the Subconscious reads of a finished call: what was done, how it ended, what came back. */
 export function toolActivityLine(call: ToolCallRecord): string {
@@ -38,11 +39,14 @@ export function createMindToolbox(input: {
   session: SessionRecord;
   bus: EventBus;
   broker: ApprovalBroker;
+  /** The app's MCP endpoint: the Claude Code CLI gets the tools there (no endpoint, no tools). */
+  toolServer?: AgentMcpEndpoint | null;
   /** Each call that reached its final state (the Subconscious's next input). */
   onFinished?: (call: ToolCallRecord) => void;
 }): SessionToolbox | null {
   const { session, bus } = input;
-  if (!TOOL_BACKENDS.has(session.models.c_model.backend)) return null;
+  const backend = session.models.c_model.backend;
+  if (!NATIVE_TOOL_BACKENDS.has(backend) && !(backend === 'claude_code_cli' && input.toolServer)) return null;
   const registry = ToolRegistry.forSession(session.params.tools ?? builtinToolNames);
   if (registry.size === 0) return null;
   return new SessionToolbox({

@@ -5,6 +5,7 @@
 // marked interrupted; one that said nothing only marks its user messages as answered.
 import { randomUUID } from 'node:crypto';
 import { MAX_TOOL_STEPS_PER_TURN, runAgentSteps, type AgentStepsResult } from '@/lib/agent/agent-steps';
+import { MCP_SERVER_NAME, PERMISSION_TOOL } from '@/lib/agent/agent-mcp-endpoint';
 import type { StopKind } from '@/lib/agent/session-toolbox';
 import type { BackendRequest } from '@/lib/backends/model-backend';
 import { closeAgentTurn, type AgentStepRecord, type AgentTurnRecord } from '@/lib/store/tool-calls-repository';
@@ -106,25 +107,44 @@ export async function runInternalDialogTurn(
   let result: ModelCallResult | null;
   let agent: AgentStepsResult | null = null;
   if (toolbox) {
+    const first = fitted(1);
+    const turn = work.resume?.turn ?? {
+      turnId: work.turnId,
+      spontaneous: work.spontaneous,
+      cycleNumber: work.taken.cycle,
+      answering: work.userMessages.map((message) => message.id),
+      prompt: first.messages.map((message) => message.content).join('\n\n'),
+    };
+    // The CLI runs its own tool loop and reaches the tools through the app's MCP endpoint: each
+    // run gets a token bound to this turn. A CLI turn cut by a restart cannot be continued (its
+    // process is gone): it starts again.
+    const toolServer = config.backend === 'claude_code_cli' ? context.toolServer() : null;
+    if (toolServer && work.resume) await closeAgentTurn({ sessionId: context.sessionId, turnId: work.turnId });
+    const resumeSteps = toolServer ? undefined : work.resume?.steps;
+    let nextCliStep = (work.resume?.steps.at(-1)?.step ?? -1) + 1;
+    const send = async (request: BackendRequest, onText: (text: string) => void) => {
+      if (!toolServer || !request.tools?.length) return context.callModel({ layer: 'internal', config, request, signal, onText });
+      const binding = toolServer.bind({ sessionId: context.sessionId, toolbox, turn, signal, stopKind, firstStep: nextCliStep });
+      try {
+        const viaServer = { ...request, toolServer: { name: MCP_SERVER_NAME, url: toolServer.url, token: binding.token, permissionTool: PERMISSION_TOOL } };
+        return await context.callModel({ layer: 'internal', config, request: viaServer, signal, onText });
+      } finally {
+        nextCliStep = binding.nextStep();
+        binding.release();
+      }
+    };
     const call = async (request: BackendRequest, onText: (text: string) => void) => {
-      const answer = await context.callModel({ layer: 'internal', config, request, signal, onText });
+      const answer = await send(request, onText);
       // The backend counts differently than we do: the first step once more with half the history budget.
       const firstStep = request.messages.length === 1 && !work.resume;
       if (answer.error?.kind !== 'prompt_too_long' || answer.text || signal.aborted || !firstStep) return answer;
-      return context.callModel({ layer: 'internal', config, request: { ...fitted(0.5), tools: request.tools }, signal, onText });
+      return send({ ...fitted(0.5), tools: request.tools }, onText);
     };
-    const first = fitted(1);
     agent = await runAgentSteps({
       request: first,
       toolbox,
-      turn: work.resume?.turn ?? {
-        turnId: work.turnId,
-        spontaneous: work.spontaneous,
-        cycleNumber: work.taken.cycle,
-        answering: work.userMessages.map((message) => message.id),
-        prompt: first.messages.map((message) => message.content).join('\n\n'),
-      },
-      resumeSteps: work.resume?.steps,
+      turn,
+      resumeSteps,
       signal,
       stopKind,
       callModel: call,
@@ -180,7 +200,7 @@ export async function runInternalDialogTurn(
   } else {
     await markAnswered({ sessionId: context.sessionId, turnId: work.turnId, messageIds: answeredMessageIds });
   }
-  if (agent && agent.toolSteps > 0) await closeAgentTurn({ sessionId: context.sessionId, turnId: work.turnId });
+  if (agent) await closeAgentTurn({ sessionId: context.sessionId, turnId: work.turnId });
   return {
     outcome,
     loud,

@@ -1,5 +1,6 @@
 // What a cycle or a turn needs from the mind that runs it: the session's current settings, its
 // memory, and one way to call a model (which records the call).
+import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import type { SessionToolbox } from '@/lib/agent/session-toolbox';
 import type { BackendRequest } from '@/lib/backends/model-backend';
 import type { LayerModelConfig } from '@/lib/config/model-config';
@@ -19,6 +20,8 @@ export interface MindContext {
   yieldToReplies(): Promise<void>;
   /** The Internal Dialog's tools, or null when this session or its backend has none. */
   toolbox(): SessionToolbox | null;
+  /** The app's MCP endpoint (a backend with its own tool loop reaches the tools there), once listening. */
+  toolServer(): AgentMcpEndpoint | null;
   /** Calls the layer's backend (retries included), records the call in llm_calls, reports usage. */
   callModel(input: { layer: CallLayer; config: LayerModelConfig; request: BackendRequest; signal: AbortSignal; onText?: (text: string) => void }): Promise<ModelCallResult>;
 }

@@ -29,6 +29,7 @@ import { readSettings } from '@/lib/store/settings-repository';
 import { interruptRunningToolCalls, toolCallJson } from '@/lib/store/tool-calls-repository';
 import { applyToolCallDecision, type ToolCallDecisionInput, type ToolCallDecisionResult } from '@/lib/agent/tool-decisions';
 import { ApprovalBroker } from '@/lib/tools/approval-broker';
+import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import { EventBus, type MindState } from './events';
 import { ForegroundGate } from './foreground-gate';
 import { SessionMind, SessionPausedError, type MindDependencies } from './session-mind';
@@ -112,7 +113,17 @@ export class Orchestrator {
       stallTimeoutMs: options.stallTimeoutMs ?? 120_000,
       foreground: options.foreground ?? new ForegroundGate(clock),
       approvals: options.approvals ?? new ApprovalBroker(),
+      toolServer: options.toolServer ?? { current: null },
     };
+  }
+
+  /** server.ts, once listening: where the Claude Code CLI reaches the app's tools. */
+  setToolServer(endpoint: AgentMcpEndpoint | null): void {
+    this.deps.toolServer.current = endpoint;
+  }
+
+  get toolServer(): AgentMcpEndpoint | null {
+    return this.deps.toolServer.current;
   }
 
   /**

@@ -23,6 +23,7 @@ import type { EventBus, MindState, PromptRecord, SpontaneousOutcome } from './ev
 import type { ForegroundGate } from './foreground-gate';
 import { loadResumableTurns, type ResumableTurn } from '@/lib/agent/resume-turns';
 import type { StopKind } from '@/lib/agent/session-toolbox';
+import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import { createMindToolbox, toolActivityLine } from '@/lib/agent/mind-toolbox';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import { newTurnId, runInternalDialogTurn, type TurnWork } from './internal-dialog-turn';
@@ -54,6 +55,8 @@ export interface MindDependencies {
   foreground: ForegroundGate;
   /** Wakes a step waiting for a person's decision on a tool call. */
   approvals: ApprovalBroker;
+  /** The app's MCP endpoint for backends that run their own tool loop (the CLI); set once listening. */
+  toolServer: { current: AgentMcpEndpoint | null };
 }
 
 const sessionPausedBrand = Symbol.for('agentcsd.SessionPausedError');
@@ -527,7 +530,14 @@ export class SessionMind {
       calibration: (model) => this.deps.calibration.factor(model),
       yieldToReplies: async () => this.giveWay(),
       toolbox: () =>
-        createMindToolbox({ session: this.session, bus: this.deps.bus, broker: this.deps.approvals, onFinished: (call) => this.memory.recordToolActivity(toolActivityLine(call)) }),
+        createMindToolbox({
+          session: this.session,
+          bus: this.deps.bus,
+          broker: this.deps.approvals,
+          toolServer: this.deps.toolServer.current,
+          onFinished: (call) => this.memory.recordToolActivity(toolActivityLine(call)),
+        }),
+      toolServer: () => this.deps.toolServer.current,
       callModel: async ({ layer, config, request, signal, onText }) => {
         const prompt: PromptRecord = {
           at: new Date(this.deps.clock.now()).toISOString(),

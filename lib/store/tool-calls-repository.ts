@@ -301,9 +301,19 @@ export async function loadAgentSteps(input: { sessionId: string; turnId: string 
   return steps.map((step) => ({ step: step.step, assistantText: step.assistantText, calls: calls.filter((call) => call.step === step.step).map(toRecord) }));
 }
 
+/**
+ * Ends a turn: it will not be continued. A call of it that nobody decided or ran by now never
+ * will be (a CLI run that ended, a turn stopped): it is cancelled, not left as a card.
+ */
 export async function closeAgentTurn(input: { sessionId: string; turnId: string }): Promise<void> {
   const db = await getDb();
-  await db.agentTurn.updateMany({ where: { sessionId: input.sessionId, turnId: input.turnId }, data: { status: 'closed' } });
+  await db.$transaction([
+    db.toolCall.updateMany({
+      where: { sessionId: input.sessionId, turnId: input.turnId, status: { in: ['proposed', 'awaiting_approval', 'approved'] } },
+      data: { status: 'cancelled', result: 'Cancelled: the turn ended before this call was decided or run.', isError: true, finishedAt: new Date() },
+    }),
+    db.agentTurn.updateMany({ where: { sessionId: input.sessionId, turnId: input.turnId }, data: { status: 'closed' } }),
+  ]);
 }
 
 /** A call as the API, the events and the exports show it (snake_case, dates as ISO strings). */
