@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { MAX_TOOL_STEPS_PER_TURN, runAgentSteps, type AgentStepsResult } from '@/lib/agent/agent-steps';
 import { MCP_SERVER_NAME, PERMISSION_TOOL } from '@/lib/agent/agent-mcp-endpoint';
 import type { StopKind } from '@/lib/agent/session-toolbox';
-import type { BackendRequest } from '@/lib/backends/model-backend';
+import type { BackendRequest, BackendTool } from '@/lib/backends/model-backend';
 import { closeAgentTurn, type AgentStepRecord, type AgentTurnRecord } from '@/lib/store/tool-calls-repository';
 import type { ModelCallResult } from './model-call';
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
@@ -51,16 +51,20 @@ export function fitInternalDialogPrompt(
   context: MindContext,
   prompt: { moodAndCriteria: MoodAndCriteria | null; userMessage: string | null; sLoud: string | null },
   budgetShare: number,
+  /** The tools the turn offers: their definitions take room in the window too. */
+  tools?: BackendTool[],
 ) {
   const config = context.session().models.c_model;
   const summary = context.memory.summaryEntry('internal');
-  const build = (idQuietHistory: string[]) =>
-    buildInternalDialogRequest({
+  const build = (idQuietHistory: string[]) => ({
+    ...buildInternalDialogRequest({
       ...prompt,
       idQuietHistory: summary ? [summary.text, ...idQuietHistory] : idQuietHistory,
       model: config.model,
       maxTokens: config.max_tokens,
-    });
+    }),
+    ...(tools?.length && { tools }),
+  });
   const budget = Math.floor(historyBudget({ config, fixedTokens: estimateRequestTokens(build([])), calibration: context.calibration(config.model) }) * budgetShare);
   const entries = context.memory.idQuietHistory();
   const kept = fitNewest(entries, budget);
@@ -97,13 +101,13 @@ export async function runInternalDialogTurn(
       onDelta(delta);
     }
   };
+  const toolbox = context.toolbox();
   const fitted = (share: number) => {
-    const { request } = fitInternalDialogPrompt(context, prompt, share);
+    const { request } = fitInternalDialogPrompt(context, prompt, share, toolbox?.definitions());
     // A continued turn sends the user turn it first sent.
     if (!work.resume) return request;
     return { ...request, messages: [{ role: 'user' as const, content: work.resume.turn.prompt }] };
   };
-  const toolbox = context.toolbox();
   let result: ModelCallResult | null;
   let agent: AgentStepsResult | null = null;
   if (toolbox) {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { contextWindowFor, unknownModelWindow } from '@/lib/backends/model-limits';
-import { estimateTokens, fitNewest, fitPair, fitPairSteadily, historyBudget, TokenCalibration } from './token-budget';
+import { estimateRequestTokens, estimateTokens, fitNewest, fitPair, fitPairSteadily, historyBudget, TokenCalibration } from './token-budget';
 
 const items = (...tokens: number[]) => tokens.map((count, index) => ({ id: index, tokens: count }));
 
@@ -90,5 +90,23 @@ describe('fitPairSteadily', () => {
     expect(many.kept[0]).toHaveLength(15);
     const still = fitPairSteadily(entries(1, 31, 1), [], { budget: 10_000, share: 1, maxEntries: 20, window: many.window });
     expect(cycles(still.kept[0])).toEqual(cycles(entries(16, 31, 1)));
+  });
+});
+
+describe('a prompt with tools', () => {
+  it('counts the tool definitions and every block of a step: calls and results take room too', () => {
+    const base = { system: [{ text: 'x'.repeat(400) }], messages: [{ role: 'user' as const, content: 'y'.repeat(400) }] };
+    const plain = estimateRequestTokens(base);
+    const withTools = estimateRequestTokens({ ...base, tools: [{ name: 'bash', description: 'd'.repeat(400), inputSchema: { type: 'object' } }] });
+    expect(withTools - plain).toBeGreaterThanOrEqual(100);
+    const withStep = estimateRequestTokens({
+      ...base,
+      messages: [
+        ...base.messages,
+        { role: 'assistant', content: '', blocks: [{ type: 'tool-call', id: 'a', name: 'bash', input: { command: 'z'.repeat(400) } }] },
+        { role: 'user', content: '', blocks: [{ type: 'tool-result', callId: 'a', content: 'r'.repeat(800), isError: false }] },
+      ],
+    });
+    expect(withStep - plain).toBeGreaterThanOrEqual(300);
   });
 });

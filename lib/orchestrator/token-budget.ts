@@ -1,7 +1,7 @@
 // Token counts for context budgets: a local estimate, corrected per model by what the backends
 // report (calibration), so budgets hold on real tokenizers without shipping them.
 import { contextWindowFor } from '@/lib/backends/model-limits';
-import type { BackendRequest } from '@/lib/backends/model-backend';
+import type { BackendMessage, BackendRequest } from '@/lib/backends/model-backend';
 import type { LayerModelConfig } from '@/lib/config/model-config';
 
 /**
@@ -18,8 +18,15 @@ export function estimateTokens(text: string): number {
   return Math.ceil(ascii / 4) + other;
 }
 
-export function estimateRequestTokens(request: Pick<BackendRequest, 'system' | 'messages'>): number {
-  return request.system.reduce((sum, segment) => sum + estimateTokens(segment.text), 0) + request.messages.reduce((sum, message) => sum + estimateTokens(message.content), 0);
+function messageText(message: BackendMessage): string {
+  if (!message.blocks) return message.content;
+  return message.blocks.map((block) => (block.type === 'text' ? block.text : block.type === 'tool-call' ? `${block.name}${JSON.stringify(block.input)}` : block.content)).join('\n');
+}
+
+/** The whole prompt as the backend sees it: system, messages (tool calls and results included) and tool definitions. */
+export function estimateRequestTokens(request: Pick<BackendRequest, 'system' | 'messages' | 'tools'>): number {
+  const tools = request.tools?.length ? estimateTokens(JSON.stringify(request.tools)) : 0;
+  return request.system.reduce((sum, segment) => sum + estimateTokens(segment.text), 0) + request.messages.reduce((sum, message) => sum + estimateTokens(messageText(message)), 0) + tools;
 }
 
 /** Per model: reported input tokens / local estimate, smoothed, within sane bounds. */
