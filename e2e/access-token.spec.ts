@@ -39,11 +39,12 @@ test('every route and the socket need the token; the URL form sets a cookie and 
   const host: [string, string] = ['Host', `127.0.0.1:${port}`];
   const origin: [string, string] = ['Origin', base];
 
+  const wrongToken = token.slice(0, -1) + (token.endsWith('0') ? '1' : '0');
   for (const url of ['/', '/sessions', '/settings', '/personas', '/api/health', '/api/sessions', '/api/settings', '/api/personas', '/_next/static/x.js']) {
     const response = await rawRequest({ port, method: 'GET', path: url, headers: [host] });
     expect(response.status, url).toBe(401);
     expect(JSON.parse(response.body).error.code).toBe('unauthorized');
-    const wrong = await rawRequest({ port, method: 'GET', path: url, headers: [host, ['Authorization', `Bearer ${token.slice(0, -1)}0`]] });
+    const wrong = await rawRequest({ port, method: 'GET', path: url, headers: [host, ['Authorization', `Bearer ${wrongToken}`]] });
     expect(wrong.status, url).toBe(401);
   }
   expect((await rawRequest({ port, method: 'POST', path: '/api/personas', headers: [host, origin, ['Content-Type', 'application/json']], body: '{"name":"x","content":"x"}' })).status).toBe(401);
