@@ -4,6 +4,7 @@ import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { appPaths } from '@/lib/config/env';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { migrateDatabase } from './migrations';
+import { closeRawDb } from './raw-db';
 
 export type Db = InstanceType<typeof PrismaClient>;
 
@@ -40,6 +41,7 @@ export function getDb(): Promise<Db> {
 }
 
 export async function closeDb(): Promise<void> {
+  closeRawDb();
   const held = globalForDb.__agentcsdDb;
   globalForDb.__agentcsdDb = undefined;
   if (held) await (await held.client).$disconnect();

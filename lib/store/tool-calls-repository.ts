@@ -4,6 +4,7 @@
 // gets the first outcome, and a call is run at most once.
 import { createHash } from 'node:crypto';
 import { getDb } from './db';
+import { rawDb, sqliteDate, statement } from './raw-db';
 
 export type ToolCallStatus =
   | 'proposed'
@@ -122,7 +123,7 @@ export async function insertAgentStep(input: {
   taskId?: string | null;
   traceId?: string | null;
 }): Promise<ToolCallRecord[]> {
-  const db = await getDb();
+  await getDb(); // the file exists and is migrated before the direct connection writes
   const now = new Date();
   const rows: ToolCallRow[] = input.calls.map((call, position) => {
     const final = call.status === 'denied' || call.status === 'failed';
@@ -151,28 +152,35 @@ export async function insertAgentStep(input: {
       finishedAt: final ? now : null,
     };
   });
-  // One batch: the turn (on its first step), the step, its calls.
-  await db.$transaction([
-    ...(input.step === 0
-      ? [
-          db.agentTurn.upsert({
-            where: { turnId: input.turn.turnId },
-            create: {
-              turnId: input.turn.turnId,
-              sessionId: input.sessionId,
-              status: 'open',
-              spontaneous: input.turn.spontaneous,
-              cycleNumber: input.turn.cycleNumber,
-              answering: JSON.stringify(input.turn.answering),
-              prompt: input.turn.prompt,
-            },
-            update: {},
-          }),
-        ]
-      : []),
-    db.agentStep.create({ data: { sessionId: input.sessionId, turnId: input.turn.turnId, step: input.step, assistantText: input.assistantText } }),
-    db.toolCall.createMany({ data: rows }),
-  ]);
+  // One transaction: the turn (on its first step), the step, its calls.
+  const raw = rawDb();
+  const insertTurn = statement(
+    raw,
+    `INSERT OR IGNORE INTO agent_turns (turn_id, session_id, status, spontaneous, cycle_number, answering, prompt, created_at) VALUES (?, ?, 'open', ?, ?, ?, ?, ?)`,
+  );
+  const insertStep = statement(raw, 'INSERT INTO agent_steps (session_id, turn_id, step, assistant_text, created_at) VALUES (?, ?, ?, ?, ?)');
+  const insertCall = statement(
+    raw,
+    `INSERT INTO tool_calls (id, session_id, turn_id, task_id, trace_id, step, position, provider_call_id, name, args, args_hash, approval, status, decision, result, is_error, exit_code, dropped_bytes, created_at, decided_at, started_at, finished_at)
+     VALUES (@id, @sessionId, @turnId, @taskId, @traceId, @step, @position, @providerCallId, @name, @args, @argsHash, @approval, @status, @decision, @result, @isError, @exitCode, @droppedBytes, @createdAt, @decidedAt, @startedAt, @finishedAt)`,
+  );
+  raw.database.transaction(() => {
+    if (input.step === 0) {
+      const turn = input.turn;
+      insertTurn.run(turn.turnId, input.sessionId, turn.spontaneous ? 1 : 0, turn.cycleNumber, JSON.stringify(turn.answering), turn.prompt, sqliteDate(now));
+    }
+    insertStep.run(input.sessionId, input.turn.turnId, input.step, input.assistantText, sqliteDate(now));
+    for (const row of rows) {
+      insertCall.run({
+        ...row,
+        isError: row.isError ? 1 : 0,
+        createdAt: sqliteDate(row.createdAt),
+        decidedAt: sqliteDate(row.decidedAt),
+        startedAt: sqliteDate(row.startedAt),
+        finishedAt: sqliteDate(row.finishedAt),
+      });
+    }
+  })();
   return rows.map(toRecord);
 }
 
@@ -215,9 +223,9 @@ export async function decideToolCall(input: {
 
 /** approved → running, once: false when it already ran or is running elsewhere. */
 export async function startToolCall(input: { id: string; at?: Date }): Promise<boolean> {
-  const db = await getDb();
-  const moved = await db.toolCall.updateMany({ where: { id: input.id, status: 'approved' }, data: { status: 'running', startedAt: input.at ?? new Date() } });
-  return moved.count === 1;
+  await getDb();
+  const moved = statement(rawDb(), `UPDATE tool_calls SET status = 'running', started_at = ? WHERE id = ? AND status = 'approved'`).run(sqliteDate(input.at ?? new Date()), input.id);
+  return moved.changes === 1;
 }
 
 export async function finishToolCall(input: {
@@ -240,8 +248,11 @@ export async function finishToolCall(input: {
     droppedBytes: input.droppedBytes ?? 0,
     finishedAt: new Date(),
   };
-  const moved = await db.toolCall.updateMany({ where: { id: input.id, status: 'running' }, data: finished });
-  if (moved.count !== 1) return null;
+  const moved = statement(
+    rawDb(),
+    `UPDATE tool_calls SET status = ?, result = ?, is_error = ?, exit_code = ?, dropped_bytes = ?, finished_at = ? WHERE id = ? AND status = 'running'`,
+  ).run(finished.status, finished.result, finished.isError ? 1 : 0, finished.exitCode, finished.droppedBytes, sqliteDate(finished.finishedAt), input.id);
+  if (moved.changes !== 1) return null;
   if (input.running) return { ...input.running, ...finished };
   return toRecord(await db.toolCall.findUniqueOrThrow({ where: { id: input.id } }));
 }
