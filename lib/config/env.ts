@@ -21,7 +21,18 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
+const envKeys = Object.keys(envSchema.shape) as (keyof Env)[];
+let lastRead: { key: string; env: Env } | null = null;
+
+/** Parsed again only when one of our variables changed (tests change them between cases). */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  if (source !== process.env) return parseEnv(source);
+  const key = envKeys.map((name) => source[name] ?? '\u0000').join('\u0001');
+  if (lastRead?.key !== key) lastRead = { key, env: parseEnv(source) };
+  return lastRead.env;
+}
+
+function parseEnv(source: NodeJS.ProcessEnv): Env {
   const result = envSchema.safeParse(source);
   if (!result.success) {
     const details = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);

@@ -1,6 +1,7 @@
 // What a running mind reads and writes: its state on start or resume (bounded queries only —
 // a session's whole history is never read), and each output as one transaction.
 import { getDb } from './db';
+import { rawDb, sqliteDate, statement } from './raw-db';
 import type { Layer, MessageRecord, MoodAndCriteriaRecord } from './messages-repository';
 
 export type CallLayer = 'internal' | 'subconscious' | 'summary';
@@ -230,7 +231,13 @@ export interface LlmCallInput {
   error: string | null;
 }
 
+/** One row per model call, on every step of every turn: a statement prepared once (raw-db.ts). */
 export async function insertLlmCall(input: LlmCallInput): Promise<void> {
-  const db = await getDb();
-  await db.llmCall.create({ data: input });
+  await getDb(); // the file exists and is migrated before the direct connection writes
+  const raw = rawDb();
+  statement(
+    raw,
+    `INSERT INTO llm_calls (session_id, layer, backend, model, started_at, first_token_ms, duration_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, finish_reason, error)
+     VALUES (@sessionId, @layer, @backend, @model, @startedAt, @firstTokenMs, @durationMs, @inputTokens, @outputTokens, @cacheReadTokens, @cacheWriteTokens, @costUsd, @finishReason, @error)`,
+  ).run({ ...input, startedAt: sqliteDate(input.startedAt) });
 }
