@@ -11,6 +11,8 @@ export interface ParamsFormValue {
   spontaneous_cap: string;
   /** The built-in tools the Internal Dialog may use. */
   tools: string[];
+  /** Kept as it was: which MCP servers' tools the session may use (absent: all). */
+  mcp_servers?: string[];
 }
 
 export function toParamsFormValue(params: SessionParams): ParamsFormValue {
@@ -21,6 +23,7 @@ export function toParamsFormValue(params: SessionParams): ParamsFormValue {
     trigger_threshold: String(params.trigger_threshold),
     spontaneous_cap: String(params.spontaneous_cap),
     tools: params.tools ?? [...BUILTIN_TOOL_NAMES],
+    ...(params.mcp_servers && { mcp_servers: params.mcp_servers }),
   };
 }
 
@@ -32,6 +35,7 @@ export function toParamsPayload(value: ParamsFormValue): SessionParams {
     trigger_threshold: Number(value.trigger_threshold),
     spontaneous_cap: Number(value.spontaneous_cap),
     tools: BUILTIN_TOOL_NAMES.filter((name) => value.tools.includes(name)),
+    ...(value.mcp_servers && { mcp_servers: value.mcp_servers }),
   };
 }
 

@@ -6,7 +6,8 @@ import { currentRulesVersion, listRulesFor, type ToolRuleRecord } from '@/lib/st
 import type { EventBus } from '@/lib/orchestrator/events';
 import { appendToolCallLog } from '@/lib/store/session-logs';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
-import { ToolRegistry, builtinToolNames } from '@/lib/tools/tool-registry';
+import { ToolRegistry } from '@/lib/tools/tool-registry';
+import type { Tool } from '@/lib/tools/tool-types';
 import { ensureWorkspace } from '@/lib/tools/workspace';
 import type { AgentMcpEndpoint } from './agent-mcp-endpoint';
 import { SessionToolbox } from './session-toolbox';
@@ -41,13 +42,15 @@ export function createMindToolbox(input: {
   broker: ApprovalBroker;
   /** The app's MCP endpoint: the Claude Code CLI gets the tools there (no endpoint, no tools). */
   toolServer?: AgentMcpEndpoint | null;
+  /** The ready MCP servers' tools (lib/tools/mcp/mcp-pool.ts). */
+  mcpTools?: readonly Tool[];
   /** Each call that reached its final state (the Subconscious's next input). */
   onFinished?: (call: ToolCallRecord) => void;
 }): SessionToolbox | null {
   const { session, bus } = input;
   const backend = session.models.c_model.backend;
   if (!NATIVE_TOOL_BACKENDS.has(backend) && !(backend === 'claude_code_cli' && input.toolServer)) return null;
-  const registry = ToolRegistry.forSession(session.params.tools ?? builtinToolNames);
+  const registry = ToolRegistry.forSession({ builtins: session.params.tools, mcpServers: session.params.mcp_servers }, input.mcpTools);
   if (registry.size === 0) return null;
   return new SessionToolbox({
     sessionId: session.id,

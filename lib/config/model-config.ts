@@ -56,6 +56,8 @@ export const sessionParamsSchema = z
     spontaneous_cap: z.number().int().min(0).max(100),
     /** The built-in tools the Internal Dialog may use; absent = all of them (lib/tools/tool-registry.ts). */
     tools: z.array(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/)).max(100).optional(),
+    /** The MCP servers whose tools it may use; absent = every server left on in Settings. */
+    mcp_servers: z.array(z.string().min(1).max(64)).max(32).optional(),
   })
   .strict();
 export type SessionParams = z.infer<typeof sessionParamsSchema>;

@@ -25,7 +25,8 @@ import {
   updateSession,
   type SessionRecord,
 } from '@/lib/store/sessions-repository';
-import { readSettings } from '@/lib/store/settings-repository';
+import { readMcpSettings, readSettings } from '@/lib/store/settings-repository';
+import { McpPool } from '@/lib/tools/mcp/mcp-pool';
 import { interruptRunningToolCalls, toolCallJson } from '@/lib/store/tool-calls-repository';
 import { applyToolCallDecision, type ToolCallDecisionInput, type ToolCallDecisionResult } from '@/lib/agent/tool-decisions';
 import { ApprovalBroker } from '@/lib/tools/approval-broker';
@@ -114,7 +115,13 @@ export class Orchestrator {
       foreground: options.foreground ?? new ForegroundGate(clock),
       approvals: options.approvals ?? new ApprovalBroker(),
       toolServer: options.toolServer ?? { current: null },
+      mcp: options.mcp ?? new McpPool(),
     };
+  }
+
+  /** The user's MCP servers (Settings, /api/mcp-servers). */
+  get mcp(): McpPool {
+    return this.deps.mcp;
   }
 
   /** server.ts, once listening: where the Claude Code CLI reaches the app's tools. */
@@ -135,6 +142,12 @@ export class Orchestrator {
     // A tool call that was running when the process died is never run again: the model is told.
     const interrupted = await interruptRunningToolCalls();
     if (interrupted > 0) console.warn(`[tools] ${interrupted} tool call(s) were running when the app stopped: marked interrupted`);
+    // MCP servers start in the background; a broken configuration row must not stop the app.
+    try {
+      await this.deps.mcp.configure(await readMcpSettings());
+    } catch (error) {
+      console.error('[mcp] the stored MCP servers could not be read; none started', error);
+    }
     for (const id of await listSessionIdsByStatus({ status: 'active' })) {
       const session = await findSession({ id });
       if (session) await this.startMind(session);
@@ -148,6 +161,7 @@ export class Orchestrator {
     const minds = [...this.minds.values()];
     this.minds.clear();
     await Promise.all(minds.map((mind) => mind.stop({ graceMs: shutdownGraceMs })));
+    await this.deps.mcp.stop();
     for (const id of await listSessionIdsByStatus({ status: 'active' })) {
       await this.setStatus(id, 'paused', 'server shut down');
     }

@@ -26,6 +26,7 @@ import type { StopKind } from '@/lib/agent/session-toolbox';
 import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import { createMindToolbox, toolActivityLine } from '@/lib/agent/mind-toolbox';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
+import type { McpPool } from '@/lib/tools/mcp/mcp-pool';
 import { newTurnId, runInternalDialogTurn, type TurnWork } from './internal-dialog-turn';
 import type { RoutedDelta } from './tags/reply-router';
 import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
@@ -57,6 +58,8 @@ export interface MindDependencies {
   approvals: ApprovalBroker;
   /** The app's MCP endpoint for backends that run their own tool loop (the CLI); set once listening. */
   toolServer: { current: AgentMcpEndpoint | null };
+  /** The user's MCP servers; their ready tools join each turn's registry. */
+  mcp: McpPool;
 }
 
 const sessionPausedBrand = Symbol.for('agentcsd.SessionPausedError');
@@ -535,6 +538,7 @@ export class SessionMind {
           bus: this.deps.bus,
           broker: this.deps.approvals,
           toolServer: this.deps.toolServer.current,
+          mcpTools: this.deps.mcp.tools(),
           onFinished: (call) => this.memory.recordToolActivity(toolActivityLine(call)),
         }),
       toolServer: () => this.deps.toolServer.current,

@@ -7,6 +7,7 @@ import {
   type ModelsConfig,
   type SessionParams,
 } from '@/lib/config/model-config';
+import { emptyMcpSettings, mcpSettingsSchema, type McpSettings } from '@/lib/tools/mcp/mcp-config';
 import { getDb } from './db';
 import { parseJsonColumn } from './json-column';
 
@@ -41,4 +42,17 @@ export async function writeSettings(settings: AppSettings): Promise<void> {
       update: { value: JSON.stringify(settings.params) },
     }),
   ]);
+}
+
+/** The user's MCP servers (lib/tools/mcp/mcp-config.ts), one JSON row under `mcp`. */
+export async function readMcpSettings(): Promise<McpSettings> {
+  const db = await getDb();
+  const row = await db.setting.findUnique({ where: { key: 'mcp' } });
+  return row ? parseJsonColumn(mcpSettingsSchema, row.value, 'MCP servers', emptyMcpSettings) : emptyMcpSettings;
+}
+
+export async function writeMcpSettings(settings: McpSettings): Promise<void> {
+  const db = await getDb();
+  const value = JSON.stringify(settings);
+  await db.setting.upsert({ where: { key: 'mcp' }, create: { key: 'mcp', value }, update: { value } });
 }

@@ -22,10 +22,18 @@ export class ToolRegistry {
     this.byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   }
 
-  /** The session's tools: the built-ins it allows (and, later, its MCP servers' tools). */
-  static forSession(allowed: readonly string[]): ToolRegistry {
-    const allowedSet = new Set(allowed);
-    return new ToolRegistry(builtinTools.filter((tool) => allowedSet.has(tool.definition.name)));
+  /**
+   * The session's tools: the built-ins it allows (absent: all), then the tools of the MCP servers
+   * it allows (absent: every server the user left on), in the pool's sorted order — a fixed
+   * order, so the definitions stay inside the cached prompt prefix.
+   */
+  static forSession(allowed: { builtins?: readonly string[]; mcpServers?: readonly string[] }, mcpTools: readonly Tool[] = []): ToolRegistry {
+    const builtins = allowed.builtins ? new Set(allowed.builtins) : null;
+    const servers = allowed.mcpServers ? new Set(allowed.mcpServers) : null;
+    return new ToolRegistry([
+      ...builtinTools.filter((tool) => !builtins || builtins.has(tool.definition.name)),
+      ...mcpTools.filter((tool) => !servers || (typeof tool.source === 'object' && servers.has(tool.source.mcpServer))),
+    ]);
   }
 
   get size(): number {

@@ -4,46 +4,19 @@
 // (The Claude Code CLI backend runs the same flow in claude-cli-tools.test.ts.)
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LayerModelConfig } from '@/lib/config/model-config';
-import { Orchestrator } from '@/lib/orchestrator/orchestrator';
+import { describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/store/db';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '@/test/fakes/fake-anthropic-server';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
-import { mindScript } from '@/test/fakes/mind-script';
-import { EventRecorder } from '@/test/support/event-recorder';
+import { apiBackendNames, useApiBackendsHarness } from '@/test/support/api-backends-harness';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
 const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
-let anthropic: FakeAnthropicServer;
-let openai: FakeOpenAIServer;
-let orchestrator: Orchestrator;
-let events: EventRecorder;
+const harness = useApiBackendsHarness(dirs);
 
-beforeAll(async () => {
-  fs.chmodSync(dirs.root, 0o755);
-  anthropic = await startFakeAnthropicServer({ script: mindScript });
-  openai = await startFakeOpenAIServer({ script: mindScript });
-  orchestrator = new Orchestrator();
-  events = new EventRecorder(orchestrator.bus);
-  await orchestrator.start();
-});
-afterAll(async () => {
-  events.close();
-  await orchestrator.stop();
-  await anthropic.close();
-  await openai.close();
-});
-
-const layers: Record<string, () => LayerModelConfig> = {
-  anthropic: () => ({ backend: 'anthropic', model: 'claude-sonnet-5-5', max_tokens: 512, endpoint: anthropic.url, api_key: 'sk-ant-test-key' }),
-  openai_compatible: () => ({ backend: 'openai_compatible', model: 'fake-large', max_tokens: 512, endpoint: `${openai.url}/v1` }),
-};
-
-describe.each(Object.keys(layers))('tools on %s', (backend) => {
+describe.each(apiBackendNames)('tools on %s', (backend) => {
   it('write at once, approve a command, deny Python with a reason; the reply has every result in order', async () => {
-    const layer = layers[backend]!();
+    const { orchestrator, events } = harness;
+    const layer = harness.layer(backend);
     const session = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer, s_model: layer } });
     await orchestrator.sendUserMessage(session.id, { text: 'Please create a file and run a command [[tools]]' });
     const waiting = (name: string) => events.waitFor('tool-call', { where: (event) => event.sessionId === session.id && event.call.name === name && event.call.status === 'awaiting_approval', timeoutMs: 15_000 });

@@ -5,7 +5,8 @@
 //                      [[speak]] makes it trigger once (until the agent has spoken on its own).
 //   Tools            → a user message containing [[tools]] (with tools offered) gets one step of
 //                      calls — write_file, bash, python — and, once their results come back, a
-//                      reply quoting each result's first line.
+//                      reply quoting each result's first line. [[mcp]] does the same with two
+//                      calls to the everything__ tools of server-everything.
 import { unescapeTagContent } from '@/lib/orchestrator/tags/escape';
 import type { FakeReply, FakeRequest } from './fake-server-core';
 
@@ -45,6 +46,17 @@ export const toolStepCalls = [
   { name: 'python', input: { code: 'print(6 * 7)', explanation: 'Work out the answer' } },
 ];
 
+/** `[[mcp]]`: one read-only call and one the server does not mark (a card) to server-everything. */
+export const mcpStepCalls = [
+  { name: 'everything__echo', input: { message: 'from the mind' } },
+  { name: 'everything__toggle-simulated-logging', input: {} },
+];
+
+function offers(body: unknown, name: string): boolean {
+  const tools = (body as { tools?: { name?: string; function?: { name?: string } }[] }).tools ?? [];
+  return tools.some((tool) => (tool.name ?? tool.function?.name) === name);
+}
+
 export function mindScript(request: FakeRequest): FakeReply {
   const prompt = request.lastUserText;
   if (request.system.includes('You are the Subconscious')) {
@@ -68,6 +80,9 @@ export function mindScript(request: FakeRequest): FakeReply {
     return { text: `<ID_loud>Here is what the tools said: ${lines.join(' | ')}</ID_loud><ID_quiet>${results.length} results came back.</ID_quiet>` };
   }
   const user = tagContent(prompt, 'ED_user');
+  if (user?.includes('[[mcp]]') && offers(request.body, 'everything__echo')) {
+    return { text: '<ID_loud>Asking the MCP server.</ID_loud>', toolCalls: mcpStepCalls };
+  }
   if (user?.includes('[[tools]]') && offersTools(request.body)) {
     return { text: '<ID_loud>Creating notes.txt, then I will show it and work something out.</ID_loud><ID_quiet>Plan: write, show, compute.</ID_quiet>', toolCalls: toolStepCalls };
   }

@@ -1,0 +1,38 @@
+import { ApiError } from '@/lib/http/api-error';
+import { handle, readJsonBody } from '@/lib/http/route-helpers';
+import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
+import { readMcpSettings, writeMcpSettings } from '@/lib/store/settings-repository';
+import { findUnrestoredMask, maskedMcpSettings, restoreMaskedSecrets, type McpSettings } from '@/lib/tools/mcp/mcp-config';
+import { putMcpServersBodySchema } from './schema';
+
+export const dynamic = 'force-dynamic';
+
+/** The configuration as pasted (secrets masked) and each server's live status. */
+function mcpJson(settings: McpSettings) {
+  return { ...maskedMcpSettings(settings), servers: getOrchestrator().mcp.status() };
+}
+
+export const GET = handle(async () => {
+  return Response.json(mcpJson(await readMcpSettings()));
+});
+
+/** Saves the servers and applies them: removed or changed ones stop, new ones start. */
+export const PUT = handle(async (request) => {
+  const body = await readJsonBody(request, putMcpServersBodySchema);
+  const stored = await readMcpSettings();
+  const names = new Set(Object.keys(body.mcpServers));
+  const keep = <T>(entries: Record<string, T>) => Object.fromEntries(Object.entries(entries).filter(([name]) => names.has(name)));
+  const settings = restoreMaskedSecrets(
+    {
+      mcpServers: body.mcpServers,
+      tools: keep(body.tools ?? stored.tools),
+      disabled: (body.disabled ?? stored.disabled).filter((name) => names.has(name)),
+    },
+    stored,
+  );
+  const masked = findUnrestoredMask(settings);
+  if (masked) throw new ApiError('validation_failed', `Invalid body: ${masked} is a masked value (••••) that matches nothing stored; paste the real value`);
+  await writeMcpSettings(settings);
+  await getOrchestrator().mcp.configure(settings);
+  return Response.json(mcpJson(settings));
+});

@@ -1,0 +1,200 @@
+// Every MCP server the user configured, one connection each, and their tools as registry tools
+// (`server__tool`), in a fixed order so the definitions stay inside the cached prompt prefix.
+// Whether a call needs a person is decided here, on the server: the user's per-tool choice, else
+// the server's own annotation (only a tool it marks read-only and not destructive runs without a
+// card), never anything a model or a tool's output says.
+import { z } from 'zod';
+import { estimateTokens } from '@/lib/orchestrator/token-budget';
+import type { Tool, ToolInputSchema } from '@/lib/tools/tool-types';
+import { emptyMcpSettings, isHttpServer, mcpToolName, sameServerConfig, type McpSettings } from './mcp-config';
+import { McpConnection, type McpConnectionOptions, type McpServerState, type McpToolInfo } from './mcp-connection';
+
+export interface McpToolStatus {
+  /** The server's own name for it. */
+  name: string;
+  /** What models see: `server__tool`. */
+  model_name: string;
+  description: string;
+  enabled: boolean;
+  /** The user's choice, or null when the server's annotation decides. */
+  auto_approve: boolean | null;
+  approval: 'never' | 'required';
+  read_only: boolean;
+}
+
+export interface McpServerStatus {
+  name: string;
+  transport: 'stdio' | 'http';
+  enabled: boolean;
+  state: McpServerState;
+  tool_count: number;
+  /** Tokens the enabled tools' definitions add to every Internal Dialog prompt (local estimate). */
+  definition_tokens: number;
+  last_error: string | null;
+  restarts: number;
+  next_retry_at: string | null;
+  pid: number | null;
+  tools: McpToolStatus[];
+}
+
+const argsSchema = z.record(z.string(), z.unknown());
+
+function readOnly(info: McpToolInfo): boolean {
+  return info.annotations?.readOnlyHint === true && info.annotations?.destructiveHint !== true;
+}
+
+function inputSchemaOf(info: McpToolInfo): ToolInputSchema {
+  const { $schema: _ignored, ...schema } = (info.inputSchema ?? {}) as Record<string, unknown>;
+  return { ...schema, type: 'object' } as ToolInputSchema;
+}
+
+export class McpPool {
+  private settings: McpSettings = emptyMcpSettings;
+  private readonly connections = new Map<string, McpConnection>();
+  private readonly listeners = new Set<() => void>();
+  private cachedTools: Tool[] | null = null;
+
+  constructor(private readonly options: Omit<McpConnectionOptions, 'onChange'> = {}) {}
+
+  /** Called on every state change of any server (Settings refreshes, tools are rebuilt). */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    this.cachedTools = null;
+    for (const listener of this.listeners) listener();
+  }
+
+  /**
+   * Applies a configuration: servers removed, switched off or changed stop; new and changed ones
+   * start in the background (a server that fails says why in its status and retries).
+   */
+  async configure(settings: McpSettings): Promise<void> {
+    this.settings = settings;
+    const wanted = new Map(Object.entries(settings.mcpServers).filter(([name]) => !settings.disabled.includes(name)));
+    const stopping: Promise<void>[] = [];
+    for (const [name, connection] of this.connections) {
+      const config = wanted.get(name);
+      if (config && sameServerConfig(config, connection.config)) continue;
+      this.connections.delete(name);
+      stopping.push(connection.stop());
+    }
+    await Promise.all(stopping);
+    for (const [name, config] of wanted) {
+      if (this.connections.has(name)) continue;
+      const connection = new McpConnection(name, config, { ...this.options, onChange: () => this.changed() });
+      this.connections.set(name, connection);
+      void connection.start();
+    }
+    this.changed();
+  }
+
+  /** Waits until every enabled server is ready or has failed once (start-up, tests). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((connection) => connection.start().catch(() => undefined)));
+  }
+
+  /** Connects again now, whatever the backoff says, and reports what it found. */
+  async test(name: string): Promise<{ ok: boolean; tools: McpToolStatus[]; error: string | null }> {
+    const connection = this.connections.get(name);
+    if (!connection) return { ok: false, tools: [], error: this.settings.disabled.includes(name) ? `${name} is switched off` : `${name} is not configured` };
+    await connection.restart();
+    const status = this.statusOf(name, connection);
+    return { ok: connection.state === 'ready', tools: status.tools, error: connection.state === 'ready' ? null : connection.lastError };
+  }
+
+  async stop(): Promise<void> {
+    const all = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(all.map((connection) => connection.stop()));
+    this.changed();
+  }
+
+  /** The tools of every ready server that the user left on, sorted by server then tool. */
+  tools(): Tool[] {
+    if (this.cachedTools) return this.cachedTools;
+    const tools: Tool[] = [];
+    for (const name of [...this.connections.keys()].sort()) {
+      const connection = this.connections.get(name)!;
+      if (connection.state !== 'ready') continue;
+      for (const info of [...connection.tools].sort((a, b) => a.name.localeCompare(b.name))) {
+        const prefs = this.settings.tools[name]?.[info.name];
+        if (prefs?.enabled === false) continue;
+        tools.push(this.toolOf(connection, info));
+      }
+    }
+    this.cachedTools = tools;
+    return tools;
+  }
+
+  private approvalOf(server: string, info: McpToolInfo): 'never' | 'required' {
+    const choice = this.settings.tools[server]?.[info.name]?.auto_approve;
+    if (choice !== undefined) return choice ? 'never' : 'required';
+    return readOnly(info) ? 'never' : 'required';
+  }
+
+  private toolOf(connection: McpConnection, info: McpToolInfo): Tool<Record<string, unknown>> {
+    const server = connection.name;
+    const description = `${info.description ?? info.title ?? info.name} (from the MCP server "${server}")`;
+    return {
+      definition: { name: mcpToolName(server, info.name), description, inputSchema: inputSchemaOf(info) },
+      approval: this.approvalOf(server, info),
+      source: { mcpServer: server },
+      args: argsSchema,
+      describeCall: (args) => {
+        const json = JSON.stringify(args);
+        return `${server} · ${info.name} ${json.length > 300 ? `${json.slice(0, 300)}…` : json}`;
+      },
+      run: (args, context) =>
+        connection.call(info.name, args, {
+          signal: context.signal,
+          onProgress: (progress) =>
+            context.onOutput?.({
+              stream: 'stdout',
+              text: `progress ${progress.progress}${progress.total !== undefined ? `/${progress.total}` : ''}${progress.message ? ` ${progress.message}` : ''}\n`,
+            }),
+        }),
+    };
+  }
+
+  status(): McpServerStatus[] {
+    const names = Object.keys(this.settings.mcpServers).sort();
+    return names.map((name) => this.statusOf(name, this.connections.get(name)));
+  }
+
+  private statusOf(name: string, connection: McpConnection | undefined): McpServerStatus {
+    const config = this.settings.mcpServers[name]!;
+    const tools = (connection?.tools ?? []).map((info): McpToolStatus => {
+      const prefs = this.settings.tools[name]?.[info.name];
+      return {
+        name: info.name,
+        model_name: mcpToolName(name, info.name),
+        description: info.description ?? '',
+        enabled: prefs?.enabled !== false,
+        auto_approve: prefs?.auto_approve ?? null,
+        approval: this.approvalOf(name, info),
+        read_only: readOnly(info),
+      };
+    });
+    const definitionTokens = connection
+      ? connection.tools
+          .filter((info) => this.settings.tools[name]?.[info.name]?.enabled !== false)
+          .reduce((sum, info) => sum + estimateTokens(JSON.stringify({ name: mcpToolName(name, info.name), description: info.description ?? '', input_schema: inputSchemaOf(info) })), 0)
+      : 0;
+    return {
+      name,
+      transport: isHttpServer(config) ? 'http' : 'stdio',
+      enabled: !this.settings.disabled.includes(name),
+      state: connection?.state ?? 'stopped',
+      tool_count: tools.length,
+      definition_tokens: definitionTokens,
+      last_error: connection?.lastError ?? null,
+      restarts: connection?.restarts ?? 0,
+      next_retry_at: connection?.nextRetryAt ? new Date(connection.nextRetryAt).toISOString() : null,
+      pid: connection?.pid ?? null,
+      tools,
+    };
+  }
+}
