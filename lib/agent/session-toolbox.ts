@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { BackendTool, StreamPart } from '@/lib/backends/model-backend';
 import {
   cancelPendingToolCall,
+  closeAgentTurn,
   finishToolCall,
   getToolCall,
   insertAgentStep,
@@ -55,6 +56,11 @@ export class SessionToolbox {
 
   get sessionId(): string {
     return this.deps.sessionId;
+  }
+
+  /** Ends a turn: calls left undecided or unrun are cancelled, and every open page sees it. */
+  async closeTurn(turnId: string): Promise<void> {
+    for (const call of await closeAgentTurn({ sessionId: this.deps.sessionId, turnId })) this.deps.events.callChanged(call);
   }
 
   definitions(): BackendTool[] {

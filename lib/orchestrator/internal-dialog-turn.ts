@@ -8,7 +8,7 @@ import { MAX_TOOL_STEPS_PER_TURN, runAgentSteps, type AgentStepsResult } from '@
 import { MCP_SERVER_NAME, PERMISSION_TOOL } from '@/lib/agent/agent-mcp-endpoint';
 import type { StopKind } from '@/lib/agent/session-toolbox';
 import type { BackendRequest, BackendTool } from '@/lib/backends/model-backend';
-import { closeAgentTurn, type AgentStepRecord, type AgentTurnRecord } from '@/lib/store/tool-calls-repository';
+import { type AgentStepRecord, type AgentTurnRecord } from '@/lib/store/tool-calls-repository';
 import type { ModelCallResult } from './model-call';
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
 import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
@@ -123,7 +123,7 @@ export async function runInternalDialogTurn(
     // run gets a token bound to this turn. A CLI turn cut by a restart cannot be continued (its
     // process is gone): it starts again.
     const toolServer = config.backend === 'claude_code_cli' ? context.toolServer() : null;
-    if (toolServer && work.resume) await closeAgentTurn({ sessionId: context.sessionId, turnId: work.turnId });
+    if (toolServer && work.resume) await toolbox.closeTurn(work.turnId);
     const resumeSteps = toolServer ? undefined : work.resume?.steps;
     let nextCliStep = (work.resume?.steps.at(-1)?.step ?? -1) + 1;
     const send = async (request: BackendRequest, onText: (text: string) => void) => {
@@ -204,7 +204,7 @@ export async function runInternalDialogTurn(
   } else {
     await markAnswered({ sessionId: context.sessionId, turnId: work.turnId, messageIds: answeredMessageIds });
   }
-  if (agent) await closeAgentTurn({ sessionId: context.sessionId, turnId: work.turnId });
+  if (agent && toolbox) await toolbox.closeTurn(work.turnId);
   return {
     outcome,
     loud,

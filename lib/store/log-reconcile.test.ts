@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 import { reconcileSessionLogs } from './log-reconcile';
 import { insertCycle, insertUserMessage } from './mind-repository';
-import { appendLogRecords, logRecordOf, logFiles, moodLogRecords, readLogRecords, sessionLogDir } from './session-logs';
+import { finishToolCall, insertAgentStep, interruptRunningToolCalls, toolCallJson } from './tool-calls-repository';
+import { appendLogRecords, appendToolCallLog, logRecordOf, logFiles, moodLogRecords, readLogRecords, sessionLogDir } from './session-logs';
 import { insertSession } from './sessions-repository';
 import { defaultModels, defaultParams } from '@/lib/config/model-config';
 
@@ -43,5 +44,38 @@ describe('log reconciliation after a crash', () => {
     appendLogRecords({ sessionId, file: 'internal', records: [{ timestamp: 'x', tag: 'ID_quiet', content: 'orphan', cycle_number: 1 }] });
     expect((await reconcileSessionLogs(sessionId)).ahead).toEqual(['internal']);
     expect(readLogRecords({ sessionId, file: 'internal' })).toHaveLength(1);
+  });
+});
+
+describe('tool_calls.jsonl after a crash', () => {
+  it('every call in a final state gets exactly one line, matched by id; a torn line is cut', async () => {
+    const toolSession = '33333333-4444-4555-8666-777777777777';
+    await insertSession({ id: toolSession, name: 'tools', personaName: 'p', personaHash: 'h', models: defaultModels, params: defaultParams, status: 'active' });
+    const calls = await insertAgentStep({
+      sessionId: toolSession,
+      turn: { turnId: 'turn-1', spontaneous: false, cycleNumber: 0, answering: [], prompt: 'p' },
+      step: 0,
+      assistantText: '',
+      calls: [
+        { id: 'call-a', providerCallId: 'a', name: 'list_files', args: {}, approval: 'none', status: 'running' },
+        { id: 'call-b', providerCallId: 'b', name: 'bash', args: { command: 'ls' }, approval: 'required', status: 'running' },
+        { id: 'call-c', providerCallId: 'c', name: 'bash', args: { command: 'pwd' }, approval: 'required', status: 'awaiting_approval' },
+      ],
+    });
+    const finished = await finishToolCall({ id: 'call-a', status: 'succeeded', result: 'a.txt', isError: false, running: calls[0] });
+    // As a kill leaves it: call-a's line written, then a torn line; call-b found running at start-up.
+    appendToolCallLog({ sessionId: toolSession, call: toolCallJson(finished!) });
+    const file = path.join(sessionLogDir(toolSession), 'tool_calls.jsonl');
+    fs.appendFileSync(file, '{"id":"call-b","sta');
+    expect(await interruptRunningToolCalls()).toBe(1);
+
+    const report = await reconcileSessionLogs(toolSession);
+    expect(report).toEqual({ repaired: ['toolCalls'], replayed: { toolCalls: 1 }, ahead: [] });
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { id: string; status: string });
+    expect(lines.map((line) => [line.id, line.status])).toEqual([
+      ['call-a', 'succeeded'],
+      ['call-b', 'interrupted'],
+    ]); // call-c still waits for a person: no line until it ends
+    expect(await reconcileSessionLogs(toolSession)).toEqual({ repaired: [], replayed: {}, ahead: [] });
   });
 });

@@ -5,9 +5,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { getDb } from './db';
+import { listFinishedToolCalls, toolCallJson } from './tool-calls-repository';
 import type { Layer } from './messages-repository';
 import {
   appendLogRecords,
+  appendToolCallLog,
   countLogLines,
   logFiles,
   logRecordOf,
@@ -18,11 +20,14 @@ import {
   type LogRecord,
 } from './session-logs';
 
+/** The four dialog logs, and tool_calls.jsonl. */
+type ReconciledFile = LogFile | 'toolCalls';
+
 export interface ReconcileReport {
   /** Files whose unterminated last line was cut. */
-  repaired: LogFile[];
+  repaired: ReconciledFile[];
   /** Lines replayed from the database per file. */
-  replayed: Partial<Record<LogFile, number>>;
+  replayed: Partial<Record<ReconciledFile, number>>;
   /** Files with more lines than the database has rows: left alone and reported, never trimmed. */
   ahead: LogFile[];
 }
@@ -62,7 +67,35 @@ export async function reconcileSessionLogs(sessionId: string): Promise<Reconcile
   await settle('moodAndCriteria', await db.moodAndCriteria.count({ where: { sessionId } }), 2, async (skip) =>
     (await db.moodAndCriteria.findMany({ where: { sessionId }, orderBy: { id: 'asc' }, skip })).flatMap(moodLogRecords),
   );
+  await reconcileToolCallLog(sessionId, report);
   return report;
+}
+
+/**
+ * tool_calls.jsonl gets a line when a call reaches its final state, and calls finish in any
+ * order, so lines are matched to rows by id: every final call without a line gets one (a kill
+ * between the commit and the append, or calls marked interrupted at start-up).
+ */
+async function reconcileToolCallLog(sessionId: string, report: ReconcileReport): Promise<void> {
+  const file = path.join(sessionLogDir(sessionId), 'tool_calls.jsonl');
+  if (repairTornTail(file)) report.repaired.push('toolCalls');
+  const finished = await listFinishedToolCalls({ sessionId });
+  if (finished.length === 0) return;
+  const logged = new Set<string>();
+  if (fs.existsSync(file)) {
+    for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+      if (!line) continue;
+      try {
+        const id = (JSON.parse(line) as { id?: unknown }).id;
+        if (typeof id === 'string') logged.add(id);
+      } catch {
+        // a line we cannot read stays as it is; its call gets a good line below
+      }
+    }
+  }
+  const missing = finished.filter((call) => !logged.has(call.id));
+  for (const call of missing) appendToolCallLog({ sessionId, call: toolCallJson(call) });
+  if (missing.length > 0) report.replayed.toolCalls = missing.length;
 }
 
 function truncateToLines(file: string, keep: number): void {

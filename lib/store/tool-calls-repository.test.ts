@@ -50,8 +50,11 @@ describe('tool calls store', () => {
     const steps = await loadAgentSteps({ sessionId, turnId: `turn-${sessionId}` });
     expect(steps).toHaveLength(1);
     expect(steps[0]!.calls.map((c) => c.id)).toEqual([call.id]);
-    await closeAgentTurn({ sessionId, turnId: `turn-${sessionId}` });
+    // Closing cancels the card nobody will decide now, and returns it (its page must hear).
+    const cancelled = await closeAgentTurn({ sessionId, turnId: `turn-${sessionId}` });
+    expect(cancelled.map((c) => [c.id, c.status, c.result])).toEqual([[call.id, 'cancelled', 'Cancelled: the turn ended before this call was decided or run.']]);
     expect(await listOpenAgentTurns({ sessionId })).toEqual([]);
+    expect(await closeAgentTurn({ sessionId, turnId: `turn-${sessionId}` })).toEqual([]);
   });
 
   it('a decision applies once: the second (another tab, a replay) gets the first outcome', async () => {

@@ -296,6 +296,16 @@ export async function listToolCalls(input: { sessionId: string; status?: ToolCal
   return rows.map(toRecord);
 }
 
+/** Every call of a session in a final state, in the order they got there (tool_calls.jsonl's order). */
+export async function listFinishedToolCalls(input: { sessionId: string }): Promise<ToolCallRecord[]> {
+  const db = await getDb();
+  const rows = await db.toolCall.findMany({
+    where: { sessionId: input.sessionId, status: { in: [...FINAL_STATUSES] } },
+    orderBy: [{ finishedAt: 'asc' }, { createdAt: 'asc' }, { position: 'asc' }],
+  });
+  return rows.map(toRecord);
+}
+
 export async function listOpenAgentTurns(input: { sessionId: string }): Promise<AgentTurnRecord[]> {
   const db = await getDb();
   const rows = await db.agentTurn.findMany({ where: { sessionId: input.sessionId, status: 'open' }, orderBy: { createdAt: 'asc' } });
@@ -316,15 +326,20 @@ export async function loadAgentSteps(input: { sessionId: string; turnId: string 
  * Ends a turn: it will not be continued. A call of it that nobody decided or ran by now never
  * will be (a CLI run that ended, a turn stopped): it is cancelled, not left as a card.
  */
-export async function closeAgentTurn(input: { sessionId: string; turnId: string }): Promise<void> {
+/** Closes a turn; the calls nobody will decide or run now are cancelled and returned (for their events). */
+export async function closeAgentTurn(input: { sessionId: string; turnId: string }): Promise<ToolCallRecord[]> {
   const db = await getDb();
-  await db.$transaction([
+  const pending = { sessionId: input.sessionId, turnId: input.turnId, status: { in: ['proposed', 'awaiting_approval', 'approved'] } };
+  const finishedAt = new Date();
+  const [, , rows] = await db.$transaction([
     db.toolCall.updateMany({
-      where: { sessionId: input.sessionId, turnId: input.turnId, status: { in: ['proposed', 'awaiting_approval', 'approved'] } },
-      data: { status: 'cancelled', result: 'Cancelled: the turn ended before this call was decided or run.', isError: true, finishedAt: new Date() },
+      where: pending,
+      data: { status: 'cancelled', result: 'Cancelled: the turn ended before this call was decided or run.', isError: true, finishedAt },
     }),
     db.agentTurn.updateMany({ where: { sessionId: input.sessionId, turnId: input.turnId }, data: { status: 'closed' } }),
+    db.toolCall.findMany({ where: { sessionId: input.sessionId, turnId: input.turnId, status: 'cancelled', finishedAt } }),
   ]);
+  return rows.map(toRecord);
 }
 
 /** A call as the API, the events and the exports show it (snake_case, dates as ISO strings). */
