@@ -1,6 +1,7 @@
 // The agent acts, as a person sees it: on the fake, it writes a file and asks to run a command
 // and some Python; the person approves one and denies the other with a reason, sees the outputs,
 // reloads, and finds everything kept. The sandbox is the real bubblewrap.
+import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { fakeModels, fakeParams } from './support/fake-models';
 import { HomePage, SessionPage } from './support/pages';
@@ -64,4 +65,49 @@ test('Settings shows the sandbox working, the tools and their approval', async (
   await expect(table.getByRole('row').filter({ hasText: 'write_file' })).toContainText('none (workspace only)');
   await tools.scrollIntoViewIfNeeded();
   await saveScreenshot(page, 'settings-tools');
+});
+
+test('an MCP server pasted in Settings: connected, its tools chosen; a session calls one at once and one after approval', async ({ page, request }) => {
+  test.setTimeout(120_000);
+  const reset = await request.put('/api/settings', { data: { ...fakeModels(), params: fakeParams } });
+  expect(reset.status(), await reset.text()).toBe(200);
+  const everything = path.resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+  try {
+    await page.goto('/settings');
+    const section = page.getByRole('region', { name: 'MCP servers' });
+    await section.getByLabel('MCP servers configuration').fill(JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'], env: { DEMO_TOKEN: 'demo-secret-value-1234' } } } }));
+    await section.getByRole('button', { name: 'Save servers' }).click();
+    const server = section.getByRole('listitem', { name: 'MCP server everything' });
+    await expect(server.getByTestId('mcp-state')).toHaveText('connected');
+    await expect(server).toContainText(/\d+ tools · ~[\d,]+ definition tokens/);
+    // The secret is never shown whole; switching a tool off is kept.
+    await expect(section.getByLabel('MCP servers configuration')).toHaveValue(/••••1234/);
+    await expect(page.getByText('demo-secret-value-1234')).toHaveCount(0);
+    await server.getByLabel('get-sum on').uncheck();
+    await expect(section.getByRole('status')).toContainText('get-sum off.');
+    await expect(server.getByLabel('echo approval')).toHaveValue('hint');
+    await server.getByRole('button', { name: 'Test' }).click();
+    await expect(section.getByRole('status')).toContainText(/everything: connected, \d+ tools/);
+    await page.reload();
+    await expect(server.getByLabel('get-sum on')).not.toBeChecked();
+    await server.scrollIntoViewIfNeeded();
+    await saveScreenshot(page, 'settings-mcp');
+
+    const home = new HomePage(page);
+    await home.goto();
+    await home.createSession({ name: 'MCP', persona: 'iris' });
+    await expect(page).toHaveURL(/\/sessions\/[0-9a-f-]{36}$/);
+    const session = new SessionPage(page);
+    await session.send('Ask your MCP server [[mcp]]');
+    const toggle = session.card('everything__toggle-simulated-logging');
+    await expect(toggle).toContainText('waiting for your decision');
+    await toggle.getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect(toggle).toContainText('done');
+    const reply = session.messages.filter({ hasText: 'Here is what the tools said:' });
+    await expect(reply).toContainText('Echo: from the mind');
+    await expect(session.toolActivity.getByText('everything__echo')).toBeVisible();
+  } finally {
+    const cleared = await request.put('/api/mcp-servers', { data: { mcpServers: {} } });
+    expect(cleared.status()).toBe(200);
+  }
 });

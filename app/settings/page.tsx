@@ -1,4 +1,5 @@
 import { SettingsForm } from '@/components/settings/settings-form';
+import { McpServersSettings } from '@/components/settings/mcp-servers-settings';
 import { ToolsSettings } from '@/components/settings/tools-settings';
 
 export const metadata = { title: 'Settings · AgentCSD' };
@@ -12,6 +13,7 @@ export default function SettingsPage() {
       </div>
       <SettingsForm />
       <ToolsSettings />
+      <McpServersSettings />
     </div>
   );
 }

@@ -9,6 +9,7 @@ interface ToolInfo {
   name: string;
   description: string;
   approval: 'never' | 'required';
+  source: 'builtin' | { mcpServer: string };
 }
 
 interface RuleJson {
@@ -47,7 +48,7 @@ export function ToolsSettings() {
         apiFetch<{ rules: RuleJson[] }>('/api/tool-rules'),
       ]);
       setSandbox(status.sandbox);
-      setTools(status.tools);
+      setTools(status.tools.filter((tool) => tool.source === 'builtin')); // MCP tools: their own section
       setRules(listed.rules);
       setError(null);
     } catch (caught) {

@@ -182,6 +182,7 @@ export class McpConnection {
     this.client = null;
     this.transport = null;
     this.connectedAt = 0;
+    this.state = 'stopped';
     if (client) await client.close().catch(() => undefined);
   }
 

@@ -86,6 +86,14 @@ describe('stdio: server-everything', () => {
     const outcome = await tool(pool, 'everything__echo').run({ message: 'hello there' }, context());
     expect(outcome).toMatchObject({ isError: false });
     expect(outcome.content).toContain('hello there');
+
+    // Test reconnects a working server: a new process, and calls work on it.
+    const pid = status!.pid;
+    const tested = await pool.test('everything');
+    expect(tested).toMatchObject({ ok: true, error: null });
+    expect(tested.tools.map((entry) => entry.name)).toContain('echo');
+    expect(pool.status()[0]!.pid).not.toBe(pid);
+    expect((await tool(pool, 'everything__echo').run({ message: 'again' }, context())).content).toContain('again');
   });
 
   it('the user decides per tool: off, or auto-approved, over the annotation', async () => {
