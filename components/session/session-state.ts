@@ -6,6 +6,7 @@ import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 import type { MessageJson, MoodAndCriteriaJson } from '@/lib/store/messages-repository';
 import type { SessionJson } from '@/lib/http/session-json';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
+import type { TaskJson } from '@/lib/store/tasks-repository';
 
 /** Live output kept per running call in the page (the row holds it all once the call ends). */
 const TOOL_OUTPUT_CAP_CHARS = 64 * 1024;
@@ -45,6 +46,8 @@ export interface SessionState {
   streaming: StreamingTurn | null;
   /** Tool calls by id (cards and the Internal panel's activity), from REST and events. */
   toolCalls: Record<string, ToolCallJson>;
+  /** The session's tasks by id, as their events last said. */
+  tasks: Record<string, TaskJson>;
   /** Live output of running calls, by call id. */
   toolOutput: Record<string, string>;
   deleted: boolean;
@@ -55,7 +58,7 @@ export interface SessionState {
 }
 
 export type SessionAction =
-  | { type: 'loaded'; session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals>; pages: Record<HistoryLayer, HistoryPage>; toolCalls?: ToolCallJson[] }
+  | { type: 'loaded'; session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals>; pages: Record<HistoryLayer, HistoryPage>; toolCalls?: ToolCallJson[]; tasks?: TaskJson[] }
   | { type: 'older'; layer: HistoryLayer; page: HistoryPage }
   | { type: 'joined'; bootId: string; lastSeq: number }
   | { type: 'session'; session: SessionJson }
@@ -73,6 +76,7 @@ export function initialSessionState(): SessionState {
     answeredBy: {},
     streaming: null,
     toolCalls: {},
+    tasks: {},
     toolOutput: {},
     deleted: false,
     bootId: null,
@@ -125,7 +129,9 @@ export function sessionReducer(state: SessionState, action: SessionAction): Sess
       for (const id of turn?.answering ?? []) answeredBy[id] = turn!.turnId;
       const toolCalls = { ...state.toolCalls };
       for (const call of action.toolCalls ?? []) toolCalls[call.id] = call;
-      return { ...state, session: action.session, mind: action.mind, usage: action.usage, history, moods, streaming, answeredBy, toolCalls, needsResync: false };
+      const tasks = { ...state.tasks };
+      for (const task of action.tasks ?? []) tasks[task.id] = task;
+      return { ...state, session: action.session, mind: action.mind, usage: action.usage, history, moods, streaming, answeredBy, toolCalls, tasks, needsResync: false };
     }
     case 'older': {
       const layer = state.history[action.layer];
@@ -192,6 +198,14 @@ function reduceEvent(state: SessionState, event: OrchestratorEvent): SessionStat
       return state.usage ? { ...state, usage: { ...state.usage, [event.layer]: event.totals } } : state;
     case 'tool-call':
       return { ...state, toolCalls: { ...state.toolCalls, [event.call.id]: event.call } };
+    case 'task.created':
+    case 'task.started':
+    case 'task.step':
+    case 'task.blocked':
+    case 'task.completed':
+    case 'task.failed':
+    case 'task.cancelled':
+      return { ...state, tasks: { ...state.tasks, [event.task.id]: event.task } };
     case 'tool-output': {
       const soFar = (state.toolOutput[event.callId] ?? '') + event.text;
       return { ...state, toolOutput: { ...state.toolOutput, [event.callId]: soFar.length > TOOL_OUTPUT_CAP_CHARS ? soFar.slice(-TOOL_OUTPUT_CAP_CHARS) : soFar } };

@@ -24,6 +24,10 @@ export interface AgentStepsInput {
   onStepText(text: string): void;
   onStepEnd(): void;
   maxSteps?: number;
+  /** Before every model call: null to go on, or why the call may not be made (a task's budget). */
+  beforeCall?(request: BackendRequest): string | null;
+  /** After a step's tools ran: true ends the turn there (a task's finish_task, ask_user). */
+  endAfterTools?(): boolean;
 }
 
 export interface AgentStepsResult {
@@ -36,6 +40,8 @@ export interface AgentStepsResult {
   limitReached: boolean;
   /** The turn's signal aborted (a Stop, or a shutdown) at some point of the steps. */
   stopped: boolean;
+  /** `beforeCall` refused the next call: why. */
+  budgetStop?: string;
 }
 
 function assistantBlocks(text: string, calls: ToolCallRecord[]): ContentBlock[] {
@@ -91,7 +97,11 @@ async function runSteps(input: AgentStepsInput): Promise<AgentStepsResult> {
   let last: ModelCallResult | null = null;
   while (!input.signal.aborted) {
     if (step >= maxSteps) return { last, toolSteps, leftOpen: false, limitReached: true, stopped: false };
-    last = await input.callModel({ ...input.request, messages, tools }, (text) => input.onStepText(text));
+    if (toolSteps > 0 && input.endAfterTools?.()) return { last, toolSteps, leftOpen: false, limitReached: false, stopped: false };
+    const request = { ...input.request, messages, tools };
+    const budgetStop = input.beforeCall?.(request);
+    if (budgetStop) return { last, toolSteps, leftOpen: false, limitReached: false, stopped: false, budgetStop };
+    last = await input.callModel(request, (text) => input.onStepText(text));
     const calls = last.toolCalls;
     if (last.error || last.aborted || calls.length === 0) {
       if (!last.error && !last.aborted) input.onStepEnd();

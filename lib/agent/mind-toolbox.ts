@@ -8,6 +8,7 @@ import { appendToolCallLog } from '@/lib/store/session-logs';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import { ToolRegistry } from '@/lib/tools/tool-registry';
 import type { Tool } from '@/lib/tools/tool-types';
+import type { TaskTurn } from '@/lib/tasks/task-turn';
 import { ensureWorkspace } from '@/lib/tools/workspace';
 import type { AgentMcpEndpoint } from './agent-mcp-endpoint';
 import { SessionToolbox } from './session-toolbox';
@@ -42,6 +43,8 @@ export function createMindToolbox(input: {
   broker: ApprovalBroker;
   /** The app's MCP endpoint: the Claude Code CLI gets the tools there (no endpoint, no tools). */
   toolServer?: AgentMcpEndpoint | null;
+  /** A task's step: only the task's allowed tools, then its own (update_plan, finish_task, …). */
+  task?: TaskTurn;
   /** The ready MCP servers' tools (lib/tools/mcp/mcp-pool.ts). */
   mcpTools?: readonly Tool[];
   /** Each call that reached its final state (the Subconscious's next input). */
@@ -50,7 +53,9 @@ export function createMindToolbox(input: {
   const { session, bus } = input;
   const backend = session.models.c_model.backend;
   if (!NATIVE_TOOL_BACKENDS.has(backend) && !(backend === 'claude_code_cli' && input.toolServer)) return null;
-  const registry = ToolRegistry.forSession({ builtins: session.params.tools, mcpServers: session.params.mcp_servers }, input.mcpTools);
+  const sessionTools = ToolRegistry.forSession({ builtins: session.params.tools, mcpServers: session.params.mcp_servers }, input.mcpTools);
+  const task = input.task;
+  const registry = task ? sessionTools.narrowed(task.allowedTools, task.taskTools) : sessionTools;
   if (registry.size === 0) return null;
   return new SessionToolbox({
     sessionId: session.id,
@@ -58,6 +63,7 @@ export function createMindToolbox(input: {
     broker: input.broker,
     events: {
       callChanged: (call) => {
+        task?.onCallChanged(call);
         const json = toolCallJson(call);
         bus.emit('tool-call', session.id, { call: json });
         if (!FINAL.has(call.status)) return;
@@ -71,6 +77,7 @@ export function createMindToolbox(input: {
       output: (callId, chunk) => bus.emit('tool-output', session.id, { callId, ...chunk }),
     },
     loadRules: rulesReader(session),
+    ...(task && { task: { taskId: task.taskId, traceId: task.traceId } }),
     workspaceDir: () => ensureWorkspace(session.id),
   });
 }

@@ -13,6 +13,7 @@ export async function loadResumableTurns(input: { sessionId: string; unanswered:
   const turns = await listOpenAgentTurns({ sessionId: input.sessionId });
   const resumable: ResumableTurn[] = [];
   for (const turn of turns) {
+    if (turn.taskId) continue; // a task's step: its task continues it (lib/tasks)
     const steps = await loadAgentSteps({ sessionId: input.sessionId, turnId: turn.turnId });
     const answering = new Set(turn.answering);
     resumable.push({ resume: { turn, steps }, userMessages: input.unanswered.filter((message) => answering.has(message.id)) });

@@ -39,6 +39,8 @@ export interface ToolboxDependencies {
   loadRules(): Promise<ApprovalRule[]>;
   /** Creates the workspace when missing; its real path. */
   workspaceDir(): string;
+  /** The task whose step this is: its calls carry its id and trace id. */
+  task?: { taskId: string; traceId: string };
 }
 
 /** A model reads at most this much of one result; the row keeps it all (the panel's "show all"). */
@@ -122,7 +124,15 @@ export class SessionToolbox {
       const proposed = await this.initialStatus(call, rules);
       calls.push(input.startApproved && proposed.status === 'approved' ? { ...proposed, status: 'running' } : proposed);
     }
-    const records = await insertAgentStep({ sessionId: this.deps.sessionId, turn: input.turn, step: input.step, assistantText: input.assistantText, calls });
+    const task = this.deps.task;
+    const records = await insertAgentStep({
+      sessionId: this.deps.sessionId,
+      turn: input.turn,
+      step: input.step,
+      assistantText: input.assistantText,
+      calls,
+      ...(task && { taskId: task.taskId, traceId: task.traceId }),
+    });
     for (const record of records) this.deps.events.callChanged(record);
     return records;
   }

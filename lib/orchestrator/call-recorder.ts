@@ -13,6 +13,8 @@ export async function recordLlmCall(input: {
   /** The session's running totals for this layer (updated in place). */
   totals: UsageTotals;
   bus: EventBus;
+  /** The task whose step made the call. */
+  traceId?: string;
 }): Promise<void> {
   const { result, layer, totals } = input;
   const usage = result.usage;
@@ -33,6 +35,7 @@ export async function recordLlmCall(input: {
       costUsd,
       finishReason: result.aborted ? 'aborted' : result.finishReason,
       error: result.error ? `${result.error.kind}: ${result.error.message}` : null,
+      traceId: input.traceId ?? null,
     });
   } catch (error) {
     console.error(`[mind ${input.sessionId}] could not record an LLM call`, error);

@@ -5,6 +5,7 @@ import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 import type { MessageJson, MoodAndCriteriaJson } from '@/lib/store/messages-repository';
 import type { SessionStatus } from '@/lib/store/sessions-repository';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
+import type { TaskJson } from '@/lib/store/tasks-repository';
 import type { Activity } from './pacing';
 import type { SubconsciousOutput } from './tags/parse-subconscious-output';
 
@@ -29,7 +30,11 @@ export type SpontaneousOutcome = 'started' | 'capped' | 'busy' | 'none';
 
 export type TurnOutcome = 'complete' | 'stopped' | 'failed';
 
-export interface EventPayloads {
+/** A task's life over the bus and Socket.IO (ARCHITECTURE §11); each carries the whole task. */
+export const TASK_EVENTS = ['task.created', 'task.started', 'task.step', 'task.blocked', 'task.completed', 'task.failed', 'task.cancelled'] as const;
+export type TaskEventName = (typeof TASK_EVENTS)[number];
+
+export interface EventPayloads extends Record<TaskEventName, { task: TaskJson }> {
   'session-status': { status: SessionStatus; reason?: string };
   'session-updated': { name: string };
   'session-deleted': Record<string, never>;

@@ -15,6 +15,7 @@ import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
 import { insertTurn, markAnswered } from '@/lib/store/mind-repository';
 import type { MessageRecord } from '@/lib/store/messages-repository';
 import type { TurnOutcome } from './events';
+import type { TaskTurn } from '@/lib/tasks/task-turn';
 import { appendLogsSafely, type MindContext } from './mind-context';
 import { buildInternalDialogRequest, type MoodAndCriteria } from './tags/build-prompts';
 import { ReplyRouter, type RoutedDelta } from './tags/reply-router';
@@ -29,6 +30,8 @@ export interface TurnWork {
   taken: ReturnType<MindContext['memory']['takeForTurn']>;
   /** A turn that acted before a restart: continued from its stored steps. */
   resume?: { turn: AgentTurnRecord; steps: AgentStepRecord[] };
+  /** A task's step (lib/tasks): its brief, tools and budget hooks. */
+  task?: TaskTurn;
 }
 
 export interface TurnResult {
@@ -37,6 +40,8 @@ export interface TurnResult {
   quiet: string;
   messages: MessageRecord[];
   error?: { message: string; kind: BackendErrorKind };
+  /** A task's budget refused a model call: why. */
+  budgetStop?: string;
 }
 
 export function newTurnId(): string {
@@ -49,7 +54,7 @@ export function newTurnId(): string {
  */
 export function fitInternalDialogPrompt(
   context: MindContext,
-  prompt: { moodAndCriteria: MoodAndCriteria | null; userMessage: string | null; sLoud: string | null },
+  prompt: { moodAndCriteria: MoodAndCriteria | null; userMessage: string | null; sLoud: string | null; task?: string | null },
   budgetShare: number,
   /** The tools the turn offers: their definitions take room in the window too. */
   tools?: BackendTool[],
@@ -83,6 +88,7 @@ export async function runInternalDialogTurn(
     moodAndCriteria: work.taken.moodAndCriteria,
     userMessage: work.userMessages.length > 0 ? work.userMessages.map((message) => message.content).join('\n\n') : null,
     sLoud: work.taken.sLoud,
+    task: work.task?.brief ?? null,
   };
   let router = new ReplyRouter();
   let loud = '';
@@ -101,7 +107,7 @@ export async function runInternalDialogTurn(
       onDelta(delta);
     }
   };
-  const toolbox = context.toolbox();
+  const toolbox = context.toolbox(work.task);
   const fitted = (share: number) => {
     const { request } = fitInternalDialogPrompt(context, prompt, share, toolbox?.definitions());
     // A continued turn sends the user turn it first sent.
@@ -118,6 +124,7 @@ export async function runInternalDialogTurn(
       cycleNumber: work.taken.cycle,
       answering: work.userMessages.map((message) => message.id),
       prompt: first.messages.map((message) => message.content).join('\n\n'),
+      taskId: work.task?.taskId ?? null,
     };
     // The CLI runs its own tool loop and reaches the tools through the app's MCP endpoint: each
     // run gets a token bound to this turn. A CLI turn cut by a restart cannot be continued (its
@@ -127,11 +134,11 @@ export async function runInternalDialogTurn(
     const resumeSteps = toolServer ? undefined : work.resume?.steps;
     let nextCliStep = (work.resume?.steps.at(-1)?.step ?? -1) + 1;
     const send = async (request: BackendRequest, onText: (text: string) => void) => {
-      if (!toolServer || !request.tools?.length) return context.callModel({ layer: 'internal', config, request, signal, onText });
+      if (!toolServer || !request.tools?.length) return context.callModel({ layer: 'internal', config, request, signal, onText, traceId: work.task?.traceId });
       const binding = toolServer.bind({ sessionId: context.sessionId, toolbox, turn, signal, stopKind, firstStep: nextCliStep });
       try {
         const viaServer = { ...request, toolServer: { name: MCP_SERVER_NAME, url: toolServer.url, token: binding.token, permissionTool: PERMISSION_TOOL } };
-        return await context.callModel({ layer: 'internal', config, request: viaServer, signal, onText });
+        return await context.callModel({ layer: 'internal', config, request: viaServer, signal, onText, traceId: work.task?.traceId });
       } finally {
         nextCliStep = binding.nextStep();
         binding.release();
@@ -139,6 +146,7 @@ export async function runInternalDialogTurn(
     };
     const call = async (request: BackendRequest, onText: (text: string) => void) => {
       const answer = await send(request, onText);
+      work.task?.afterCall(answer);
       // The backend counts differently than we do: the first step once more with half the history budget.
       const firstStep = request.messages.length === 1 && !work.resume;
       if (answer.error?.kind !== 'prompt_too_long' || answer.text || signal.aborted || !firstStep) return answer;
@@ -152,6 +160,8 @@ export async function runInternalDialogTurn(
       signal,
       stopKind,
       callModel: call,
+      beforeCall: work.task?.beforeCall,
+      endAfterTools: work.task?.endAfterTools,
       onStepText: (text) => route(router.push(text)),
       onStepEnd: () => {
         route(router.end());
@@ -211,5 +221,6 @@ export async function runInternalDialogTurn(
     quiet,
     messages,
     ...(result?.error && { error: { message: result.error.message, kind: result.error.kind } }),
+    ...(agent?.budgetStop && { budgetStop: agent.budgetStop }),
   };
 }

@@ -2,6 +2,7 @@
 // memory, and one way to call a model (which records the call).
 import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import type { SessionToolbox } from '@/lib/agent/session-toolbox';
+import type { TaskTurn } from '@/lib/tasks/task-turn';
 import type { BackendRequest } from '@/lib/backends/model-backend';
 import type { LayerModelConfig } from '@/lib/config/model-config';
 import type { CallLayer } from '@/lib/store/mind-repository';
@@ -18,12 +19,12 @@ export interface MindContext {
   calibration(model: string): number;
   /** A cycle waits here while a reply runs in this process, within its allowance (foreground-gate.ts). */
   yieldToReplies(): Promise<void>;
-  /** The Internal Dialog's tools, or null when this session or its backend has none. */
-  toolbox(): SessionToolbox | null;
+  /** The Internal Dialog's tools (a task's step: narrowed to the task's, plus its own), or null when the backend has none. */
+  toolbox(task?: TaskTurn): SessionToolbox | null;
   /** The app's MCP endpoint (a backend with its own tool loop reaches the tools there), once listening. */
   toolServer(): AgentMcpEndpoint | null;
   /** Calls the layer's backend (retries included), records the call in llm_calls, reports usage. */
-  callModel(input: { layer: CallLayer; config: LayerModelConfig; request: BackendRequest; signal: AbortSignal; onText?: (text: string) => void }): Promise<ModelCallResult>;
+  callModel(input: { layer: CallLayer; config: LayerModelConfig; request: BackendRequest; signal: AbortSignal; onText?: (text: string) => void; traceId?: string }): Promise<ModelCallResult>;
 }
 
 /**

@@ -27,6 +27,8 @@ import {
 } from '@/lib/store/sessions-repository';
 import { readMcpSettings, readSettings } from '@/lib/store/settings-repository';
 import { McpPool } from '@/lib/tools/mcp/mcp-pool';
+import { InMemoryEngine } from '@/lib/engine/in-memory-engine';
+import { TaskService } from '@/lib/tasks/task-service';
 import { interruptRunningToolCalls, toolCallJson } from '@/lib/store/tool-calls-repository';
 import { applyToolCallDecision, type ToolCallDecisionInput, type ToolCallDecisionResult } from '@/lib/agent/tool-decisions';
 import { ApprovalBroker } from '@/lib/tools/approval-broker';
@@ -92,13 +94,18 @@ function defaultSessionName(persona: string, now: Date): string {
   return `${persona} · ${stamp}`;
 }
 
-export type OrchestratorOptions = Partial<Omit<MindDependencies, 'bus'>>;
+export type OrchestratorOptions = Partial<Omit<MindDependencies, 'bus'>> & {
+  /** Seed 003's *Working* pause between a task's steps (default 3 s). */
+  taskWorkingDelayMs?: number;
+};
 
 export class Orchestrator {
   readonly bus = new EventBus();
   private started = false;
   private readonly minds = new Map<string, SessionMind>();
   private readonly deps: MindDependencies;
+  /** Goals the agent pursues on its own (lib/tasks). */
+  readonly tasks: TaskService;
 
   /** Options exist for tests (a scripted backend, a simulated clock); the app uses the defaults. */
   constructor(options: OrchestratorOptions = {}) {
@@ -117,6 +124,12 @@ export class Orchestrator {
       toolServer: options.toolServer ?? { current: null },
       mcp: options.mcp ?? new McpPool(),
     };
+    this.tasks = new TaskService({
+      bus: this.bus,
+      engine: new InMemoryEngine(clock),
+      mind: (id) => this.minds.get(id) ?? null,
+      workingDelayMs: options.taskWorkingDelayMs ?? 3_000,
+    });
   }
 
   /** The user's MCP servers (Settings, /api/mcp-servers). */
@@ -158,10 +171,12 @@ export class Orchestrator {
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    this.tasks.beginShutdown(); // tasks stay running or blocked for the restart
     const minds = [...this.minds.values()];
     this.minds.clear();
     await Promise.all(minds.map((mind) => mind.stop({ graceMs: shutdownGraceMs })));
     await this.deps.mcp.stop();
+    await this.tasks.stop();
     for (const id of await listSessionIdsByStatus({ status: 'active' })) {
       await this.setStatus(id, 'paused', 'server shut down');
     }
@@ -218,6 +233,7 @@ export class Orchestrator {
     const mind = new SessionMind(session, personaCore, this.deps);
     this.minds.set(session.id, mind);
     await mind.start();
+    await this.tasks.schedule(session.id); // a task under way continues, a pending one starts
   }
 
   async createSession(input: CreateSessionInput): Promise<SessionRecord> {
@@ -273,6 +289,7 @@ export class Orchestrator {
     const mind = this.minds.get(id);
     if (mind) mind.resume();
     else if (this.started) await this.startMind(updated);
+    await this.tasks.schedule(id);
     return updated;
   }
 

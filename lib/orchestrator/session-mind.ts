@@ -27,7 +27,8 @@ import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import { createMindToolbox, toolActivityLine } from '@/lib/agent/mind-toolbox';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import type { McpPool } from '@/lib/tools/mcp/mcp-pool';
-import { newTurnId, runInternalDialogTurn, type TurnWork } from './internal-dialog-turn';
+import { newTurnId, runInternalDialogTurn, type TurnResult, type TurnWork } from './internal-dialog-turn';
+import type { TaskTurn } from '@/lib/tasks/task-turn';
 import type { RoutedDelta } from './tags/reply-router';
 import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { MindMemory } from './mind-memory';
@@ -98,6 +99,11 @@ export class SessionMind {
   private readonly queue: MessageRecord[] = [];
   /** Turns that acted before a restart (a card waiting, a call interrupted): continued first. */
   private readonly resumable: ResumableTurn[] = [];
+  /** Task steps asked for (lib/tasks), each settled with its turn's result. */
+  private readonly taskSteps: { task: TaskTurn; resume?: TurnWork['resume']; done: (result: TurnResult) => void; fail: (error: Error) => void }[] = [];
+  private readonly settleStep = new Map<string, { done: (result: TurnResult) => void; fail: (error: Error) => void }>();
+  /** A task is between its steps: user messages and spontaneous thoughts wait for its next step. */
+  private taskActive = false;
   private pendingSpontaneous = false;
   private turnLoopActive = false;
   private turnsDone: Promise<void> = Promise.resolve();
@@ -258,9 +264,33 @@ export class SessionMind {
     grace.abort();
     this.stopController.abort();
     await this.settled();
+    for (const step of this.taskSteps.splice(0)) step.fail(new Error('the session stopped'));
     this.pendingForeground?.();
     this.pendingForeground = null;
     this.status = 'stopped';
+  }
+
+  /**
+   * One step of a task, run as an Internal Dialog turn after the turn running now (the user's
+   * messages queued meanwhile go with it: they steer the task). Waits while the session is paused.
+   */
+  runTaskStep(task: TaskTurn, resume?: TurnWork['resume']): Promise<TurnResult> {
+    if (this.status === 'stopping' || this.status === 'stopped') return Promise.reject(new Error('the session stopped'));
+    return new Promise((done, fail) => {
+      this.taskSteps.push({ task, resume, done, fail });
+      this.drainTurns();
+    });
+  }
+
+  /** A line about a task's progress for the Subconscious's next cycle (beside the tool activity). */
+  noteForSubconscious(line: string): void {
+    this.memory.recordToolActivity(line);
+  }
+
+  /** While a task runs, messages wait for its next step; when it stops they get a turn of their own. */
+  setTaskActive(active: boolean): void {
+    this.taskActive = active;
+    if (!active) this.drainTurns();
   }
 
   private settled(): Promise<void> {
@@ -389,6 +419,8 @@ export class SessionMind {
       try {
         await this.runTurn(work);
       } catch (error) {
+        this.settleStep.get(work.turnId)?.fail(error as Error);
+        this.settleStep.delete(work.turnId);
         console.error(`[mind ${this.session.id}] turn ${work.turnId} failed`, error);
         this.turn = null;
         this.recordFailure('internal', `Could not save the reply: ${(error as Error).message}`, 'protocol', { turnId: work.turnId });
@@ -406,6 +438,13 @@ export class SessionMind {
   private nextWork(): TurnWork | null {
     const resumed = this.resumable.shift();
     if (resumed) return { turnId: resumed.resume.turn.turnId, spontaneous: resumed.resume.turn.spontaneous, userMessages: resumed.userMessages, taken: this.memory.takeForTurn(), resume: resumed.resume };
+    const step = this.taskSteps.shift();
+    if (step) {
+      const turnId = step.resume?.turn.turnId ?? newTurnId();
+      this.settleStep.set(turnId, step);
+      return { turnId, spontaneous: false, userMessages: this.queue.splice(0), taken: this.memory.takeForTurn(), task: step.task, resume: step.resume };
+    }
+    if (this.taskActive) return null; // the task's next step takes them
     if (this.queue.length > 0) {
       const userMessages = this.queue.splice(0);
       return { turnId: newTurnId(), spontaneous: false, userMessages, taken: this.memory.takeForTurn() };
@@ -435,6 +474,9 @@ export class SessionMind {
     try {
       const onDelta = (delta: RoutedDelta) => this.deps.bus.emit(delta.channel === 'loud' ? 'reply-delta' : 'thought-delta', this.session.id, { turnId: work.turnId, text: delta.text });
       const stopKind = () => (this.stopController.signal.aborted ? 'shutdown' : 'user') as StopKind;
+      // A task's cancel stops its step like the Stop button (cards cancelled, tools killed).
+      work.task?.signal.addEventListener('abort', abort, { once: true });
+      if (work.task?.signal.aborted) abort();
       const result = await runInternalDialogTurn(this.context, work, controller.signal, onDelta, stopKind);
       if (work.spontaneous) this.consecutiveSpontaneous++;
       if (result.error) this.recordFailure('internal', result.error.message, result.error.kind, { turnId: work.turnId });
@@ -447,7 +489,10 @@ export class SessionMind {
         messages: result.messages.map(messageJson),
         ...(result.error && { error: result.error.message }),
       });
+      this.settleStep.get(work.turnId)?.done(result);
+      this.settleStep.delete(work.turnId);
     } finally {
+      work.task?.signal.removeEventListener('abort', abort);
       leaveForeground();
       this.stopController.signal.removeEventListener('abort', abort);
       this.turn = null;
@@ -472,10 +517,6 @@ export class SessionMind {
       ...(retryInMs !== undefined && { retryInMs }),
       consecutiveFailures: failures,
     });
-  }
-
-  private recordCall(layer: CallLayer, config: LayerModelConfig, result: ModelCallResult): Promise<void> {
-    return recordLlmCall({ sessionId: this.session.id, layer, config, result, totals: this.usage[layer], bus: this.deps.bus });
   }
 
   private activity(): Activity {
@@ -532,8 +573,9 @@ export class SessionMind {
       session: () => this.session,
       calibration: (model) => this.deps.calibration.factor(model),
       yieldToReplies: async () => this.giveWay(),
-      toolbox: () =>
+      toolbox: (task) =>
         createMindToolbox({
+          task,
           session: this.session,
           bus: this.deps.bus,
           broker: this.deps.approvals,
@@ -542,7 +584,7 @@ export class SessionMind {
           onFinished: (call) => this.memory.recordToolActivity(toolActivityLine(call)),
         }),
       toolServer: () => this.deps.toolServer.current,
-      callModel: async ({ layer, config, request, signal, onText }) => {
+      callModel: async ({ layer, config, request, signal, onText, traceId }) => {
         const prompt: PromptRecord = {
           at: new Date(this.deps.clock.now()).toISOString(),
           backend: config.backend,
@@ -583,7 +625,7 @@ export class SessionMind {
           this.deps.calibration.observe(request.model, estimateRequestTokens(request), inputTokens + cacheReadTokens + cacheWriteTokens);
         }
         await yieldToIO();
-        await this.recordCall(layer, config, result);
+        await recordLlmCall({ sessionId: this.session.id, layer, config, result, totals: this.usage[layer], bus: this.deps.bus, traceId });
         return result;
       },
     };

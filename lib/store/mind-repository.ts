@@ -229,6 +229,8 @@ export interface LlmCallInput {
   costUsd: number | null;
   finishReason: string | null;
   error: string | null;
+  /** The task whose step made the call. */
+  traceId?: string | null;
 }
 
 /** One row per model call, on every step of every turn: a statement prepared once (raw-db.ts). */
@@ -237,7 +239,7 @@ export async function insertLlmCall(input: LlmCallInput): Promise<void> {
   const raw = rawDb();
   statement(
     raw,
-    `INSERT INTO llm_calls (session_id, layer, backend, model, started_at, first_token_ms, duration_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, finish_reason, error)
-     VALUES (@sessionId, @layer, @backend, @model, @startedAt, @firstTokenMs, @durationMs, @inputTokens, @outputTokens, @cacheReadTokens, @cacheWriteTokens, @costUsd, @finishReason, @error)`,
-  ).run({ ...input, startedAt: sqliteDate(input.startedAt) });
+    `INSERT INTO llm_calls (session_id, layer, backend, model, started_at, first_token_ms, duration_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, finish_reason, error, trace_id)
+     VALUES (@sessionId, @layer, @backend, @model, @startedAt, @firstTokenMs, @durationMs, @inputTokens, @outputTokens, @cacheReadTokens, @cacheWriteTokens, @costUsd, @finishReason, @error, @traceId)`,
+  ).run({ ...input, startedAt: sqliteDate(input.startedAt), traceId: input.traceId ?? null });
 }

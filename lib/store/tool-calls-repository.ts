@@ -78,6 +78,8 @@ export interface AgentTurnRecord {
   cycleNumber: number;
   answering: number[];
   prompt: string;
+  /** The task this turn is a step of; null for a conversation turn. */
+  taskId?: string | null;
 }
 
 export interface AgentStepRecord {
@@ -131,7 +133,7 @@ export async function insertAgentStep(input: {
       id: call.id,
       sessionId: input.sessionId,
       turnId: input.turn.turnId,
-      taskId: input.taskId ?? null,
+      taskId: input.taskId ?? input.turn.taskId ?? null,
       traceId: input.traceId ?? null,
       step: input.step,
       position,
@@ -156,7 +158,7 @@ export async function insertAgentStep(input: {
   const raw = rawDb();
   const insertTurn = statement(
     raw,
-    `INSERT OR IGNORE INTO agent_turns (turn_id, session_id, status, spontaneous, cycle_number, answering, prompt, created_at) VALUES (?, ?, 'open', ?, ?, ?, ?, ?)`,
+    `INSERT OR IGNORE INTO agent_turns (turn_id, session_id, status, spontaneous, cycle_number, answering, prompt, created_at, task_id) VALUES (?, ?, 'open', ?, ?, ?, ?, ?, ?)`,
   );
   const insertStep = statement(raw, 'INSERT INTO agent_steps (session_id, turn_id, step, assistant_text, created_at) VALUES (?, ?, ?, ?, ?)');
   const insertCall = statement(
@@ -167,7 +169,7 @@ export async function insertAgentStep(input: {
   raw.database.transaction(() => {
     if (input.step === 0) {
       const turn = input.turn;
-      insertTurn.run(turn.turnId, input.sessionId, turn.spontaneous ? 1 : 0, turn.cycleNumber, JSON.stringify(turn.answering), turn.prompt, sqliteDate(now));
+      insertTurn.run(turn.turnId, input.sessionId, turn.spontaneous ? 1 : 0, turn.cycleNumber, JSON.stringify(turn.answering), turn.prompt, sqliteDate(now), input.taskId ?? turn.taskId ?? null);
     }
     insertStep.run(input.sessionId, input.turn.turnId, input.step, input.assistantText, sqliteDate(now));
     for (const row of rows) {
@@ -312,6 +314,13 @@ export async function listOpenAgentTurns(input: { sessionId: string }): Promise<
   return rows.map((row) => ({ ...row, status: 'open' as const, answering: JSON.parse(row.answering) as number[] }));
 }
 
+/** The open turn of a task's step cut by a restart, with its stored steps; null when there is none. */
+export async function loadOpenTaskTurn(input: { sessionId: string; taskId: string }): Promise<{ turn: AgentTurnRecord; steps: AgentStepRecord[] } | null> {
+  const turn = (await listOpenAgentTurns({ sessionId: input.sessionId })).find((candidate) => candidate.taskId === input.taskId);
+  if (!turn) return null;
+  return { turn, steps: await loadAgentSteps({ sessionId: input.sessionId, turnId: turn.turnId }) };
+}
+
 /** The steps of a turn, each with its calls in the model's order. */
 export async function loadAgentSteps(input: { sessionId: string; turnId: string }): Promise<AgentStepRecord[]> {
   const db = await getDb();
@@ -348,6 +357,7 @@ export interface ToolCallJson {
   session_id: string;
   turn_id: string;
   task_id: string | null;
+  trace_id: string | null;
   step: number;
   position: number;
   provider_call_id: string;
@@ -374,6 +384,7 @@ export function toolCallJson(call: ToolCallRecord): ToolCallJson {
     session_id: call.sessionId,
     turn_id: call.turnId,
     task_id: call.taskId,
+    trace_id: call.traceId,
     step: call.step,
     position: call.position,
     provider_call_id: call.providerCallId,

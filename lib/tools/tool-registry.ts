@@ -36,6 +36,12 @@ export class ToolRegistry {
     ]);
   }
 
+  /** Only the `allowed` of these (all when absent), then `extra` (a task's own tools). */
+  narrowed(allowed: readonly string[] | undefined, extra: readonly Tool[]): ToolRegistry {
+    const keep = allowed ? new Set(allowed) : null;
+    return new ToolRegistry([...this.tools.filter((tool) => !keep || keep.has(tool.definition.name)), ...extra]);
+  }
+
   get size(): number {
     return this.tools.length;
   }

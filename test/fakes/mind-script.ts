@@ -12,7 +12,7 @@ import type { FakeReply, FakeRequest } from './fake-server-core';
 
 export const spontaneousMarker = '(on my own)';
 
-function tagContent(text: string, tag: string): string | null {
+export function tagContent(text: string, tag: string): string | null {
   const match = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(text);
   return match ? unescapeTagContent(match[1]!) : null;
 }
@@ -23,7 +23,7 @@ interface WireMessage {
 }
 
 /** The results the last step's calls got, in either provider's shape; null when none came back. */
-function toolResults(body: unknown): string[] | null {
+export function toolResults(body: unknown): string[] | null {
   const messages = (body as { messages?: WireMessage[] }).messages ?? [];
   const last = messages.at(-1);
   if (last?.role === 'tool') {

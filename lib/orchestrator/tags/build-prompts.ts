@@ -56,8 +56,11 @@ export function buildInternalDialogRequest(input: {
   idQuietHistory: string[];
   model: string;
   maxTokens: number;
+  /** A task's step: its goal, plan and progress (lib/tasks/task-prompt.ts). */
+  task?: string | null;
 }): BackendRequest {
   const parts = [
+    ...(input.task ? [wrapTag('task', input.task)] : []),
     ...(input.userMessage !== null ? [wrapTag('ED_user', input.userMessage)] : []),
     ...(input.sLoud ? [wrapTag('S_loud', input.sLoud)] : []),
     wrapTag('ID_quiet_history', input.idQuietHistory.join('\n---\n')),

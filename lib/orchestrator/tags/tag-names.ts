@@ -15,6 +15,8 @@ export const tagNames = [
   'trigger',
   /** The Internal Dialog's tool calls, shown to the Subconscious (issue 15). */
   'tool_activity',
+  /** A task's goal, plan and progress in the Internal Dialog's prompt (issue 16). */
+  'task',
 ] as const;
 
 export type TagName = (typeof tagNames)[number];

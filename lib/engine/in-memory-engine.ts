@@ -1,0 +1,96 @@
+// The default engine: runs in this process, journals step results in memory (a step named twice
+// in one run runs once), delivers signals to waits and buffers the early ones. Durability comes
+// from the agent code's own records in SQLite (a task continues from its stored steps); the
+// durable engine (issue 19) journals the same calls in PostgreSQL.
+import type { Clock } from '@/lib/clock/clock';
+import { RunCancelledError, type ExecutionEngine, type RunStatus, type Workflow, type WorkflowContext } from './execution-engine';
+
+interface Run {
+  status: RunStatus;
+  done: Promise<unknown>;
+  controller: AbortController;
+  journal: Map<string, Promise<unknown>>;
+  /** Signals sent before anyone waited for them, per name, in order. */
+  inbox: Map<string, unknown[]>;
+  waiters: Map<string, ((payload: unknown) => void)[]>;
+}
+
+export class InMemoryEngine implements ExecutionEngine {
+  private readonly runs = new Map<string, Run>();
+
+  constructor(private readonly clock: Clock) {}
+
+  start<Input, Output>(runId: string, workflow: Workflow<Input, Output>, input: Input): Promise<Output> {
+    const existing = this.runs.get(runId);
+    if (existing?.status === 'running') return existing.done as Promise<Output>;
+    const run: Run = { status: 'running', done: Promise.resolve(), controller: new AbortController(), journal: new Map(), inbox: new Map(), waiters: new Map() };
+    this.runs.set(runId, run);
+    const context = this.contextFor(runId, run);
+    run.done = (async () => {
+      try {
+        const output = await workflow(context, input);
+        run.status = run.controller.signal.aborted ? 'cancelled' : 'completed';
+        return output;
+      } catch (error) {
+        run.status = run.controller.signal.aborted || error instanceof RunCancelledError ? 'cancelled' : 'failed';
+        throw error;
+      }
+    })();
+    return run.done as Promise<Output>;
+  }
+
+  signal(runId: string, name: string, payload: unknown): boolean {
+    const run = this.runs.get(runId);
+    if (!run || run.status !== 'running') return false;
+    const waiting = run.waiters.get(name);
+    const waiter = waiting?.shift();
+    if (waiter) waiter(payload);
+    else run.inbox.set(name, [...(run.inbox.get(name) ?? []), payload]);
+    return true;
+  }
+
+  cancel(runId: string): boolean {
+    const run = this.runs.get(runId);
+    if (!run || run.status !== 'running') return false;
+    run.controller.abort(new RunCancelledError(runId));
+    return true;
+  }
+
+  status(runId: string): RunStatus {
+    return this.runs.get(runId)?.status ?? 'unknown';
+  }
+
+  private contextFor(runId: string, run: Run): WorkflowContext {
+    const clock = this.clock;
+    const signal = run.controller.signal;
+    return {
+      runId,
+      signal,
+      step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+        const journaled = run.journal.get(name);
+        if (journaled) return journaled as Promise<T>;
+        const result = fn();
+        run.journal.set(name, result);
+        return result;
+      },
+      waitFor<T>(name: string): Promise<T> {
+        const early = run.inbox.get(name);
+        if (early?.length) return Promise.resolve(early.shift() as T);
+        return new Promise<T>((resolve, reject) => {
+          if (signal.aborted) return reject(new RunCancelledError(runId));
+          const onAbort = () => reject(new RunCancelledError(runId));
+          signal.addEventListener('abort', onAbort, { once: true });
+          run.waiters.set(name, [
+            ...(run.waiters.get(name) ?? []),
+            (payload) => {
+              signal.removeEventListener('abort', onAbort);
+              resolve(payload as T);
+            },
+          ]);
+        });
+      },
+      sleep: (ms: number) => clock.sleep(ms, signal),
+      now: () => clock.now(),
+    };
+  }
+}

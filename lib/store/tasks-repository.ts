@@ -1,0 +1,133 @@
+// Tasks as rows: created pending, moved by compare-and-set (a cancel and a finishing step cannot
+// both win), their plan, usage and outcome kept as they change so a restart continues from them.
+import { z } from 'zod';
+import { planItemSchema, taskConstraintsSchema, type BlockedOn, type PlanItem, type TaskConstraints, type TaskStatus, type TaskUsage } from '@/lib/tasks/task-types';
+import { getDb } from './db';
+import { parseJsonColumn } from './json-column';
+
+export interface TaskRecord {
+  id: string;
+  sessionId: string;
+  goal: string;
+  context: string | null;
+  constraints: TaskConstraints;
+  status: TaskStatus;
+  plan: PlanItem[];
+  stepsUsed: number;
+  usage: TaskUsage;
+  result: string | null;
+  error: string | null;
+  blockedOn: BlockedOn | null;
+  traceId: string;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  updatedAt: Date;
+}
+
+type TaskRow = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['task']['findUniqueOrThrow']>>;
+
+const planSchema = z.array(planItemSchema);
+
+function toRecord(row: TaskRow): TaskRecord {
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    goal: row.goal,
+    context: row.context,
+    constraints: parseJsonColumn(taskConstraintsSchema, row.constraints, 'task constraints'),
+    status: row.status as TaskStatus,
+    plan: parseJsonColumn(planSchema, row.plan, 'task plan'),
+    stepsUsed: row.stepsUsed,
+    usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens, costUsd: row.costUsd, costUnknown: row.costUnknown },
+    result: row.result,
+    error: row.error,
+    blockedOn: row.blockedOn ? (JSON.parse(row.blockedOn) as BlockedOn) : null,
+    traceId: row.traceId,
+    createdAt: row.createdAt,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+export async function insertTask(input: { id: string; sessionId: string; goal: string; context: string | null; constraints: TaskConstraints; traceId: string }): Promise<TaskRecord> {
+  const db = await getDb();
+  const row = await db.task.create({
+    data: { id: input.id, sessionId: input.sessionId, goal: input.goal, context: input.context, constraints: JSON.stringify(input.constraints), status: 'pending', traceId: input.traceId },
+  });
+  return toRecord(row);
+}
+
+export async function findTask(id: string): Promise<TaskRecord | null> {
+  const db = await getDb();
+  const row = await db.task.findUnique({ where: { id } });
+  return row ? toRecord(row) : null;
+}
+
+export async function listTasks(input: { sessionId?: string; statuses?: readonly TaskStatus[]; limit?: number }): Promise<TaskRecord[]> {
+  const db = await getDb();
+  const rows = await db.task.findMany({
+    where: { ...(input.sessionId && { sessionId: input.sessionId }), ...(input.statuses && { status: { in: [...input.statuses] } }) },
+    orderBy: { createdAt: 'asc' },
+    take: input.limit ?? 200,
+  });
+  return rows.map(toRecord);
+}
+
+export interface TaskPatch {
+  status?: TaskStatus;
+  plan?: PlanItem[];
+  stepsUsed?: number;
+  usage?: TaskUsage;
+  result?: string | null;
+  error?: string | null;
+  blockedOn?: BlockedOn | null;
+  startedAt?: Date;
+  finishedAt?: Date;
+}
+
+/** Applies the patch when the task is in one of `from` (any status when absent); null when it was not. */
+export async function updateTask(id: string, patch: TaskPatch, from?: readonly TaskStatus[]): Promise<TaskRecord | null> {
+  const db = await getDb();
+  const moved = await db.task.updateMany({
+    where: { id, ...(from && { status: { in: [...from] } }) },
+    data: {
+      ...(patch.status && { status: patch.status }),
+      ...(patch.plan && { plan: JSON.stringify(patch.plan) }),
+      ...(patch.stepsUsed !== undefined && { stepsUsed: patch.stepsUsed }),
+      ...(patch.usage && { inputTokens: patch.usage.inputTokens, outputTokens: patch.usage.outputTokens, costUsd: patch.usage.costUsd, costUnknown: patch.usage.costUnknown }),
+      ...(patch.result !== undefined && { result: patch.result }),
+      ...(patch.error !== undefined && { error: patch.error }),
+      ...(patch.blockedOn !== undefined && { blockedOn: patch.blockedOn ? JSON.stringify(patch.blockedOn) : null }),
+      ...(patch.startedAt && { startedAt: patch.startedAt }),
+      ...(patch.finishedAt && { finishedAt: patch.finishedAt }),
+      updatedAt: new Date(),
+    },
+  });
+  if (moved.count !== 1) return null;
+  return findTask(id);
+}
+
+/** A task as the API, the events and the exports show it. */
+export function taskJson(task: TaskRecord) {
+  return {
+    id: task.id,
+    session_id: task.sessionId,
+    goal: task.goal,
+    context: task.context,
+    constraints: task.constraints,
+    status: task.status,
+    plan: task.plan,
+    steps: task.stepsUsed,
+    usage: { input_tokens: task.usage.inputTokens, output_tokens: task.usage.outputTokens, cost_usd: task.usage.costUsd, cost_unknown: task.usage.costUnknown },
+    result: task.result,
+    error: task.error,
+    blocked_on: task.blockedOn,
+    trace_id: task.traceId,
+    created_at: task.createdAt.toISOString(),
+    started_at: task.startedAt?.toISOString() ?? null,
+    finished_at: task.finishedAt?.toISOString() ?? null,
+  };
+}
+export type TaskJson = ReturnType<typeof taskJson>;

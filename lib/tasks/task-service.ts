@@ -1,0 +1,146 @@
+// Tasks for the whole app (one per orchestrator): submit, resume, cancel; one task at a time per
+// session, the others wait `pending` in order; each runs as a workflow on the execution engine.
+// At start-up (and when a session resumes) a running task continues from its last finished step
+// and a blocked one waits again for its answer.
+import { randomUUID } from 'node:crypto';
+import type { ExecutionEngine } from '@/lib/engine/execution-engine';
+import { RunCancelledError } from '@/lib/engine/execution-engine';
+import type { EventBus } from '@/lib/orchestrator/events';
+import { closeAgentTurn, listToolCalls, loadOpenTaskTurn } from '@/lib/store/tool-calls-repository';
+import { findTask, insertTask, listTasks, taskJson, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
+import { runTaskWorkflow, type TaskMind } from './task-workflow';
+import type { SubmitTaskInput } from './task-types';
+
+export class TaskError extends Error {
+  constructor(
+    readonly code: 'not_found' | 'conflict',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TaskError';
+  }
+}
+
+export interface TaskServiceDeps {
+  bus: EventBus;
+  engine: ExecutionEngine;
+  /** The session's mind when it runs in this process. */
+  mind(sessionId: string): TaskMind | null;
+  /** Seed 003's *Working* pause between steps (~3 s; 0 in tests). */
+  workingDelayMs: number;
+}
+
+export class TaskService {
+  private stopping = false;
+  private readonly running = new Map<string, Promise<void>>();
+
+  constructor(private readonly deps: TaskServiceDeps) {}
+
+  async submit(sessionId: string, input: SubmitTaskInput): Promise<TaskRecord> {
+    const task = await insertTask({ id: randomUUID(), sessionId, goal: input.goal, context: input.context ?? null, constraints: input.constraints, traceId: randomUUID() });
+    this.announce('created', task);
+    await this.schedule(sessionId);
+    return (await findTask(task.id)) ?? task;
+  }
+
+  /** Starts the session's task under way (after a restart) or its oldest pending one, if none runs. */
+  async schedule(sessionId: string): Promise<void> {
+    if (this.stopping || !this.deps.mind(sessionId)) return;
+    const open = await listTasks({ sessionId, statuses: ['pending', 'running', 'blocked'] });
+    const next = open.find((task) => task.status !== 'pending') ?? open[0];
+    if (!next || this.running.has(next.id)) return;
+    if (open.some((task) => this.running.has(task.id))) return;
+    const run = this.deps.engine
+      .start(next.id, (context, id: string) => runTaskWorkflow(context, this.workflowDeps(), id), next.id)
+      .catch((error: unknown) => {
+        if (!(error instanceof RunCancelledError)) console.error(`[tasks] task ${next.id} failed to run`, error);
+      })
+      .finally(() => {
+        this.running.delete(next.id);
+        void this.schedule(sessionId);
+      });
+    this.running.set(next.id, run);
+  }
+
+  private workflowDeps() {
+    return {
+      mind: (sessionId: string) => this.deps.mind(sessionId),
+      announce: (event: Parameters<TaskService['announce']>[0], task: TaskRecord) => this.announce(event, task),
+      stopping: () => this.stopping,
+      workingDelayMs: this.deps.workingDelayMs,
+    };
+  }
+
+  private announce(event: 'created' | 'started' | 'step' | 'blocked' | 'completed' | 'failed' | 'cancelled', task: TaskRecord): void {
+    this.deps.bus.emit(`task.${event}`, task.sessionId, { task: taskJson(task) });
+  }
+
+  /** The answer to a task's question, or the go-ahead after a pause. */
+  async resume(taskId: string, input: string): Promise<TaskRecord> {
+    const task = await this.require(taskId);
+    if (task.status !== 'blocked' || !task.blockedOn || task.blockedOn.kind === 'approval') {
+      throw new TaskError('conflict', task.blockedOn?.kind === 'approval' ? 'The task waits for a decision on a tool call: approve or deny its card' : `The task is ${task.status}, not waiting for an answer`);
+    }
+    if (!this.deps.engine.signal(taskId, 'resume', input)) {
+      await this.schedule(task.sessionId);
+      if (!this.deps.engine.signal(taskId, 'resume', input)) throw new TaskError('conflict', 'The session is paused: resume the session, then the task');
+    }
+    return (await this.waitForChange(taskId, task.updatedAt)) ?? task;
+  }
+
+  /** Cancels: a pending task at once; a running one stops its model call and tools, then ends `cancelled`. */
+  async cancel(taskId: string): Promise<TaskRecord> {
+    const task = await this.require(taskId);
+    if (task.status === 'pending') {
+      const cancelled = await updateTask(taskId, { status: 'cancelled', error: 'cancelled by the user', finishedAt: new Date() }, ['pending']);
+      if (cancelled) {
+        this.announce('cancelled', cancelled);
+        return cancelled;
+      }
+    }
+    const current = (await findTask(taskId))!;
+    if (['completed', 'failed', 'cancelled'].includes(current.status)) throw new TaskError('conflict', `The task is already ${current.status}`);
+    if (this.deps.engine.cancel(taskId)) {
+      await this.running.get(taskId);
+    } else {
+      // Not running in this process (its session is paused): end it here, and its waiting cards.
+      const open = await loadOpenTaskTurn({ sessionId: current.sessionId, taskId });
+      if (open) await closeAgentTurn({ sessionId: current.sessionId, turnId: open.turn.turnId });
+      const cancelled = await updateTask(taskId, { status: 'cancelled', error: 'cancelled by the user', blockedOn: null, finishedAt: new Date() }, ['running', 'blocked']);
+      if (cancelled) this.announce('cancelled', cancelled);
+    }
+    return (await findTask(taskId))!;
+  }
+
+  /** Everything the task caused, for its trace export. */
+  async trace(taskId: string) {
+    const task = await this.require(taskId);
+    const calls = (await listToolCalls({ sessionId: task.sessionId, limit: 10_000 })).filter((call) => call.taskId === taskId);
+    return { task, calls };
+  }
+
+  async require(taskId: string): Promise<TaskRecord> {
+    const task = await findTask(taskId);
+    if (!task) throw new TaskError('not_found', `Task ${taskId} does not exist`);
+    return task;
+  }
+
+  /** A shutdown leaves tasks as they are (running, blocked) for the restart. */
+  beginShutdown(): void {
+    this.stopping = true;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await Promise.all(this.running.values());
+  }
+
+  private async waitForChange(taskId: string, since: Date): Promise<TaskRecord | null> {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const task = await findTask(taskId);
+      if (task && task.updatedAt.getTime() !== since.getTime()) return task;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return findTask(taskId);
+  }
+}

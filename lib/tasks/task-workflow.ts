@@ -1,0 +1,203 @@
+// The task loop (ARCHITECTURE §11, seed 003's DMN): step after step without anyone typing
+// "continue", each step an Internal Dialog turn of the session's mind, until the model finishes,
+// asks, yields, a limit ends it, or the user cancels. Every step ends in a NextStep value the
+// loop switches on exhaustively. Time, waits and effects go through the engine's context only.
+import type { WorkflowContext } from '@/lib/engine/execution-engine';
+import type { BackendRequest } from '@/lib/backends/model-backend';
+import type { TurnResult } from '@/lib/orchestrator/internal-dialog-turn';
+import type { ModelCallResult } from '@/lib/orchestrator/model-call';
+import { estimateRequestTokens } from '@/lib/orchestrator/token-budget';
+import { findTask, updateTask, type TaskPatch, type TaskRecord } from '@/lib/store/tasks-repository';
+import { FINAL_STATUSES, loadOpenTaskTurn, type AgentStepRecord, type AgentTurnRecord, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
+import { callBudgetStop, RepeatDetector, stepsExhausted, timedOut, type RepeatVerdict } from './task-policy';
+import { taskBrief } from './task-prompt';
+import { emptyStepRequests, taskTools, type StepRequests, type TaskTurn } from './task-turn';
+import type { NextStep, TaskStatus, TaskUsage } from './task-types';
+
+/** What the loop needs from the session's mind. */
+export interface TaskMind {
+  runTaskStep(task: TaskTurn, resume?: { turn: AgentTurnRecord; steps: AgentStepRecord[] }): Promise<TurnResult>;
+  setTaskActive(active: boolean): void;
+  noteForSubconscious(line: string): void;
+}
+
+export interface TaskWorkflowDeps {
+  mind(sessionId: string): TaskMind | null;
+  /** Every change of the task, for the bus (`task.created` … `task.cancelled`). */
+  announce(event: 'started' | 'step' | 'blocked' | 'completed' | 'failed' | 'cancelled', task: TaskRecord): void;
+  /** The app is shutting down: leave the task as it is for the restart. */
+  stopping(): boolean;
+  /** The pause between steps (seed 003's *Working* pacing). */
+  workingDelayMs: number;
+}
+
+/** How a step ended, from what it returned and what the model asked through the task's tools. */
+export function decideNext(input: { result: TurnResult; requests: StepRequests; repeat: RepeatVerdict; repeatedCall: string | null }): NextStep {
+  const { result, requests } = input;
+  if (result.budgetStop) return { kind: 'budget_exhausted', reason: result.budgetStop };
+  if (input.repeat === 'fail') return { kind: 'failed', reason: `repeated calls: ${input.repeatedCall} gave the same result again after the warning` };
+  if (requests.finish !== null) return { kind: 'finish', result: requests.finish };
+  if (requests.question !== null) return { kind: 'ask_user', question: requests.question };
+  if (requests.yielded) return { kind: 'yield' };
+  if (result.outcome === 'failed') return { kind: 'failed', reason: result.error?.message ?? 'the model call failed' };
+  if (result.outcome === 'stopped') return { kind: 'yield' }; // the Stop button pauses the task
+  return { kind: 'continue' };
+}
+
+function assertNever(value: never): never {
+  throw new Error(`Unexpected next step: ${JSON.stringify(value)}`);
+}
+
+export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkflowDeps, taskId: string): Promise<void> {
+  let task = await context.step('load', () => findTask(taskId));
+  if (!task || FINAL_TASK.has(task.status)) return;
+  const mind = deps.mind(task.sessionId);
+  if (!mind) return; // its session is not running here; resuming the session starts it
+  const id = task.id;
+  const constraints = task.constraints;
+  const startedAt = task.startedAt ?? new Date(context.now());
+
+  const save = async (patch: TaskPatch, from: readonly TaskStatus[] = ['running', 'blocked']) => {
+    const saved = await updateTask(id, patch, from);
+    if (saved) task = saved;
+    return saved;
+  };
+  const end = async (status: 'completed' | 'failed' | 'cancelled', text: string) => {
+    const saved = await save({ status, finishedAt: new Date(context.now()), blockedOn: null, ...(status === 'completed' ? { result: text } : { error: text }) }, ['pending', 'running', 'blocked']);
+    if (saved) {
+      deps.announce(status, saved);
+      mind.noteForSubconscious(`task "${saved.goal.slice(0, 80)}" ${status}: ${text.slice(0, 160)}`);
+    }
+  };
+  // A person's answer, or the cancel that ends the wait.
+  const waitForAnswer = async (blockedOn: NonNullable<TaskRecord['blockedOn']>): Promise<string | null> => {
+    const blocked = await save({ status: 'blocked', blockedOn });
+    if (blocked) deps.announce('blocked', blocked);
+    mind.setTaskActive(false); // meanwhile the user talks to the mind as usual
+    try {
+      const answer = await context.waitFor<string>('resume');
+      mind.setTaskActive(true);
+      const resumed = await save({ status: 'running', blockedOn: null });
+      if (resumed) deps.announce('started', resumed);
+      return answer;
+    } catch {
+      return null; // cancelled
+    }
+  };
+
+  const wasPending = task.status === 'pending';
+  await context.step('start', () => save({ status: task!.status === 'blocked' ? 'blocked' : 'running', startedAt }, ['pending', 'running', 'blocked']));
+  if (wasPending) deps.announce('started', task);
+
+  const notes: string[] = [];
+  mind.setTaskActive(true);
+  try {
+    // Blocked on a question or a pause when the app stopped: still waiting for the person.
+    if (task.status === 'blocked' && task.blockedOn && task.blockedOn.kind !== 'approval') {
+      const answer = await waitForAnswer(task.blockedOn);
+      if (answer === null) return await end('cancelled', 'cancelled by the user');
+      notes.push(answerNote(task.blockedOn, answer));
+    }
+    // A step cut by a restart: its turn continues from its stored steps (a card still waits).
+    let resume = (await loadOpenTaskTurn({ sessionId: task.sessionId, taskId: id })) ?? undefined;
+    if (resume && task.status === 'blocked') await save({ status: 'running', blockedOn: null });
+    const repeats = new RepeatDetector();
+    let usage: TaskUsage = { ...task.usage };
+
+    for (let step = task.stepsUsed; ; step++) {
+      if (context.signal.aborted) return await end('cancelled', 'cancelled by the user');
+      const limit = resume ? null : (stepsExhausted(step, constraints) ?? timedOut(startedAt.getTime(), context.now(), constraints));
+      if (limit) return await end('failed', limit);
+
+      const requests = emptyStepRequests();
+      let repeat: RepeatVerdict = 'ok';
+      let repeatedCall: string | null = null;
+      const stepUsage = usage;
+      const turn: TaskTurn = {
+        taskId: id,
+        traceId: task.traceId,
+        brief: taskBrief({ task, step, elapsedMs: context.now() - startedAt.getTime(), notes: notes.splice(0) }),
+        taskTools: taskTools(requests),
+        allowedTools: constraints.tools,
+        signal: context.signal,
+        beforeCall: (request: BackendRequest) =>
+          timedOut(startedAt.getTime(), context.now(), constraints) ??
+          callBudgetStop({ usage: stepUsage, constraints, model: request.model, promptTokens: estimateRequestTokens(request), maxTokens: request.maxTokens }),
+        endAfterTools: () => requests.finish !== null || requests.question !== null || requests.yielded,
+        afterCall: (result: ModelCallResult) => {
+          if (!result.usage) return;
+          stepUsage.inputTokens += result.usage.inputTokens + result.usage.cacheReadTokens + result.usage.cacheWriteTokens;
+          stepUsage.outputTokens += result.usage.outputTokens;
+          if (result.usage.costUsd === 'unknown') stepUsage.costUnknown = true;
+          else stepUsage.costUsd += result.usage.costUsd;
+        },
+        onCallChanged: (call: ToolCallRecord) => {
+          if (call.status === 'awaiting_approval') {
+            void save({ status: 'blocked', blockedOn: { kind: 'approval', call_ids: [call.id] } }).then((saved) => saved && deps.announce('blocked', saved));
+          } else if (task?.status === 'blocked' && task.blockedOn?.kind === 'approval') {
+            void save({ status: 'running', blockedOn: null }).then((saved) => saved && deps.announce('step', saved));
+          }
+          if (FINAL_STATUSES.includes(call.status) && repeat !== 'fail') {
+            const verdict = repeats.record(call);
+            if (verdict !== 'ok') {
+              repeat = verdict;
+              repeatedCall = `${call.name} ${JSON.stringify(call.args)}`;
+            }
+          }
+        },
+      };
+      let result: TurnResult;
+      try {
+        result = await context.step(`step-${step}`, () => mind.runTaskStep(turn, resume));
+      } catch (error) {
+        if (deps.stopping()) return;
+        return await end('failed', `the step could not run: ${(error as Error).message}`);
+      }
+      resume = undefined;
+      if (deps.stopping()) {
+        await save({ usage });
+        return; // the restart continues from here
+      }
+      usage = stepUsage;
+      const saved = await save({ stepsUsed: step + 1, usage, ...(requests.plan && { plan: requests.plan }) });
+      if (saved) deps.announce('step', saved);
+      mind.noteForSubconscious(`task "${task.goal.slice(0, 80)}": step ${step + 1} of ${constraints.max_steps} done`);
+      if (repeat === 'warn') notes.push(`you called ${repeatedCall} three times with the same result; change your approach or the task fails`);
+      if (context.signal.aborted) return await end('cancelled', 'cancelled by the user');
+
+      const next = decideNext({ result, requests, repeat, repeatedCall });
+      switch (next.kind) {
+        case 'continue':
+          await context.sleep(deps.workingDelayMs);
+          continue;
+        case 'finish':
+          return await end('completed', next.result);
+        case 'ask_user':
+        case 'yield': {
+          const blockedOn = next.kind === 'ask_user' ? { kind: 'question' as const, question: next.question } : { kind: 'yield' as const };
+          const answer = await waitForAnswer(blockedOn);
+          if (answer === null) return await end('cancelled', 'cancelled by the user');
+          notes.push(answerNote(blockedOn, answer));
+          continue;
+        }
+        case 'blocked_on_approval':
+          return; // left waiting on a card: the restart continues it
+        case 'budget_exhausted':
+          return await end('failed', next.reason);
+        case 'failed':
+          return await end('failed', next.reason);
+        default:
+          return assertNever(next);
+      }
+    }
+  } finally {
+    mind.setTaskActive(false);
+  }
+}
+
+const FINAL_TASK = new Set<TaskStatus>(['completed', 'failed', 'cancelled']);
+
+function answerNote(blockedOn: NonNullable<TaskRecord['blockedOn']>, answer: string): string {
+  if (blockedOn.kind === 'question') return `you asked "${blockedOn.question}"; the user answered: ${answer}`;
+  return answer.trim() ? `the user resumed the task and said: ${answer}` : 'the user resumed the task';
+}

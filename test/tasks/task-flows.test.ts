@@ -1,0 +1,164 @@
+// Seed 002's task flows through the real orchestrator, mind, toolbox, sandbox and store, with the
+// fake OpenAI-compatible server playing the model (test/fakes/task-script.ts): nobody types
+// "continue"; cards, questions, limits and cancel end or block the task as a user would expect.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Orchestrator } from '@/lib/orchestrator/orchestrator';
+import { getDb } from '@/lib/store/db';
+import { findTask } from '@/lib/store/tasks-repository';
+import { listToolCalls } from '@/lib/store/tool-calls-repository';
+import { submitTaskSchema } from '@/lib/tasks/task-types';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
+import { taskScript } from '@/test/fakes/task-script';
+import { EventRecorder } from '@/test/support/event-recorder';
+import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+
+const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
+let fake: FakeOpenAIServer;
+let orchestrator: Orchestrator;
+let events: EventRecorder;
+
+beforeAll(async () => {
+  fs.chmodSync(dirs.root, 0o755);
+  fake = await startFakeOpenAIServer({ script: taskScript });
+  orchestrator = new Orchestrator({ taskWorkingDelayMs: 0 });
+  events = new EventRecorder(orchestrator.bus);
+  await orchestrator.start();
+});
+afterAll(async () => {
+  events.close();
+  await orchestrator.stop();
+  await fake.close();
+});
+
+async function newSession() {
+  const layer = { backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${fake.url}/v1` };
+  return orchestrator.createSession({ persona: 'tester', models: { c_model: layer, s_model: { ...layer, model: 'fake-small' } } });
+}
+
+function submit(sessionId: string, input: unknown) {
+  return orchestrator.tasks.submit(sessionId, submitTaskSchema.parse(input));
+}
+
+function waitTask(taskId: string, status: string, timeoutMs = 20_000) {
+  const type = `task.${status}` as 'task.completed';
+  return events.waitFor(type, { where: (event) => event.task.id === taskId, timeoutMs });
+}
+
+describe('tasks', () => {
+  it('plan → write → a command that needs approval → approved → reflect → finish, with no "continue"', async () => {
+    const session = await newSession();
+    const task = await submit(session.id, { goal: 'Write notes and show them [[approve]]' });
+    expect(task).toMatchObject({ status: expect.stringMatching(/pending|running/), stepsUsed: 0 });
+    const card = await events.waitFor('tool-call', { where: (event) => event.sessionId === session.id && event.call.name === 'bash' && event.call.status === 'awaiting_approval', timeoutMs: 20_000 });
+    expect(card.call.task_id).toBe(task.id);
+    const blocked = await waitTask(task.id, 'blocked');
+    expect(blocked.task.blocked_on).toEqual({ kind: 'approval', call_ids: [card.call.id] });
+    await orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', args_hash: card.call.args_hash, session_id: session.id });
+    const done = await waitTask(task.id, 'completed');
+    expect(done.task).toMatchObject({ status: 'completed', result: 'notes.txt holds: task notes', steps: 3, error: null, blocked_on: null });
+    expect(done.task.plan).toEqual([
+      { title: 'Write notes', status: 'done' },
+      { title: 'Show them', status: 'done' },
+    ]);
+    expect(fs.readFileSync(path.join(dirs.dataDir, 'workspaces', session.id, 'notes.txt'), 'utf8')).toBe('task notes\n');
+
+    // Every event, tool call and model call the task caused carries its trace id.
+    const kinds = events.of('task.created', session.id).concat(...(['task.started', 'task.step', 'task.blocked', 'task.completed'] as const).map((type) => events.of(type as 'task.created', session.id)));
+    expect(new Set(kinds.map((event) => event.task.trace_id))).toEqual(new Set([task.traceId]));
+    const calls = await listToolCalls({ sessionId: session.id });
+    expect(calls.map((call) => [call.name, call.status, call.traceId])).toEqual([
+      ['update_plan', 'succeeded', task.traceId],
+      ['write_file', 'succeeded', task.traceId],
+      ['bash', 'succeeded', task.traceId],
+      ['update_plan', 'succeeded', task.traceId],
+      ['finish_task', 'succeeded', task.traceId],
+    ]);
+    const db = await getDb();
+    const llm = await db.llmCall.findMany({ where: { sessionId: session.id, layer: 'internal' } });
+    expect(llm.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(llm.map((row) => row.traceId))).toEqual(new Set([task.traceId]));
+    const stored = await findTask(task.id);
+    expect(stored!.usage.inputTokens).toBeGreaterThan(0);
+    // The steps' reports are in the chat.
+    const loud = await db.message.findMany({ where: { sessionId: session.id, tag: 'ID_loud' }, orderBy: { id: 'asc' } });
+    expect(loud.map((message) => message.content).join('\n')).toContain('Wrote notes.txt.');
+  }, 40_000);
+
+  it('a denial with a reason reaches the model and the plan changes', async () => {
+    const session = await newSession();
+    const task = await submit(session.id, { goal: 'Write notes and show them [[approve]]' });
+    const card = await events.waitFor('tool-call', { where: (event) => event.sessionId === session.id && event.call.name === 'bash' && event.call.status === 'awaiting_approval', timeoutMs: 20_000 });
+    await orchestrator.decideToolCall({ id: card.call.id, decision: 'deny', reason: 'no commands today' });
+    const done = await waitTask(task.id, 'completed');
+    expect(done.task.result).toBe('notes.txt written; not shown (command denied)');
+    expect(done.task.plan).toEqual([
+      { title: 'Write notes', status: 'done' },
+      { title: 'Report without running commands', status: 'in_progress' },
+    ]);
+  }, 40_000);
+
+  it('ask_user blocks the task; the answer resumes it and it completes with it', async () => {
+    const session = await newSession();
+    const task = await submit(session.id, { goal: 'Pick a colour [[ask]]' });
+    const blocked = await waitTask(task.id, 'blocked');
+    expect(blocked.task.blocked_on).toEqual({ kind: 'question', question: 'Which colour?' });
+    await expect(orchestrator.tasks.cancel('no-such-task')).rejects.toThrow(/does not exist/);
+    const resumed = await orchestrator.tasks.resume(task.id, 'teal');
+    expect(resumed.status).toMatch(/running|completed/);
+    const done = await waitTask(task.id, 'completed');
+    expect(done.task.result).toBe('Colour chosen: teal');
+    await expect(orchestrator.tasks.resume(task.id, 'again')).rejects.toThrow(/completed, not waiting/);
+  }, 40_000);
+
+  it('max steps: a task that never finishes fails with that reason', async () => {
+    const session = await newSession();
+    const task = await submit(session.id, { goal: 'Keep looking [[forever]]', constraints: { max_steps: 3 } });
+    const failed = await waitTask(task.id, 'failed');
+    expect(failed.task).toMatchObject({ status: 'failed', steps: 3, error: 'max steps reached: 3 of 3' });
+  }, 40_000);
+
+  it('the token budget: a call whose worst case would pass the cap is never made', async () => {
+    const session = await newSession();
+    const task = await submit(session.id, { goal: 'Keep looking [[forever]]', constraints: { max_tokens: 2_500 } });
+    const failed = await waitTask(task.id, 'failed');
+    expect(failed.task.error).toMatch(/^token budget: [\d,]+ used, the next call could take [\d,]+ more, the cap is 2,500$/);
+    expect(failed.task.usage.input_tokens + failed.task.usage.output_tokens).toBeLessThanOrEqual(2_500);
+  }, 40_000);
+
+  it('the same call with the same result: told once, then the task fails', async () => {
+    const session = await newSession();
+    const task = await submit(session.id, { goal: 'Look again [[repeat]]' });
+    const failed = await waitTask(task.id, 'failed');
+    expect(failed.task.error).toMatch(/^repeated calls: list_files \{"path":"\."\} gave the same result again after the warning$/);
+    expect(failed.task.steps).toBe(4);
+  }, 40_000);
+
+  it('the tools a task may use are enforced by the server', async () => {
+    const session = await newSession();
+    const task = await submit(session.id, { goal: 'Write notes and show them [[approve]]', constraints: { tools: ['read_file'] } });
+    await waitTask(task.id, 'completed').catch(() => undefined);
+    const calls = await listToolCalls({ sessionId: session.id });
+    const write = calls.find((call) => call.name === 'write_file');
+    expect(write).toMatchObject({ status: 'failed' });
+    expect(write!.result).toMatch(/^CAPABILITY_NOT_AVAILABLE/);
+    expect(fs.existsSync(path.join(dirs.dataDir, 'workspaces', session.id, 'notes.txt'))).toBe(false);
+  }, 40_000);
+
+  it('one task at a time per session; cancel stops the one waiting on a card and the next starts', async () => {
+    const session = await newSession();
+    const first = await submit(session.id, { goal: 'Write notes and show them [[approve]]' });
+    const second = await submit(session.id, { goal: 'Pick a colour [[ask]]' });
+    expect(second.status).toBe('pending');
+    const card = await events.waitFor('tool-call', { where: (event) => event.sessionId === session.id && event.call.name === 'bash' && event.call.status === 'awaiting_approval', timeoutMs: 20_000 });
+    const cancelled = await orchestrator.tasks.cancel(first.id);
+    expect(cancelled).toMatchObject({ status: 'cancelled', error: 'cancelled by the user' });
+    const calls = await listToolCalls({ sessionId: session.id });
+    expect(calls.find((call) => call.id === card.call.id)?.status).toBe('cancelled');
+    await waitTask(second.id, 'blocked'); // the next one started on its own
+    expect((await orchestrator.tasks.cancel(second.id)).status).toBe('cancelled');
+    await expect(orchestrator.tasks.cancel(second.id)).rejects.toThrow(/already cancelled/);
+  }, 40_000);
+});
+
