@@ -243,3 +243,9 @@ export async function insertLlmCall(input: LlmCallInput): Promise<void> {
      VALUES (@sessionId, @layer, @backend, @model, @startedAt, @firstTokenMs, @durationMs, @inputTokens, @outputTokens, @cacheReadTokens, @cacheWriteTokens, @costUsd, @finishReason, @error, @traceId)`,
   ).run({ ...input, startedAt: sqliteDate(input.startedAt), traceId: input.traceId ?? null });
 }
+
+/** The model calls a task's steps made, oldest first. */
+export async function listLlmCallsByTrace(traceId: string) {
+  const db = await getDb();
+  return db.llmCall.findMany({ where: { traceId }, orderBy: { id: 'asc' } });
+}

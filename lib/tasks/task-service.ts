@@ -7,6 +7,7 @@ import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import { RunCancelledError } from '@/lib/engine/execution-engine';
 import type { EventBus } from '@/lib/orchestrator/events';
 import { closeAgentTurn, listToolCalls, loadOpenTaskTurn } from '@/lib/store/tool-calls-repository';
+import { listLlmCallsByTrace } from '@/lib/store/mind-repository';
 import { findTask, insertTask, listTasks, taskJson, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
 import { runTaskWorkflow, type TaskMind } from './task-workflow';
 import type { SubmitTaskInput } from './task-types';
@@ -116,7 +117,19 @@ export class TaskService {
   async trace(taskId: string) {
     const task = await this.require(taskId);
     const calls = (await listToolCalls({ sessionId: task.sessionId, limit: 10_000 })).filter((call) => call.taskId === taskId);
-    return { task, calls };
+    const llmCalls = (await listLlmCallsByTrace(task.traceId)).map((row) => ({
+      layer: row.layer,
+      backend: row.backend,
+      model: row.model,
+      started_at: row.startedAt.toISOString(),
+      duration_ms: row.durationMs,
+      input_tokens: row.inputTokens,
+      output_tokens: row.outputTokens,
+      cost_usd: row.costUsd,
+      finish_reason: row.finishReason,
+      error: row.error,
+    }));
+    return { task, calls, llmCalls };
   }
 
   async require(taskId: string): Promise<TaskRecord> {

@@ -1,0 +1,25 @@
+import { ApiError } from '@/lib/http/api-error';
+import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
+import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
+import { findSession } from '@/lib/store/sessions-repository';
+import { listTasks, taskJson } from '@/lib/store/tasks-repository';
+import { submitTaskSchema } from '@/lib/tasks/task-types';
+import { sessionParamsSchema } from '../schema';
+
+export const dynamic = 'force-dynamic';
+
+/** The session's tasks, oldest first (history included). */
+export const GET = handle(async (_request, context: { params: Promise<{ id: string }> }) => {
+  const { id } = parseParams(await context.params, sessionParamsSchema);
+  if (!(await findSession({ id }))) throw new ApiError('not_found', `Session ${id} does not exist`);
+  return Response.json({ tasks: (await listTasks({ sessionId: id })).map(taskJson) });
+});
+
+/** submit_task: starts at once when the session has no task under way, else waits `pending`. */
+export const POST = handle(async (request, context: { params: Promise<{ id: string }> }) => {
+  const { id } = parseParams(await context.params, sessionParamsSchema);
+  const body = await readJsonBody(request, submitTaskSchema);
+  if (!(await findSession({ id }))) throw new ApiError('not_found', `Session ${id} does not exist`);
+  const task = await getOrchestrator().tasks.submit(id, body);
+  return Response.json({ task: taskJson(task) }, { status: 201 });
+});
