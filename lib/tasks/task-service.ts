@@ -145,6 +145,8 @@ export class TaskService {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    // Runs waiting for a person end here; with `stopping` set they change nothing.
+    for (const id of this.running.keys()) this.deps.engine.cancel(id);
     await Promise.all(this.running.values());
   }
 

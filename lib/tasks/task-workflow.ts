@@ -69,6 +69,10 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
       mind.noteForSubconscious(`task "${saved.goal.slice(0, 80)}" ${status}: ${text.slice(0, 160)}`);
     }
   };
+  // A shutdown also aborts the run: then the task is left as it is, for the restart.
+  const cancelled = async () => {
+    if (!deps.stopping()) await end('cancelled', 'cancelled by the user');
+  };
   // A person's answer, or the cancel that ends the wait.
   const waitForAnswer = async (blockedOn: NonNullable<TaskRecord['blockedOn']>): Promise<string | null> => {
     const blocked = await save({ status: 'blocked', blockedOn });
@@ -93,10 +97,11 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
   mind.setTaskActive(true);
   try {
     // Blocked on a question or a pause when the app stopped: still waiting for the person.
-    if (task.status === 'blocked' && task.blockedOn && task.blockedOn.kind !== 'approval') {
-      const answer = await waitForAnswer(task.blockedOn);
-      if (answer === null) return await end('cancelled', 'cancelled by the user');
-      notes.push(answerNote(task.blockedOn, answer));
+    const waitingOn = task.status === 'blocked' ? task.blockedOn : null;
+    if (waitingOn && waitingOn.kind !== 'approval') {
+      const answer = await waitForAnswer(waitingOn);
+      if (answer === null) return await cancelled();
+      notes.push(answerNote(waitingOn, answer));
     }
     // A step cut by a restart: its turn continues from its stored steps (a card still waits).
     let resume = (await loadOpenTaskTurn({ sessionId: task.sessionId, taskId: id })) ?? undefined;
@@ -105,7 +110,7 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
     let usage: TaskUsage = { ...task.usage };
 
     for (let step = task.stepsUsed; ; step++) {
-      if (context.signal.aborted) return await end('cancelled', 'cancelled by the user');
+      if (context.signal.aborted) return await cancelled();
       const limit = resume ? null : (stepsExhausted(step, constraints) ?? timedOut(startedAt.getTime(), context.now(), constraints));
       if (limit) return await end('failed', limit);
 
@@ -163,7 +168,7 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
       if (saved) deps.announce('step', saved);
       mind.noteForSubconscious(`task "${task.goal.slice(0, 80)}": step ${step + 1} of ${constraints.max_steps} done`);
       if (repeat === 'warn') notes.push(`you called ${repeatedCall} three times with the same result; change your approach or the task fails`);
-      if (context.signal.aborted) return await end('cancelled', 'cancelled by the user');
+      if (context.signal.aborted) return await cancelled();
 
       const next = decideNext({ result, requests, repeat, repeatedCall });
       switch (next.kind) {
@@ -176,7 +181,7 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
         case 'yield': {
           const blockedOn = next.kind === 'ask_user' ? { kind: 'question' as const, question: next.question } : { kind: 'yield' as const };
           const answer = await waitForAnswer(blockedOn);
-          if (answer === null) return await end('cancelled', 'cancelled by the user');
+          if (answer === null) return await cancelled();
           notes.push(answerNote(blockedOn, answer));
           continue;
         }
