@@ -13,6 +13,8 @@ import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 import { ChatPanel } from './chat-panel';
 import { ContextViewer } from './context-viewer';
 import { InternalPanel } from './internal-panel';
+import { TasksPanel } from './tasks-panel';
+import type { TaskJson } from '@/lib/store/tasks-repository';
 import { formatTime } from './panel-frame';
 import { initialSessionState, sessionReducer, type HistoryLayer, type HistoryPage } from './session-state';
 import { SessionSettings } from './session-settings';
@@ -57,9 +59,10 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     if (loading.current) return;
     loading.current = true;
     try {
-      const [detail, calls, ...pages] = await Promise.all([
+      const [detail, calls, tasks, ...pages] = await Promise.all([
         apiFetch<{ session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals> }>(`/api/sessions/${sessionId}`),
         apiFetch<{ tool_calls: ToolCallJson[] }>(`/api/sessions/${sessionId}/tool-calls`),
+        apiFetch<{ tasks: TaskJson[] }>(`/api/sessions/${sessionId}/tasks`),
         ...layers.map((layer) => apiFetch<HistoryPage>(`/api/sessions/${sessionId}/history?layer=${layer}&limit=${pageSize}`)),
       ]);
       dispatch({
@@ -69,6 +72,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         usage: detail.usage,
         pages: { external: pages[0]!, internal: pages[1]!, subconscious: pages[2]! },
         toolCalls: calls.tool_calls,
+        tasks: tasks.tasks,
       });
       setError(null);
     } catch (caught) {
@@ -201,6 +205,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           {latestError.layer === 'internal' ? 'Internal Dialog' : 'Subconscious'} at {formatTime(latestError.at)}: {latestError.message}
         </p>
       )}
+      <TasksPanel sessionId={sessionId} tasks={state.tasks} onError={setError} />
       <div className="grid gap-4 lg:grid-cols-3">
         <ChatPanel state={state} onSend={send} onStop={() => void stopReply()} onLoadEarlier={() => void loadEarlier('external')} onError={setError} />
         <InternalPanel state={state} onLoadEarlier={() => void loadEarlier('internal')} />

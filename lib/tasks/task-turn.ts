@@ -46,8 +46,8 @@ export function emptyStepRequests(): StepRequests {
 
 const noop = () => '';
 
-/** The task's tools for one step, writing what the model asked into `requests`. */
-export function taskTools(requests: StepRequests): Tool[] {
+/** The task's tools for one step, writing what the model asked into `requests`; a new plan is shown at once through `onPlan`. */
+export function taskTools(requests: StepRequests, onPlan: (plan: PlanItem[]) => Promise<void> = async () => undefined): Tool[] {
   return [
     builtinTool({
       name: 'update_plan',
@@ -56,6 +56,7 @@ export function taskTools(requests: StepRequests): Tool[] {
       describeCall: (args) => `${args.steps.length} steps`,
       run: async (args) => {
         requests.plan = args.steps;
+        await onPlan(args.steps);
         return { isError: false, content: `Plan updated: ${args.steps.filter((step) => step.status === 'done').length} of ${args.steps.length} steps done.` };
       },
     }),

@@ -115,14 +115,18 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
       if (limit) return await end('failed', limit);
 
       const requests = emptyStepRequests();
-      let repeat: RepeatVerdict = 'ok';
-      let repeatedCall: string | null = null;
+      const awaiting = new Set<string>();
+      // Set from the calls' callbacks during the step.
+      const stepRepeat = { verdict: 'ok' as RepeatVerdict, call: null as string | null };
       const stepUsage = usage;
       const turn: TaskTurn = {
         taskId: id,
         traceId: task.traceId,
         brief: taskBrief({ task, step, elapsedMs: context.now() - startedAt.getTime(), notes: notes.splice(0) }),
-        taskTools: taskTools(requests),
+        taskTools: taskTools(requests, async (plan) => {
+          const saved = await save({ plan });
+          if (saved) deps.announce('step', saved);
+        }),
         allowedTools: constraints.tools,
         signal: context.signal,
         beforeCall: (request: BackendRequest) =>
@@ -137,16 +141,20 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
           else stepUsage.costUsd += result.usage.costUsd;
         },
         onCallChanged: (call: ToolCallRecord) => {
-          if (call.status === 'awaiting_approval') {
-            void save({ status: 'blocked', blockedOn: { kind: 'approval', call_ids: [call.id] } }).then((saved) => saved && deps.announce('blocked', saved));
-          } else if (task?.status === 'blocked' && task.blockedOn?.kind === 'approval') {
+          // Blocked while any of the step's cards waits; running again when the last one is decided.
+          const wasWaiting = awaiting.size > 0;
+          if (call.status === 'awaiting_approval') awaiting.add(call.id);
+          else awaiting.delete(call.id);
+          if (awaiting.size > 0 && (call.status === 'awaiting_approval' || !wasWaiting)) {
+            void save({ status: 'blocked', blockedOn: { kind: 'approval', call_ids: [...awaiting] } }).then((saved) => saved && deps.announce('blocked', saved));
+          } else if (awaiting.size === 0 && wasWaiting) {
             void save({ status: 'running', blockedOn: null }).then((saved) => saved && deps.announce('step', saved));
           }
-          if (FINAL_STATUSES.includes(call.status) && repeat !== 'fail') {
+          if (FINAL_STATUSES.includes(call.status) && stepRepeat.verdict !== 'fail') {
             const verdict = repeats.record(call);
             if (verdict !== 'ok') {
-              repeat = verdict;
-              repeatedCall = `${call.name} ${JSON.stringify(call.args)}`;
+              stepRepeat.verdict = verdict;
+              stepRepeat.call = `${call.name} ${JSON.stringify(call.args)}`;
             }
           }
         },
@@ -167,10 +175,10 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
       const saved = await save({ stepsUsed: step + 1, usage, ...(requests.plan && { plan: requests.plan }) });
       if (saved) deps.announce('step', saved);
       mind.noteForSubconscious(`task "${task.goal.slice(0, 80)}": step ${step + 1} of ${constraints.max_steps} done`);
-      if (repeat === 'warn') notes.push(`you called ${repeatedCall} three times with the same result; change your approach or the task fails`);
+      if (stepRepeat.verdict === 'warn') notes.push(`you called ${stepRepeat.call} three times with the same result; change your approach or the task fails`);
       if (context.signal.aborted) return await cancelled();
 
-      const next = decideNext({ result, requests, repeat, repeatedCall });
+      const next = decideNext({ result, requests, repeat: stepRepeat.verdict, repeatedCall: stepRepeat.call });
       switch (next.kind) {
         case 'continue':
           await context.sleep(deps.workingDelayMs);

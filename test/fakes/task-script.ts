@@ -3,6 +3,7 @@
 //   [[approve]]  step 1: plan + write a file; step 2: a command that needs approval (denied →
 //                the plan changes); step 3: finish with what it found.
 //   [[ask]]      step 1: ask_user; step 2: finish with the answer from the notes.
+//   [[full]]     plan, write, a command to approve, a question, then finish with the answer.
 //   [[forever]]  never finishes: one list_files per step.
 //   [[repeat]]   the same call with the same result every step.
 import type { FakeReply, FakeRequest } from './fake-server-core';
@@ -54,6 +55,20 @@ export function taskScript(request: FakeRequest): FakeReply {
     }
     if (step === 2) return said('Reflected on it.');
     return { text: '<ID_loud>Done.</ID_loud>', toolCalls: [{ name: 'finish_task', input: { result: task.includes('Report without running commands') ? 'notes.txt written; not shown (command denied)' : `notes.txt holds: task notes` } }] };
+  }
+  if (task.includes('[[full]]')) {
+    const plan = (statuses: string[]) => ({
+      name: 'update_plan',
+      input: { steps: ['Write notes', 'Show them', 'Ask for a title'].map((title, index) => ({ title, status: statuses[index] })) },
+    });
+    const answer = /the user answered: (.*)/.exec(task)?.[1];
+    if (answer) return round === 0 ? { text: '<ID_loud>Finishing.</ID_loud>', toolCalls: [plan(['done', 'done', 'done']), { name: 'finish_task', input: { result: `Notes titled "${answer}"` } }] } : said('Done.');
+    if (step === 1 && round === 0) return { text: '<ID_loud>Planning, then writing the notes.</ID_loud>', toolCalls: [plan(['in_progress', 'pending', 'pending']), { name: 'write_file', input: { path: 'notes.txt', content: 'task notes\n' } }] };
+    if (step === 1) return said('Wrote notes.txt.');
+    if (step === 2 && round === 0) return { text: '<ID_loud>Showing the notes.</ID_loud>', toolCalls: [plan(['done', 'in_progress', 'pending']), { name: 'bash', input: { command: 'cat notes.txt', explanation: 'Show the notes' } }] };
+    if (step === 2) return said('The notes are there.');
+    if (round === 0) return { text: '<ID_loud>One question.</ID_loud>', toolCalls: [plan(['done', 'done', 'in_progress']), { name: 'ask_user', input: { question: 'What title should the notes get?' } }] };
+    return said('Waiting for your answer.');
   }
   if (task.includes('[[ask]]')) {
     const answer = /the user answered: (.*)/.exec(task)?.[1];
