@@ -7,6 +7,7 @@ import { benchBrowser, browserTable } from './browser';
 import { benchPromptCache, cacheTable } from './prompt-cache';
 import { benchStreamingPath, loadTable, streamingTable } from './streaming-path';
 import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } from './tools';
+import { benchTaskOverhead, benchTaskTokens, tasksTables } from './tasks';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
 const quick = process.argv.includes('--quick');
@@ -40,6 +41,14 @@ console.log(
     steps: await benchToolSteps({ steps: 10, turns: quick ? 5 : 30, port: 3333 }),
     sandbox: await benchSandboxStart({ samples: quick ? 20 : 100 }),
     decision: await benchDecisionToStart({ samples: quick ? 10 : 40, port: 3334 }),
+  }),
+);
+
+console.log('\n## Tasks: orchestration per task step, a 50-step task, tokens per step with the prompt cache\n');
+console.log(
+  tasksTables({
+    overhead: await benchTaskOverhead({ steps: 50, runs: quick ? 1 : 5, port: 3335 }),
+    tokens: await benchTaskTokens({ steps: 10, port: 3336 }),
   }),
 );
 

@@ -158,19 +158,31 @@ export async function insertTurn(input: {
   interrupted: boolean;
   answeredMessageIds: number[];
 }): Promise<MessageRecord[]> {
-  const db = await getDb();
+  await getDb(); // the file exists and is migrated before the direct connection writes
   const common = { sessionId: input.sessionId, turnId: input.turnId, cycleNumber: input.cycleNumber, spontaneous: input.spontaneous, interrupted: input.interrupted };
   const rows = [
     { ...common, layer: 'internal', tag: 'ID_loud', content: input.loud },
     { ...common, layer: 'internal', tag: 'ID_quiet', content: input.quiet },
     ...(input.loud.trim() ? [{ ...common, layer: 'external', tag: 'ED_agent', content: input.loud }] : []),
   ];
-  const results = await db.$transaction([
-    db.message.updateMany({ where: { id: { in: input.answeredMessageIds }, sessionId: input.sessionId }, data: { turnId: input.turnId } }),
-    ...rows.map((data) => db.message.create({ data })),
-    db.session.update({ where: { id: input.sessionId }, data: { lastActivityAt: new Date() } }),
-  ]);
-  return (results.slice(1, 1 + rows.length) as MessageRow[]).map(toRecord);
+  // Every turn of every session ends here: statements prepared once (raw-db.ts), one transaction.
+  const raw = rawDb();
+  const answer = statement(raw, `UPDATE messages SET turn_id = ? WHERE session_id = ? AND id = ?`);
+  const insert = statement(
+    raw,
+    `INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, turn_id, spontaneous, interrupted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  );
+  const touch = statement(raw, `UPDATE sessions SET last_activity_at = ? WHERE id = ?`);
+  const now = new Date();
+  return raw.database.transaction(() => {
+    for (const id of input.answeredMessageIds) answer.run(input.turnId, input.sessionId, id);
+    const records = rows.map((row): MessageRecord => {
+      const { id } = insert.get(row.sessionId, row.layer, row.tag, row.content, sqliteDate(now), row.cycleNumber, row.turnId, row.spontaneous ? 1 : 0, row.interrupted ? 1 : 0) as { id: number };
+      return { ...row, id, layer: row.layer as Layer, createdAt: now };
+    });
+    touch.run(sqliteDate(now), input.sessionId);
+    return records;
+  })();
 }
 
 /** A turn that failed before saying anything still answers its messages: they are not retried forever. */

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { planItemSchema, taskConstraintsSchema, type BlockedOn, type PlanItem, type TaskConstraints, type TaskStatus, type TaskUsage } from '@/lib/tasks/task-types';
 import { getDb } from './db';
 import { parseJsonColumn } from './json-column';
+import { rawDb, sqliteDate, statement } from './raw-db';
 
 export interface TaskRecord {
   id: string;
@@ -87,26 +88,34 @@ export interface TaskPatch {
   finishedAt?: Date;
 }
 
-/** Applies the patch when the task is in one of `from` (any status when absent); null when it was not. */
-export async function updateTask(id: string, patch: TaskPatch, from?: readonly TaskStatus[]): Promise<TaskRecord | null> {
-  const db = await getDb();
-  const moved = await db.task.updateMany({
-    where: { id, ...(from && { status: { in: [...from] } }) },
-    data: {
-      ...(patch.status && { status: patch.status }),
-      ...(patch.plan && { plan: JSON.stringify(patch.plan) }),
-      ...(patch.stepsUsed !== undefined && { stepsUsed: patch.stepsUsed }),
-      ...(patch.usage && { inputTokens: patch.usage.inputTokens, outputTokens: patch.usage.outputTokens, costUsd: patch.usage.costUsd, costUnknown: patch.usage.costUnknown }),
-      ...(patch.result !== undefined && { result: patch.result }),
-      ...(patch.error !== undefined && { error: patch.error }),
-      ...(patch.blockedOn !== undefined && { blockedOn: patch.blockedOn ? JSON.stringify(patch.blockedOn) : null }),
-      ...(patch.startedAt && { startedAt: patch.startedAt }),
-      ...(patch.finishedAt && { finishedAt: patch.finishedAt }),
-      updatedAt: new Date(),
-    },
-  });
-  if (moved.count !== 1) return null;
-  return findTask(id);
+/**
+ * Applies the patch when the task is in one of `from` (any status when absent); null when it was
+ * not. With `current` (the task as the caller holds it) the result is built from it, not read back.
+ */
+export async function updateTask(id: string, patch: TaskPatch, from?: readonly TaskStatus[], current?: TaskRecord): Promise<TaskRecord | null> {
+  await getDb(); // the file exists and is migrated before the direct connection writes
+  const updatedAt = new Date();
+  // Each step moves its task: a statement prepared once per shape of patch (raw-db.ts).
+  const columns: [string, unknown][] = [];
+  if (patch.status) columns.push(['status', patch.status]);
+  if (patch.plan) columns.push(['plan', JSON.stringify(patch.plan)]);
+  if (patch.stepsUsed !== undefined) columns.push(['steps_used', patch.stepsUsed]);
+  if (patch.usage) {
+    columns.push(['input_tokens', patch.usage.inputTokens], ['output_tokens', patch.usage.outputTokens], ['cost_usd', patch.usage.costUsd], ['cost_unknown', patch.usage.costUnknown ? 1 : 0]);
+  }
+  if (patch.result !== undefined) columns.push(['result', patch.result]);
+  if (patch.error !== undefined) columns.push(['error', patch.error]);
+  if (patch.blockedOn !== undefined) columns.push(['blocked_on', patch.blockedOn ? JSON.stringify(patch.blockedOn) : null]);
+  if (patch.startedAt) columns.push(['started_at', sqliteDate(patch.startedAt)]);
+  if (patch.finishedAt) columns.push(['finished_at', sqliteDate(patch.finishedAt)]);
+  columns.push(['updated_at', sqliteDate(updatedAt)]);
+  const guard = from ? ` AND status IN (${from.map(() => '?').join(', ')})` : '';
+  const sql = `UPDATE tasks SET ${columns.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?${guard}`;
+  const moved = statement(rawDb(), sql).run(...columns.map(([, value]) => value), id, ...(from ?? []));
+  if (moved.changes !== 1) return null;
+  if (!current) return findTask(id);
+  const defined = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as TaskPatch;
+  return { ...current, ...defined, updatedAt };
 }
 
 /** A task as the API, the events and the exports show it. */

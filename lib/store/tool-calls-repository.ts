@@ -338,6 +338,13 @@ export async function loadAgentSteps(input: { sessionId: string; turnId: string 
 /** Closes a turn; the calls nobody will decide or run now are cancelled and returned (for their events). */
 export async function closeAgentTurn(input: { sessionId: string; turnId: string }): Promise<ToolCallRecord[]> {
   const db = await getDb();
+  // The usual end of a turn: nothing left undecided, only the turn closes (a prepared statement).
+  const raw = rawDb();
+  const pendingCount = statement(raw, `SELECT COUNT(*) AS n FROM tool_calls WHERE session_id = ? AND turn_id = ? AND status IN ('proposed', 'awaiting_approval', 'approved')`);
+  if ((pendingCount.get(input.sessionId, input.turnId) as { n: number }).n === 0) {
+    statement(raw, `UPDATE agent_turns SET status = 'closed' WHERE session_id = ? AND turn_id = ?`).run(input.sessionId, input.turnId);
+    return [];
+  }
   const pending = { sessionId: input.sessionId, turnId: input.turnId, status: { in: ['proposed', 'awaiting_approval', 'approved'] } };
   const finishedAt = new Date();
   const [, , rows] = await db.$transaction([

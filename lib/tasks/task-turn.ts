@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { BackendRequest } from '@/lib/backends/model-backend';
 import type { ModelCallResult } from '@/lib/orchestrator/model-call';
 import type { ToolCallRecord } from '@/lib/store/tool-calls-repository';
-import { builtinTool, type Tool } from '@/lib/tools/tool-types';
+import { builtinTool, type Tool, type ToolOutcome } from '@/lib/tools/tool-types';
 import { planItemSchema, type PlanItem } from './task-types';
 
 export interface TaskTurn {
@@ -46,49 +46,68 @@ export function emptyStepRequests(): StepRequests {
 
 const noop = () => '';
 
+const updatePlanArgs = z.object({ steps: z.array(planItemSchema).min(1).max(30) }).strict();
+const finishArgs = z.object({ result: z.string().min(1).max(20_000) }).strict();
+const askArgs = z.object({ question: z.string().min(1).max(2_000) }).strict();
+const yieldArgs = z.object({}).strict();
+
+type Runs = { [K in (typeof TASK_TOOL_NAMES)[number]]: (args: never) => Promise<ToolOutcome> };
+
+/** What each task tool does in one step: writes what the model asked into the step's requests. */
+function runsFor(requests: StepRequests, onPlan: (plan: PlanItem[]) => Promise<void>): Runs {
+  return {
+    update_plan: async (args: z.infer<typeof updatePlanArgs>) => {
+      requests.plan = args.steps;
+      await onPlan(args.steps);
+      return { isError: false, content: `Plan updated: ${args.steps.filter((step) => step.status === 'done').length} of ${args.steps.length} steps done.` };
+    },
+    finish_task: async (args: z.infer<typeof finishArgs>) => {
+      requests.finish = args.result;
+      return { isError: false, content: 'The task will complete with this result when this step ends.' };
+    },
+    ask_user: async (args: z.infer<typeof askArgs>) => {
+      requests.question = args.question;
+      return { isError: false, content: 'Question sent. The task waits for the answer after this step.' };
+    },
+    yield_to_user: async () => {
+      requests.yielded = true;
+      return { isError: false, content: 'The task pauses after this step until the user resumes it.' };
+    },
+  };
+}
+
+const unbound = async (): Promise<ToolOutcome> => {
+  throw new Error('a task tool runs only bound to a step');
+};
+
+// Built once: their JSON Schemas are derived from zod, which is not free on every step.
+const definitions: Tool[] = [
+  builtinTool({
+    name: 'update_plan',
+    description: 'Replace the task plan: every step with its status (pending, in_progress, done, skipped). Call it when you make the plan and whenever a step changes.',
+    args: updatePlanArgs,
+    describeCall: (args) => `${args.steps.length} steps`,
+    run: unbound,
+  }),
+  builtinTool({
+    name: 'finish_task',
+    description: 'The goal is met: give the result the user gets. The task completes when this step ends.',
+    args: finishArgs,
+    describeCall: (args) => args.result.slice(0, 200),
+    run: unbound,
+  }),
+  builtinTool({
+    name: 'ask_user',
+    description: 'You need something only the user can give (a choice, a fact, a permission): ask it. The task waits for their answer.',
+    args: askArgs,
+    describeCall: (args) => args.question.slice(0, 200),
+    run: unbound,
+  }),
+  builtinTool({ name: 'yield_to_user', description: 'Pause the task and hand the conversation back to the user until they resume it.', args: yieldArgs, describeCall: noop, run: unbound }),
+] as Tool[];
+
 /** The task's tools for one step, writing what the model asked into `requests`; a new plan is shown at once through `onPlan`. */
 export function taskTools(requests: StepRequests, onPlan: (plan: PlanItem[]) => Promise<void> = async () => undefined): Tool[] {
-  return [
-    builtinTool({
-      name: 'update_plan',
-      description: 'Replace the task plan: every step with its status (pending, in_progress, done, skipped). Call it when you make the plan and whenever a step changes.',
-      args: z.object({ steps: z.array(planItemSchema).min(1).max(30) }).strict(),
-      describeCall: (args) => `${args.steps.length} steps`,
-      run: async (args) => {
-        requests.plan = args.steps;
-        await onPlan(args.steps);
-        return { isError: false, content: `Plan updated: ${args.steps.filter((step) => step.status === 'done').length} of ${args.steps.length} steps done.` };
-      },
-    }),
-    builtinTool({
-      name: 'finish_task',
-      description: 'The goal is met: give the result the user gets. The task completes when this step ends.',
-      args: z.object({ result: z.string().min(1).max(20_000) }).strict(),
-      describeCall: (args) => args.result.slice(0, 200),
-      run: async (args) => {
-        requests.finish = args.result;
-        return { isError: false, content: 'The task will complete with this result when this step ends.' };
-      },
-    }),
-    builtinTool({
-      name: 'ask_user',
-      description: 'You need something only the user can give (a choice, a fact, a permission): ask it. The task waits for their answer.',
-      args: z.object({ question: z.string().min(1).max(2_000) }).strict(),
-      describeCall: (args) => args.question.slice(0, 200),
-      run: async (args) => {
-        requests.question = args.question;
-        return { isError: false, content: 'Question sent. The task waits for the answer after this step.' };
-      },
-    }),
-    builtinTool({
-      name: 'yield_to_user',
-      description: 'Pause the task and hand the conversation back to the user until they resume it.',
-      args: z.object({}).strict(),
-      describeCall: noop,
-      run: async () => {
-        requests.yielded = true;
-        return { isError: false, content: 'The task pauses after this step until the user resumes it.' };
-      },
-    }),
-  ];
+  const runs = runsFor(requests, onPlan);
+  return definitions.map((tool) => ({ ...tool, run: runs[tool.definition.name as keyof Runs] as Tool['run'] }));
 }

@@ -58,7 +58,7 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
   const startedAt = task.startedAt ?? new Date(context.now());
 
   const save = async (patch: TaskPatch, from: readonly TaskStatus[] = ['running', 'blocked']) => {
-    const saved = await updateTask(id, patch, from);
+    const saved = await updateTask(id, patch, from, task ?? undefined);
     if (saved) task = saved;
     return saved;
   };
