@@ -47,10 +47,10 @@ export interface EventPayloads extends Record<TaskEventName, { task: TaskJson }>
     moodAndCriteria: MoodAndCriteriaJson;
   };
   'mood-changed': { cycle: number; mood: string; criteria: string; previousMood: string | null };
-  'turn-start': { turnId: string; spontaneous: boolean; answering: number[]; cycle: number };
+  'turn-start': { turnId: string; spontaneous: boolean; answering: number[]; cycle: number; taskId?: string; traceId?: string };
   'reply-delta': { turnId: string; text: string };
   'thought-delta': { turnId: string; text: string };
-  'turn-end': { turnId: string; outcome: TurnOutcome; spontaneous: boolean; messages: MessageJson[]; error?: string };
+  'turn-end': { turnId: string; outcome: TurnOutcome; spontaneous: boolean; messages: MessageJson[]; error?: string; taskId?: string; traceId?: string };
   'message-persisted': { message: MessageJson; queued: boolean };
   error: {
     layer: CallLayer;

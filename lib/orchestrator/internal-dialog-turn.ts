@@ -207,8 +207,9 @@ export async function runInternalDialogTurn(
       answeredMessageIds,
     });
     appendLogsSafely(() => {
-      appendLogRecords({ sessionId: context.sessionId, file: 'internal', records: messages.filter((m) => m.layer === 'internal').map(logRecordOf) });
-      appendLogRecords({ sessionId: context.sessionId, file: 'external', records: messages.filter((m) => m.layer === 'external').map(logRecordOf) });
+      const line = (message: MessageRecord) => ({ ...logRecordOf(message), ...(work.task && { trace_id: work.task.traceId }) });
+      appendLogRecords({ sessionId: context.sessionId, file: 'internal', records: messages.filter((m) => m.layer === 'internal').map(line) });
+      appendLogRecords({ sessionId: context.sessionId, file: 'external', records: messages.filter((m) => m.layer === 'external').map(line) });
     }, context.sessionId);
     context.memory.recordTurn({ loud, quiet, cycle: work.taken.cycle });
   } else {

@@ -461,11 +461,13 @@ export class SessionMind {
     const abort = () => controller.abort();
     this.stopController.signal.addEventListener('abort', abort, { once: true });
     this.turn = { turnId: work.turnId, spontaneous: work.spontaneous, answering: work.userMessages.map((message) => message.id), controller };
+    const taskIds = work.task ? { taskId: work.task.taskId, traceId: work.task.traceId } : {};
     this.deps.bus.emit('turn-start', this.session.id, {
       turnId: work.turnId,
       spontaneous: work.spontaneous,
       answering: work.userMessages.map((message) => message.id),
       cycle: work.taken.cycle,
+      ...taskIds,
     });
     this.emitState();
     this.wakeSoon(); // the Subconscious paces itself by what the Internal Dialog is doing
@@ -488,6 +490,7 @@ export class SessionMind {
         spontaneous: work.spontaneous,
         messages: result.messages.map(messageJson),
         ...(result.error && { error: result.error.message }),
+        ...taskIds,
       });
       this.settleStep.get(work.turnId)?.done(result);
       this.settleStep.delete(work.turnId);

@@ -18,6 +18,8 @@ export interface LogRecord {
   tag: string;
   content: string;
   cycle_number: number | null;
+  /** The task whose step wrote the line (live lines of a task's turn). */
+  trace_id?: string;
 }
 
 /** The log line of a stored message or mood row: same fields whether written live or replayed. */

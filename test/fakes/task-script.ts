@@ -4,7 +4,7 @@
 //                the plan changes); step 3: finish with what it found.
 //   [[ask]]      step 1: ask_user; step 2: finish with the answer from the notes.
 //   [[full]]     plan, write, a command to approve, a question, then finish with the answer.
-//   [[forever]]  never finishes: one list_files per step.
+//   [[forever]]  never finishes: one grep per step (a new pattern each time).
 //   [[repeat]]   the same call with the same result every step.
 import type { FakeReply, FakeRequest } from './fake-server-core';
 import { mindScript, tagContent, toolResults } from './mind-script';
@@ -78,7 +78,7 @@ export function taskScript(request: FakeRequest): FakeReply {
     return said('Finished.');
   }
   if (task.includes('[[forever]]')) {
-    if (round === 0) return { text: `<ID_loud>Step ${step}: looking around.</ID_loud>`, toolCalls: [{ name: 'list_files', input: {} }] };
+    if (round === 0) return { text: `<ID_loud>Step ${step}: looking around.</ID_loud>`, toolCalls: [{ name: 'grep', input: { pattern: `step-${step}` } }] };
     return said(`Step ${step} done; more to do.`);
   }
   if (task.includes('[[repeat]]')) {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
+import { readLogRecords } from '@/lib/store/session-logs';
 import { findTask } from '@/lib/store/tasks-repository';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import { submitTaskSchema } from '@/lib/tasks/task-types';
@@ -79,6 +80,10 @@ describe('tasks', () => {
     const llm = await db.llmCall.findMany({ where: { sessionId: session.id, layer: 'internal' } });
     expect(llm.length).toBeGreaterThanOrEqual(6);
     expect(new Set(llm.map((row) => row.traceId))).toEqual(new Set([task.traceId]));
+    expect(new Set(events.of('turn-start', session.id).map((event) => event.traceId))).toEqual(new Set([task.traceId]));
+    const lines = readLogRecords({ sessionId: session.id, file: 'internal' });
+    expect(lines.length).toBeGreaterThan(0);
+    expect(new Set(lines.map((line) => line.trace_id))).toEqual(new Set([task.traceId]));
     const stored = await findTask(task.id);
     expect(stored!.usage.inputTokens).toBeGreaterThan(0);
     // The steps' reports are in the chat.
@@ -110,6 +115,26 @@ describe('tasks', () => {
     const done = await waitTask(task.id, 'completed');
     expect(done.task.result).toBe('Colour chosen: teal');
     await expect(orchestrator.tasks.resume(task.id, 'again')).rejects.toThrow(/completed, not waiting/);
+  }, 40_000);
+
+  it('what the user types while a task runs goes to its next step; the Subconscious sees the steps', async () => {
+    const session = await newSession();
+    const task = await submit(session.id, { goal: 'Keep looking [[forever]]', constraints: { max_steps: 3 } });
+    await waitTask(task.id, 'step');
+    const before = fake.requests.length;
+    await orchestrator.sendUserMessage(session.id, { text: 'look in the docs folder too' });
+    await waitTask(task.id, 'failed');
+    const steered = fake.requests.slice(before).filter((request) => request.lastUserText.includes('<task>') && request.lastUserText.includes('look in the docs folder too'));
+    expect(steered.length).toBeGreaterThan(0);
+    expect(steered[0]!.lastUserText).toMatch(/<ED_user>look in the docs folder too<\/ED_user>/);
+    // No separate conversation turn answered it: the task's step did.
+    const turns = events.of('turn-start', session.id);
+    expect(turns.length).toBe(3);
+    // The next cycle reads the steps (and the end) among the tool activity.
+    const cycles = events.of('subconscious-output', session.id).length;
+    await events.waitFor('subconscious-output', { where: (event) => event.sessionId === session.id, count: cycles + 1, timeoutMs: 15_000 });
+    const subconscious = fake.requests.filter((request) => request.system.includes('You are the Subconscious') && request.lastUserText.includes('Keep looking'));
+    expect(subconscious.some((request) => /<tool_activity>[\s\S]*task "Keep looking \[\[forever\]\]": step \d of 3 done/.test(request.lastUserText))).toBe(true);
   }, 40_000);
 
   it('max steps: a task that never finishes fails with that reason', async () => {
