@@ -27,7 +27,7 @@ const guard: GuardOptions = {
 };
 
 await getDb(); // creates and migrates the database before anything is served
-const orchestrator = await startOrchestrator();
+const orchestrator = await startOrchestrator({ taskWorkingDelayMs: env.AGENTCSD_TASK_STEP_DELAY_MS });
 const app = next({ dev, hostname: env.HOST, port: env.PORT });
 await app.prepare();
 const handleNext = app.getRequestHandler();

@@ -66,15 +66,17 @@ export function McpServersSettings() {
     return () => clearInterval(timer);
   }, [unsettled, load]);
 
-  async function save(body: Partial<McpSettings>, message: string, resetText = false) {
+  async function save(body: Partial<McpSettings>, message: string, resetText = false): Promise<boolean> {
     setBusy(true);
     try {
       apply(await apiFetch<ServersJson>('/api/mcp-servers', { method: 'PUT', body }), resetText);
       setError(null);
       setNotice(message);
+      return true;
     } catch (caught) {
       setError((caught as Error).message);
       setNotice(null);
+      return false;
     } finally {
       setBusy(false);
     }
@@ -120,6 +122,28 @@ export function McpServersSettings() {
   }
 
   const current = (patch: Partial<McpSettings>): Partial<McpSettings> => ({ mcpServers: data!.mcpServers, tools: data!.tools, disabled: data!.disabled, ...patch });
+
+  /** A tool's choice shows at once (the box flips as it is clicked), then is saved; a failed save reloads. */
+  async function chooseForTool(server: string, tool: string, patch: McpToolPrefs, message: string) {
+    const tools = withTool(server, tool, patch);
+    setData((before) =>
+      before && {
+        ...before,
+        tools,
+        servers: before.servers.map((entry) =>
+          entry.name !== server
+            ? entry
+            : {
+                ...entry,
+                tools: entry.tools.map((item) =>
+                  item.name !== tool ? item : { ...item, ...('enabled' in patch && { enabled: patch.enabled !== false }), ...('auto_approve' in patch && { auto_approve: patch.auto_approve ?? null }) },
+                ),
+              },
+        ),
+      },
+    );
+    if (!(await save(current({ tools }), message))) await load(false);
+  }
 
   return (
     <section aria-labelledby="mcp-heading" className="space-y-4 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
@@ -214,7 +238,7 @@ export function McpServersSettings() {
                             aria-label={`${tool.name} on`}
                             checked={tool.enabled}
                             disabled={busy}
-                            onChange={(event) => void save(current({ tools: withTool(server.name, tool.name, { enabled: event.target.checked ? undefined : false }) }), `${tool.name} ${event.target.checked ? 'on' : 'off'}.`)}
+                            onChange={(event) => void chooseForTool(server.name, tool.name, { enabled: event.target.checked ? undefined : false }, `${tool.name} ${event.target.checked ? 'on' : 'off'}.`)}
                           />
                         </td>
                         <td className="pr-2">
@@ -229,7 +253,7 @@ export function McpServersSettings() {
                             onChange={(event) => {
                               const choice = event.target.value;
                               const auto = choice === 'hint' ? undefined : choice === 'auto';
-                              void save(current({ tools: withTool(server.name, tool.name, { auto_approve: auto }) }), `${tool.name}: approval saved.`);
+                              void chooseForTool(server.name, tool.name, { auto_approve: auto }, `${tool.name}: approval saved.`);
                             }}
                           >
                             <option value="hint">{tool.read_only ? 'runs (read-only)' : 'asks you'}</option>

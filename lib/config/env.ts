@@ -17,6 +17,8 @@ const envSchema = z.object({
   AGENTCSD_OLLAMA_URL: z.string().url().default('http://127.0.0.1:11434/v1'),
   AGENTCSD_LMSTUDIO_URL: z.string().url().default('http://127.0.0.1:1234/v1'),
   OPENAI_API_KEY: z.string().optional(),
+  /** Seed 003's *Working* pause between a task's steps. */
+  AGENTCSD_TASK_STEP_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
 });
 
 export type Env = z.infer<typeof envSchema>;

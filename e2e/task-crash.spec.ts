@@ -1,0 +1,99 @@
+// kill -9 of the real server while a task waits on a card and while a task is mid-run: after the
+// restart the card is still there and approving it runs the call once and the task goes on; the
+// running task continues from its last finished step, nothing is run twice.
+import { expect, test } from '@playwright/test';
+import { fakeLlmEndpoint } from './support/fake-models';
+import { spawnServer, type SpawnedServer } from './support/spawn-server';
+
+const port = Number(process.env.E2E_TASK_CRASH_PORT ?? 3214);
+const base = `http://127.0.0.1:${port}`;
+
+async function api<T>(method: string, url: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${base}${url}`, { method, headers: { origin: base, 'content-type': 'application/json' }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+  const json = (await response.json()) as T & { error?: { message: string } };
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${json.error?.message}`);
+  return json;
+}
+
+interface TaskJson {
+  id: string;
+  status: string;
+  steps: number;
+  result: string | null;
+  error: string | null;
+  blocked_on: { kind: string } | null;
+}
+interface CallJson {
+  id: string;
+  name: string;
+  status: string;
+  args_hash: string;
+  session_id: string;
+}
+
+async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const task = (id: string) => api<{ task: TaskJson }>('GET', `/api/tasks/${id}`).then((body) => body.task);
+const calls = (sessionId: string) => api<{ tool_calls: CallJson[] }>('GET', `/api/sessions/${sessionId}/tool-calls`).then((body) => body.tool_calls);
+const layer = (model: string) => ({ backend: 'openai_compatible', model, max_tokens: 512, endpoint: fakeLlmEndpoint });
+const start = (root: string) => spawnServer({ root, port, env: { AGENTCSD_TASK_STEP_DELAY_MS: '150' } });
+
+async function kill(server: SpawnedServer) {
+  server.child.kill('SIGKILL');
+  await server.exited;
+}
+
+test('kill -9 while a task waits on a card: after the restart the card is there, approving runs it once, the task completes', async () => {
+  test.setTimeout(180_000);
+  const root = 'test-results/e2e-task-crash-card';
+  let server = await start(root);
+  try {
+    const { session } = await api<{ session: { id: string } }>('POST', '/api/sessions', { persona: 'iris', name: 'Crash task', models: { c_model: layer('fake-large'), s_model: layer('fake-small') } });
+    const { task: created } = await api<{ task: TaskJson }>('POST', `/api/sessions/${session.id}/tasks`, { goal: 'Write notes, show them and title them [[full]]' });
+    await until('the card', () => task(created.id), (value) => value.blocked_on?.kind === 'approval');
+    await kill(server);
+
+    server = await start(root);
+    const card = await until('the card again', () => calls(session.id), (list) => list.some((call) => call.name === 'bash' && call.status === 'awaiting_approval'));
+    const bash = card.find((call) => call.name === 'bash')!;
+    await api('POST', `/api/tool-calls/${bash.id}/decision`, { decision: 'approve', session_id: bash.session_id, args_hash: bash.args_hash });
+    await until('the question', () => task(created.id), (value) => value.blocked_on?.kind === 'question');
+    await api('POST', `/api/tasks/${created.id}/resume`, { input: 'Groceries' });
+    const done = await until('completion', () => task(created.id), (value) => value.status === 'completed');
+    expect(done.result).toBe('Notes titled "Groceries"');
+    expect((await calls(session.id)).filter((call) => call.name === 'bash').map((call) => call.status)).toEqual(['succeeded']);
+  } finally {
+    await kill(server);
+  }
+});
+
+test('kill -9 while a task runs: it continues from its last finished step after the restart and nothing runs twice', async () => {
+  test.setTimeout(180_000);
+  const root = 'test-results/e2e-task-crash-running';
+  let server = await start(root);
+  try {
+    const { session } = await api<{ session: { id: string } }>('POST', '/api/sessions', { persona: 'iris', name: 'Crash run', models: { c_model: layer('fake-large'), s_model: layer('fake-small') } });
+    const { task: created } = await api<{ task: TaskJson }>('POST', `/api/sessions/${session.id}/tasks`, { goal: 'Keep looking [[forever]]', constraints: { max_steps: 10 } });
+    const before = await until('a few steps', () => task(created.id), (value) => value.steps >= 3);
+    await kill(server);
+
+    server = await start(root);
+    const ended = await until('the end', () => task(created.id), (value) => value.status === 'failed');
+    expect(before.steps).toBeLessThan(10);
+    expect(ended).toMatchObject({ steps: 10, error: 'max steps reached: 10 of 10' });
+    // One grep per step, each with its own pattern: none ran twice, none is left running.
+    const greps = (await calls(session.id)).filter((call) => call.name === 'grep');
+    expect(greps.every((call) => ['succeeded', 'interrupted'].includes(call.status))).toBe(true);
+    expect(new Set(greps.map((call) => call.args_hash)).size).toBe(greps.length);
+  } finally {
+    await kill(server);
+  }
+});
