@@ -144,6 +144,14 @@ describe('tasks', () => {
     expect(failed.task).toMatchObject({ status: 'failed', steps: 3, error: 'max steps reached: 3 of 3' });
   }, 40_000);
 
+  it('the time limit: a task still working when it runs out fails with that reason', async () => {
+    const session = await newSession();
+    const task = await submit(session.id, { goal: 'Keep looking [[forever]]', constraints: { max_steps: 200, timeout_s: 1 } });
+    const failed = await waitTask(task.id, 'failed');
+    expect(failed.task.error).toMatch(/^timeout: 1 s of 1 s$/);
+    expect(failed.task.steps).toBeLessThan(200);
+  }, 40_000);
+
   it('the token budget: a call whose worst case would pass the cap is never made', async () => {
     const session = await newSession();
     const task = await submit(session.id, { goal: 'Keep looking [[forever]]', constraints: { max_tokens: 2_500 } });
