@@ -24,6 +24,8 @@ async function openDatabase(databaseFile: string): Promise<Db> {
   await client.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
   await client.$queryRawUnsafe('PRAGMA foreign_keys = ON');
   await client.$queryRawUnsafe('PRAGMA busy_timeout = 5000');
+  // A deleted row's bytes are overwritten, not left in free pages (forgetting a memory, issue 17).
+  await client.$queryRawUnsafe('PRAGMA secure_delete = ON');
   return client;
 }
 

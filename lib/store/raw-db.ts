@@ -23,6 +23,7 @@ export function rawDb(): RawHolder {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
+  database.pragma('secure_delete = ON');
   const holder = { file, database, statements: new Map<string, Database.Statement>() };
   globalForRaw.__agentcsdRawDb = holder;
   return holder;

@@ -1,0 +1,179 @@
+// Memory, measured (issue 17):
+//   locomo  — retrieval quality on LoCoMo (../shared/data/locomo-dev.json, read at run time, never
+//             copied): each conversation's turns go through the real store as one persona's
+//             sessions ("speaker: text", the session's date as the time), each question is asked
+//             of `recall`, and recall@5 / @10 of its evidence turns is scored per category.
+//   latency — `recall` at 10k and 100k stored messages + memories.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { defaultModels, defaultParams } from '@/lib/config/model-config';
+import { recall, type RecallWeights } from '@/lib/memory/recall';
+import { appendMemory } from '@/lib/memory/memory-store';
+import { closeDb, getDb } from '@/lib/store/db';
+import { rawDb, sqliteDate, statement } from '@/lib/store/raw-db';
+import { insertSession } from '@/lib/store/sessions-repository';
+import { formatMs, median, percentile } from './stats';
+
+export const locomoFile = path.resolve('../shared/data/locomo-dev.json');
+
+interface LocomoTurn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+  blip_caption?: string;
+}
+interface LocomoItem {
+  sample_id: string;
+  conversation: Record<string, unknown> & { speaker_a: string; speaker_b: string };
+  qa: { question: string; evidence: string[]; category: number }[];
+}
+
+const months = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+/** "1:56 pm on 8 May, 2023" → a Date (UTC). */
+export function locomoDate(text: string): Date {
+  const match = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})/i.exec(text);
+  if (!match) throw new Error(`unreadable LoCoMo date: ${text}`);
+  const [, hour, minute, half, day, month, year] = match;
+  const hours = (Number(hour) % 12) + (half!.toLowerCase() === 'pm' ? 12 : 0);
+  return new Date(Date.UTC(Number(year), months.indexOf(month!.toLowerCase()), Number(day), hours, Number(minute)));
+}
+
+function freshDataDir(): string {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-bench-memory-'));
+  process.env.AGENTCSD_DATA_DIR = dataDir;
+  return dataDir;
+}
+
+/** Stores a conversation as one persona's sessions; returns message id → dia_id. */
+async function ingest(item: LocomoItem, persona: string): Promise<Map<number, string>> {
+  const raw = rawDb();
+  const insert = statement(raw, `INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, spontaneous, interrupted) VALUES (?, 'external', ?, ?, ?, 0, 0, 0) RETURNING id`);
+  const byId = new Map<number, string>();
+  const sessions = Object.keys(item.conversation).filter((key) => /^session_\d+$/.test(key)).sort((a, b) => Number(a.split('_')[1]) - Number(b.split('_')[1]));
+  for (const key of sessions) {
+    const sessionId = crypto.randomUUID();
+    await insertSession({ id: sessionId, name: `${item.sample_id} ${key}`, personaName: persona, personaHash: 'locomo', models: defaultModels, params: defaultParams, status: 'paused' });
+    const at = locomoDate(String(item.conversation[`${key}_date_time`]));
+    const turns = item.conversation[key] as LocomoTurn[];
+    raw.database.transaction(() => {
+      turns.forEach((turn, index) => {
+        const when = new Date(at.getTime() + index * 1000);
+        const text = `${turn.speaker}: ${turn.text}${turn.blip_caption ? ` [shares a photo: ${turn.blip_caption}]` : ''}`;
+        const { id } = insert.get(sessionId, turn.speaker === item.conversation.speaker_a ? 'ED_user' : 'ED_agent', text, sqliteDate(when)) as { id: number };
+        byId.set(id, turn.dia_id);
+      });
+    })();
+  }
+  return byId;
+}
+
+export interface LocomoResult {
+  questions: number;
+  byCategory: Map<number, { n: number; at5: number; at10: number }>;
+  overall: { at5: number; at10: number };
+  recallMs: number[];
+}
+
+export async function benchLocomo(options: { weights?: Partial<RecallWeights> } = {}): Promise<LocomoResult | null> {
+  if (!fs.existsSync(locomoFile)) return null;
+  const data = JSON.parse(fs.readFileSync(locomoFile, 'utf8')) as LocomoItem[];
+  const dataDir = freshDataDir();
+  await getDb();
+  const byCategory = new Map<number, { n: number; at5: number; at10: number }>();
+  const recallMs: number[] = [];
+  let questions = 0;
+  let sum5 = 0;
+  let sum10 = 0;
+  for (const [index, item] of data.entries()) {
+    const persona = `locomo-${index}`;
+    const diaOf = await ingest(item, persona);
+    for (const qa of item.qa) {
+      if (!qa.evidence?.length) continue;
+      const started = performance.now();
+      const hits = await recall({ personaName: persona, query: qa.question, k: 10, weights: { recency: 0, ...options.weights } });
+      recallMs.push(performance.now() - started);
+      const found = hits.map((hit) => (hit.kind === 'message' ? diaOf.get(hit.id) : undefined));
+      const evidence = new Set(qa.evidence);
+      const at = (k: number) => found.slice(0, k).filter((dia) => dia && evidence.has(dia)).length / evidence.size;
+      const entry = byCategory.get(qa.category) ?? { n: 0, at5: 0, at10: 0 };
+      entry.n += 1;
+      entry.at5 += at(5);
+      entry.at10 += at(10);
+      byCategory.set(qa.category, entry);
+      sum5 += at(5);
+      sum10 += at(10);
+      questions += 1;
+    }
+  }
+  await closeDb();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  return { questions, byCategory, overall: { at5: (100 * sum5) / questions, at10: (100 * sum10) / questions }, recallMs };
+}
+
+export interface RecallLatency {
+  size: number;
+  samples: number[];
+  ingestPerSecond: number;
+}
+
+const words = 'coffee tea garden piano river mountain project deadline birthday concert museum recipe bicycle library holiday painting football camera journey ocean'.split(' ');
+
+/** `recall` over `size` stored items (90% messages over 100 sessions, 10% memories), one persona. */
+export async function benchRecallLatency(options: { size: number; queries: number }): Promise<RecallLatency> {
+  const dataDir = freshDataDir();
+  await getDb();
+  const raw = rawDb();
+  const persona = 'latency';
+  const sessions: string[] = [];
+  for (let index = 0; index < 100; index++) {
+    const id = crypto.randomUUID();
+    await insertSession({ id, name: `s${index}`, personaName: persona, personaHash: 'h', models: defaultModels, params: defaultParams, status: 'paused' });
+    sessions.push(id);
+  }
+  let seed = 7;
+  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const sentence = () => Array.from({ length: 12 }, () => (random() < 0.3 ? words[Math.floor(random() * words.length)] : `w${Math.floor(random() * 5000)}`)).join(' ');
+  const insert = statement(raw, `INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, spontaneous, interrupted) VALUES (?, 'external', ?, ?, ?, 0, 0, 0)`);
+  const messageCount = Math.round(options.size * 0.9);
+  const started = performance.now();
+  raw.database.transaction(() => {
+    for (let index = 0; index < messageCount; index++) insert.run(sessions[index % sessions.length], index % 2 ? 'ED_agent' : 'ED_user', sentence(), sqliteDate(new Date(Date.UTC(2026, 0, 1) + index * 60_000)));
+  })();
+  for (let index = 0; index < options.size - messageCount; index++) await appendMemory({ personaName: persona, content: `${sentence()} #${index}` });
+  const ingestPerSecond = options.size / ((performance.now() - started) / 1000);
+  const samples: number[] = [];
+  for (let index = 0; index < options.queries; index++) {
+    const query = `what about the ${words[index % words.length]} and the ${words[(index * 7) % words.length]}?`;
+    const begun = performance.now();
+    await recall({ personaName: persona, query, k: 10 });
+    samples.push(performance.now() - begun);
+  }
+  await closeDb();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  return { size: options.size, samples, ingestPerSecond };
+}
+
+const categories: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop', 5: 'adversarial' };
+
+export function memoryTables(input: { locomo: LocomoResult | null; latency: RecallLatency[] }): string {
+  const lines: string[] = [];
+  if (!input.locomo) lines.push(`LoCoMo skipped: ${locomoFile} is not there (see ../shared/data/README.md).`);
+  else {
+    const { locomo } = input;
+    lines.push(
+      `LoCoMo, ${locomo.questions} questions with evidence over 5 conversations; lexical recall (FTS5, porter), recency weight 0.`,
+      '',
+      '| category | questions | recall@5 | recall@10 |',
+      '|---|---|---|---|',
+      ...[...locomo.byCategory.entries()].sort(([a], [b]) => a - b).map(([category, entry]) => `| ${category} ${categories[category]} | ${entry.n} | ${((100 * entry.at5) / entry.n).toFixed(1)} | ${((100 * entry.at10) / entry.n).toFixed(1)} |`),
+      `| **all** | ${locomo.questions} | **${locomo.overall.at5.toFixed(1)}** | **${locomo.overall.at10.toFixed(1)}** |`,
+      '',
+      `References on the same conversations: plain BM25 recall@5 48.1, @10 56.1; DRAGON (paper, all ten) @5 56.7, @10 66.2. recall p50 ${formatMs(median(locomo.recallMs))} ms.`,
+    );
+  }
+  lines.push('', '| stored items | recall p50 ms | recall p99 ms | ingest items/s |', '|---|---|---|---|');
+  for (const entry of input.latency) lines.push(`| ${entry.size.toLocaleString('en-US')} | ${formatMs(median(entry.samples))} | ${formatMs(percentile(entry.samples, 99))} | ${Math.round(entry.ingestPerSecond).toLocaleString('en-US')} |`);
+  return lines.join('\n');
+}

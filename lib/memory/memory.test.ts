@@ -1,0 +1,128 @@
+// The memory store and recall against the real SQLite file: idempotent append without a model,
+// expiry, promotion, supersession and its history, dedupe, a token budget, the ranking's
+// properties, FTS query safety, and forget leaving no byte of the text in the database or its WAL.
+import fs from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { defaultModels, defaultParams } from '@/lib/config/model-config';
+import { closeDb, getDb } from '@/lib/store/db';
+import { insertUserMessage } from '@/lib/store/mind-repository';
+import { insertSession } from '@/lib/store/sessions-repository';
+import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+import {
+  appendMemory,
+  expireMemories,
+  findMemory,
+  forgetMemory,
+  listMemories,
+  memoryHistory,
+  promoteTaskMemories,
+  supersedeMemory,
+  updateMemory,
+} from './memory-store';
+import { ftsQuery, memoryBlock, recall, recencyScore } from './recall';
+
+const dirs = useTempAppDirs();
+
+async function session(persona: string) {
+  const id = crypto.randomUUID();
+  await insertSession({ id, name: 'm', personaName: persona, personaHash: 'h', models: defaultModels, params: defaultParams, status: 'paused' });
+  return id;
+}
+
+describe('memory store', () => {
+  it('append makes one memory per normalised text and scope, merging sources; short ones expire', async () => {
+    const first = await appendMemory({ personaName: 'iris', content: 'The user likes tea.', sourceMessageIds: [1] });
+    const again = await appendMemory({ personaName: 'iris', content: '  the user LIKES tea ', sourceMessageIds: [2] });
+    expect(first.created).toBe(true);
+    expect(again).toMatchObject({ created: false, memory: { id: first.memory.id, sourceMessageIds: [1, 2] } });
+    const other = await appendMemory({ personaName: 'nova', content: 'The user likes tea.' });
+    expect(other.created).toBe(true); // another persona remembers on its own
+    const now = new Date('2026-11-20T10:00:00Z');
+    const brief = await appendMemory({ personaName: 'iris', content: 'Working on the report today', scope: 'short', ttlMs: 3600_000, now });
+    expect(brief.memory.expiresAt?.toISOString()).toBe('2026-11-20T11:00:00.000Z');
+    expect(await expireMemories(new Date('2026-11-20T10:59:00Z'))).toBe(0);
+    expect(await expireMemories(new Date('2026-11-20T11:00:00Z'))).toBe(1);
+    expect(await findMemory(brief.memory.id)).toBeNull();
+  });
+
+  it('promote makes a task’s short memories long (a long twin wins); supersede keeps the history', async () => {
+    await appendMemory({ personaName: 'iris', content: 'Step 1 done', scope: 'short', taskId: 't1' });
+    await appendMemory({ personaName: 'iris', content: 'The build uses pnpm', scope: 'short', taskId: 't1' });
+    await appendMemory({ personaName: 'iris', content: 'The build uses pnpm', scope: 'long' });
+    expect(await promoteTaskMemories('t1')).toBe(1);
+    expect((await listMemories({ personaName: 'iris', scope: 'long' })).map((memory) => memory.content)).toEqual(expect.arrayContaining(['Step 1 done', 'The build uses pnpm']));
+    expect(await listMemories({ personaName: 'iris', scope: 'short' })).toEqual([]);
+
+    const coffee = await appendMemory({ personaName: 'iris', content: 'The user drinks coffee every morning' });
+    const tea = await appendMemory({ personaName: 'iris', content: 'The user switched from coffee to tea in the morning' });
+    await supersedeMemory(coffee.memory.id, tea.memory.id);
+    expect((await memoryHistory(tea.memory.id)).map((memory) => memory.content)).toEqual(['The user drinks coffee every morning']);
+    const hits = await recall({ personaName: 'iris', query: 'what does the user drink in the morning, coffee?' });
+    expect(hits.map((hit) => hit.id)).toContain(tea.memory.id);
+    expect(hits.map((hit) => hit.id)).not.toContain(coffee.memory.id); // a superseded fact never outranks its successor
+    await expect(updateMemory(tea.memory.id, { content: 'The build uses pnpm' })).rejects.toThrow(/already says that/);
+    expect(await updateMemory(tea.memory.id, { pinned: true })).toMatchObject({ pinned: true });
+  });
+});
+
+describe('recall', () => {
+  it('finds what was said in any session of the persona and its memories, deduped, within a token budget', async () => {
+    const monday = await session('sage');
+    const tuesday = await session('sage');
+    const elsewhere = await session('other');
+    await insertUserMessage({ sessionId: monday, content: 'My sister Ana is getting married in Lisbon in June', cycleNumber: 0 });
+    await insertUserMessage({ sessionId: tuesday, content: 'I bought a green bicycle yesterday', cycleNumber: 0 });
+    await insertUserMessage({ sessionId: elsewhere, content: 'Another persona hears about a wedding in Lisbon', cycleNumber: 0 });
+    for (let index = 0; index < 9; index++) await insertUserMessage({ sessionId: tuesday, content: 'The wedding is in Lisbon!', cycleNumber: index });
+    await appendMemory({ personaName: 'sage', content: "The user's sister Ana marries in Lisbon in June", kind: 'fact', importance: 0.9 });
+
+    const hits = await recall({ personaName: 'sage', query: 'When is the wedding in Lisbon?', k: 10 });
+    expect(hits.some((hit) => hit.kind === 'memory' && hit.content.includes('Ana marries'))).toBe(true);
+    expect(hits.some((hit) => hit.kind === 'message' && hit.content.includes('sister Ana'))).toBe(true);
+    expect(hits.filter((hit) => hit.content === 'The wedding is in Lisbon!')).toHaveLength(1); // restated nine times, once
+    expect(hits.some((hit) => hit.content.includes('Another persona'))).toBe(false);
+    expect(hits.every((hit) => hit.why.length > 0)).toBe(true);
+
+    const block = memoryBlock(hits, 40);
+    expect(block.used.length).toBeGreaterThan(0);
+    expect(block.used.length).toBeLessThan(hits.length);
+    expect(block.text.split('\n')).toHaveLength(block.used.length);
+  });
+
+  it('FTS syntax in a query is only words: quotes, operators and columns cannot reach the engine', () => {
+    expect(ftsQuery('the OR "NEAR(a b)" content:secret * AND NOT xyz')).toBe('"near" OR "content" OR "secret" OR "xyz"');
+    expect(ftsQuery('the of and')).toBeNull();
+    expect(ftsQuery('')).toBeNull();
+  });
+
+  it('property: recency never favours the older of two items', () => {
+    const now = new Date('2026-11-23T00:00:00Z');
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10 ** 10 }), fc.integer({ min: 0, max: 10 ** 10 }), fc.integer({ min: 1, max: 3650 }), (ageA, ageB, halfLife) => {
+        const a = recencyScore(new Date(now.getTime() - ageA), now, halfLife);
+        const b = recencyScore(new Date(now.getTime() - ageB), now, halfLife);
+        return ageA <= ageB ? a >= b : a <= b;
+      }),
+    );
+  });
+});
+
+describe('forget', () => {
+  it('leaves no trace of the text in the database file or its WAL', async () => {
+    const canary = 'zqxcanary7731 the secret the user asked to forget';
+    const { memory } = await appendMemory({ personaName: 'iris', content: canary, kind: 'fact' });
+    await appendMemory({ personaName: 'iris', content: 'Something to keep about zqxkeep' });
+    expect((await recall({ personaName: 'iris', query: 'zqxcanary7731' })).map((hit) => hit.id)).toEqual([memory.id]);
+    expect(await forgetMemory(memory.id)).toBe(true);
+    expect(await forgetMemory(memory.id)).toBe(false);
+    expect(await recall({ personaName: 'iris', query: 'zqxcanary7731' })).toEqual([]);
+    await (await getDb()).$queryRawUnsafe('PRAGMA wal_checkpoint(TRUNCATE)');
+    await closeDb();
+    const files = fs.readdirSync(dirs.dataDir).filter((name) => name.startsWith('agentcsd.db')).map((name) => path.join(dirs.dataDir, name));
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) expect(fs.readFileSync(file).includes('zqxcanary7731'), file).toBe(false);
+    expect(fs.readFileSync(path.join(dirs.dataDir, 'agentcsd.db')).includes('zqxkeep')).toBe(true); // the control: kept text is there
+  });
+});
