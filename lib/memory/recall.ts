@@ -77,6 +77,8 @@ export async function recall(input: {
   weights?: Partial<RecallWeights>;
   /** Messages left out (the ones being answered right now). */
   excludeMessageIds?: readonly number[];
+  /** A session whose messages are left out (the turn's own: its window has them). */
+  excludeSessionId?: string;
   /** How many of each list are fused. */
   candidates?: number;
 }): Promise<RecallHit[]> {
@@ -92,9 +94,9 @@ export async function recall(input: {
     `SELECT m.id, m.session_id, m.content, m.created_at FROM message_fts
        JOIN messages m ON m.id = message_fts.rowid
        JOIN sessions s ON s.id = m.session_id
-     WHERE message_fts MATCH ? AND s.persona_name = ?
+     WHERE message_fts MATCH ? AND s.persona_name = ? AND m.session_id != ?
      ORDER BY bm25(message_fts) LIMIT ?`,
-  ).all(query, input.personaName, limit + (input.excludeMessageIds?.length ?? 0)) as MessageHitRow[];
+  ).all(query, input.personaName, input.excludeSessionId ?? '', limit + (input.excludeMessageIds?.length ?? 0)) as MessageHitRow[];
   const memories = statement(
     raw,
     `SELECT memories.* FROM memory_fts JOIN memories ON memories.id = memory_fts.rowid

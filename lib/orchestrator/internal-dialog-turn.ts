@@ -16,6 +16,7 @@ import { insertTurn, markAnswered } from '@/lib/store/mind-repository';
 import type { MessageRecord } from '@/lib/store/messages-repository';
 import type { TurnOutcome } from './events';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
+import { memoryForTurn } from '@/lib/memory/turn-memory';
 import { appendLogsSafely, type MindContext } from './mind-context';
 import { buildInternalDialogRequest, type MoodAndCriteria } from './tags/build-prompts';
 import { ReplyRouter, type RoutedDelta } from './tags/reply-router';
@@ -54,7 +55,7 @@ export function newTurnId(): string {
  */
 export function fitInternalDialogPrompt(
   context: MindContext,
-  prompt: { moodAndCriteria: MoodAndCriteria | null; userMessage: string | null; sLoud: string | null; task?: string | null },
+  prompt: { moodAndCriteria: MoodAndCriteria | null; userMessage: string | null; sLoud: string | null; task?: string | null; memory?: string | null },
   budgetShare: number,
   /** The tools the turn offers: their definitions take room in the window too. */
   tools?: BackendTool[],
@@ -84,11 +85,15 @@ export async function runInternalDialogTurn(
   stopKind: () => StopKind = () => 'user',
 ): Promise<TurnResult> {
   const config = context.session().models.c_model;
+  const userMessage = work.userMessages.length > 0 ? work.userMessages.map((message) => message.content).join('\n\n') : null;
+  const session = context.session();
   const prompt = {
     moodAndCriteria: work.taken.moodAndCriteria,
-    userMessage: work.userMessages.length > 0 ? work.userMessages.map((message) => message.content).join('\n\n') : null,
+    userMessage,
     sLoud: work.taken.sLoud,
     task: work.task?.brief ?? null,
+    // Recall across the persona's other sessions and memories (a continued turn sends what it sent).
+    memory: work.resume ? null : await memoryForTurn({ personaName: session.personaName, sessionId: context.sessionId, query: [work.task?.goal, userMessage].filter(Boolean).join('\n') }),
   };
   let router = new ReplyRouter();
   let loud = '';

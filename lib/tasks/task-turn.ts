@@ -14,6 +14,8 @@ export interface TaskTurn {
   traceId: string;
   /** The `<task>` part of the step's prompt. */
   brief: string;
+  /** What recall searches memory for on each step. */
+  goal: string;
   /** The task's own tools, offered after the others. */
   taskTools: Tool[];
   /** The tools the task may use (its constraints); absent: the session's. The task's own always. */

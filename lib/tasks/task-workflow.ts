@@ -122,6 +122,7 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
       const turn: TaskTurn = {
         taskId: id,
         traceId: task.traceId,
+        goal: task.goal,
         brief: taskBrief({ task, step, elapsedMs: context.now() - startedAt.getTime(), notes: notes.splice(0) }),
         taskTools: taskTools(requests, async (plan) => {
           const saved = await save({ plan });

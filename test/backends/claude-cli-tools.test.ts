@@ -41,7 +41,8 @@ function cliScript(request: FakeRequest): FakeReply {
     const text = typeof content === 'string' ? content : Array.isArray(content) ? (content as { text?: string }[]).map((block) => block.text ?? '').join('') : '';
     return { text: `<ID_loud>The tool said: ${text.replace(/\s+/g, ' ').trim().slice(0, 120)}</ID_loud>` };
   }
-  const prompt = JSON.stringify(messages);
+  // Only what the user said in this turn (a <memory> block may quote other sessions' markers).
+  const prompt = /<ED_user>([\s\S]*?)<\/ED_user>/.exec(JSON.stringify(messages))?.[1] ?? '';
   const offered = (body.tools ?? []).map((tool) => tool.name);
   if (prompt.includes('[[cli-write]]') && offered.includes(cliToolName('write_file'))) {
     return { text: '<ID_loud>Writing it.</ID_loud>', toolCalls: [{ name: cliToolName('write_file'), input: { path: 'cli.txt', content: 'written through the CLI\n' } }] };

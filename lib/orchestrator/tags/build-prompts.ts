@@ -58,9 +58,12 @@ export function buildInternalDialogRequest(input: {
   maxTokens: number;
   /** A task's step: its goal, plan and progress (lib/tasks/task-prompt.ts). */
   task?: string | null;
+  /** What the persona remembers that bears on this turn (lib/memory/turn-memory.ts). */
+  memory?: string | null;
 }): BackendRequest {
   const parts = [
     ...(input.task ? [wrapTag('task', input.task)] : []),
+    ...(input.memory ? [wrapTag('memory', input.memory)] : []),
     ...(input.userMessage !== null ? [wrapTag('ED_user', input.userMessage)] : []),
     ...(input.sLoud ? [wrapTag('S_loud', input.sLoud)] : []),
     wrapTag('ID_quiet_history', input.idQuietHistory.join('\n---\n')),

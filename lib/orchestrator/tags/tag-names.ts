@@ -17,6 +17,8 @@ export const tagNames = [
   'tool_activity',
   /** A task's goal, plan and progress in the Internal Dialog's prompt (issue 16). */
   'task',
+  /** What the persona remembers from other sessions, in the Internal Dialog's prompt (issue 17). */
+  'memory',
 ] as const;
 
 export type TagName = (typeof tagNames)[number];

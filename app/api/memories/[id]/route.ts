@@ -1,0 +1,35 @@
+import { ApiError } from '@/lib/http/api-error';
+import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
+import { findMemory, forgetMemory, memoryHistory, memoryJson, updateMemory } from '@/lib/memory/memory-store';
+import { memoryParamsSchema, updateMemoryBodySchema } from '../schema';
+
+export const dynamic = 'force-dynamic';
+
+type Context = { params: Promise<{ id: string }> };
+
+async function memoryId(context: Context): Promise<number> {
+  return parseParams(await context.params, memoryParamsSchema).id;
+}
+
+/** One memory with the facts it replaced, oldest first. */
+export const GET = handle(async (_request, context: Context) => {
+  const id = await memoryId(context);
+  const memory = await findMemory(id);
+  if (!memory) throw new ApiError('not_found', `Memory ${id} does not exist`);
+  return Response.json({ memory: memoryJson(memory), history: (await memoryHistory(id)).map(memoryJson) });
+});
+
+export const PATCH = handle(async (request, context: Context) => {
+  const id = await memoryId(context);
+  const body = await readJsonBody(request, updateMemoryBodySchema);
+  const memory = await updateMemory(id, body);
+  if (!memory) throw new ApiError('not_found', `Memory ${id} does not exist`);
+  return Response.json({ memory: memoryJson(memory) });
+});
+
+/** Forgets it for good: the row, its index entry and the facts it replaced, with no bytes left behind. */
+export const DELETE = handle(async (_request, context: Context) => {
+  const id = await memoryId(context);
+  if (!(await forgetMemory(id))) throw new ApiError('not_found', `Memory ${id} does not exist`);
+  return Response.json({ forgotten: id });
+});

@@ -1,0 +1,33 @@
+import { ApiError } from '@/lib/http/api-error';
+import { handle, parseSearchParams, readJsonBody } from '@/lib/http/route-helpers';
+import { appendMemory, findMemory, listMemories, memoryJson, supersedeMemory, updateMemory } from '@/lib/memory/memory-store';
+import { recall } from '@/lib/memory/recall';
+import { createMemoryBodySchema, memoriesQuerySchema } from './schema';
+
+export const dynamic = 'force-dynamic';
+
+/** A persona's memories (newest and pinned first), or those that match `q` with the agent's recall. */
+export const GET = handle(async (request) => {
+  const query = parseSearchParams(request, memoriesQuerySchema);
+  if (query.q) {
+    if (!query.persona) throw new ApiError('validation_failed', 'Invalid query: q needs persona');
+    const hits = (await recall({ personaName: query.persona, query: query.q, k: 50 })).filter((hit) => hit.kind === 'memory');
+    const memories = await Promise.all(hits.map((hit) => findMemory(hit.id)));
+    return Response.json({ memories: memories.filter((memory) => memory !== null).map(memoryJson) });
+  }
+  const memories = await listMemories({ personaName: query.persona, scope: query.scope, kind: query.kind, sessionId: query.session_id, includeSuperseded: query.history === '1' });
+  return Response.json({ memories: memories.map(memoryJson) });
+});
+
+/** Remember something for a persona (the Memory page's "Add"); the same text again is the same memory. */
+export const POST = handle(async (request) => {
+  const body = await readJsonBody(request, createMemoryBodySchema);
+  if (body.supersedes !== undefined) {
+    const old = await findMemory(body.supersedes);
+    if (!old || old.personaName !== body.persona) throw new ApiError('not_found', `Memory ${body.supersedes} does not exist for ${body.persona}`);
+  }
+  const { memory, created } = await appendMemory({ personaName: body.persona, content: body.content, kind: body.kind, scope: body.scope, importance: body.importance });
+  if (body.supersedes !== undefined && body.supersedes !== memory.id) await supersedeMemory(body.supersedes, memory.id);
+  const saved = body.pinned !== undefined ? await updateMemory(memory.id, { pinned: body.pinned }) : memory;
+  return Response.json({ memory: memoryJson(saved!), created }, { status: created ? 201 : 200 });
+});

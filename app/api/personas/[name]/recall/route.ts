@@ -1,0 +1,18 @@
+import { validationError } from '@/lib/http/api-error';
+import { handle, parseSearchParams } from '@/lib/http/route-helpers';
+import { recall } from '@/lib/memory/recall';
+import { recallQuerySchema } from '@/app/api/memories/schema';
+import { personaParamsSchema } from '../schema';
+
+export const dynamic = 'force-dynamic';
+
+/** The agent's own retrieval: memories and every session's messages of the persona, best first, with why. */
+export const GET = handle(async (request, context: { params: Promise<{ name: string }> }) => {
+  const params = personaParamsSchema.safeParse(await context.params);
+  if (!params.success) throw validationError(params.error, 'persona name');
+  const query = parseSearchParams(request, recallQuerySchema);
+  const hits = await recall({ personaName: params.data.name, query: query.q, k: query.k });
+  return Response.json({
+    results: hits.map((hit) => ({ kind: hit.kind, id: hit.id, session_id: hit.sessionId, content: hit.content, created_at: hit.createdAt.toISOString(), score: hit.score, why: hit.why, ...(hit.memoryKind && { memory_kind: hit.memoryKind }) })),
+  });
+});

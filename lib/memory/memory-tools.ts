@@ -1,0 +1,62 @@
+// The Internal Dialog's own hands on memory: `recall` (the same retrieval the prompt uses, this
+// session included), `remember` (a fact or note for the persona, no model call) and
+// `forget_memory` (the user's right to erasure: a person approves it, like any destructive act).
+import { z } from 'zod';
+import { findSession } from '@/lib/store/sessions-repository';
+import { builtinTool, errorOutcome, type ToolRunContext } from '@/lib/tools/tool-types';
+import { appendMemory, findMemory, forgetMemory, MEMORY_KINDS } from './memory-store';
+import { memoryBlock, recall } from './recall';
+
+async function personaOf(context: ToolRunContext): Promise<string | null> {
+  return (await findSession({ id: context.sessionId }))?.personaName ?? null;
+}
+
+export const recallTool = builtinTool({
+  name: 'recall',
+  description: 'Search what you remember and everything said in your earlier sessions (and this one) with this persona. Returns the best matches with their dates.',
+  args: z.object({ query: z.string().min(1).max(1_000), k: z.number().int().min(1).max(20).optional() }).strict(),
+  describeCall: (args) => args.query,
+  run: async (args, context) => {
+    const persona = await personaOf(context);
+    if (!persona) return errorOutcome('This session no longer exists');
+    const hits = await recall({ personaName: persona, query: args.query, k: args.k ?? 8 });
+    if (hits.length === 0) return { isError: false, content: 'Nothing found.' };
+    return { isError: false, content: memoryBlock(hits, 2_000).text };
+  },
+});
+
+export const rememberTool = builtinTool({
+  name: 'remember',
+  description: 'Keep a fact or note for later sessions with this persona (the user, their preferences, decisions, what you did). One short sentence per call.',
+  args: z
+    .object({
+      content: z.string().min(3).max(2_000),
+      kind: z.enum(MEMORY_KINDS).optional(),
+      importance: z.number().min(0).max(1).optional(),
+    })
+    .strict(),
+  describeCall: (args) => args.content.slice(0, 200),
+  run: async (args, context) => {
+    const persona = await personaOf(context);
+    if (!persona) return errorOutcome('This session no longer exists');
+    const { memory, created } = await appendMemory({ personaName: persona, content: args.content, kind: args.kind ?? 'fact', importance: args.importance, sessionId: context.sessionId });
+    return { isError: false, content: created ? `Remembered as #${memory.id}.` : `Already remembered as #${memory.id}.` };
+  },
+});
+
+export const forgetMemoryTool = builtinTool({
+  name: 'forget_memory',
+  description: 'Forget a memory for good (its number is shown as #id in what you remember). Use it when the user asks you to forget something.',
+  args: z.object({ id: z.number().int().positive(), reason: z.string().max(500).optional() }).strict(),
+  approval: 'required',
+  describeCall: (args) => `memory #${args.id}`,
+  run: async (args, context) => {
+    const persona = await personaOf(context);
+    const memory = await findMemory(args.id);
+    if (!memory || memory.personaName !== persona) return errorOutcome(`There is no memory #${args.id} for this persona`);
+    await forgetMemory(args.id);
+    return { isError: false, content: `Memory #${args.id} is forgotten.` };
+  },
+});
+
+export const memoryTools = [recallTool, rememberTool, forgetMemoryTool];
