@@ -25,6 +25,9 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
             <Link href="/personas" className="text-sm hover:underline">
               Personas
             </Link>
+            <Link href="/memory" className="text-sm hover:underline">
+              Memory
+            </Link>
             <Link href="/settings" className="text-sm hover:underline">
               Settings
             </Link>

@@ -11,6 +11,8 @@ import { findTask, updateTask, type TaskPatch, type TaskRecord } from '@/lib/sto
 import { FINAL_STATUSES, loadOpenTaskTurn, type AgentStepRecord, type AgentTurnRecord, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { callBudgetStop, RepeatDetector, stepsExhausted, timedOut, type RepeatVerdict } from './task-policy';
 import { taskBrief } from './task-prompt';
+import { appendMemory, promoteTaskMemories } from '@/lib/memory/memory-store';
+import { findSession } from '@/lib/store/sessions-repository';
 import { emptyStepRequests, taskTools, type StepRequests, type TaskTurn } from './task-turn';
 import type { NextStep, TaskStatus, TaskUsage } from './task-types';
 
@@ -67,6 +69,7 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
     if (saved) {
       deps.announce(status, saved);
       mind.noteForSubconscious(`task "${saved.goal.slice(0, 80)}" ${status}: ${text.slice(0, 160)}`);
+      if (status === 'completed') await rememberTask(saved, text);
     }
   };
   // A shutdown also aborts the run: then the task is left as it is, for the restart.
@@ -206,6 +209,18 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
     }
   } finally {
     mind.setTaskActive(false);
+  }
+}
+
+/** A finished task is remembered by its persona (a task summary), and its short-term notes become long-term. */
+async function rememberTask(task: TaskRecord, result: string): Promise<void> {
+  try {
+    const session = await findSession({ id: task.sessionId });
+    if (!session) return;
+    await appendMemory({ personaName: session.personaName, kind: 'task_summary', content: `Task "${task.goal}" completed: ${result}`.slice(0, 2_000), sessionId: task.sessionId, taskId: task.id, importance: 0.7 });
+    await promoteTaskMemories(task.id);
+  } catch (error) {
+    console.error(`[tasks] could not remember task ${task.id}`, error);
   }
 }
 

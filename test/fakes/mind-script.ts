@@ -6,7 +6,8 @@
 //   Tools            → a user message containing [[tools]] (with tools offered) gets one step of
 //                      calls — write_file, bash, python — and, once their results come back, a
 //                      reply quoting each result's first line. [[mcp]] does the same with two
-//                      calls to the everything__ tools of server-everything.
+//                      calls to the everything__ tools of server-everything; [[remember]] keeps
+//                      what the user said with the remember tool.
 import { unescapeTagContent } from '@/lib/orchestrator/tags/escape';
 import type { FakeReply, FakeRequest } from './fake-server-core';
 
@@ -80,6 +81,9 @@ export function mindScript(request: FakeRequest): FakeReply {
     return { text: `<ID_loud>Here is what the tools said: ${lines.join(' | ')}</ID_loud><ID_quiet>${results.length} results came back.</ID_quiet>` };
   }
   const user = tagContent(prompt, 'ED_user');
+  if (user?.includes('[[remember]]') && offers(request.body, 'remember')) {
+    return { text: '<ID_loud>I will remember that.</ID_loud>', toolCalls: [{ name: 'remember', input: { content: user.replace('[[remember]]', '').trim() } }] };
+  }
   if (user?.includes('[[mcp]]') && offers(request.body, 'everything__echo')) {
     return { text: '<ID_loud>Asking the MCP server.</ID_loud>', toolCalls: mcpStepCalls };
   }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
 import { readLogRecords } from '@/lib/store/session-logs';
+import { listMemories } from '@/lib/memory/memory-store';
 import { findTask } from '@/lib/store/tasks-repository';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import { submitTaskSchema } from '@/lib/tasks/task-types';
@@ -87,6 +88,9 @@ describe('tasks', () => {
     const stored = await findTask(task.id);
     expect(stored!.usage.inputTokens).toBeGreaterThan(0);
     // The steps' reports are in the chat.
+    // The persona remembers the task.
+    const remembered = await listMemories({ personaName: 'tester', kind: 'task_summary' });
+    expect(remembered.map((memory) => [memory.content, memory.taskId])).toContainEqual(['Task "Write notes and show them [[approve]]" completed: notes.txt holds: task notes', task.id]);
     const loud = await db.message.findMany({ where: { sessionId: session.id, tag: 'ID_loud' }, orderBy: { id: 'asc' } });
     expect(loud.map((message) => message.content).join('\n')).toContain('Wrote notes.txt.');
   }, 40_000);

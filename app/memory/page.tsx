@@ -1,0 +1,18 @@
+import { MemoryBrowser } from '@/components/memory/memory-browser';
+
+export const metadata = { title: 'Memory · AgentCSD' };
+
+export default function MemoryPage() {
+  return (
+    <div className="max-w-4xl space-y-4">
+      <div>
+        <h1 className="text-2xl font-semibold">Memory</h1>
+        <p className="text-sm text-zinc-500">
+          What each persona remembers beyond a session: facts, episodes, task summaries and journal notes, and everything said in its sessions. Search uses the same
+          recall the agent uses; forgetting removes a memory for good.
+        </p>
+      </div>
+      <MemoryBrowser />
+    </div>
+  );
+}
