@@ -8,6 +8,7 @@ import { benchPromptCache, cacheTable } from './prompt-cache';
 import { benchStreamingPath, loadTable, streamingTable } from './streaming-path';
 import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } from './tools';
 import { benchTaskOverhead, benchTaskTokens, tasksTables } from './tasks';
+import { benchLocomo, benchRecallLatency, memoryTables } from './memory';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
 const quick = process.argv.includes('--quick');
@@ -49,6 +50,14 @@ console.log(
   tasksTables({
     overhead: await benchTaskOverhead({ steps: 50, runs: quick ? 1 : 5, port: 3335 }),
     tokens: await benchTaskTokens({ steps: 10, port: 3336 }),
+  }),
+);
+
+console.log('\n## Memory: recall quality on LoCoMo, recall latency\n');
+console.log(
+  memoryTables({
+    locomo: await benchLocomo(),
+    latency: [await benchRecallLatency({ size: 10_000, queries: quick ? 50 : 200 }), ...(quick ? [] : [await benchRecallLatency({ size: 100_000, queries: 200 })])],
   }),
 );
 

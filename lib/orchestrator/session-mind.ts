@@ -21,18 +21,19 @@ import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import type { EventBus, MindState, PromptRecord, SpontaneousOutcome } from './events';
 import type { ForegroundGate } from './foreground-gate';
-import { loadResumableTurns, type ResumableTurn } from '@/lib/agent/resume-turns';
+import { loadResumableTurns } from '@/lib/agent/resume-turns';
 import type { StopKind } from '@/lib/agent/session-toolbox';
 import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import { createMindToolbox, toolActivityLine } from '@/lib/agent/mind-toolbox';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import type { McpPool } from '@/lib/tools/mcp/mcp-pool';
-import { newTurnId, runInternalDialogTurn, type TurnResult, type TurnWork } from './internal-dialog-turn';
+import { runInternalDialogTurn, type TurnResult, type TurnWork } from './internal-dialog-turn';
+import { TurnQueue } from './turn-queue';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
 import type { RoutedDelta } from './tags/reply-router';
 import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { MindMemory } from './mind-memory';
-import { callModel, type ModelCallResult } from './model-call';
+import { callModel } from './model-call';
 import { recordLlmCall } from './call-recorder';
 import { LayerHealth, type MindLayer } from './layer-health';
 import { currentActivity, cycleDelayMs, type Activity } from './pacing';
@@ -96,15 +97,8 @@ export class SessionMind {
   private pendingForeground: (() => void) | null = null;
   private readonly prompts: Partial<Record<CallLayer, PromptRecord>> = {};
 
-  private readonly queue: MessageRecord[] = [];
+  private readonly turns = new TurnQueue();
   /** Turns that acted before a restart (a card waiting, a call interrupted): continued first. */
-  private readonly resumable: ResumableTurn[] = [];
-  /** Task steps asked for (lib/tasks), each settled with its turn's result. */
-  private readonly taskSteps: { task: TaskTurn; resume?: TurnWork['resume']; done: (result: TurnResult) => void; fail: (error: Error) => void }[] = [];
-  private readonly settleStep = new Map<string, { done: (result: TurnResult) => void; fail: (error: Error) => void }>();
-  /** A task is between its steps: user messages and spontaneous thoughts wait for its next step. */
-  private taskActive = false;
-  private pendingSpontaneous = false;
   private turnLoopActive = false;
   private turnsDone: Promise<void> = Promise.resolve();
   private turn: { turnId: string; spontaneous: boolean; answering: number[]; controller: AbortController } | null = null;
@@ -132,9 +126,7 @@ export class SessionMind {
     const snapshot = await loadMindSnapshot({ sessionId: this.session.id, windowSize: this.deps.memoryLimit });
     this.memory = new MindMemory(snapshot, this.deps.memoryLimit);
     this.context = this.createContext();
-    this.resumable.push(...(await loadResumableTurns({ sessionId: this.session.id, unanswered: snapshot.unanswered })));
-    const continued = new Set(this.resumable.flatMap((turn) => turn.userMessages.map((message) => message.id)));
-    this.queue.push(...snapshot.unanswered.filter((message) => !continued.has(message.id)));
+    this.turns.restore(await loadResumableTurns({ sessionId: this.session.id, unanswered: snapshot.unanswered }), snapshot.unanswered);
     this.consecutiveSpontaneous = snapshot.consecutiveSpontaneous;
     Object.assign(this.usage, snapshot.usage);
     this.lastUserAt = this.deps.clock.now();
@@ -166,7 +158,7 @@ export class SessionMind {
       cycleRunning: this.cycleRunning,
       nextCycleAt: running && this.nextCycleAt !== null ? new Date(this.nextCycleAt).toISOString() : null,
       turn: this.turn && { turnId: this.turn.turnId, spontaneous: this.turn.spontaneous, answering: this.turn.answering },
-      queued: this.queue.length,
+      queued: this.turns.queuedMessages,
       consecutiveSpontaneous: this.consecutiveSpontaneous,
       lastError: this.health.lastError,
     };
@@ -208,7 +200,7 @@ export class SessionMind {
     const queued = this.turn !== null;
     this.deps.bus.emit('message-persisted', this.session.id, { message: messageJson(message), queued });
     this.memory.recordUser(text);
-    this.queue.push(message);
+    this.turns.pushMessage(message);
     this.consecutiveSpontaneous = 0;
     this.lastUserAt = this.deps.clock.now();
     this.cycleRequested = true;
@@ -264,7 +256,7 @@ export class SessionMind {
     grace.abort();
     this.stopController.abort();
     await this.settled();
-    for (const step of this.taskSteps.splice(0)) step.fail(new Error('the session stopped'));
+    this.turns.failPendingSteps(new Error('the session stopped'));
     this.pendingForeground?.();
     this.pendingForeground = null;
     this.status = 'stopped';
@@ -276,10 +268,9 @@ export class SessionMind {
    */
   runTaskStep(task: TaskTurn, resume?: TurnWork['resume']): Promise<TurnResult> {
     if (this.status === 'stopping' || this.status === 'stopped') return Promise.reject(new Error('the session stopped'));
-    return new Promise((done, fail) => {
-      this.taskSteps.push({ task, resume, done, fail });
-      this.drainTurns();
-    });
+    const settled = this.turns.pushTaskStep(task, resume);
+    this.drainTurns();
+    return settled;
   }
 
   /** A line about a task's progress for the Subconscious's next cycle (beside the tool activity). */
@@ -289,7 +280,7 @@ export class SessionMind {
 
   /** While a task runs, messages wait for its next step; when it stops they get a turn of their own. */
   setTaskActive(active: boolean): void {
-    this.taskActive = active;
+    this.turns.taskActive = active;
     if (!active) this.drainTurns();
   }
 
@@ -394,8 +385,8 @@ export class SessionMind {
     const wants = mode === 'tag' ? outcome.trigger : outcome.sLoud.trim().length > threshold;
     if (!wants) return 'none';
     if (this.consecutiveSpontaneous >= cap) return 'capped';
-    if (this.turn || this.queue.length > 0 || this.pendingSpontaneous || this.status !== 'running') return 'busy';
-    this.pendingSpontaneous = true;
+    if (this.turn || this.turns.busy || this.status !== 'running') return 'busy';
+    this.turns.pushSpontaneous();
     return 'started';
   }
 
@@ -419,8 +410,7 @@ export class SessionMind {
       try {
         await this.runTurn(work);
       } catch (error) {
-        this.settleStep.get(work.turnId)?.fail(error as Error);
-        this.settleStep.delete(work.turnId);
+        this.turns.settle(work.turnId, { error: error as Error });
         console.error(`[mind ${this.session.id}] turn ${work.turnId} failed`, error);
         this.turn = null;
         this.recordFailure('internal', `Could not save the reply: ${(error as Error).message}`, 'protocol', { turnId: work.turnId });
@@ -436,24 +426,7 @@ export class SessionMind {
   }
 
   private nextWork(): TurnWork | null {
-    const resumed = this.resumable.shift();
-    if (resumed) return { turnId: resumed.resume.turn.turnId, spontaneous: resumed.resume.turn.spontaneous, userMessages: resumed.userMessages, taken: this.memory.takeForTurn(), resume: resumed.resume };
-    const step = this.taskSteps.shift();
-    if (step) {
-      const turnId = step.resume?.turn.turnId ?? newTurnId();
-      this.settleStep.set(turnId, step);
-      return { turnId, spontaneous: false, userMessages: this.queue.splice(0), taken: this.memory.takeForTurn(), task: step.task, resume: step.resume };
-    }
-    if (this.taskActive) return null; // the task's next step takes them
-    if (this.queue.length > 0) {
-      const userMessages = this.queue.splice(0);
-      return { turnId: newTurnId(), spontaneous: false, userMessages, taken: this.memory.takeForTurn() };
-    }
-    if (this.pendingSpontaneous) {
-      this.pendingSpontaneous = false;
-      return { turnId: newTurnId(), spontaneous: true, userMessages: [], taken: this.memory.takeForTurn() };
-    }
-    return null;
+    return this.turns.next(() => this.memory.takeForTurn());
   }
 
   private async runTurn(work: TurnWork): Promise<void> {
@@ -492,8 +465,7 @@ export class SessionMind {
         ...(result.error && { error: result.error.message }),
         ...taskIds,
       });
-      this.settleStep.get(work.turnId)?.done(result);
-      this.settleStep.delete(work.turnId);
+      this.turns.settle(work.turnId, { result });
     } finally {
       work.task?.signal.removeEventListener('abort', abort);
       leaveForeground();
