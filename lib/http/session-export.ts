@@ -3,6 +3,7 @@
 import { messageJson, moodAndCriteriaJson, type readWholeSession } from '@/lib/store/messages-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import { toolCallJson, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
+import type { MemoryRecord } from '@/lib/memory/memory-store';
 import { sessionJson } from './session-json';
 
 type Whole = Awaited<ReturnType<typeof readWholeSession>>;
@@ -10,7 +11,7 @@ type Whole = Awaited<ReturnType<typeof readWholeSession>>;
 /** Version 2 adds the persona snapshot the session ran with (its exact text), for import. */
 export const exportVersion = 2;
 
-export function sessionExportJson(session: SessionRecord, whole: Whole, personaSnapshot: string | null, toolCalls: ToolCallRecord[] = []) {
+export function sessionExportJson(session: SessionRecord, whole: Whole, personaSnapshot: string | null, toolCalls: ToolCallRecord[] = [], memories: MemoryRecord[] = []) {
   return {
     format: 'agentcsd-session',
     version: exportVersion,
@@ -43,6 +44,16 @@ export function sessionExportJson(session: SessionRecord, whole: Whole, personaS
       error: row.error,
     })),
     tool_calls: toolCalls.map(toolCallJson),
+    /** What the persona remembered from this session (issue 17). */
+    memories: memories.map((memory) => ({
+      kind: memory.kind,
+      scope: memory.scope,
+      content: memory.content,
+      importance: memory.importance,
+      pinned: memory.pinned,
+      created_at: memory.createdAt.toISOString(),
+      expires_at: memory.expiresAt?.toISOString() ?? null,
+    })),
   };
 }
 

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { hashPersona, readPersonaBytes } from '@/lib/personas/persona-files';
 import { reconcileSessionLogs } from '@/lib/store/log-reconcile';
+import { appendMemory, MEMORY_KINDS, updateMemory } from '@/lib/memory/memory-store';
 import { insertImportedSession } from '@/lib/store/session-import-repository';
 import { deleteSessionLogs, writePersonaSnapshot } from '@/lib/store/session-logs';
 import { hashArgs } from '@/lib/store/tool-calls-repository';
@@ -120,6 +121,23 @@ export const sessionImportSchema = z
             decided_at: isoDate.nullable(),
             started_at: isoDate.nullable(),
             finished_at: isoDate.nullable(),
+          })
+          .passthrough(),
+      )
+      .max(100_000)
+      .optional(),
+    /** What the persona remembered from the session; brought back for the importing persona. */
+    memories: z
+      .array(
+        z
+          .object({
+            kind: z.enum(MEMORY_KINDS),
+            scope: z.enum(['short', 'long']),
+            content: text(2_000).refine((value) => value.trim().length > 0, 'must not be empty'),
+            importance: z.number().min(0).max(1),
+            pinned: z.boolean(),
+            created_at: isoDate,
+            expires_at: isoDate.nullable(),
           })
           .passthrough(),
       )
@@ -255,6 +273,11 @@ export async function importSession(file: SessionImport): Promise<{ session: Ses
   try {
     const session = await insertImportedSession({ ...rows, session: { ...rows.session, models, personaHash: hashPersona(snapshot) } });
     await reconcileSessionLogs(session.id);
+    for (const memory of file.memories ?? []) {
+      if (memory.expires_at && new Date(memory.expires_at) <= new Date()) continue;
+      const { memory: kept } = await appendMemory({ personaName: session.personaName, content: memory.content, kind: memory.kind, scope: memory.scope, importance: memory.importance, sessionId: session.id, now: new Date(memory.created_at), ...(memory.expires_at && { ttlMs: new Date(memory.expires_at).getTime() - new Date(memory.created_at).getTime() }) });
+      if (memory.pinned && !kept.pinned) await updateMemory(kept.id, { pinned: true });
+    }
     return { session, notes };
   } catch (error) {
     await deleteSession({ id: rows.session.id }).catch(() => false);

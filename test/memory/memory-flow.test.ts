@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as memories from '@/app/api/memories/route';
 import * as memoryItem from '@/app/api/memories/[id]/route';
 import * as recallRoute from '@/app/api/personas/[name]/recall/route';
+import * as exporter from '@/app/api/sessions/[id]/export/route';
+import * as importer from '@/app/api/sessions/import/route';
+import { appendMemory, forgetMemory, listMemories } from '@/lib/memory/memory-store';
 import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { closeDb } from '@/lib/store/db';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
@@ -91,6 +94,18 @@ describe('memory across sessions', () => {
     const pinned = (await (await memoryItem.PATCH(json('PATCH', { pinned: true }), idContext(String(tea.memory.id)))).json()) as { memory: { pinned: boolean } };
     expect(pinned.memory.pinned).toBe(true);
   });
+
+  it('export carries the memories a session created; import brings them back for the persona', async () => {
+    const { sessionId } = await say('tester', 'Remember the blue umbrella');
+    const { memory } = await appendMemory({ personaName: 'tester', content: 'The user owns a blue umbrella', sessionId, importance: 0.8 });
+    const exported = (await (await exporter.GET(new Request(`${base}/x?format=json`), idContext(sessionId))).json()) as { memories: { content: string; importance: number }[] };
+    expect(exported.memories).toEqual([expect.objectContaining({ content: 'The user owns a blue umbrella', importance: 0.8, kind: 'fact', scope: 'long' })]);
+    await forgetMemory(memory.id);
+    const imported = await importer.POST(new Request(`${base}/x`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(exported) }), undefined);
+    expect(imported.status).toBe(201);
+    const { session } = (await imported.json()) as { session: { id: string } };
+    expect((await listMemories({ sessionId: session.id })).map((item) => item.content)).toEqual(['The user owns a blue umbrella']);
+  }, 30_000);
 
   it('bad requests: a clear 4xx that changes nothing', async () => {
     await expectError(await memories.POST(json('POST', { persona: '../etc', content: 'x' }), undefined), 400, 'validation_failed', /persona/);
