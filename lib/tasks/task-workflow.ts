@@ -59,10 +59,17 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
   const constraints = task.constraints;
   const startedAt = task.startedAt ?? new Date(context.now());
 
-  const save = async (patch: TaskPatch, from: readonly TaskStatus[] = ['running', 'blocked']) => {
-    const saved = await updateTask(id, patch, from, task ?? undefined);
-    if (saved) task = saved;
-    return saved;
+  // Saves run one after another, each on the task as the previous one left it: a card's `blocked`
+  // and a plan update from the same round must not announce each other's stale status.
+  let saving: Promise<unknown> = Promise.resolve();
+  const save = (patch: TaskPatch, from: readonly TaskStatus[] = ['running', 'blocked']): Promise<TaskRecord | null> => {
+    const run = saving.then(async () => {
+      const saved = await updateTask(id, patch, from, task ?? undefined);
+      if (saved) task = saved;
+      return saved;
+    });
+    saving = run.catch(() => undefined);
+    return run;
   };
   const end = async (status: 'completed' | 'failed' | 'cancelled', text: string) => {
     const saved = await save({ status, finishedAt: new Date(context.now()), blockedOn: null, ...(status === 'completed' ? { result: text } : { error: text }) }, ['pending', 'running', 'blocked']);
