@@ -5,6 +5,8 @@ import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import type { SandboxStatus } from '@/lib/tools/sandbox';
 
+const MEMORY_TOOLS = new Set(['recall', 'remember']);
+
 interface ToolInfo {
   name: string;
   description: string;
@@ -108,7 +110,7 @@ export function ToolsSettings() {
             <tr key={tool.name} className="border-t border-zinc-100 align-top dark:border-zinc-800">
               <td className="py-1 pr-3 font-mono">{tool.name}</td>
               <td className="pr-3">{tool.description}</td>
-              <td className="whitespace-nowrap">{tool.approval === 'required' ? 'asks you first' : 'none (workspace only)'}</td>
+              <td className="whitespace-nowrap">{tool.approval === 'required' ? 'asks you first' : MEMORY_TOOLS.has(tool.name) ? "none (this persona's memory)" : 'none (workspace only)'}</td>
             </tr>
           ))}
         </tbody>
