@@ -89,21 +89,34 @@ export async function recall(input: {
   const now = input.now ?? new Date();
   const limit = input.candidates ?? 50;
   const raw = rawDb();
-  const messages = statement(
+  // Items with every query word first (a small, cheap set when the words are common), then the
+  // rest ranked by BM25 only when those are not enough: ranking every item that has any one common
+  // word is what costs at 100k.
+  const all = query.includes(' OR ') ? query.replaceAll(' OR ', ' AND ') : null;
+  const search = <Row extends { id: number }>(run: (match: string, count: number) => Row[]): Row[] => {
+    const first = all ? run(all, limit) : [];
+    if (first.length >= limit) return first;
+    const seen = new Set(first.map((row) => row.id));
+    return [...first, ...run(query, limit).filter((row) => !seen.has(row.id))].slice(0, limit);
+  };
+  const messageStatement = statement(
     raw,
     `SELECT m.id, m.session_id, m.content, m.created_at FROM message_fts
        JOIN messages m ON m.id = message_fts.rowid
        JOIN sessions s ON s.id = m.session_id
      WHERE message_fts MATCH ? AND s.persona_name = ? AND m.session_id != ?
      ORDER BY bm25(message_fts) LIMIT ?`,
-  ).all(query, input.personaName, input.excludeSessionId ?? '', limit + (input.excludeMessageIds?.length ?? 0)) as MessageHitRow[];
-  const memories = statement(
+  );
+  const memoryStatement = statement(
     raw,
     `SELECT memories.* FROM memory_fts JOIN memories ON memories.id = memory_fts.rowid
      WHERE memory_fts MATCH ? AND memories.persona_name = ? AND memories.valid_to IS NULL
        AND (memories.expires_at IS NULL OR memories.expires_at > ?)
      ORDER BY bm25(memory_fts) LIMIT ?`,
-  ).all(query, input.personaName, now.toISOString().replace('Z', '+00:00'), limit) as Parameters<typeof memoryOf>[0][];
+  );
+  const extra = input.excludeMessageIds?.length ?? 0;
+  const messages = search((match, count) => messageStatement.all(match, input.personaName, input.excludeSessionId ?? '', count + extra) as MessageHitRow[]);
+  const memories = search((match, count) => memoryStatement.all(match, input.personaName, now.toISOString().replace('Z', '+00:00'), count) as Parameters<typeof memoryOf>[0][]);
 
   const excluded = new Set(input.excludeMessageIds ?? []);
   const hits: RecallHit[] = [];
