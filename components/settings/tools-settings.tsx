@@ -5,7 +5,7 @@ import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import type { SandboxStatus } from '@/lib/tools/sandbox';
 
-const MEMORY_TOOLS = new Set(['recall', 'remember']);
+const MEMORY_TOOLS = new Set(['recall', 'remember', 'journal']);
 
 interface ToolInfo {
   name: string;

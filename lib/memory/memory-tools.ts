@@ -1,6 +1,7 @@
 // The Internal Dialog's own hands on memory: `recall` (the same retrieval the prompt uses, this
 // session included), `remember` (a fact or note for the persona, no model call) and
-// `forget_memory` (the user's right to erasure: a person approves it, like any destructive act).
+// `journal` (a note to itself that fades after a week) and `forget_memory` (the user's right to
+// erasure: a person approves it, like any destructive act).
 import { z } from 'zod';
 import { findSession } from '@/lib/store/sessions-repository';
 import { builtinTool, errorOutcome, type ToolRunContext } from '@/lib/tools/tool-types';
@@ -59,4 +60,20 @@ export const forgetMemoryTool = builtinTool({
   },
 });
 
-export const memoryTools = [recallTool, rememberTool, forgetMemoryTool];
+/** Journal entries fade: short-term, a week (seed 003's ephemeral journal). */
+export const JOURNAL_TTL_MS = 7 * 24 * 3600_000;
+
+export const journalTool = builtinTool({
+  name: 'journal',
+  description: 'Write a short journal entry for yourself: what happened, what you are working on, what to pick up next. It is recalled for about a week, then fades.',
+  args: z.object({ entry: z.string().min(3).max(2_000) }).strict(),
+  describeCall: (args) => args.entry.slice(0, 200),
+  run: async (args, context) => {
+    const persona = await personaOf(context);
+    if (!persona) return errorOutcome('This session no longer exists');
+    const { memory } = await appendMemory({ personaName: persona, content: args.entry, kind: 'journal', scope: 'short', ttlMs: JOURNAL_TTL_MS, importance: 0.3, sessionId: context.sessionId });
+    return { isError: false, content: `Journal entry #${memory.id} kept until ${memory.expiresAt?.toISOString().slice(0, 10)}.` };
+  },
+});
+
+export const memoryTools = [recallTool, rememberTool, journalTool, forgetMemoryTool];

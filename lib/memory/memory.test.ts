@@ -22,6 +22,7 @@ import {
   updateMemory,
 } from './memory-store';
 import { ftsQuery, memoryBlock, recall, recencyScore } from './recall';
+import { forgetMemoryTool, journalTool, JOURNAL_TTL_MS, recallTool, rememberTool } from './memory-tools';
 
 const dirs = useTempAppDirs();
 
@@ -124,5 +125,25 @@ describe('forget', () => {
     expect(files.length).toBeGreaterThan(0);
     for (const file of files) expect(fs.readFileSync(file).includes('zqxcanary7731'), file).toBe(false);
     expect(fs.readFileSync(path.join(dirs.dataDir, 'agentcsd.db')).includes('zqxkeep')).toBe(true); // the control: kept text is there
+  });
+});
+
+describe('memory tools', () => {
+  it('journal keeps a short-term entry that fades after a week; remember keeps a fact; forget_memory refuses another persona’s memory', async () => {
+    const sessionId = await session('journalist');
+    const context = { sessionId, workspaceDir: dirs.root, signal: new AbortController().signal };
+    const wrote = await journalTool.run({ entry: 'Drafted the outline; next: the intro' }, context);
+    expect(wrote.content).toMatch(/^Journal entry #\d+ kept until \d{4}-\d{2}-\d{2}\.$/);
+    const [entry] = await listMemories({ personaName: 'journalist', kind: 'journal' });
+    expect(entry).toMatchObject({ scope: 'short', sessionId });
+    expect(entry!.expiresAt!.getTime() - entry!.createdAt.getTime()).toBe(JOURNAL_TTL_MS);
+    expect((await rememberTool.run({ content: 'The user writes in the morning' }, context)).content).toMatch(/^Remembered as #\d+\.$/);
+    expect((await rememberTool.run({ content: 'the user writes in the morning.' }, context)).content).toMatch(/^Already remembered as #\d+\.$/);
+    const foreign = await appendMemory({ personaName: 'someone-else', content: 'Not yours' });
+    const refused = await forgetMemoryTool.run({ id: foreign.memory.id }, context);
+    expect(refused).toMatchObject({ isError: true });
+    expect(await findMemory(foreign.memory.id)).not.toBeNull();
+    expect(forgetMemoryTool.approval).toBe('required');
+    expect((await recallTool.run({ query: 'outline intro' }, context)).content).toContain('Drafted the outline');
   });
 });
