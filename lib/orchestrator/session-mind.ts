@@ -29,16 +29,15 @@ import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import type { McpPool } from '@/lib/tools/mcp/mcp-pool';
 import { runInternalDialogTurn, type TurnResult, type TurnWork } from './internal-dialog-turn';
 import { TurnQueue } from './turn-queue';
+import { mindModelCalls } from './mind-model-calls';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
 import type { RoutedDelta } from './tags/reply-router';
 import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { MindMemory } from './mind-memory';
-import { callModel } from './model-call';
-import { recordLlmCall } from './call-recorder';
 import { LayerHealth, type MindLayer } from './layer-health';
 import { currentActivity, cycleDelayMs, type Activity } from './pacing';
 import { runSubconsciousCycle, type CycleOutcome } from './subconscious-cycle';
-import { estimateRequestTokens, type TokenCalibration } from './token-budget';
+import type { TokenCalibration } from './token-budget';
 
 export type MindStatus = 'idle' | 'running' | 'paused' | 'stopping' | 'stopped';
 
@@ -559,50 +558,7 @@ export class SessionMind {
           onFinished: (call) => this.memory.recordToolActivity(toolActivityLine(call)),
         }),
       toolServer: () => this.deps.toolServer.current,
-      callModel: async ({ layer, config, request, signal, onText, traceId }) => {
-        const prompt: PromptRecord = {
-          at: new Date(this.deps.clock.now()).toISOString(),
-          backend: config.backend,
-          model: request.model,
-          maxTokens: request.maxTokens,
-          system: request.system.map((segment) => ({ text: segment.text, cache: segment.cache ?? false })),
-          user: request.messages.map((message) => message.content).join('\n\n'),
-          reportedInputTokens: null,
-        };
-        this.prompts[layer] = prompt;
-        const result = await callModel({
-          backend: this.deps.createBackend(config),
-          request,
-          signal,
-          clock: this.deps.clock,
-          retryPolicy: this.deps.retryPolicy,
-          random: this.deps.random,
-          onText,
-          stallTimeoutMs: this.deps.stallTimeoutMs,
-          // Backend retries are shown while they wait (a 429's retry-after can be long).
-          onRetry: (notice) => {
-            const message = `${notice.error.message} — retrying in ${Math.round(notice.delayMs / 1000)} s (attempt ${notice.attempt + 1})`;
-            const failing = layer === 'internal' ? 'internal' : 'subconscious';
-            this.health.retrying(failing, notice.error.kind, message);
-            this.deps.bus.emit('error', this.session.id, {
-              layer,
-              message,
-              kind: notice.error.kind,
-              retryInMs: notice.delayMs,
-              consecutiveFailures: this.health.failures[failing],
-            });
-            this.emitState();
-          },
-        });
-        prompt.reportedInputTokens = result.usage?.inputTokens ?? null;
-        if (result.usage) {
-          const { inputTokens, cacheReadTokens, cacheWriteTokens } = result.usage;
-          this.deps.calibration.observe(request.model, estimateRequestTokens(request), inputTokens + cacheReadTokens + cacheWriteTokens);
-        }
-        await yieldToIO();
-        await recordLlmCall({ sessionId: this.session.id, layer, config, result, totals: this.usage[layer], bus: this.deps.bus, traceId });
-        return result;
-      },
+      callModel: mindModelCalls({ sessionId: this.session.id, deps: this.deps, health: this.health, prompts: this.prompts, usage: this.usage, changed: () => this.emitState() }),
     };
   }
 }

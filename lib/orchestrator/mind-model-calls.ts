@@ -1,0 +1,62 @@
+// How a mind calls a model: the exact prompt kept for the context viewer, the backend's retries
+// shown while they wait, the token calibration fed, and every call recorded with its usage.
+import type { MindContext } from './mind-context';
+import { yieldToIO } from './mind-context';
+import { recordLlmCall } from './call-recorder';
+import type { PromptRecord } from './events';
+import type { LayerHealth } from './layer-health';
+import { callModel } from './model-call';
+import type { MindDependencies } from './session-mind';
+import { estimateRequestTokens } from './token-budget';
+import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
+
+export function mindModelCalls(input: {
+  sessionId: string;
+  deps: MindDependencies;
+  health: LayerHealth;
+  /** The last prompt of each layer (the context viewer reads it). */
+  prompts: Partial<Record<CallLayer, PromptRecord>>;
+  usage: Record<CallLayer, UsageTotals>;
+  /** The mind's state changed (a retry is waiting). */
+  changed(): void;
+}): MindContext['callModel'] {
+  const { deps, health } = input;
+  return async ({ layer, config, request, signal, onText, traceId }) => {
+    const prompt: PromptRecord = {
+      at: new Date(deps.clock.now()).toISOString(),
+      backend: config.backend,
+      model: request.model,
+      maxTokens: request.maxTokens,
+      system: request.system.map((segment) => ({ text: segment.text, cache: segment.cache ?? false })),
+      user: request.messages.map((message) => message.content).join('\n\n'),
+      reportedInputTokens: null,
+    };
+    input.prompts[layer] = prompt;
+    const result = await callModel({
+      backend: deps.createBackend(config),
+      request,
+      signal,
+      clock: deps.clock,
+      retryPolicy: deps.retryPolicy,
+      random: deps.random,
+      onText,
+      stallTimeoutMs: deps.stallTimeoutMs,
+      // Backend retries are shown while they wait (a 429's retry-after can be long).
+      onRetry: (notice) => {
+        const message = `${notice.error.message} — retrying in ${Math.round(notice.delayMs / 1000)} s (attempt ${notice.attempt + 1})`;
+        const failing = layer === 'internal' ? 'internal' : 'subconscious';
+        health.retrying(failing, notice.error.kind, message);
+        deps.bus.emit('error', input.sessionId, { layer, message, kind: notice.error.kind, retryInMs: notice.delayMs, consecutiveFailures: health.failures[failing] });
+        input.changed();
+      },
+    });
+    prompt.reportedInputTokens = result.usage?.inputTokens ?? null;
+    if (result.usage) {
+      const { inputTokens, cacheReadTokens, cacheWriteTokens } = result.usage;
+      deps.calibration.observe(request.model, estimateRequestTokens(request), inputTokens + cacheReadTokens + cacheWriteTokens);
+    }
+    await yieldToIO();
+    await recordLlmCall({ sessionId: input.sessionId, layer, config, result, totals: input.usage[layer], bus: deps.bus, traceId });
+    return result;
+  };
+}
