@@ -21,6 +21,7 @@ import { submitTaskSchema } from '@/lib/tasks/task-types';
 import { startFakeAnthropicServer } from '@/test/fakes/fake-anthropic-server';
 import { startFakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { taskScript } from '@/test/fakes/task-script';
+import { firstEvent } from './first-event';
 import { formatMs, median } from './stats';
 
 export interface TaskOverheadResult {
@@ -39,16 +40,9 @@ function freshDirs(name: string): string {
 }
 
 /** Resolves when the task ends; a task that ends before its last step is a broken benchmark. */
-function untilTaskEnds(orchestrator: Orchestrator, taskId: string, steps: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const unsubscribe = orchestrator.bus.subscribe((event) => {
-      if ((event.type === 'task.failed' || event.type === 'task.completed') && event.task.id === taskId) {
-        unsubscribe();
-        if (event.task.steps === steps) resolve();
-        else reject(new Error(`the task ended after ${event.task.steps} of ${steps} steps: ${event.task.error}`));
-      }
-    });
-  });
+async function untilTaskEnds(orchestrator: Orchestrator, taskId: string, steps: number): Promise<void> {
+  const task = await firstEvent(orchestrator.bus, (event) => ((event.type === 'task.failed' || event.type === 'task.completed') && event.task.id === taskId ? event.task : undefined));
+  if (task.steps !== steps) throw new Error(`the task ended after ${task.steps} of ${steps} steps: ${task.error}`);
 }
 
 /** The same steps by hand: per step, a streamed call that asks for the tool, the tool, a streamed call that reports. */

@@ -21,6 +21,7 @@ import { ensureWorkspace } from '@/lib/tools/workspace';
 import { mindScript } from '@/test/fakes/mind-script';
 import { startFakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import type { FakeRequest } from '@/test/fakes/fake-server-core';
+import { firstEvent } from './first-event';
 import { formatMs, median, percentile } from './stats';
 
 interface StepsResult {
@@ -103,14 +104,7 @@ export async function benchToolSteps(options: { steps: number; turns: number; po
   fs.writeFileSync(path.join(ensureWorkspace(session.id, dataDir), 'a.txt'), 'a');
 
   const ours = async () => {
-    const ended = new Promise<void>((resolve) => {
-      const unsubscribe = orchestrator.bus.subscribe((event) => {
-        if (event.type === 'turn-end' && event.sessionId === session.id) {
-          unsubscribe();
-          resolve();
-        }
-      });
-    });
+    const ended = firstEvent(orchestrator.bus, (event) => (event.type === 'turn-end' && event.sessionId === session.id ? true : undefined));
     await orchestrator.sendUserMessage(session.id, { text: 'go' });
     await ended;
   };
@@ -181,32 +175,11 @@ export async function benchDecisionToStart(options: { samples: number; port?: nu
   const session = await orchestrator.createSession({ persona: 'iris', models: { c_model: layer, s_model: { ...layer, model: 'fake-small' } }, params: { tools: ['bash'] } });
   const samples: number[] = [];
   for (let index = 0; index < options.samples + 3; index++) {
-    const card = new Promise<string>((resolve) => {
-      const unsubscribe = orchestrator.bus.subscribe((event) => {
-        if (event.type === 'tool-call' && event.sessionId === session.id && event.call.status === 'awaiting_approval') {
-          unsubscribe();
-          resolve(event.call.id);
-        }
-      });
-    });
-    const ended = new Promise<void>((resolve) => {
-      const unsubscribe = orchestrator.bus.subscribe((event) => {
-        if (event.type === 'turn-end' && event.sessionId === session.id) {
-          unsubscribe();
-          resolve();
-        }
-      });
-    });
+    const card = firstEvent(orchestrator.bus, (event) => (event.type === 'tool-call' && event.sessionId === session.id && event.call.status === 'awaiting_approval' ? event.call.id : undefined));
+    const ended = firstEvent(orchestrator.bus, (event) => (event.type === 'turn-end' && event.sessionId === session.id ? true : undefined));
     await orchestrator.sendUserMessage(session.id, { text: 'go' });
     const id = await card;
-    const running = new Promise<number>((resolve) => {
-      const unsubscribe = orchestrator.bus.subscribe((event) => {
-        if (event.type === 'tool-call' && event.call.id === id && event.call.status === 'running') {
-          unsubscribe();
-          resolve(performance.now());
-        }
-      });
-    });
+    const running = firstEvent(orchestrator.bus, (event) => (event.type === 'tool-call' && event.call.id === id && event.call.status === 'running' ? performance.now() : undefined));
     const decided = performance.now();
     await orchestrator.decideToolCall({ id, decision: 'approve' });
     const started = await running;

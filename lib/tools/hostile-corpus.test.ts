@@ -15,7 +15,9 @@ import type { Tool, ToolOutcome } from '@/lib/tools/tool-types';
 import { ensureWorkspace } from '@/lib/tools/workspace';
 
 const CANARY = 'CANARY-7f3a9c-outside-the-workspace';
-const KEY_CANARY = 'sk-ant-CANARY-d41d8cd98f00b204e980';
+// A canary in the key's place: the sandbox must not leak the app's environment (not key-shaped, so
+// no scanner mistakes it for a real secret).
+const KEY_CANARY = 'anthropic-key-canary-d41d8cd98f00b204e980';
 
 let dataDir: string;
 let workspace: string;
