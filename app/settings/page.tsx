@@ -1,6 +1,7 @@
 import { SettingsForm } from '@/components/settings/settings-form';
 import { McpServersSettings } from '@/components/settings/mcp-servers-settings';
 import { ToolsSettings } from '@/components/settings/tools-settings';
+import { MemorySettings } from '@/components/settings/memory-settings';
 
 export const metadata = { title: 'Settings · AgentCSD' };
 
@@ -14,6 +15,7 @@ export default function SettingsPage() {
       <SettingsForm />
       <ToolsSettings />
       <McpServersSettings />
+      <MemorySettings />
     </div>
   );
 }

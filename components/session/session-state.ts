@@ -7,6 +7,7 @@ import type { MessageJson, MoodAndCriteriaJson } from '@/lib/store/messages-repo
 import type { SessionJson } from '@/lib/http/session-json';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 import type { TaskJson } from '@/lib/store/tasks-repository';
+import type { ConsolidationJson } from '@/lib/memory/consolidation';
 
 /** Live output kept per running call in the page (the row holds it all once the call ends). */
 const TOOL_OUTPUT_CAP_CHARS = 64 * 1024;
@@ -50,6 +51,8 @@ export interface SessionState {
   tasks: Record<string, TaskJson>;
   /** Live output of running calls, by call id. */
   toolOutput: Record<string, string>;
+  /** Memory consolidations by id (the Subconscious panel), from REST and events. */
+  consolidations: Record<number, ConsolidationJson>;
   deleted: boolean;
   bootId: string | null;
   lastSeq: number;
@@ -58,7 +61,7 @@ export interface SessionState {
 }
 
 export type SessionAction =
-  | { type: 'loaded'; session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals>; pages: Record<HistoryLayer, HistoryPage>; toolCalls?: ToolCallJson[]; tasks?: TaskJson[] }
+  | { type: 'loaded'; session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals>; pages: Record<HistoryLayer, HistoryPage>; toolCalls?: ToolCallJson[]; tasks?: TaskJson[]; consolidations?: ConsolidationJson[] }
   | { type: 'older'; layer: HistoryLayer; page: HistoryPage }
   | { type: 'joined'; bootId: string; lastSeq: number }
   | { type: 'session'; session: SessionJson }
@@ -78,6 +81,7 @@ export function initialSessionState(): SessionState {
     toolCalls: {},
     tasks: {},
     toolOutput: {},
+    consolidations: {},
     deleted: false,
     bootId: null,
     lastSeq: 0,
@@ -131,7 +135,9 @@ export function sessionReducer(state: SessionState, action: SessionAction): Sess
       for (const call of action.toolCalls ?? []) toolCalls[call.id] = call;
       const tasks = { ...state.tasks };
       for (const task of action.tasks ?? []) tasks[task.id] = task;
-      return { ...state, session: action.session, mind: action.mind, usage: action.usage, history, moods, streaming, answeredBy, toolCalls, tasks, needsResync: false };
+      const consolidations = { ...state.consolidations };
+      for (const consolidation of action.consolidations ?? []) consolidations[consolidation.id] = consolidation;
+      return { ...state, session: action.session, mind: action.mind, usage: action.usage, history, moods, streaming, answeredBy, toolCalls, tasks, consolidations, needsResync: false };
     }
     case 'older': {
       const layer = state.history[action.layer];
@@ -206,6 +212,8 @@ function reduceEvent(state: SessionState, event: OrchestratorEvent): SessionStat
     case 'task.failed':
     case 'task.cancelled':
       return { ...state, tasks: { ...state.tasks, [event.task.id]: event.task } };
+    case 'memory-consolidation':
+      return { ...state, consolidations: { ...state.consolidations, [event.consolidation.id]: event.consolidation } };
     case 'tool-output': {
       const soFar = (state.toolOutput[event.callId] ?? '') + event.text;
       return { ...state, toolOutput: { ...state.toolOutput, [event.callId]: soFar.length > TOOL_OUTPUT_CAP_CHARS ? soFar.slice(-TOOL_OUTPUT_CAP_CHARS) : soFar } };

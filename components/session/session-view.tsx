@@ -15,6 +15,7 @@ import { ContextViewer } from './context-viewer';
 import { InternalPanel } from './internal-panel';
 import { TasksPanel } from './tasks-panel';
 import type { TaskJson } from '@/lib/store/tasks-repository';
+import type { ConsolidationJson } from '@/lib/memory/consolidation';
 import { formatTime } from './panel-frame';
 import { initialSessionState, sessionReducer, type HistoryLayer, type HistoryPage } from './session-state';
 import { SessionSettings } from './session-settings';
@@ -59,10 +60,11 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     if (loading.current) return;
     loading.current = true;
     try {
-      const [detail, calls, tasks, ...pages] = await Promise.all([
+      const [detail, calls, tasks, consolidations, ...pages] = await Promise.all([
         apiFetch<{ session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals> }>(`/api/sessions/${sessionId}`),
         apiFetch<{ tool_calls: ToolCallJson[] }>(`/api/sessions/${sessionId}/tool-calls`),
         apiFetch<{ tasks: TaskJson[] }>(`/api/sessions/${sessionId}/tasks`),
+        apiFetch<{ consolidations: ConsolidationJson[] }>(`/api/sessions/${sessionId}/consolidations`),
         ...layers.map((layer) => apiFetch<HistoryPage>(`/api/sessions/${sessionId}/history?layer=${layer}&limit=${pageSize}`)),
       ]);
       dispatch({
@@ -73,6 +75,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         pages: { external: pages[0]!, internal: pages[1]!, subconscious: pages[2]! },
         toolCalls: calls.tool_calls,
         tasks: tasks.tasks,
+        consolidations: consolidations.consolidations,
       });
       setError(null);
     } catch (caught) {

@@ -3,6 +3,7 @@
 import { memo, useMemo } from 'react';
 import { latestMood, subconsciousCycles, type CycleView, type SessionState } from './session-state';
 import { formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
+import type { ConsolidationJson } from '@/lib/memory/consolidation';
 
 /** A stable colour per mood, so the timeline shows when the mood changes. */
 function moodHue(mood: string): number {
@@ -32,6 +33,45 @@ export function MoodTimeline({ cycles }: { cycles: CycleView[] }) {
       </svg>
       <figcaption className="text-[11px] text-zinc-500">Each bar a cycle: colour = mood, tall = it wanted to speak, medium = it had something to say.</figcaption>
     </figure>
+  );
+}
+
+const consolidationVerb: Record<ConsolidationJson['status'], string> = {
+  running: 'Consolidating memory…',
+  done: 'Consolidated memory',
+  cancelled: 'Consolidation cancelled',
+  failed: 'Consolidation failed',
+};
+
+/** The latest memory consolidation (while the user was away): what it kept, what it replaced, what it cost. */
+function ConsolidationLine({ consolidations }: { consolidations: SessionState['consolidations'] }) {
+  const latest = Object.values(consolidations).sort((a, b) => b.id - a.id)[0];
+  if (!latest) return null;
+  const cost = latest.cost_usd === null ? '' : ` · $${latest.cost_usd.toFixed(4)}`;
+  return (
+    <details className="mt-2 text-xs" data-testid="consolidation">
+      <summary className="cursor-pointer text-zinc-600 dark:text-zinc-400">
+        <span className="font-semibold">{consolidationVerb[latest.status]}</span>
+        {latest.status === 'done' && ` · ${latest.facts_added} fact${latest.facts_added === 1 ? '' : 's'}${latest.facts_superseded ? `, ${latest.facts_superseded} replaced` : ''}`}
+        {latest.status !== 'running' && ` · ${latest.input_tokens + latest.output_tokens} tokens${cost}`}
+        {' · '}
+        <time dateTime={latest.started_at}>{formatTime(latest.started_at)}</time>
+      </summary>
+      {latest.error && <p className="mt-1 text-zinc-500">{latest.error}</p>}
+      {latest.facts.length > 0 && (
+        <ul className="mt-1 list-disc pl-4" aria-label="Facts consolidated">
+          {latest.facts.map((fact) => (
+            <li key={fact.id}>
+              {fact.content}
+              {fact.replaces !== null && <span className="text-zinc-500"> (replaces #{fact.replaces})</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+      <p className="mt-1 text-zinc-500">
+        Messages {latest.from_message_id}–{latest.through_message_id}. See every memory on the <a className="underline" href="/memory">Memory page</a>.
+      </p>
+    </details>
   );
 }
 
@@ -90,6 +130,7 @@ export function SubconsciousPanel(props: { state: SessionState; onLoadEarlier: (
             )}
           </p>
           <MoodTimeline cycles={cycles} />
+          <ConsolidationLine consolidations={state.consolidations} />
         </div>
       }
     >

@@ -13,6 +13,7 @@ export function UsageSummary({ usage }: { usage: Record<CallLayer, UsageTotals> 
     ['Subconscious', usage.subconscious],
   ];
   if (usage.summary.calls) rows.push(['Summaries', usage.summary]);
+  if (usage.memory?.calls) rows.push(['Memory consolidation', usage.memory]);
   const total = rows.reduce(
     (sum, [, row]) => ({
       calls: sum.calls + row.calls,

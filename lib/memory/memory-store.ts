@@ -1,10 +1,11 @@
 // Memories per persona (ARCHITECTURE §12, seed 001's Memory Service): append without a model call
 // and idempotent per normalised text and scope; short-term ones expire; promote a task's memories
 // to long-term; a newer fact supersedes an older one (kept as its history); forget leaves no
-// trace — the row and its full-text entry are deleted securely and the WAL is checkpointed.
+// trace — the row, its full-text entry and its vector are deleted securely and the WAL is checkpointed.
 import { createHash } from 'node:crypto';
 import { getDb } from '@/lib/store/db';
 import { rawDb, sqliteDate, statement } from '@/lib/store/raw-db';
+import { forgetVectorCache } from './vector-index';
 
 export const MEMORY_KINDS = ['fact', 'episode', 'task_summary', 'journal'] as const;
 export type MemoryKind = (typeof MEMORY_KINDS)[number];
@@ -206,7 +207,10 @@ export async function forgetMemory(id: number): Promise<boolean> {
     statement(raw, 'UPDATE memories SET superseded_by = NULL WHERE superseded_by = ?').run(id);
     return count;
   })();
-  if (removed > 0) checkpoint(raw.database);
+  if (removed > 0) {
+    forgetVectorCache(); // its vector went with the row (a trigger); the copy in memory goes too
+    checkpoint(raw.database);
+  }
   return removed > 0;
 }
 

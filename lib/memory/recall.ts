@@ -5,7 +5,10 @@
 import { getDb } from '@/lib/store/db';
 import { rawDb, statement } from '@/lib/store/raw-db';
 import { estimateTokens } from '@/lib/orchestrator/token-budget';
+import type { Embedder } from './embeddings';
+import { configuredEmbedder } from './embeddings';
 import { memoryOf, normaliseMemory, type MemoryKind } from './memory-store';
+import { nearestItems } from './vector-index';
 
 export interface RecallWeights {
   /** Reciprocal-rank constant: the larger, the flatter the fusion of the two lists. */
@@ -81,10 +84,12 @@ export async function recall(input: {
   excludeSessionId?: string;
   /** How many of each list are fused. */
   candidates?: number;
+  /** Hybrid recall's embedder; undefined = the one configured in Settings › Memory, null = lexical only. */
+  embedder?: Embedder | null;
 }): Promise<RecallHit[]> {
   await getDb();
   const query = ftsQuery(input.query);
-  if (!query) return [];
+  if (!query && input.embedder === null) return [];
   const weights = { ...defaultRecallWeights, ...input.weights };
   const now = input.now ?? new Date();
   const limit = input.candidates ?? 50;
@@ -92,12 +97,12 @@ export async function recall(input: {
   // Items with every query word first (a small, cheap set when the words are common), then the
   // rest ranked by BM25 only when those are not enough: ranking every item that has any one common
   // word is what costs at 100k.
-  const all = query.includes(' OR ') ? query.replaceAll(' OR ', ' AND ') : null;
+  const all = query?.includes(' OR ') ? query.replaceAll(' OR ', ' AND ') : null;
   const search = <Row extends { id: number }>(run: (match: string, count: number) => Row[]): Row[] => {
     const first = all ? run(all, limit) : [];
     if (first.length >= limit) return first;
     const seen = new Set(first.map((row) => row.id));
-    return [...first, ...run(query, limit).filter((row) => !seen.has(row.id))].slice(0, limit);
+    return [...first, ...run(query!, limit).filter((row) => !seen.has(row.id))].slice(0, limit);
   };
   const messageStatement = statement(
     raw,
@@ -115,40 +120,57 @@ export async function recall(input: {
      ORDER BY bm25(memory_fts) LIMIT ?`,
   );
   const extra = input.excludeMessageIds?.length ?? 0;
-  const messages = search((match, count) => messageStatement.all(match, input.personaName, input.excludeSessionId ?? '', count + extra) as MessageHitRow[]);
-  const memories = search((match, count) => memoryStatement.all(match, input.personaName, now.toISOString().replace('Z', '+00:00'), count) as Parameters<typeof memoryOf>[0][]);
+  const messages = !query ? [] : search((match, count) => messageStatement.all(match, input.personaName, input.excludeSessionId ?? '', count + extra) as MessageHitRow[]);
+  const memories = !query ? [] : search((match, count) => memoryStatement.all(match, input.personaName, now.toISOString().replace('Z', '+00:00'), count) as Parameters<typeof memoryOf>[0][]);
 
   const excluded = new Set(input.excludeMessageIds ?? []);
-  const hits: RecallHit[] = [];
-  messages
-    .filter((row) => !excluded.has(row.id))
-    .forEach((row, rank) => {
-      const createdAt = new Date(row.created_at);
-      const recency = recencyScore(createdAt, now, weights.recencyHalfLifeDays);
-      hits.push({
-        kind: 'message',
-        id: row.id,
-        sessionId: row.session_id,
-        content: row.content,
-        createdAt,
-        score: 1 / (weights.rrfK + rank + 1) + weights.recency * recency + weights.importance * 0.5,
-        why: `said in a session, text match #${rank + 1}`,
-      });
+  // Reciprocal-rank fusion: an item found by several lists adds their terms; recency, importance
+  // and pinning are added once.
+  const fused = new Map<string, { hit: RecallHit; rrf: number; recency: number; importance: number; pinned: boolean; lists: string[] }>();
+  const add = (hit: Omit<RecallHit, 'score' | 'why'>, rrf: number, list: string, terms: { recency: Date; importance: number; pinned: boolean }) => {
+    const key = `${hit.kind}:${hit.id}`;
+    const entry = fused.get(key);
+    if (entry) {
+      entry.rrf += rrf;
+      entry.lists.push(list);
+      return;
+    }
+    fused.set(key, {
+      hit: { ...hit, score: 0, why: '' },
+      rrf,
+      recency: recencyScore(terms.recency, now, weights.recencyHalfLifeDays),
+      importance: terms.importance,
+      pinned: terms.pinned,
+      lists: [list],
     });
-  memories.forEach((row, rank) => {
+  };
+  const addMessage = (row: MessageHitRow, rank: number, list: string) => {
+    if (excluded.has(row.id)) return;
+    const createdAt = new Date(row.created_at);
+    add({ kind: 'message', id: row.id, sessionId: row.session_id, content: row.content, createdAt }, 1 / (weights.rrfK + rank + 1), `${list} #${rank + 1}`, { recency: createdAt, importance: 0.5, pinned: false });
+  };
+  const addMemory = (row: Parameters<typeof memoryOf>[0], rank: number, list: string, boost: number) => {
     const memory = memoryOf(row);
-    const recency = recencyScore(memory.updatedAt, now, weights.recencyHalfLifeDays);
-    hits.push({
-      kind: 'memory',
-      id: memory.id,
-      sessionId: memory.sessionId,
-      content: memory.content,
-      createdAt: memory.createdAt,
-      memoryKind: memory.kind,
-      score: weights.memoryBoost / (weights.rrfK + rank + 1) + weights.recency * recency + weights.importance * memory.importance + (memory.pinned ? weights.pinned : 0),
-      why: `${memory.pinned ? 'pinned ' : ''}${memory.kind}, text match #${rank + 1}`,
-    });
-  });
+    add(
+      { kind: 'memory', id: memory.id, sessionId: memory.sessionId, content: memory.content, createdAt: memory.createdAt, memoryKind: memory.kind },
+      boost / (weights.rrfK + rank + 1),
+      `${list} #${rank + 1}`,
+      { recency: memory.updatedAt, importance: memory.importance, pinned: memory.pinned },
+    );
+  };
+  messages.forEach((row, rank) => addMessage(row, rank, 'text match'));
+  memories.forEach((row, rank) => addMemory(row, rank, 'text match', weights.memoryBoost));
+  // By meaning: one list of messages and memories together, ranked by similarity alone.
+  for (const semantic of await semanticLists(input.personaName, input.query, limit, input.embedder, input.excludeSessionId ?? '', now)) {
+    if (semantic.kind === 'message') addMessage(semantic.row, semantic.rank, 'meaning');
+    else addMemory(semantic.row, semantic.rank, 'meaning', 1);
+  }
+
+  const hits: RecallHit[] = [...fused.values()].map((entry) => ({
+    ...entry.hit,
+    score: entry.rrf + weights.recency * entry.recency + weights.importance * entry.importance + (entry.pinned ? weights.pinned : 0),
+    why: `${entry.pinned ? 'pinned ' : ''}${entry.hit.kind === 'memory' ? entry.hit.memoryKind : 'said in a session'}, ${entry.lists.join(' + ')}`,
+  }));
   hits.sort((a, b) => b.score - a.score);
   // The same text once: the best-scored copy stands for all.
   const seen = new Set<string>();
@@ -179,4 +201,48 @@ export function memoryBlock(hits: readonly RecallHit[], budgetTokens: number): {
     used.push(hit);
   }
   return { text: lines.join('\n'), used };
+}
+
+/** How long a recall waits for its query's vector before going on lexically. */
+const QUERY_EMBED_TIMEOUT_MS = 3_000;
+
+type SemanticRow = { kind: 'message'; row: MessageHitRow; rank: number } | { kind: 'memory'; row: Parameters<typeof memoryOf>[0]; rank: number };
+
+/**
+ * The nearest items by meaning, messages and memories in one list ranked from 0, with the same filters as the text lists
+ * (another persona's items never; superseded and expired memories and the excluded session's
+ * messages left out). Empty without an embedder; a failing one leaves recall lexical.
+ */
+async function semanticLists(personaName: string, query: string, limit: number, given: Embedder | null | undefined, excludeSessionId: string, now: Date): Promise<SemanticRow[]> {
+  const embedder = given === undefined ? await configuredEmbedder() : given;
+  if (!embedder) return [];
+  let vector: Float32Array;
+  try {
+    [vector] = (await embedder.embed([query], AbortSignal.timeout(QUERY_EMBED_TIMEOUT_MS))) as [Float32Array];
+  } catch (error) {
+    console.warn(`[memory] the query could not be embedded; recall is lexical this time: ${(error as Error).message}`);
+    return [];
+  }
+  const nearest = nearestItems(personaName, embedder.model, vector, limit * 2);
+  const raw = rawDb();
+  const rows: SemanticRow[] = [];
+  const at = now.toISOString().replace('Z', '+00:00');
+  for (const item of nearest) {
+    if (item.similarity <= 0) break; // unrelated (or opposite) by this model's measure
+    if (item.kind === 'message') {
+      const row = statement(
+        raw,
+        `SELECT m.id, m.session_id, m.content, m.created_at FROM messages m JOIN sessions s ON s.id = m.session_id
+         WHERE m.id = ? AND s.persona_name = ? AND m.session_id != ?`,
+      ).get(item.id, personaName, excludeSessionId) as MessageHitRow | undefined;
+      if (row) rows.push({ kind: 'message', row, rank: rows.length });
+    } else {
+      const row = statement(raw, 'SELECT * FROM memories WHERE id = ? AND persona_name = ? AND valid_to IS NULL AND (expires_at IS NULL OR expires_at > ?)').get(item.id, personaName, at) as
+        | Parameters<typeof memoryOf>[0]
+        | undefined;
+      if (row) rows.push({ kind: 'memory', row, rank: rows.length });
+    }
+    if (rows.length >= limit) break;
+  }
+  return rows;
 }

@@ -1,6 +1,7 @@
 // Every event the orchestrator emits, as plain JSON in one discriminated union derived from a
 // payload map. Each carries its session, a per-session monotonic `seq` and the time it happened.
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
+import type { ConsolidationJson } from '@/lib/memory/consolidation';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 import type { MessageJson, MoodAndCriteriaJson } from '@/lib/store/messages-repository';
 import type { SessionStatus } from '@/lib/store/sessions-repository';
@@ -65,6 +66,8 @@ export interface EventPayloads extends Record<TaskEventName, { task: TaskJson }>
   'tool-call': { call: ToolCallJson };
   /** Live output of a running shell call (the kept part; the row holds it all when it ends). */
   'tool-output': { callId: string; stream: 'stdout' | 'stderr'; text: string };
+  /** The Subconscious consolidating memory while the user is away (started, then how it ended). */
+  'memory-consolidation': { consolidation: ConsolidationJson };
   usage: { layer: CallLayer; call: Omit<UsageTotals, 'calls' | 'unpricedCalls'> & { priced: boolean }; totals: UsageTotals };
 }
 

@@ -27,6 +27,7 @@ import {
 } from '@/lib/store/sessions-repository';
 import { readMcpSettings, readSettings } from '@/lib/store/settings-repository';
 import { McpPool } from '@/lib/tools/mcp/mcp-pool';
+import { VectorIndexer } from '@/lib/memory/vector-indexer';
 import { InMemoryEngine } from '@/lib/engine/in-memory-engine';
 import { TaskService } from '@/lib/tasks/task-service';
 import { interruptRunningToolCalls, toolCallJson } from '@/lib/store/tool-calls-repository';
@@ -106,6 +107,8 @@ export class Orchestrator {
   private readonly deps: MindDependencies;
   /** Goals the agent pursues on its own (lib/tasks). */
   readonly tasks: TaskService;
+  /** Embeds new messages and memories in the background while an embeddings endpoint is set. */
+  readonly vectors = new VectorIndexer();
 
   /** Options exist for tests (a scripted backend, a simulated clock); the app uses the defaults. */
   constructor(options: OrchestratorOptions = {}) {
@@ -165,6 +168,7 @@ export class Orchestrator {
       const session = await findSession({ id });
       if (session) await this.startMind(session);
     }
+    this.vectors.start();
   }
 
   /** Closing the program pauses every running session (seed 000 section 10.4). */
@@ -176,6 +180,7 @@ export class Orchestrator {
     this.minds.clear();
     await Promise.all(minds.map((mind) => mind.stop({ graceMs: shutdownGraceMs })));
     await this.deps.mcp.stop();
+    await this.vectors.stop();
     await this.tasks.stop();
     for (const id of await listSessionIdsByStatus({ status: 'active' })) {
       await this.setStatus(id, 'paused', 'server shut down');

@@ -4,10 +4,6 @@
 // paused, sleeps with `clock.sleep(ms, signal)` so input wakes it, backs off after failures and
 // never dies of one. Every output is persisted (DB, then JSONL) before its event is emitted.
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
-import type { ModelBackend } from '@/lib/backends/model-backend';
-import type { RetryPolicy } from '@/lib/backends/retry-policy';
-import type { Clock } from '@/lib/clock/clock';
-import type { LayerModelConfig } from '@/lib/config/model-config';
 import {
   emptyUsageTotals,
   insertUserMessage,
@@ -19,14 +15,12 @@ import { messageJson, moodAndCriteriaJson, type MessageRecord } from '@/lib/stor
 import { reconcileSessionLogs } from '@/lib/store/log-reconcile';
 import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
-import type { EventBus, MindState, PromptRecord, SpontaneousOutcome } from './events';
-import type { ForegroundGate } from './foreground-gate';
+import type { MindState, PromptRecord, SpontaneousOutcome } from './events';
+import { SessionPausedError, type MindDependencies } from './mind-dependencies';
+import { IdleConsolidation } from '@/lib/memory/idle-consolidation';
 import { loadResumableTurns } from '@/lib/agent/resume-turns';
 import type { StopKind } from '@/lib/agent/session-toolbox';
-import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import { createMindToolbox, toolActivityLine } from '@/lib/agent/mind-toolbox';
-import type { ApprovalBroker } from '@/lib/tools/approval-broker';
-import type { McpPool } from '@/lib/tools/mcp/mcp-pool';
 import { runInternalDialogTurn, type TurnResult, type TurnWork } from './internal-dialog-turn';
 import { TurnQueue } from './turn-queue';
 import { mindModelCalls } from './mind-model-calls';
@@ -37,52 +31,16 @@ import { MindMemory } from './mind-memory';
 import { LayerHealth, type MindLayer } from './layer-health';
 import { currentActivity, cycleDelayMs, type Activity } from './pacing';
 import { runSubconsciousCycle, type CycleOutcome } from './subconscious-cycle';
-import type { TokenCalibration } from './token-budget';
 
 export type MindStatus = 'idle' | 'running' | 'paused' | 'stopping' | 'stopped';
-
-export interface MindDependencies {
-  bus: EventBus;
-  clock: Clock;
-  random: () => number;
-  retryPolicy: RetryPolicy;
-  createBackend: (config: LayerModelConfig) => ModelBackend;
-  /** Entries of each history kept in memory (prompts take the newest that fit their budget). */
-  memoryLimit: number;
-  /** Per-model correction of local token estimates, shared by every session. */
-  calibration: TokenCalibration;
-  /** A model call that sends nothing for this long is abandoned (see model-call.ts). */
-  stallTimeoutMs: number;
-  /** Shared by every session: cycles wait while a reply runs (see foreground-gate.ts). */
-  foreground: ForegroundGate;
-  /** Wakes a step waiting for a person's decision on a tool call. */
-  approvals: ApprovalBroker;
-  /** The app's MCP endpoint for backends that run their own tool loop (the CLI); set once listening. */
-  toolServer: { current: AgentMcpEndpoint | null };
-  /** The user's MCP servers; their ready tools join each turn's registry. */
-  mcp: McpPool;
-}
-
-const sessionPausedBrand = Symbol.for('agentcsd.SessionPausedError');
-
-/** A message sent to a session that is not running. */
-export class SessionPausedError extends Error {
-  readonly [sessionPausedBrand] = true;
-
-  static is(error: unknown): error is SessionPausedError {
-    return typeof error === 'object' && error !== null && sessionPausedBrand in error;
-  }
-
-  constructor(readonly sessionId: string) {
-    super('This session is paused: resume it to send messages.');
-    this.name = 'SessionPausedError';
-  }
-}
+export { SessionPausedError, type MindDependencies } from './mind-dependencies';
 
 export class SessionMind {
   private status: MindStatus = 'idle';
   private memory!: MindMemory;
   private context!: MindContext;
+  /** Memory consolidation while the user is away (lib/memory). */
+  private idleMemory!: IdleConsolidation;
   private readonly stopController = new AbortController();
   private wakeController = new AbortController();
   private cycleRequested = false;
@@ -104,7 +62,7 @@ export class SessionMind {
   private consecutiveSpontaneous = 0;
   private lastUserAt = 0;
   private lastTurnEndedAt: number | null = null;
-  private readonly usage: Record<CallLayer, UsageTotals> = { internal: emptyUsageTotals(), subconscious: emptyUsageTotals(), summary: emptyUsageTotals() };
+  private readonly usage: Record<CallLayer, UsageTotals> = { internal: emptyUsageTotals(), subconscious: emptyUsageTotals(), summary: emptyUsageTotals(), memory: emptyUsageTotals() };
 
   constructor(
     private session: SessionRecord,
@@ -125,6 +83,7 @@ export class SessionMind {
     const snapshot = await loadMindSnapshot({ sessionId: this.session.id, windowSize: this.deps.memoryLimit });
     this.memory = new MindMemory(snapshot, this.deps.memoryLimit);
     this.context = this.createContext();
+    this.idleMemory = new IdleConsolidation({ context: this.context, bus: this.deps.bus, now: () => this.deps.clock.now() });
     this.turns.restore(await loadResumableTurns({ sessionId: this.session.id, unanswered: snapshot.unanswered }), snapshot.unanswered);
     this.consecutiveSpontaneous = snapshot.consecutiveSpontaneous;
     Object.assign(this.usage, snapshot.usage);
@@ -178,6 +137,7 @@ export class SessionMind {
     if (this.status !== 'running') throw new SessionPausedError(this.session.id);
     // The reply starts here: background work gives way from now on, not only once the turn runs.
     const leaveForeground = this.deps.foreground.enter();
+    this.idleMemory.cancel();
     let message: MessageRecord;
     try {
       message = await insertUserMessage({ sessionId: this.session.id, content: text, cycleNumber: this.memory.shared.cycle });
@@ -296,6 +256,7 @@ export class SessionMind {
         continue;
       }
       await this.runCycle();
+      if (this.status === 'running') await this.idleMemory.afterCycle(this.activity(), this.stopController.signal);
       await this.idle();
     }
   }

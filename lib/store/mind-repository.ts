@@ -4,7 +4,8 @@ import { getDb } from './db';
 import { rawDb, sqliteDate, statement } from './raw-db';
 import type { Layer, MessageRecord, MoodAndCriteriaRecord } from './messages-repository';
 
-export type CallLayer = 'internal' | 'subconscious' | 'summary';
+/** 'memory': the Subconscious's consolidation while the user is away (lib/memory/consolidation.ts). */
+export type CallLayer = 'internal' | 'subconscious' | 'summary' | 'memory';
 
 export interface UsageTotals {
   calls: number;
@@ -117,7 +118,7 @@ export async function loadUsageTotals(input: { sessionId: string }): Promise<Rec
     _count: { _all: true, costUsd: true },
     _sum: { inputTokens: true, outputTokens: true, cacheReadTokens: true, cacheWriteTokens: true, costUsd: true },
   });
-  const usage: Record<CallLayer, UsageTotals> = { internal: emptyUsageTotals(), subconscious: emptyUsageTotals(), summary: emptyUsageTotals() };
+  const usage: Record<CallLayer, UsageTotals> = { internal: emptyUsageTotals(), subconscious: emptyUsageTotals(), summary: emptyUsageTotals(), memory: emptyUsageTotals() };
   for (const row of rows) {
     if (!(row.layer in usage)) continue;
     usage[row.layer as CallLayer] = {

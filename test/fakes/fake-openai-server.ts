@@ -2,6 +2,7 @@
 // delta {role, content:""}, content deltas, a finish chunk, a usage chunk with include_usage,
 // then `data: [DONE]`. Reasoning can be sent the way vLLM, Ollama or DeepSeek-R1 send it.
 import type http from 'node:http';
+import { fakeEmbedding } from './fake-embedder';
 import { estimateTokens, FakeServerCore, splitIntoChunks, toolCallChunks, type FakeFault, type FakeReply, type FakeRequest, type FakeServerOptions } from './fake-server-core';
 
 export type ReasoningStyle = 'reasoning_content' | 'reasoning' | 'think-tag';
@@ -9,6 +10,13 @@ export type ReasoningStyle = 'reasoning_content' | 'reasoning' | 'think-tag';
 export interface FakeOpenAIOptions extends FakeServerOptions {
   models?: string[];
   reasoningStyle?: ReasoningStyle;
+  /**
+   * `/v1/embeddings`: like Ollama, floats whatever `encoding_format` asks ('always-float'), or
+   * base64 when asked, like OpenAI ('honour').
+   */
+  embeddingEncoding?: 'always-float' | 'honour';
+  /** The vector of one text (default: fake-embedder.ts). */
+  embed?: (text: string, index: number) => number[];
 }
 
 export interface FakeOpenAIServer extends FakeServerCore {
@@ -88,12 +96,35 @@ async function streamCompletion(response: http.ServerResponse, reply: FakeReply,
   response.end();
 }
 
+function answerEmbeddings(response: http.ServerResponse, request: FakeRequest, options: FakeOpenAIOptions): void {
+  const body = request.body as { model?: unknown; input?: unknown; encoding_format?: unknown };
+  const inputs = typeof body.input === 'string' ? [body.input] : Array.isArray(body.input) && body.input.every((item) => typeof item === 'string') ? (body.input as string[]) : null;
+  if (!inputs || typeof body.model !== 'string') {
+    response.writeHead(400, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ error: { message: 'fake: model and input (string or array of strings) are required', type: 'invalid_request_error', code: null } }));
+    return;
+  }
+  const base64 = options.embeddingEncoding === 'honour' && body.encoding_format === 'base64';
+  const data = inputs.map((text, index) => {
+    const vector = (options.embed ?? ((each: string) => fakeEmbedding(each)))(text, index);
+    const embedding = base64 ? Buffer.from(Float32Array.from(vector).buffer).toString('base64') : vector;
+    return { object: 'embedding', index, embedding };
+  });
+  const tokens = inputs.reduce((sum, text) => sum + estimateTokens(text), 0);
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } }));
+}
+
 export async function startFakeOpenAIServer(options: FakeOpenAIOptions = {}): Promise<FakeOpenAIServer> {
   const models = options.models ?? ['fake-small', 'fake-large'];
   const core = new FakeServerCore(options, async (request, response, server) => {
     if (request.method === 'GET' && request.path === '/v1/models') {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })) }));
+      return true;
+    }
+    if (request.method === 'POST' && request.path === '/v1/embeddings') {
+      answerEmbeddings(response, request, options);
       return true;
     }
     if (request.method !== 'POST' || request.path !== '/v1/chat/completions') return false;

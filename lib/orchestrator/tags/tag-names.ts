@@ -19,6 +19,10 @@ export const tagNames = [
   'task',
   /** What the persona remembers from other sessions, in the Internal Dialog's prompt (issue 17). */
   'memory',
+  /** Consolidation (issue 17): the new conversation, the facts known, and each fact the model extracts. */
+  'conversation',
+  'known_facts',
+  'fact',
 ] as const;
 
 export type TagName = (typeof tagNames)[number];

@@ -1,0 +1,81 @@
+// Embeddings from any OpenAI-compatible `/v1/embeddings` endpoint (Ollama, LM Studio, vLLM,
+// OpenAI), through the official SDK. The request says `encoding_format: "float"`: left to itself
+// openai 6.x asks for base64 and decodes the answer, and a server that ignores the field and sends
+// floats then yields zero vectors without an error. Every answer is checked: one vector per input,
+// all of one length, finite numbers.
+import OpenAI from 'openai';
+import { normaliseBaseURL } from '@/lib/backends/openai-compatible-backend';
+import { readMemorySettings, type EmbeddingsConfig } from './memory-settings';
+
+export class EmbeddingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EmbeddingError';
+  }
+}
+
+export interface Embedder {
+  readonly model: string;
+  /** Unit-length vectors, one per text, in order. */
+  embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
+}
+
+/** Texts longer than this are cut before embedding (models have their own limits, commonly 512–8k tokens). */
+const MAX_CHARS = 4_000;
+
+export function createEmbedder(config: EmbeddingsConfig, options: { timeoutMs?: number } = {}): Embedder {
+  const client = new OpenAI({
+    baseURL: normaliseBaseURL(config.endpoint),
+    apiKey: config.api_key || 'not-needed',
+    timeout: options.timeoutMs ?? 30_000,
+    maxRetries: 1,
+  });
+  return {
+    model: config.model,
+    async embed(texts, signal) {
+      if (texts.length === 0) return [];
+      let answer: OpenAI.Embeddings.CreateEmbeddingResponse;
+      try {
+        answer = await client.embeddings.create({ model: config.model, input: texts.map((text) => text.slice(0, MAX_CHARS) || ' '), encoding_format: 'float' }, { signal });
+      } catch (error) {
+        if (error instanceof OpenAI.APIError && !(error instanceof OpenAI.APIConnectionError)) throw new EmbeddingError(`The embeddings endpoint answered ${error.status ?? 'without a status'}: ${error.message}`);
+        throw new EmbeddingError(`The embeddings endpoint could not be reached: ${(error as Error).message}`);
+      }
+      return checkedVectors(answer, texts.length);
+    },
+  };
+}
+
+/** The answer's vectors in input order, normalised, or an error that says what was wrong. */
+export function checkedVectors(answer: { data?: unknown }, expected: number): Float32Array[] {
+  const data = Array.isArray(answer.data) ? (answer.data as { embedding?: unknown; index?: unknown }[]) : null;
+  if (!data || data.length !== expected) throw new EmbeddingError(`The embeddings endpoint returned ${data?.length ?? 'no'} vectors for ${expected} texts`);
+  const ordered = data.every((item) => typeof item.index === 'number') ? [...data].sort((a, b) => (a.index as number) - (b.index as number)) : data;
+  let length = -1;
+  return ordered.map((item, position) => {
+    const values = item.embedding;
+    if (typeof values === 'string') throw new EmbeddingError('The embeddings endpoint answered base64 although floats were asked for');
+    if (!Array.isArray(values) || values.length === 0) throw new EmbeddingError(`Vector ${position} is empty`);
+    if (!values.every((value) => typeof value === 'number' && Number.isFinite(value))) throw new EmbeddingError(`Vector ${position} holds a value that is not a number`);
+    if (length !== -1 && values.length !== length) throw new EmbeddingError(`Vectors of different lengths (${length} and ${values.length})`);
+    length = values.length;
+    const vector = Float32Array.from(values as number[]);
+    let norm = 0;
+    for (const value of vector) norm += value * value;
+    if (norm === 0) throw new EmbeddingError(`Vector ${position} is all zeros (a server that answers base64 or floats other than asked?)`);
+    const scale = 1 / Math.sqrt(norm);
+    for (let i = 0; i < vector.length; i++) vector[i] = vector[i]! * scale;
+    return vector;
+  });
+}
+
+let configured: { key: string; embedder: Embedder } | null = null;
+
+/** The embedder of Settings › Memory, or null when none is configured (recall is lexical). */
+export async function configuredEmbedder(): Promise<Embedder | null> {
+  const { embeddings } = await readMemorySettings();
+  if (!embeddings) return null;
+  const key = JSON.stringify(embeddings);
+  if (configured?.key !== key) configured = { key, embedder: createEmbedder(embeddings) };
+  return configured.embedder;
+}

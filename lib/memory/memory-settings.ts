@@ -1,0 +1,90 @@
+// Memory settings (Settings › Memory): the optional embeddings endpoint that makes recall hybrid,
+// and the caps on the Subconscious's consolidation while the user is away. One JSON row under
+// `memory`; the embeddings key is write-only like the layers' keys.
+import { z } from 'zod';
+import { appPaths } from '@/lib/config/env';
+import { getDb } from '@/lib/store/db';
+import { parseJsonColumn } from '@/lib/store/json-column';
+
+export const embeddingsConfigSchema = z
+  .object({
+    /** An OpenAI-compatible base URL: Ollama's http://127.0.0.1:11434/v1, LM Studio, vLLM, OpenAI. */
+    endpoint: z.string().url().max(500),
+    model: z.string().min(1).max(200),
+    api_key: z.string().max(500).optional(),
+  })
+  .strict();
+export type EmbeddingsConfig = z.infer<typeof embeddingsConfigSchema>;
+
+export const consolidationConfigSchema = z
+  .object({
+    enabled: z.boolean(),
+    /** Model calls per hour across every session. */
+    calls_per_hour: z.number().int().min(0).max(120),
+    /** Spend per hour across every session (calls of a model without a known price count by the call cap only). */
+    usd_per_hour: z.number().min(0).max(100),
+    /** New conversation messages a consolidation waits for. */
+    min_new_messages: z.number().int().min(1).max(1000),
+  })
+  .strict();
+export type ConsolidationConfig = z.infer<typeof consolidationConfigSchema>;
+
+export const memorySettingsSchema = z
+  .object({
+    embeddings: embeddingsConfigSchema.nullable(),
+    consolidation: consolidationConfigSchema,
+  })
+  .strict();
+export type MemorySettings = z.infer<typeof memorySettingsSchema>;
+
+export const defaultMemorySettings: MemorySettings = {
+  embeddings: null,
+  consolidation: { enabled: true, calls_per_hour: 6, usd_per_hour: 0.05, min_new_messages: 4 },
+};
+
+/** Read on every recall: kept per database file until written again. */
+let cached: { file: string; settings: MemorySettings } | null = null;
+
+export async function readMemorySettings(): Promise<MemorySettings> {
+  const file = appPaths().databaseFile;
+  if (cached?.file === file) return cached.settings;
+  const db = await getDb();
+  const row = await db.setting.findUnique({ where: { key: 'memory' } });
+  const settings = row ? parseJsonColumn(memorySettingsSchema, row.value, 'memory settings', defaultMemorySettings) : defaultMemorySettings;
+  cached = { file, settings };
+  return settings;
+}
+
+export async function writeMemorySettings(settings: MemorySettings): Promise<void> {
+  const db = await getDb();
+  const value = JSON.stringify(settings);
+  await db.setting.upsert({ where: { key: 'memory' }, create: { key: 'memory', value }, update: { value } });
+  cached = { file: appPaths().databaseFile, settings };
+}
+
+/** Settings read again on the next use (a test that swaps the data folder). */
+export function forgetMemorySettings(): void {
+  cached = null;
+}
+
+/** What a browser sees: the key replaced by whether one is set and its last four characters. */
+export function publicMemorySettings(settings: MemorySettings) {
+  const embeddings = settings.embeddings && {
+    endpoint: settings.embeddings.endpoint,
+    model: settings.embeddings.model,
+    api_key_set: Boolean(settings.embeddings.api_key),
+    ...(settings.embeddings.api_key ? { api_key_hint: `…${settings.embeddings.api_key.slice(-4)}` } : {}),
+  };
+  return { embeddings, consolidation: settings.consolidation };
+}
+
+/** A missing key keeps the stored one (for the same endpoint), an empty string removes it. */
+export function mergeEmbeddingsKey(submitted: EmbeddingsConfig | null, stored: EmbeddingsConfig | null): EmbeddingsConfig | null {
+  if (!submitted) return null;
+  if (submitted.api_key === '') {
+    const { api_key: _removed, ...rest } = submitted;
+    return rest;
+  }
+  if (submitted.api_key === undefined && stored?.api_key && stored.endpoint === submitted.endpoint) return { ...submitted, api_key: stored.api_key };
+  return submitted;
+}

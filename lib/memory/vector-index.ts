@@ -1,0 +1,124 @@
+// Vectors for hybrid recall (ARCHITECTURE §12), in SQLite beside the items they stand for
+// (`memory_vectors`, deleted with them by triggers). Items are embedded in the background, never on
+// the reply path; a recall embeds only its query. Search is exact: a dot product over the persona's
+// unit vectors, held in memory per persona and model and rebuilt after any change.
+import { getDb } from '@/lib/store/db';
+import { rawDb, statement } from '@/lib/store/raw-db';
+import type { Embedder } from './embeddings';
+
+export type VectorItemKind = 'memory' | 'message';
+
+interface PersonaMatrix {
+  dims: number;
+  kinds: VectorItemKind[];
+  ids: number[];
+  matrix: Float32Array;
+}
+
+const matrices = new Map<string, PersonaMatrix>();
+
+/** Every cached matrix is dropped (a vector was added or an item forgotten). */
+export function forgetVectorCache(): void {
+  matrices.clear();
+}
+
+function toBlob(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+function fromBlob(blob: Buffer): Float32Array {
+  const copy = new Uint8Array(blob.byteLength);
+  copy.set(blob);
+  return new Float32Array(copy.buffer);
+}
+
+interface PendingRow {
+  kind: VectorItemKind;
+  id: number;
+  persona_name: string;
+  content: string;
+}
+
+/**
+ * Embeds the conversation messages and live memories that have no vector for this model yet,
+ * newest first, `batch` texts per request, at most `limit` in all. Returns how many were added.
+ */
+export async function indexPending(embedder: Embedder, options: { batch?: number; limit?: number; signal?: AbortSignal } = {}): Promise<number> {
+  await getDb();
+  const raw = rawDb();
+  const batch = options.batch ?? 32;
+  const pending = statement(
+    raw,
+    `SELECT * FROM (
+       SELECT 'memory' AS kind, m.id, m.persona_name, m.content FROM memories m
+        WHERE m.valid_to IS NULL AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.item_kind = 'memory' AND v.item_id = m.id AND v.model = ?)
+       UNION ALL
+       SELECT 'message' AS kind, m.id, s.persona_name, m.content FROM messages m JOIN sessions s ON s.id = m.session_id
+        WHERE m.tag IN ('ED_user', 'ED_agent') AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.item_kind = 'message' AND v.item_id = m.id AND v.model = ?)
+     ) ORDER BY kind = 'memory' DESC, id DESC LIMIT ?`,
+  );
+  const insert = statement(raw, 'INSERT OR REPLACE INTO memory_vectors (item_kind, item_id, persona_name, model, dims, vector) VALUES (?, ?, ?, ?, ?, ?)');
+  let added = 0;
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  while (added < limit && !options.signal?.aborted) {
+    const rows = pending.all(embedder.model, embedder.model, Math.min(batch, limit - added)) as PendingRow[];
+    if (rows.length === 0) break;
+    const vectors = await embedder.embed(
+      rows.map((row) => row.content),
+      options.signal,
+    );
+    raw.database.transaction(() => {
+      // An item deleted while its vector was computed: the insert would outlive it, so check.
+      const alive = (row: PendingRow) =>
+        statement(raw, row.kind === 'memory' ? 'SELECT 1 FROM memories WHERE id = ?' : 'SELECT 1 FROM messages WHERE id = ?').get(row.id) !== undefined;
+      rows.forEach((row, index) => {
+        if (alive(row)) insert.run(row.kind, row.id, row.persona_name, embedder.model, vectors[index]!.length, toBlob(vectors[index]!));
+      });
+    })();
+    added += rows.length;
+    forgetVectorCache();
+  }
+  return added;
+}
+
+function matrixFor(personaName: string, model: string): PersonaMatrix | null {
+  const key = `${personaName}\u0000${model}`;
+  const cached = matrices.get(key);
+  if (cached) return cached;
+  const rows = statement(rawDb(), 'SELECT item_kind, item_id, dims, vector FROM memory_vectors WHERE persona_name = ? AND model = ?').all(personaName, model) as {
+    item_kind: VectorItemKind;
+    item_id: number;
+    dims: number;
+    vector: Buffer;
+  }[];
+  if (rows.length === 0) return null;
+  // One length per model; rows of another length (the server's model changed) are left out.
+  const dims = rows[rows.length - 1]!.dims;
+  const kept = rows.filter((row) => row.dims === dims);
+  const matrix = new Float32Array(kept.length * dims);
+  kept.forEach((row, index) => matrix.set(fromBlob(row.vector), index * dims));
+  const built = { dims, kinds: kept.map((row) => row.item_kind), ids: kept.map((row) => row.item_id), matrix };
+  matrices.set(key, built);
+  return built;
+}
+
+/** The persona's items nearest to the query vector, best first (cosine similarity). */
+export function nearestItems(personaName: string, model: string, query: Float32Array, limit: number): { kind: VectorItemKind; id: number; similarity: number }[] {
+  const found = matrixFor(personaName, model);
+  if (!found || found.dims !== query.length) return [];
+  const { dims, matrix } = found;
+  const scored: { index: number; similarity: number }[] = [];
+  for (let row = 0; row < found.ids.length; row++) {
+    let dot = 0;
+    const offset = row * dims;
+    for (let i = 0; i < dims; i++) dot += matrix[offset + i]! * query[i]!;
+    scored.push({ index: row, similarity: dot });
+  }
+  scored.sort((a, b) => b.similarity - a.similarity);
+  return scored.slice(0, limit).map(({ index, similarity }) => ({ kind: found.kinds[index]!, id: found.ids[index]!, similarity }));
+}
+
+export async function vectorCount(): Promise<number> {
+  await getDb();
+  return (statement(rawDb(), 'SELECT COUNT(*) AS count FROM memory_vectors').get() as { count: number }).count;
+}
