@@ -3,7 +3,11 @@
 //             copied): each conversation's turns go through the real store as one persona's
 //             sessions ("speaker: text", the session's date as the time), each question is asked
 //             of `recall`, and recall@5 / @10 of its evidence turns is scored per category.
-//   latency — `recall` at 10k and 100k stored messages + memories.
+//   latency — `recall` at 10k and 100k stored messages + memories; and at 10k with an embeddings
+//             endpoint (the fake's, over loopback HTTP: the cost of the query's vector and the
+//             exact vector search, not the quality of a real model).
+//   consolidation — tokens per 100 new turns: LoCoMo conversations consolidated through the real
+//             consolidation code and prompt, with the fake model's answers (one fact per user turn).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +17,17 @@ import { appendMemory } from '@/lib/memory/memory-store';
 import { closeDb, getDb } from '@/lib/store/db';
 import { rawDb, sqliteDate, statement } from '@/lib/store/raw-db';
 import { insertSession } from '@/lib/store/sessions-repository';
+import { defaultRetryPolicy } from '@/lib/backends/retry-policy';
+import { estimateCost } from '@/lib/backends/pricing';
+import { realClock } from '@/lib/clock/clock';
+import { consolidateSession } from '@/lib/memory/consolidation';
+import { createEmbedder, type Embedder } from '@/lib/memory/embeddings';
+import { defaultMemorySettings, writeMemorySettings } from '@/lib/memory/memory-settings';
+import { indexPending } from '@/lib/memory/vector-index';
+import { callModel } from '@/lib/orchestrator/model-call';
+import { consolidationAnswer } from '@/test/fakes/consolidation-script';
+import { startFakeOpenAIServer } from '@/test/fakes/fake-openai-server';
+import { ScriptedBackend } from '@/test/support/scripted-backend';
 import { formatMs, median, percentile } from './stats';
 
 export const locomoFile = path.resolve('../shared/data/locomo-dev.json');
@@ -74,9 +89,11 @@ export interface LocomoResult {
   byCategory: Map<number, { n: number; at5: number; at10: number }>;
   overall: { at5: number; at10: number };
   recallMs: number[];
+  /** The embedder's model when recall was hybrid. */
+  embedder?: string;
 }
 
-export async function benchLocomo(options: { weights?: Partial<RecallWeights> } = {}): Promise<LocomoResult | null> {
+export async function benchLocomo(options: { weights?: Partial<RecallWeights>; embedder?: Embedder } = {}): Promise<LocomoResult | null> {
   if (!fs.existsSync(locomoFile)) return null;
   const data = JSON.parse(fs.readFileSync(locomoFile, 'utf8')) as LocomoItem[];
   const dataDir = freshDataDir();
@@ -89,10 +106,11 @@ export async function benchLocomo(options: { weights?: Partial<RecallWeights> } 
   for (const [index, item] of data.entries()) {
     const persona = `locomo-${index}`;
     const diaOf = await ingest(item, persona);
+    if (options.embedder) await indexPending(options.embedder, { batch: 64 });
     for (const qa of item.qa) {
       if (!qa.evidence?.length) continue;
       const started = performance.now();
-      const hits = await recall({ personaName: persona, query: qa.question, k: 10, weights: { recency: 0, ...options.weights } });
+      const hits = await recall({ personaName: persona, query: qa.question, k: 10, weights: { recency: 0, ...options.weights }, embedder: options.embedder ?? null });
       recallMs.push(performance.now() - started);
       const found = hits.map((hit) => (hit.kind === 'message' ? diaOf.get(hit.id) : undefined));
       const evidence = new Set(qa.evidence);
@@ -109,11 +127,12 @@ export async function benchLocomo(options: { weights?: Partial<RecallWeights> } 
   }
   await closeDb();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  return { questions, byCategory, overall: { at5: (100 * sum5) / questions, at10: (100 * sum10) / questions }, recallMs };
+  return { questions, byCategory, overall: { at5: (100 * sum5) / questions, at10: (100 * sum10) / questions }, recallMs, embedder: options.embedder?.model };
 }
 
 export interface RecallLatency {
   size: number;
+  hybrid: boolean;
   samples: number[];
   ingestPerSecond: number;
 }
@@ -121,7 +140,7 @@ export interface RecallLatency {
 const words = 'coffee tea garden piano river mountain project deadline birthday concert museum recipe bicycle library holiday painting football camera journey ocean'.split(' ');
 
 /** `recall` over `size` stored items (90% messages over 100 sessions, 10% memories), one persona. */
-export async function benchRecallLatency(options: { size: number; queries: number }): Promise<RecallLatency> {
+export async function benchRecallLatency(options: { size: number; queries: number; embedder?: Embedder }): Promise<RecallLatency> {
   const dataDir = freshDataDir();
   await getDb();
   const raw = rawDb();
@@ -143,27 +162,98 @@ export async function benchRecallLatency(options: { size: number; queries: numbe
   })();
   for (let index = 0; index < options.size - messageCount; index++) await appendMemory({ personaName: persona, content: `${sentence()} #${index}` });
   const ingestPerSecond = options.size / ((performance.now() - started) / 1000);
+  if (options.embedder) await indexPending(options.embedder, { batch: 256 });
   const samples: number[] = [];
   for (let index = 0; index < options.queries; index++) {
     const query = `what about the ${words[index % words.length]} and the ${words[(index * 7) % words.length]}?`;
     const begun = performance.now();
-    await recall({ personaName: persona, query, k: 10 });
+    await recall({ personaName: persona, query, k: 10, embedder: options.embedder ?? null });
     samples.push(performance.now() - begun);
   }
   await closeDb();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  return { size: options.size, samples, ingestPerSecond };
+  return { size: options.size, samples, ingestPerSecond, hybrid: Boolean(options.embedder) };
+}
+
+/** Recall at `size` items, lexical and hybrid (the fake embedder on loopback), side by side. */
+export async function benchHybridLatency(options: { size: number; queries: number }): Promise<RecallLatency[]> {
+  const fake = await startFakeOpenAIServer({ port: 3337 });
+  try {
+    const embedder = createEmbedder({ endpoint: `${fake.url}/v1`, model: 'fake-embed' });
+    return [await benchRecallLatency(options), await benchRecallLatency({ ...options, embedder })];
+  } finally {
+    await fake.close();
+  }
+}
+
+export interface ConsolidationTokens {
+  turns: number;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+/** Consolidates every LoCoMo conversation as one session each, until nothing is new. */
+export async function benchConsolidationTokens(): Promise<ConsolidationTokens | null> {
+  if (!fs.existsSync(locomoFile)) return null;
+  const data = JSON.parse(fs.readFileSync(locomoFile, 'utf8')) as LocomoItem[];
+  const dataDir = freshDataDir();
+  await getDb();
+  await writeMemorySettings({ ...defaultMemorySettings, consolidation: { ...defaultMemorySettings.consolidation, calls_per_hour: 120, usd_per_hour: 100 } });
+  const backend = new ScriptedBackend([], (request) => ({ text: consolidationAnswer(request.messages[0]!.content) }), { keepCalls: false });
+  const config = { backend: 'anthropic' as const, model: 'claude-haiku-5-5', max_tokens: 1200 };
+  const totals: ConsolidationTokens = { turns: 0, calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+  let now = Date.UTC(2027, 0, 1);
+  for (const [index, item] of data.entries()) {
+    const persona = `consolidate-${index}`;
+    const diaOf = await ingest(item, persona);
+    totals.turns += diaOf.size;
+    // One session holding the whole conversation: consolidation walks it 60 messages at a time.
+    const sessionId = crypto.randomUUID();
+    await insertSession({ id: sessionId, name: persona, personaName: persona, personaHash: 'h', models: defaultModels, params: defaultParams, status: 'paused' });
+    rawDb().database.prepare('UPDATE messages SET session_id = ? WHERE session_id IN (SELECT id FROM sessions WHERE persona_name = ? AND id != ?)').run(sessionId, persona, sessionId);
+    for (;;) {
+      now += 3_600_000;
+      const outcome = await consolidateSession({
+        context: {
+          sessionId,
+          session: () => ({ models: { s_model: config } }) as never,
+          callModel: async ({ request, signal }) => {
+            const result = await callModel({ backend, request, signal, clock: realClock, retryPolicy: defaultRetryPolicy, random: Math.random, stallTimeoutMs: 60_000 });
+            if (result.usage) {
+              totals.calls += 1;
+              totals.inputTokens += result.usage.inputTokens;
+              totals.outputTokens += result.usage.outputTokens;
+              const cost = estimateCost(config.model, { ...result.usage });
+              if (cost !== 'unknown') totals.costUsd += cost;
+              result.usage.costUsd = cost;
+            }
+            return result;
+          },
+        },
+        personaName: persona,
+        signal: new AbortController().signal,
+        now: new Date(now),
+      });
+      if (outcome.kind === 'skipped') break;
+    }
+  }
+  await closeDb();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  return totals;
 }
 
 const categories: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop', 5: 'adversarial' };
 
-export function memoryTables(input: { locomo: LocomoResult | null; latency: RecallLatency[] }): string {
+export function memoryTables(input: { locomo: LocomoResult | null; hybridLocomo?: LocomoResult | null; latency: RecallLatency[]; consolidation: ConsolidationTokens | null }): string {
   const lines: string[] = [];
   if (!input.locomo) lines.push(`LoCoMo skipped: ${locomoFile} is not there (see ../shared/data/README.md).`);
-  else {
-    const { locomo } = input;
+  for (const locomo of [input.locomo, input.hybridLocomo]) {
+    if (!locomo) continue;
+    if (locomo !== input.locomo) lines.push('');
     lines.push(
-      `LoCoMo, ${locomo.questions} questions with evidence over 5 conversations; lexical recall (FTS5, porter), recency weight 0.`,
+      `LoCoMo, ${locomo.questions} questions with evidence over 5 conversations; ${locomo.embedder ? `hybrid recall (FTS5 + ${locomo.embedder})` : 'lexical recall (FTS5, porter)'}, recency weight 0.`,
       '',
       '| category | questions | recall@5 | recall@10 |',
       '|---|---|---|---|',
@@ -173,7 +263,20 @@ export function memoryTables(input: { locomo: LocomoResult | null; latency: Reca
       `References on the same conversations: plain BM25 recall@5 48.1, @10 56.1; DRAGON (paper, all ten) @5 56.7, @10 66.2. recall p50 ${formatMs(median(locomo.recallMs))} ms.`,
     );
   }
-  lines.push('', '| stored items | recall p50 ms | recall p99 ms | ingest items/s |', '|---|---|---|---|');
-  for (const entry of input.latency) lines.push(`| ${entry.size.toLocaleString('en-US')} | ${formatMs(median(entry.samples))} | ${formatMs(percentile(entry.samples, 99))} | ${Math.round(entry.ingestPerSecond).toLocaleString('en-US')} |`);
+  lines.push('', '| stored items | recall | p50 ms | p99 ms | ingest items/s |', '|---|---|---|---|---|');
+  for (const entry of input.latency) {
+    lines.push(
+      `| ${entry.size.toLocaleString('en-US')} | ${entry.hybrid ? 'hybrid (fake embedder, loopback)' : 'lexical'} | ${formatMs(median(entry.samples))} | ${formatMs(percentile(entry.samples, 99))} | ${Math.round(entry.ingestPerSecond).toLocaleString('en-US')} |`,
+    );
+  }
+  const tokens = input.consolidation;
+  if (tokens) {
+    const per100 = (value: number) => Math.round((100 * value) / tokens.turns).toLocaleString('en-US');
+    lines.push(
+      '',
+      `Consolidation of ${tokens.turns.toLocaleString('en-US')} LoCoMo turns (60 new messages per call, the real prompt; the fake model writes one fact per user turn, more than a real model keeps):`,
+      `per 100 new turns ${(100 * tokens.calls / tokens.turns).toFixed(2)} calls, ${per100(tokens.inputTokens)} input + ${per100(tokens.outputTokens)} output tokens, $${((100 * tokens.costUsd) / tokens.turns).toFixed(4)} at claude-haiku-5-5 prices.`,
+    );
+  }
   return lines.join('\n');
 }

@@ -8,7 +8,8 @@ import { benchPromptCache, cacheTable } from './prompt-cache';
 import { benchStreamingPath, loadTable, streamingTable } from './streaming-path';
 import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } from './tools';
 import { benchTaskOverhead, benchTaskTokens, tasksTables } from './tasks';
-import { benchLocomo, benchRecallLatency, memoryTables } from './memory';
+import { createEmbedder } from '@/lib/memory/embeddings';
+import { benchConsolidationTokens, benchHybridLatency, benchLocomo, benchRecallLatency, memoryTables } from './memory';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
 const quick = process.argv.includes('--quick');
@@ -53,11 +54,16 @@ console.log(
   }),
 );
 
-console.log('\n## Memory: recall quality on LoCoMo, recall latency\n');
+console.log('\n## Memory: recall quality on LoCoMo, recall latency, consolidation tokens\n');
 console.log(
   memoryTables({
     locomo: await benchLocomo(),
-    latency: [await benchRecallLatency({ size: 10_000, queries: quick ? 50 : 200 }), ...(quick ? [] : [await benchRecallLatency({ size: 100_000, queries: 200 })])],
+    // Hybrid quality needs a real embedding model: give its endpoint to measure it.
+    hybridLocomo: process.env.AGENTCSD_BENCH_EMBEDDINGS_URL
+      ? await benchLocomo({ embedder: createEmbedder({ endpoint: process.env.AGENTCSD_BENCH_EMBEDDINGS_URL, model: process.env.AGENTCSD_BENCH_EMBEDDINGS_MODEL ?? 'nomic-embed-text' }) })
+      : null,
+    latency: [...(await benchHybridLatency({ size: 10_000, queries: quick ? 50 : 200 })), ...(quick ? [] : [await benchRecallLatency({ size: 100_000, queries: 200 })])],
+    consolidation: await benchConsolidationTokens(),
   }),
 );
 

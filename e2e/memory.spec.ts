@@ -2,7 +2,7 @@
 // context viewer shows it); the Memory page shows it with its source, finds it with the agent's
 // own search, and forgets it — after which the next prompt no longer has it.
 import { expect, test } from '@playwright/test';
-import { fakeModels, fakeParams } from './support/fake-models';
+import { fakeLlmEndpoint, fakeModels, fakeParams } from './support/fake-models';
 import { HomePage, SessionPage } from './support/pages';
 import { saveScreenshot } from './support/screenshots';
 
@@ -50,4 +50,34 @@ test('told in one session, remembered in the next; shown, searched and forgotten
   await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(internal).toContainText('Do you still know my cat?');
   await expect(internal).not.toContainText('[fact #');
+});
+
+test('Settings › Memory: an embeddings endpoint is tested and saved, its key never shown; recall then finds by meaning', async ({ page, request }) => {
+  test.setTimeout(60_000);
+  await page.goto('/settings');
+  const section = page.getByRole('region', { name: 'Memory' });
+  await section.getByLabel('Use an embeddings endpoint').check();
+  await section.getByLabel('Endpoint', { exact: true }).fill(fakeLlmEndpoint);
+  await section.getByLabel('Model', { exact: true }).fill('fake-embed');
+  await section.getByLabel(/API key/).fill('sk-e2e-embed-4242');
+  await section.getByRole('button', { name: 'Test embeddings' }).click();
+  await expect(section.getByRole('status').filter({ hasText: 'Works' })).toHaveText('Works: 64-dimensional vectors.');
+  await section.getByRole('button', { name: 'Save memory settings' }).click();
+  await expect(section.getByRole('status').filter({ hasText: 'Saved' })).toBeVisible();
+  await saveScreenshot(page, 'settings-memory');
+  await page.reload();
+  await expect(page.getByRole('region', { name: 'Memory' }).getByLabel('Use an embeddings endpoint')).toBeChecked();
+  await expect(page.getByRole('region', { name: 'Memory' })).toContainText('(set, …4242)');
+  const stored = await (await request.get('/api/memory-settings')).text();
+  expect(stored).not.toContain('sk-e2e-embed-4242');
+
+  // A memory about an automobile is found by "car" only through its vector (indexed in the background).
+  const created = await request.post('/api/memories', { data: { persona: 'iris', content: 'The user drives a red automobile' } });
+  expect(created.status(), await created.text()).toBe(201);
+  await expect
+    .poll(async () => ((await (await request.get('/api/personas/iris/recall?q=car')).json()) as { results: { content: string }[] }).results.map((hit) => hit.content), { timeout: 20_000 })
+    .toContain('The user drives a red automobile');
+
+  const off = await request.put('/api/memory-settings', { data: { embeddings: null, consolidation: { enabled: true, calls_per_hour: 6, usd_per_hour: 0.05, min_new_messages: 4 } } });
+  expect(off.status()).toBe(200);
 });

@@ -46,7 +46,7 @@ export function MemorySettings() {
     if (!consolidation) return;
     setBusy(true);
     try {
-      apply(await apiFetch<MemorySettingsJson>('/api/memory-settings', { method: 'PUT', body: JSON.stringify({ embeddings: useEmbeddings ? embeddings() : null, consolidation }) }));
+      apply(await apiFetch<MemorySettingsJson>('/api/memory-settings', { method: 'PUT', body: { embeddings: useEmbeddings ? embeddings() : null, consolidation } }));
       setNotice('Saved.');
       setError(null);
     } catch (caught) {
@@ -59,7 +59,7 @@ export function MemorySettings() {
   async function test() {
     setBusy(true);
     try {
-      const answer = await apiFetch<{ ok: boolean; dims?: number; error?: string }>('/api/memory-settings/test', { method: 'POST', body: JSON.stringify({ embeddings: embeddings() }) });
+      const answer = await apiFetch<{ ok: boolean; dims?: number; error?: string }>('/api/memory-settings/test', { method: 'POST', body: { embeddings: embeddings() } });
       setNotice(answer.ok ? `Works: ${answer.dims}-dimensional vectors.` : `Does not work: ${answer.error}`);
     } catch (caught) {
       setError((caught as Error).message);
@@ -88,6 +88,9 @@ export function MemorySettings() {
         Memory
       </h2>
       <ErrorBanner message={error} />
+      {/* Nothing to edit before the stored settings arrive: a late answer would undo the edits. */}
+      {!loaded && !error && <p aria-busy="true">Loading…</p>}
+      {loaded && (
       <fieldset className="space-y-2">
         <legend className="font-medium">Recall by meaning (optional)</legend>
         <p className="text-sm text-zinc-500">
@@ -119,6 +122,7 @@ export function MemorySettings() {
           </p>
         )}
       </fieldset>
+      )}
       {consolidation && (
         <fieldset className="space-y-2">
           <legend className="font-medium">Consolidation while you are away</legend>

@@ -42,16 +42,21 @@ export const defaultMemorySettings: MemorySettings = {
   consolidation: { enabled: true, calls_per_hour: 6, usd_per_hour: 0.05, min_new_messages: 4 },
 };
 
-/** Read on every recall: kept per database file until written again. */
-let cached: { file: string; settings: MemorySettings } | null = null;
+/**
+ * Read on every recall: kept per database file until written again. On globalThis, because Next
+ * bundles the routes apart from server.ts: a module-level cache would leave the orchestrator's
+ * indexer with the settings of its start.
+ */
+const holder = globalThis as typeof globalThis & { __agentcsdMemorySettings?: { file: string; settings: MemorySettings } | null };
 
 export async function readMemorySettings(): Promise<MemorySettings> {
   const file = appPaths().databaseFile;
+  const cached = holder.__agentcsdMemorySettings;
   if (cached?.file === file) return cached.settings;
   const db = await getDb();
   const row = await db.setting.findUnique({ where: { key: 'memory' } });
   const settings = row ? parseJsonColumn(memorySettingsSchema, row.value, 'memory settings', defaultMemorySettings) : defaultMemorySettings;
-  cached = { file, settings };
+  holder.__agentcsdMemorySettings = { file, settings };
   return settings;
 }
 
@@ -59,12 +64,12 @@ export async function writeMemorySettings(settings: MemorySettings): Promise<voi
   const db = await getDb();
   const value = JSON.stringify(settings);
   await db.setting.upsert({ where: { key: 'memory' }, create: { key: 'memory', value }, update: { value } });
-  cached = { file: appPaths().databaseFile, settings };
+  holder.__agentcsdMemorySettings = { file: appPaths().databaseFile, settings };
 }
 
 /** Settings read again on the next use (a test that swaps the data folder). */
 export function forgetMemorySettings(): void {
-  cached = null;
+  holder.__agentcsdMemorySettings = null;
 }
 
 /** What a browser sees: the key replaced by whether one is set and its last four characters. */

@@ -15,7 +15,9 @@ interface PersonaMatrix {
   matrix: Float32Array;
 }
 
-const matrices = new Map<string, PersonaMatrix>();
+// On globalThis: a memory forgotten through a route (its own bundle) must leave the orchestrator's copy too.
+const holder = globalThis as typeof globalThis & { __agentcsdVectorMatrices?: Map<string, PersonaMatrix> };
+const matrices = (holder.__agentcsdVectorMatrices ??= new Map<string, PersonaMatrix>());
 
 /** Every cached matrix is dropped (a vector was added or an item forgotten). */
 export function forgetVectorCache(): void {

@@ -28,6 +28,7 @@ import {
 import { readMcpSettings, readSettings } from '@/lib/store/settings-repository';
 import { McpPool } from '@/lib/tools/mcp/mcp-pool';
 import { VectorIndexer } from '@/lib/memory/vector-indexer';
+import { effectivePersonaGraph, narrowToGraph, readSessionGraph, snapshotSessionGraph } from '@/lib/capabilities/graph-store';
 import { InMemoryEngine } from '@/lib/engine/in-memory-engine';
 import { TaskService } from '@/lib/tasks/task-service';
 import { interruptRunningToolCalls, toolCallJson } from '@/lib/store/tool-calls-repository';
@@ -245,7 +246,11 @@ export class Orchestrator {
     const { bytes, hash } = readPersonaBytes(input.persona);
     const settings = await readSettings();
     const models: ModelsConfig = mergeModels(input.models ?? {}, settings.models);
+    // What the persona's agent graph connects is all the session may use (a snapshot, like the persona's).
+    const { graph, stored } = await effectivePersonaGraph(input.persona, Object.keys((await readMcpSettings()).mcpServers));
+    const snapshot = { graph, fromDefault: !stored };
     const params: SessionParams = { ...settings.params, ...input.params };
+    Object.assign(params, narrowToGraph(params, snapshot));
     const id = randomUUID();
     const now = new Date();
     // Snapshot first: a row without its snapshot would be a session that cannot prove its persona.
@@ -260,6 +265,7 @@ export class Orchestrator {
         params,
         status: 'active',
       });
+      await snapshotSessionGraph(id, graph, snapshot.fromDefault);
       this.bus.emit('session-status', id, { status: 'active' });
       if (this.started) await this.startMind(session);
       return session;
@@ -273,6 +279,7 @@ export class Orchestrator {
     const current = await this.requireSession(id);
     const models = input.models ? mergeModels(input.models, current.models) : undefined;
     const params = input.params ? { ...current.params, ...input.params } : undefined;
+    if (params) Object.assign(params, narrowToGraph(params, await readSessionGraph(id)));
     const updated = await updateSession({ id, name: input.name, models, params });
     if (!updated) throw new SessionNotFoundError(id);
     if (input.name !== undefined) this.bus.emit('session-updated', id, { name: updated.name });

@@ -1,0 +1,109 @@
+// What an agent may use, read from its graph: only what agent.core is connected to (every edge
+// from it counts; none is "the first"). A persona without a graph gets the default graph, equal to
+// what a session could do before graphs existed.
+import { BUILTIN_TOOL_NAMES } from '@/lib/tools/builtin-tool-names';
+import type { NodeConfig, NodeType } from './node-types';
+import type { AgentGraph, GraphNode } from './validate';
+
+/** The built-in tools each capability brings. */
+export const TOOLS_OF: Partial<Record<NodeType, readonly string[]>> = {
+  'tool.files': ['read_file', 'write_file', 'edit_file', 'list_files', 'grep'],
+  'tool.bash': ['bash'],
+  'tool.python': ['python'],
+  'memory.kv': ['recall', 'remember', 'journal', 'forget_memory'],
+};
+
+export interface CapabilitySet {
+  core: string;
+  instructions: string | null;
+  /** The model.llm node of each layer (a model without a role serves both). */
+  models: { c_model: string | null; s_model: string | null };
+  /** Built-in tools, in the models' order. */
+  builtinTools: string[];
+  /** MCP servers by name, sorted. */
+  mcpServers: string[];
+  http: NodeConfig<'tool.http'> | null;
+  postgres: NodeConfig<'tool.postgres'> | null;
+  chat: boolean;
+  end: boolean;
+}
+
+/** The capabilities of a valid graph (validateGraph first). */
+export function capabilitiesOf(graph: AgentGraph): CapabilitySet {
+  const core = graph.nodes.find((node) => node.type === 'agent.core');
+  if (!core) throw new Error('capabilitiesOf needs a validated graph: it has no agent.core');
+  const targets = new Set(graph.edges.filter((edge) => edge.source === core.id).map((edge) => edge.target));
+  const connected = graph.nodes.filter((node) => targets.has(node.id)).sort((a, b) => a.id.localeCompare(b.id));
+  const ofType = (type: NodeType) => connected.filter((node) => node.type === type);
+  const tools = new Set<string>();
+  for (const node of connected) {
+    const brought = node.type === 'memory.kv' && node.config?.read_only === true ? ['recall'] : (TOOLS_OF[node.type as NodeType] ?? []);
+    for (const tool of brought) tools.add(tool);
+  }
+  const models = ofType('model.llm');
+  const forRole = (role: 'c_model' | 's_model') => (models.find((node) => node.config?.role === role) ?? models.find((node) => node.config?.role === undefined))?.id ?? null;
+  const config = <T extends NodeType>(node: GraphNode | undefined) => (node ? ((node.config ?? {}) as NodeConfig<T>) : null);
+  return {
+    core: core.id,
+    instructions: typeof core.config?.instructions === 'string' ? core.config.instructions : null,
+    models: { c_model: forRole('c_model'), s_model: forRole('s_model') },
+    builtinTools: BUILTIN_TOOL_NAMES.filter((name) => tools.has(name)),
+    mcpServers: [...new Set(ofType('tool.mcp').map((node) => String(node.config?.server)))].sort(),
+    http: config<'tool.http'>(ofType('tool.http')[0]),
+    postgres: config<'tool.postgres'>(ofType('tool.postgres')[0]),
+    chat: ofType('response.chat').length > 0,
+    end: ofType('response.end').length > 0,
+  };
+}
+
+/** Today's behaviour as a graph: both models, memory, files, bash, python, every MCP server, chat and end. */
+export function defaultGraph(personaName: string, mcpServers: readonly string[] = []): AgentGraph {
+  const capabilities: GraphNode[] = [
+    { id: 'c_model', type: 'model.llm', config: { role: 'c_model' } },
+    { id: 's_model', type: 'model.llm', config: { role: 's_model' } },
+    { id: 'memory', type: 'memory.kv', config: {} },
+    { id: 'files', type: 'tool.files', config: {} },
+    { id: 'bash', type: 'tool.bash', config: {} },
+    { id: 'python', type: 'tool.python', config: {} },
+    ...mcpServers.map((server) => ({ id: `mcp_${server}`, type: 'tool.mcp', config: { server } })),
+    { id: 'chat', type: 'response.chat', config: { format: 'markdown' } },
+    { id: 'end', type: 'response.end', config: {} },
+  ];
+  const around = capabilities.map((node, index) => {
+    const angle = (2 * Math.PI * index) / capabilities.length - Math.PI / 2;
+    return { ...node, position: { x: Math.round(400 + 300 * Math.cos(angle)), y: Math.round(320 + 240 * Math.sin(angle)) } };
+  });
+  return {
+    id: `${personaName}-agent`,
+    version: 1,
+    start: 'input',
+    nodes: [{ id: 'input', type: 'trigger.input', config: {}, position: { x: 60, y: 320 } }, { id: 'core', type: 'agent.core', config: { strategy: 'reactive' }, position: { x: 400, y: 320 } }, ...around],
+    edges: [{ id: 'e_input', source: 'input', target: 'core' }, ...capabilities.map((node) => ({ id: `e_${node.id}`, source: 'core', target: node.id }))],
+  };
+}
+
+/** Connection strings are secrets: a browser, an export or an event sees only that one is set. */
+export const SECRET_MASK = '••••';
+
+export function maskGraphSecrets(graph: AgentGraph): AgentGraph {
+  return {
+    ...graph,
+    nodes: graph.nodes.map((node) => (node.type === 'tool.postgres' && typeof node.config?.connection === 'string' ? { ...node, config: { ...node.config, connection: SECRET_MASK } } : node)),
+  };
+}
+
+/** A masked value submitted back keeps the stored secret of the same node (by id); anything else is new. */
+export function restoreGraphSecrets(submitted: AgentGraph, stored: AgentGraph | null): AgentGraph {
+  const storedConnection = new Map((stored?.nodes ?? []).map((node) => [node.id, node.config?.connection]));
+  return {
+    ...submitted,
+    nodes: submitted.nodes.map((node) => {
+      if (node.config?.connection !== SECRET_MASK) return node;
+      const kept = storedConnection.get(node.id);
+      const config = { ...node.config };
+      if (typeof kept === 'string') config.connection = kept;
+      else delete config.connection;
+      return { ...node, config };
+    }),
+  };
+}

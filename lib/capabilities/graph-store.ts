@@ -1,0 +1,60 @@
+// Where graphs live: one per persona (`capability_graphs`) and the snapshot each session was
+// created with (`session_capabilities`). A stored graph is valid (checked before every write) and
+// holds its secrets; callers that show it mask them (capability-set.ts).
+import { getDb } from '@/lib/store/db';
+import { rawDb, sqliteDate, statement } from '@/lib/store/raw-db';
+import { capabilitiesOf, defaultGraph } from './capability-set';
+import { validateGraph, type AgentGraph } from './validate';
+
+async function connection() {
+  await getDb();
+  return rawDb();
+}
+
+function parseStored(text: string, what: string): AgentGraph {
+  const checked = validateGraph(JSON.parse(text));
+  if (!checked.ok) throw new Error(`The stored ${what} is invalid: ${checked.errors[0]?.message}`);
+  return checked.graph;
+}
+
+export async function readPersonaGraph(personaName: string): Promise<AgentGraph | null> {
+  const row = statement(await connection(), 'SELECT graph FROM capability_graphs WHERE persona_name = ?').get(personaName) as { graph: string } | undefined;
+  return row ? parseStored(row.graph, `graph of ${personaName}`) : null;
+}
+
+/** The persona's graph, or the default one (today's behaviour, with every MCP server). */
+export async function effectivePersonaGraph(personaName: string, mcpServers: readonly string[]): Promise<{ graph: AgentGraph; stored: boolean }> {
+  const stored = await readPersonaGraph(personaName);
+  return stored ? { graph: stored, stored: true } : { graph: defaultGraph(personaName, mcpServers), stored: false };
+}
+
+export async function writePersonaGraph(personaName: string, graph: AgentGraph): Promise<void> {
+  statement(
+    await connection(),
+    'INSERT INTO capability_graphs (persona_name, graph, updated_at) VALUES (?, ?, ?) ON CONFLICT(persona_name) DO UPDATE SET graph = excluded.graph, updated_at = excluded.updated_at',
+  ).run(personaName, JSON.stringify(graph), sqliteDate(new Date()));
+}
+
+export async function snapshotSessionGraph(sessionId: string, graph: AgentGraph, fromDefault: boolean): Promise<void> {
+  statement(await connection(), 'INSERT OR REPLACE INTO session_capabilities (session_id, graph, from_default) VALUES (?, ?, ?)').run(sessionId, JSON.stringify(graph), fromDefault ? 1 : 0);
+}
+
+/** The graph the session was created with; null for sessions older than graphs. */
+export async function readSessionGraph(sessionId: string): Promise<{ graph: AgentGraph; fromDefault: boolean } | null> {
+  const row = statement(await connection(), 'SELECT graph, from_default FROM session_capabilities WHERE session_id = ?').get(sessionId) as { graph: string; from_default: number } | undefined;
+  return row ? { graph: parseStored(row.graph, `graph of session ${sessionId}`), fromDefault: Boolean(row.from_default) } : null;
+}
+
+/**
+ * A session's tool choices seen through its graph: built-in tools and MCP servers the graph does
+ * not connect are dropped. A default graph leaves the choices as they are (absent = all, and MCP
+ * servers added later still count).
+ */
+export function narrowToGraph(params: { tools?: string[]; mcp_servers?: string[] }, snapshot: { graph: AgentGraph; fromDefault: boolean } | null): { tools?: string[]; mcp_servers?: string[] } {
+  if (!snapshot || snapshot.fromDefault) return params;
+  const capabilities = capabilitiesOf(snapshot.graph);
+  return {
+    tools: (params.tools ?? capabilities.builtinTools).filter((tool) => capabilities.builtinTools.includes(tool)),
+    mcp_servers: (params.mcp_servers ?? capabilities.mcpServers).filter((server) => capabilities.mcpServers.includes(server)),
+  };
+}

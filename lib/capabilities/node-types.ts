@@ -1,0 +1,93 @@
+// The node types of an agent graph (seed 004, ARCHITECTURE §13) and each one's config. One table:
+// the validator, the runtime, the editor's palette and its forms all read it.
+import { z } from 'zod';
+
+const hostPattern = /^(?:[a-z0-9-]+\.)*[a-z0-9-]+(?::\d{1,5})?$|^\[[0-9a-f:]+\](?::\d{1,5})?$/i;
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+const configs = {
+  'trigger.input': z.object({}).strict(),
+  'agent.core': z
+    .object({
+      strategy: z.enum(['reactive']).default('reactive'),
+      instructions: z.string().max(20_000).optional(),
+    })
+    .strict(),
+  'model.llm': z
+    .object({
+      /** Which layer of the mind this model is: the Internal Dialog (C) or the Subconscious (S). */
+      role: z.enum(['c_model', 's_model']).optional(),
+      /** The seed's own fields, kept as written (the session's model settings decide the backend). */
+      provider: z.string().max(100).optional(),
+      model: z.string().max(200).optional(),
+    })
+    .strict(),
+  'memory.kv': z
+    .object({
+      /** Read only: recall, but no remember, journal or forget_memory. */
+      read_only: z.boolean().optional(),
+    })
+    .strict(),
+  'tool.files': z.object({}).strict(),
+  'tool.bash': z.object({}).strict(),
+  'tool.python': z.object({}).strict(),
+  'tool.http': z
+    .object({
+      /** Hosts it may reach ("api.example.com", "127.0.0.1:8080"); the seed's `url` adds its own host. */
+      allowed_hosts: z.array(z.string().regex(hostPattern, 'a host name, optionally with :port')).max(50).optional(),
+      methods: z.array(z.enum(HTTP_METHODS)).min(1).optional(),
+      timeout_ms: z.number().int().min(100).max(120_000).optional(),
+      max_bytes: z.number().int().min(1).max(10 * 1024 * 1024).optional(),
+      /** The seed's single-endpoint form. */
+      method: z.enum(HTTP_METHODS).optional(),
+      url: z.string().url().optional(),
+    })
+    .strict(),
+  'tool.postgres': z
+    .object({
+      /** postgres://… — a secret: write-only, never in exports or events. */
+      connection: z.string().max(2_000).optional(),
+      allow_writes: z.boolean().optional(),
+      statement_timeout_ms: z.number().int().min(100).max(600_000).optional(),
+      max_rows: z.number().int().min(1).max(10_000).optional(),
+    })
+    .strict(),
+  'tool.mcp': z.object({ server: z.string().min(1).max(64) }).strict(),
+  'response.chat': z.object({ format: z.enum(['text', 'markdown']).optional() }).strict(),
+  'response.end': z.object({}).strict(),
+} as const;
+
+export type NodeType = keyof typeof configs;
+export const NODE_TYPES = Object.keys(configs) as NodeType[];
+export type NodeConfig<T extends NodeType> = z.infer<(typeof configs)[T]>;
+
+export function isNodeType(type: string): type is NodeType {
+  return Object.hasOwn(configs, type);
+}
+
+export function configSchema(type: NodeType): z.ZodType {
+  return configs[type];
+}
+
+export type NodeKind = 'trigger' | 'core' | 'capability';
+
+export function kindOf(type: NodeType): NodeKind {
+  if (type.startsWith('trigger.')) return 'trigger';
+  return type === 'agent.core' ? 'core' : 'capability';
+}
+
+/** What the palette and the node cards say about each type. */
+export const NODE_LABELS: Record<NodeType, { label: string; help: string }> = {
+  'trigger.input': { label: 'User message', help: 'Starts a run when the user writes.' },
+  'agent.core': { label: 'Agent core', help: 'The one node that decides; everything else is a capability it may use.' },
+  'model.llm': { label: 'Model', help: 'A language model: the Internal Dialog (C) or the Subconscious (S).' },
+  'memory.kv': { label: 'Memory', help: 'recall, remember, journal and forget_memory over what the persona remembers.' },
+  'tool.files': { label: 'Files', help: 'Read, write and list files in the session workspace.' },
+  'tool.bash': { label: 'Bash', help: 'Shell commands in the sandbox (asks first).' },
+  'tool.python': { label: 'Python', help: 'Python code in the sandbox (asks first).' },
+  'tool.http': { label: 'HTTP', help: 'Requests to allowed hosts; anything but GET asks first.' },
+  'tool.postgres': { label: 'PostgreSQL', help: 'SQL on one database: read-only unless writes are allowed, and then it asks first.' },
+  'tool.mcp': { label: 'MCP server', help: 'The tools of one of your MCP servers (Settings).' },
+  'response.chat': { label: 'Chat reply', help: 'The agent may answer in the chat.' },
+  'response.end': { label: 'End', help: 'The agent may end a task run.' },
+};
