@@ -9,6 +9,7 @@ import { benchStreamingPath, loadTable, streamingTable } from './streaming-path'
 import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } from './tools';
 import { benchTaskOverhead, benchTaskTokens, tasksTables } from './tasks';
 import { createEmbedder } from '@/lib/memory/embeddings';
+import { benchGraphValidation, capabilitiesTable } from './capabilities';
 import { benchConsolidationTokens, benchHybridLatency, benchLocomo, benchRecallLatency, memoryTables } from './memory';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
@@ -66,6 +67,9 @@ console.log(
     consolidation: await benchConsolidationTokens(),
   }),
 );
+
+console.log('\n## Capabilities: validating a 1,000-node agent graph\n');
+console.log(capabilitiesTable(benchGraphValidation({ size: 1_000, runs: quick ? 50 : 200 })));
 
 console.log('\n## The mind: cycle overhead, memory, idle-hour tokens\n');
 const overhead = await benchCycleOverhead({ blockSize: 50, blocks: quick ? 4 : 20, storedMessages: 10_000 });

@@ -85,6 +85,9 @@ export function PersonaEditor({ name }: { name: string }) {
           status && <span role="status" className="text-xs text-green-700 dark:text-green-400">{status}</span>
         )}
         <div className="ml-auto flex gap-2">
+          <a href={`/personas/${encodeURIComponent(name)}/capabilities`} onClick={leave} className="btn">
+            Capabilities
+          </a>
           <button type="button" className="btn btn-primary" disabled={!dirty} onClick={() => void save()}>
             Save
           </button>

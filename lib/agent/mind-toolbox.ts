@@ -47,13 +47,15 @@ export function createMindToolbox(input: {
   task?: TaskTurn;
   /** The ready MCP servers' tools (lib/tools/mcp/mcp-pool.ts). */
   mcpTools?: readonly Tool[];
+  /** Tools configured on the session's capability graph (tool.http). */
+  capabilityTools?: readonly Tool[];
   /** Each call that reached its final state (the Subconscious's next input). */
   onFinished?: (call: ToolCallRecord) => void;
 }): SessionToolbox | null {
   const { session, bus } = input;
   const backend = session.models.c_model.backend;
   if (!NATIVE_TOOL_BACKENDS.has(backend) && !(backend === 'claude_code_cli' && input.toolServer)) return null;
-  const sessionTools = ToolRegistry.forSession({ builtins: session.params.tools, mcpServers: session.params.mcp_servers }, input.mcpTools);
+  const sessionTools = ToolRegistry.forSession({ builtins: session.params.tools, mcpServers: session.params.mcp_servers }, input.mcpTools, input.capabilityTools);
   const task = input.task;
   const registry = task ? sessionTools.narrowed(task.allowedTools, task.taskTools) : sessionTools;
   if (registry.size === 0) return null;

@@ -18,6 +18,7 @@ import type { SessionRecord } from '@/lib/store/sessions-repository';
 import type { MindState, PromptRecord, SpontaneousOutcome } from './events';
 import { SessionPausedError, type MindDependencies } from './mind-dependencies';
 import { IdleConsolidation } from '@/lib/memory/idle-consolidation';
+import type { Tool } from '@/lib/tools/tool-types';
 import { loadResumableTurns } from '@/lib/agent/resume-turns';
 import type { StopKind } from '@/lib/agent/session-toolbox';
 import { createMindToolbox, toolActivityLine } from '@/lib/agent/mind-toolbox';
@@ -68,6 +69,8 @@ export class SessionMind {
     private session: SessionRecord,
     private readonly personaCore: string,
     private readonly deps: MindDependencies,
+    /** Tools configured on the session's graph (tool.http), besides the built-ins and MCP servers. */
+    private readonly capabilityTools: readonly Tool[] = [],
   ) {
     this.health = new LayerHealth(() => deps.clock.now(), deps.random);
   }
@@ -516,6 +519,7 @@ export class SessionMind {
           broker: this.deps.approvals,
           toolServer: this.deps.toolServer.current,
           mcpTools: this.deps.mcp.tools(),
+          capabilityTools: this.capabilityTools,
           onFinished: (call) => this.memory.recordToolActivity(toolActivityLine(call)),
         }),
       toolServer: () => this.deps.toolServer.current,

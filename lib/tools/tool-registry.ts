@@ -24,15 +24,16 @@ export class ToolRegistry {
   }
 
   /**
-   * The session's tools: the built-ins it allows (absent: all), then the tools of the MCP servers
+   * The session's tools: the built-ins it allows (absent: all), its graph's configured tools (HTTP), then the tools of the MCP servers
    * it allows (absent: every server the user left on), in the pool's sorted order — a fixed
    * order, so the definitions stay inside the cached prompt prefix.
    */
-  static forSession(allowed: { builtins?: readonly string[]; mcpServers?: readonly string[] }, mcpTools: readonly Tool[] = []): ToolRegistry {
+  static forSession(allowed: { builtins?: readonly string[]; mcpServers?: readonly string[] }, mcpTools: readonly Tool[] = [], capabilityTools: readonly Tool[] = []): ToolRegistry {
     const builtins = allowed.builtins ? new Set(allowed.builtins) : null;
     const servers = allowed.mcpServers ? new Set(allowed.mcpServers) : null;
     return new ToolRegistry([
       ...builtinTools.filter((tool) => !builtins || builtins.has(tool.definition.name)),
+      ...capabilityTools,
       ...mcpTools.filter((tool) => !servers || (typeof tool.source === 'object' && servers.has(tool.source.mcpServer))),
     ]);
   }
