@@ -72,5 +72,11 @@ test('edit a persona graph: refused and accepted connections, live validation, s
   const patched = await request.patch(`/api/sessions/${created2.id}`, { data: { params: { ...created2.params, tools: ['bash', 'python'] } } });
   expect(patched.status(), await patched.text()).toBe(200);
   expect((await patched.json()).session.params.tools).toEqual(['python']);
+  // The session page shows the graph it was created with; bash cannot be ticked there.
+  await page.goto(`/sessions/${created2.id}`);
+  await page.getByText('Session settings: pacing, spontaneous speech, models').click();
+  await expect(page.getByTestId('session-capabilities')).toContainText("Capabilities from graphy's graph when this session was created");
+  await expect(page.getByTestId('session-capabilities')).not.toContainText('bash');
+  await expect(page.getByRole('checkbox', { name: 'bash' })).toBeDisabled();
   await request.post(`/api/sessions/${created2.id}/pause`);
 });

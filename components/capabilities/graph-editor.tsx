@@ -219,7 +219,7 @@ export function GraphEditor({ persona }: { persona: string }) {
               Add a node
             </h2>
             <div className="mt-1 flex flex-wrap gap-1">
-              {NODE_TYPES.filter((type) => type !== 'tool.postgres').map((type) => (
+              {NODE_TYPES.map((type) => (
                 <button
                   key={type}
                   type="button"

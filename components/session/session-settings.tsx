@@ -1,6 +1,6 @@
 'use client';
 
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { LayerModelFields, toLayerFormValue, toLayerPayload } from '@/components/settings/layer-model-fields';
 import { ParamsFields, toParamsFormValue, toParamsPayload } from '@/components/settings/params-fields';
@@ -16,6 +16,13 @@ export function SessionSettings(props: { session: SessionJson; onSaved: (session
     params: toParamsFormValue(props.session.params),
   }));
   const { saving, saved, error, run, changed } = useSave();
+  const [graph, setGraph] = useState<{ from_default: boolean; capabilities: { builtinTools: string[]; mcpServers: string[]; http: unknown; postgres: unknown } } | null>(null);
+  useEffect(() => {
+    apiFetch<typeof graph | { graph: null }>(`/api/sessions/${props.session.id}/capabilities`).then(
+      (answer) => setGraph(answer && 'capabilities' in answer ? answer : null),
+      () => setGraph(null),
+    );
+  }, [props.session.id]);
   const update = (patch: Partial<typeof form>) => {
     changed();
     setForm({ ...form, ...patch });
@@ -34,7 +41,17 @@ export function SessionSettings(props: { session: SessionJson; onSaved: (session
 
   return (
     <form onSubmit={save} className="space-y-4" aria-label="Session settings">
-      <ParamsFields value={form.params} onChange={(params) => update({ params })} />
+      {graph && (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="session-capabilities">
+          {graph.from_default ? 'Capabilities: the default graph (everything) when this session was created' : `Capabilities from ${props.session.persona}'s graph when this session was created`}:{' '}
+          {[...graph.capabilities.builtinTools, ...graph.capabilities.mcpServers.map((server) => `MCP ${server}`), ...(graph.capabilities.http ? ['http'] : []), ...(graph.capabilities.postgres ? ['postgres'] : [])].join(', ') || 'no tools'}.{' '}
+          <a className="underline" href={`/personas/${encodeURIComponent(props.session.persona)}/capabilities`}>
+            Edit the persona&apos;s graph
+          </a>{' '}
+          (new sessions only).
+        </p>
+      )}
+      <ParamsFields value={form.params} onChange={(params) => update({ params })} graphTools={graph && !graph.from_default ? graph.capabilities.builtinTools : undefined} />
       <div className="grid gap-4 lg:grid-cols-2">
         <LayerModelFields id="session-c" legend="Internal Dialog (C_model)" description="Answers and keeps private thoughts." value={form.c_model} onChange={(c_model) => update({ c_model })} />
         <LayerModelFields id="session-s" legend="Subconscious (S_model)" description="The perpetual loop; a cheap, fast model." value={form.s_model} onChange={(s_model) => update({ s_model })} />

@@ -42,8 +42,13 @@ export function toParamsPayload(value: ParamsFormValue): SessionParams {
 const pacingLabels = { adaptive: 'Adaptive (rests when idle)', continuous: 'Continuous (next cycle at once)' };
 const triggerLabels = { tag: 'The <trigger> tag decides', length: 'S_loud longer than a threshold' };
 
-export function ParamsFields(props: { value: ParamsFormValue; onChange: (value: ParamsFormValue) => void }) {
-  const { value } = props;
+export function ParamsFields(props: {
+  value: ParamsFormValue;
+  onChange: (value: ParamsFormValue) => void;
+  /** A session's capability graph: built-in tools outside it cannot be turned on. */
+  graphTools?: readonly string[];
+}) {
+  const { value, graphTools } = props;
   const set = (patch: Partial<ParamsFormValue>) => props.onChange({ ...value, ...patch });
   return (
     <fieldset className="grid gap-3 rounded-lg border border-zinc-200 p-4 sm:grid-cols-2 dark:border-zinc-800">
@@ -87,6 +92,8 @@ export function ParamsFields(props: { value: ParamsFormValue; onChange: (value: 
             <label key={name} className="flex items-center gap-1.5 text-sm">
               <input
                 type="checkbox"
+                disabled={graphTools !== undefined && !graphTools.includes(name)}
+                title={graphTools !== undefined && !graphTools.includes(name) ? "Not in this session's capability graph" : undefined}
                 checked={value.tools.includes(name)}
                 onChange={(event) => set({ tools: event.target.checked ? [...value.tools, name] : value.tools.filter((tool) => tool !== name) })}
               />
