@@ -1,7 +1,7 @@
 // One running session's mind: the Subconscious loop and the Internal Dialog turns, concurrent,
 // with turns serialised and user messages queued (never dropped). Status is explicit
 // (`idle → running ⇄ paused → stopping → stopped`); the loop parks at a resume gate when
-// paused, sleeps with `clock.sleep(ms, signal)` so input wakes it, backs off after failures and
+// paused, sleeps at a wake gate (wake-gate.ts) so input wakes it, backs off after failures and
 // never dies of one. Every output is persisted (DB, then JSONL) before its event is emitted.
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
 import {
@@ -11,8 +11,8 @@ import {
   type CallLayer,
   type UsageTotals,
 } from '@/lib/store/mind-repository';
-import { messageJson, moodAndCriteriaJson, type MessageRecord } from '@/lib/store/messages-repository';
-import { reconcileSessionLogs } from '@/lib/store/log-reconcile';
+import { messageJson, type MessageRecord } from '@/lib/store/messages-repository';
+import { reconcileLogsReporting } from '@/lib/store/log-reconcile';
 import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import type { MindState, PromptRecord, SpontaneousOutcome } from './events';
@@ -24,6 +24,7 @@ import type { StopKind } from '@/lib/agent/session-toolbox';
 import { createMindToolbox, toolActivityLine } from '@/lib/agent/mind-toolbox';
 import { runInternalDialogTurn, type TurnResult, type TurnWork } from './internal-dialog-turn';
 import { TurnQueue } from './turn-queue';
+import { WakeGate } from './wake-gate';
 import { mindModelCalls } from './mind-model-calls';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
 import type { RoutedDelta } from './tags/reply-router';
@@ -31,7 +32,7 @@ import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { MindMemory } from './mind-memory';
 import { LayerHealth, type MindLayer } from './layer-health';
 import { currentActivity, cycleDelayMs, type Activity } from './pacing';
-import { runSubconsciousCycle, type CycleOutcome } from './subconscious-cycle';
+import { announceCycle, runSubconsciousCycle, type CycleOutcome } from './subconscious-cycle';
 
 export type MindStatus = 'idle' | 'running' | 'paused' | 'stopping' | 'stopped';
 export { SessionPausedError, type MindDependencies } from './mind-dependencies';
@@ -43,7 +44,7 @@ export class SessionMind {
   /** Memory consolidation while the user is away (lib/memory). */
   private idleMemory!: IdleConsolidation;
   private readonly stopController = new AbortController();
-  private wakeController = new AbortController();
+  private readonly gate: WakeGate;
   private cycleRequested = false;
   private loopDone: Promise<void> = Promise.resolve();
   private cycleRunning = false;
@@ -73,6 +74,7 @@ export class SessionMind {
     private readonly capabilityTools: readonly Tool[] = [],
   ) {
     this.health = new LayerHealth(() => deps.clock.now(), deps.random);
+    this.gate = new WakeGate(deps.clock);
   }
 
   get sessionId(): string {
@@ -82,7 +84,7 @@ export class SessionMind {
   /** Loads the mind's state with bounded queries and starts (or, when `paused`, parks) the loop. */
   async start(options: { paused?: boolean } = {}): Promise<void> {
     if (this.status !== 'idle') return;
-    await this.reconcileLogs();
+    await reconcileLogsReporting(this.session.id); // a crash can leave the logs behind the DB
     const snapshot = await loadMindSnapshot({ sessionId: this.session.id, windowSize: this.deps.memoryLimit });
     this.memory = new MindMemory(snapshot, this.deps.memoryLimit);
     this.context = this.createContext();
@@ -95,18 +97,6 @@ export class SessionMind {
     this.loopDone = this.runLoop();
     if (this.status === 'running') this.drainTurns();
     this.emitState();
-  }
-
-  /** A crash can leave the JSONL logs behind the DB or with a torn line: mend them first. */
-  private async reconcileLogs(): Promise<void> {
-    try {
-      const report = await reconcileSessionLogs(this.session.id);
-      if (report.repaired.length > 0 || Object.keys(report.replayed).length > 0 || report.ahead.length > 0) {
-        console.warn(`[mind ${this.session.id}] logs reconciled with the database: ${JSON.stringify(report)}`);
-      }
-    } catch (error) {
-      console.error(`[mind ${this.session.id}] log reconciliation failed`, error);
-    }
   }
 
   state(): MindState {
@@ -167,7 +157,7 @@ export class SessionMind {
     this.lastUserAt = this.deps.clock.now();
     this.cycleRequested = true;
     this.drainTurns();
-    this.wakeSoon();
+    this.gate.wakeSoon();
     return message;
   }
 
@@ -182,7 +172,7 @@ export class SessionMind {
   pause(): void {
     if (this.status !== 'running') return;
     this.status = 'paused';
-    this.wake();
+    this.gate.wake();
     this.emitState();
   }
 
@@ -190,7 +180,7 @@ export class SessionMind {
     if (this.status !== 'paused') return;
     this.status = 'running';
     this.lastUserAt = this.deps.clock.now();
-    this.wake();
+    this.gate.wake();
     this.drainTurns();
     this.emitState();
   }
@@ -201,7 +191,7 @@ export class SessionMind {
     this.session = session;
     // New models deserve a fresh start: no backoff or failure count carried over from the old.
     if (modelsChanged) this.health.reset();
-    this.wake();
+    this.gate.wake();
     if (modelsChanged) this.emitState();
   }
 
@@ -212,7 +202,7 @@ export class SessionMind {
   async stop(options: { graceMs: number }): Promise<void> {
     if (this.status === 'stopped' || this.status === 'stopping') return this.settled();
     this.status = 'stopping';
-    this.wake();
+    this.gate.wake();
     const grace = new AbortController();
     await Promise.race([this.settled(), this.deps.clock.sleep(options.graceMs, grace.signal), this.deps.approvals.whenWaiting(this.session.id, grace.signal)]);
     grace.abort();
@@ -255,7 +245,7 @@ export class SessionMind {
   private async runLoop(): Promise<void> {
     while (this.status === 'running' || this.status === 'paused') {
       if (this.status === 'paused') {
-        await this.sleep(Number.POSITIVE_INFINITY); // the resume gate: resume() or stop() wakes it
+        await this.gate.sleep(Number.POSITIVE_INFINITY); // the resume gate: resume() or stop() wakes it
         continue;
       }
       await this.runCycle();
@@ -275,7 +265,7 @@ export class SessionMind {
       this.setNextCycleAt(until);
       // A wake (input, a turn, new settings) recomputes the wait; the timer running out ends it,
       // even if the activity changed meanwhile.
-      if (!(await this.sleep(until - now))) break;
+      if (!(await this.gate.sleep(until - now))) break;
     }
     this.cycleRequested = false;
     this.setNextCycleAt(null);
@@ -323,22 +313,7 @@ export class SessionMind {
 
   private announceCycle(outcome: Extract<CycleOutcome, { kind: 'persisted' }>): void {
     const spontaneous = this.considerSpontaneous(outcome);
-    const { mood, criteria } = outcome.moodAndCriteria;
-    this.deps.bus.emit('subconscious-output', this.session.id, {
-      cycle: outcome.cycle,
-      sLoud: outcome.sLoud,
-      sQuiet: outcome.sQuiet,
-      mood,
-      criteria,
-      trigger: outcome.trigger,
-      wellFormed: outcome.wellFormed,
-      spontaneous,
-      messages: outcome.messages.map(messageJson),
-      moodAndCriteria: moodAndCriteriaJson(outcome.moodAndCriteria),
-    });
-    if (mood !== outcome.previousMood) {
-      this.deps.bus.emit('mood-changed', this.session.id, { cycle: outcome.cycle, mood, criteria, previousMood: outcome.previousMood });
-    }
+    announceCycle(this.deps.bus, this.session.id, outcome, spontaneous);
     if (spontaneous === 'started') this.drainTurns();
   }
 
@@ -406,7 +381,7 @@ export class SessionMind {
       ...taskIds,
     });
     this.emitState();
-    this.wakeSoon(); // the Subconscious paces itself by what the Internal Dialog is doing
+    this.gate.wakeSoon(); // the Subconscious paces itself by what the Internal Dialog is doing
     const leaveForeground = this.pendingForeground ?? this.deps.foreground.enter();
     this.pendingForeground = null;
     try {
@@ -435,7 +410,7 @@ export class SessionMind {
       this.stopController.signal.removeEventListener('abort', abort);
       this.turn = null;
       this.lastTurnEndedAt = this.deps.clock.now();
-      this.wake();
+      this.gate.wake();
       this.emitState();
     }
   }
@@ -476,31 +451,6 @@ export class SessionMind {
   private emitState(): void {
     if (this.status === 'idle' || this.status === 'stopped') return;
     this.deps.bus.emit('mind-state', this.session.id, { state: this.state() });
-  }
-
-  /** True when woken early by wake(), false when the time ran out. */
-  private async sleep(ms: number): Promise<boolean> {
-    if (this.wakeController.signal.aborted) this.wakeController = new AbortController();
-    const signal = this.wakeController.signal;
-    if (ms === Number.POSITIVE_INFINITY) {
-      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-      return true;
-    }
-    await this.deps.clock.sleep(ms, signal);
-    return signal.aborted;
-  }
-
-  private wake(): void {
-    this.wakeController.abort();
-  }
-
-  /**
-   * Wakes the Subconscious once the current task is done: a reply's model call goes out first
-   * and the cycle's prompt assembly no longer holds it back (the cycle could not change that
-   * reply anyway: the turn took the Mood & Criteria when it started).
-   */
-  private wakeSoon(): void {
-    setImmediate(() => this.wake());
   }
 
   private createContext(): MindContext {

@@ -4,7 +4,8 @@
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
 import { appendLogRecords, logRecordOf, moodLogRecords } from '@/lib/store/session-logs';
 import { insertCycle } from '@/lib/store/mind-repository';
-import type { MessageRecord, MoodAndCriteriaRecord } from '@/lib/store/messages-repository';
+import { messageJson, moodAndCriteriaJson, type MessageRecord, type MoodAndCriteriaRecord } from '@/lib/store/messages-repository';
+import type { EventBus, SpontaneousOutcome } from './events';
 import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { summarise } from './context-summaries';
 import { fitInternalDialogPrompt } from './internal-dialog-turn';
@@ -122,4 +123,22 @@ export async function runSubconsciousCycle(context: MindContext, cycle: number, 
     moodAndCriteria: persisted.moodAndCriteria,
     previousMood: previous?.mood ?? null,
   };
+}
+
+/** A persisted cycle told to the page: its output, and the mood when it changed. */
+export function announceCycle(bus: EventBus, sessionId: string, outcome: Extract<CycleOutcome, { kind: 'persisted' }>, spontaneous: SpontaneousOutcome): void {
+  const { mood, criteria } = outcome.moodAndCriteria;
+  bus.emit('subconscious-output', sessionId, {
+    cycle: outcome.cycle,
+    sLoud: outcome.sLoud,
+    sQuiet: outcome.sQuiet,
+    mood,
+    criteria,
+    trigger: outcome.trigger,
+    wellFormed: outcome.wellFormed,
+    spontaneous,
+    messages: outcome.messages.map(messageJson),
+    moodAndCriteria: moodAndCriteriaJson(outcome.moodAndCriteria),
+  });
+  if (mood !== outcome.previousMood) bus.emit('mood-changed', sessionId, { cycle: outcome.cycle, mood, criteria, previousMood: outcome.previousMood });
 }

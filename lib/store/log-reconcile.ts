@@ -104,3 +104,15 @@ function truncateToLines(file: string, keep: number): void {
   for (let line = 0; line < keep; line++) end = bytes.indexOf(0x0a, end) + 1;
   fs.truncateSync(file, end);
 }
+
+/** Mends a session's logs before its mind starts; what was mended is reported, a failure logged (never fatal). */
+export async function reconcileLogsReporting(sessionId: string): Promise<void> {
+  try {
+    const report = await reconcileSessionLogs(sessionId);
+    if (report.repaired.length > 0 || Object.keys(report.replayed).length > 0 || report.ahead.length > 0) {
+      console.warn(`[mind ${sessionId}] logs reconciled with the database: ${JSON.stringify(report)}`);
+    }
+  } catch (error) {
+    console.error(`[mind ${sessionId}] log reconciliation failed`, error);
+  }
+}
