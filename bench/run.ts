@@ -10,6 +10,7 @@ import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } 
 import { benchTaskOverhead, benchTaskTokens, tasksTables } from './tasks';
 import { createEmbedder } from '@/lib/memory/embeddings';
 import { benchGraphValidation, capabilitiesTable } from './capabilities';
+import { benchStepOverhead, engineTable } from './engine';
 import { benchConsolidationTokens, benchHybridLatency, benchLocomo, benchRecallLatency, memoryTables } from './memory';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
@@ -70,6 +71,9 @@ console.log(
 
 console.log('\n## Capabilities: validating a 1,000-node agent graph\n');
 console.log(capabilitiesTable(benchGraphValidation({ size: 1_000, runs: quick ? 50 : 200 })));
+
+console.log('\n## Execution engines: per-step overhead, in-memory and DBOS on PostgreSQL\n');
+console.log(engineTable(await benchStepOverhead({ steps: 200, runs: quick ? 3 : 10 })));
 
 console.log('\n## The mind: cycle overhead, memory, idle-hour tokens\n');
 const overhead = await benchCycleOverhead({ blockSize: 50, blocks: quick ? 4 : 20, storedMessages: 10_000 });

@@ -10,12 +10,16 @@ export interface WorkflowContext {
   readonly runId: string;
   /** Aborts when the run is cancelled: pass it to model calls and tools. */
   readonly signal: AbortSignal;
-  /** Runs `fn` once for this name in this run; a replay returns what it returned the first time. */
+  /** Runs `fn` once in this run (names are unique per run); a replay returns what it returned the first time. */
   step<T>(name: string, fn: () => Promise<T>): Promise<T>;
   /** The payload of the next signal of this name (one sent before the wait is kept for it). */
   waitFor<T = unknown>(name: string): Promise<T>;
   /** Resolves after `ms`, or at once when the run is cancelled. */
   sleep(ms: number): Promise<void>;
+  /**
+   * The engine's clock (simulated in tests). Not journaled: use it for limits (a task's timeout),
+   * which a replay may judge again, never for a decision that must replay the same.
+   */
   now(): number;
 }
 
@@ -29,11 +33,16 @@ export class RunCancelledError extends Error {
 }
 
 export interface ExecutionEngine {
-  /** Starts the run, or returns the one already going under this id (idempotent). */
+  /**
+   * Names a workflow, so a durable engine finds it again after a restart (call it before the
+   * engine launches; its input and output must be JSON). The in-memory engine needs no names.
+   */
+  define<Input, Output>(name: string, workflow: Workflow<Input, Output>): Workflow<Input, Output>;
+  /** Starts the run, or returns the one already going (or finished) under this id (idempotent). */
   start<Input, Output>(runId: string, workflow: Workflow<Input, Output>, input: Input): Promise<Output>;
-  /** Delivers a signal (a user message, a decision, a resume input); false when the run is not here. */
-  signal(runId: string, name: string, payload: unknown): boolean;
+  /** Delivers a signal (a user message, a decision, a resume input); false when the run is not running. */
+  signal(runId: string, name: string, payload: unknown): Promise<boolean>;
   /** Cancels the run: its signal aborts, its waits and sleeps end; false when it is not running. */
-  cancel(runId: string): boolean;
-  status(runId: string): RunStatus;
+  cancel(runId: string): Promise<boolean>;
+  status(runId: string): Promise<RunStatus>;
 }

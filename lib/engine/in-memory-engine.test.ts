@@ -16,8 +16,8 @@ describe('InMemoryEngine', () => {
     };
     const [a, b] = await Promise.all([engine.start('run-1', workflow, 10), engine.start('run-1', workflow, 10)]);
     expect([a, b, runs, effects]).toEqual([12, 12, 1, 1]);
-    expect(engine.status('run-1')).toBe('completed');
-    expect(engine.status('nope')).toBe('unknown');
+    expect(await engine.status('run-1')).toBe('completed');
+    expect(await engine.status('nope')).toBe('unknown');
   });
 
   it('signals reach a wait, also when sent before it; unknown runs refuse them', async () => {
@@ -30,13 +30,13 @@ describe('InMemoryEngine', () => {
       const second = await context.waitFor<string>('answer');
       return `${first},${second}`;
     }, null);
-    expect(engine.signal('run-2', 'answer', 'early')).toBe(true); // before the wait
+    expect(await engine.signal('run-2', 'answer', 'early')).toBe(true); // before the wait
     release();
     await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(engine.signal('run-2', 'answer', 'late')).toBe(true);
+    expect(await engine.signal('run-2', 'answer', 'late')).toBe(true);
     expect(await done).toBe('early,late');
-    expect(engine.signal('run-2', 'answer', 'after')).toBe(false);
-    expect(engine.signal('ghost', 'answer', 'x')).toBe(false);
+    expect(await engine.signal('run-2', 'answer', 'after')).toBe(false);
+    expect(await engine.signal('ghost', 'answer', 'x')).toBe(false);
   });
 
   it('cancel ends waits and sleeps at once and marks the run cancelled', async () => {
@@ -46,12 +46,12 @@ describe('InMemoryEngine', () => {
       await context.sleep(60_000);
       return context.signal.aborted ? 'woke cancelled' : 'slept';
     }, null);
-    expect(engine.cancel('run-3')).toBe(true);
-    expect(engine.cancel('run-4')).toBe(true);
+    expect(await engine.cancel('run-3')).toBe(true);
+    expect(await engine.cancel('run-4')).toBe(true);
     await expect(waiting).rejects.toBeInstanceOf(RunCancelledError);
     expect(await sleeping).toBe('woke cancelled');
-    expect(engine.status('run-3')).toBe('cancelled');
-    expect(engine.status('run-4')).toBe('cancelled');
-    expect(engine.cancel('run-3')).toBe(false);
+    expect(await engine.status('run-3')).toBe('cancelled');
+    expect(await engine.status('run-4')).toBe('cancelled');
+    expect(await engine.cancel('run-3')).toBe(false);
   });
 });

@@ -20,9 +20,15 @@ export class InMemoryEngine implements ExecutionEngine {
 
   constructor(private readonly clock: Clock) {}
 
+  define<Input, Output>(_name: string, workflow: Workflow<Input, Output>): Workflow<Input, Output> {
+    return workflow;
+  }
+
   start<Input, Output>(runId: string, workflow: Workflow<Input, Output>, input: Input): Promise<Output> {
     const existing = this.runs.get(runId);
-    if (existing?.status === 'running') return existing.done as Promise<Output>;
+    // Running or finished: the same run. A cancelled or failed run starts afresh (a task paused
+    // with its session runs again under its id when the session resumes).
+    if (existing?.status === 'running' || existing?.status === 'completed') return existing.done as Promise<Output>;
     const run: Run = { status: 'running', done: Promise.resolve(), controller: new AbortController(), journal: new Map(), inbox: new Map(), waiters: new Map() };
     this.runs.set(runId, run);
     const context = this.contextFor(runId, run);
@@ -39,7 +45,7 @@ export class InMemoryEngine implements ExecutionEngine {
     return run.done as Promise<Output>;
   }
 
-  signal(runId: string, name: string, payload: unknown): boolean {
+  async signal(runId: string, name: string, payload: unknown): Promise<boolean> {
     const run = this.runs.get(runId);
     if (!run || run.status !== 'running') return false;
     const waiting = run.waiters.get(name);
@@ -49,14 +55,14 @@ export class InMemoryEngine implements ExecutionEngine {
     return true;
   }
 
-  cancel(runId: string): boolean {
+  async cancel(runId: string): Promise<boolean> {
     const run = this.runs.get(runId);
     if (!run || run.status !== 'running') return false;
     run.controller.abort(new RunCancelledError(runId));
     return true;
   }
 
-  status(runId: string): RunStatus {
+  async status(runId: string): Promise<RunStatus> {
     return this.runs.get(runId)?.status ?? 'unknown';
   }
 
@@ -69,6 +75,8 @@ export class InMemoryEngine implements ExecutionEngine {
       step<T>(name: string, fn: () => Promise<T>): Promise<T> {
         const journaled = run.journal.get(name);
         if (journaled) return journaled as Promise<T>;
+        // A cancelled run stops at its next step boundary: the step does not start.
+        if (signal.aborted) return Promise.reject(new RunCancelledError(runId));
         const result = fn();
         run.journal.set(name, result);
         return result;

@@ -82,9 +82,9 @@ export class TaskService {
     if (task.status !== 'blocked' || !task.blockedOn || task.blockedOn.kind === 'approval') {
       throw new TaskError('conflict', task.blockedOn?.kind === 'approval' ? 'The task waits for a decision on a tool call: approve or deny its card' : `The task is ${task.status}, not waiting for an answer`);
     }
-    if (!this.deps.engine.signal(taskId, 'resume', input)) {
+    if (!(await this.deps.engine.signal(taskId, 'resume', input))) {
       await this.schedule(task.sessionId);
-      if (!this.deps.engine.signal(taskId, 'resume', input)) throw new TaskError('conflict', 'The session is paused: resume the session, then the task');
+      if (!(await this.deps.engine.signal(taskId, 'resume', input))) throw new TaskError('conflict', 'The session is paused: resume the session, then the task');
     }
     return (await this.waitForChange(taskId, task.updatedAt)) ?? task;
   }
@@ -101,7 +101,7 @@ export class TaskService {
     }
     const current = (await findTask(taskId))!;
     if (['completed', 'failed', 'cancelled'].includes(current.status)) throw new TaskError('conflict', `The task is already ${current.status}`);
-    if (this.deps.engine.cancel(taskId)) {
+    if (await this.deps.engine.cancel(taskId)) {
       await this.running.get(taskId);
     } else {
       // Not running in this process (its session is paused): end it here, and its waiting cards.
@@ -146,7 +146,7 @@ export class TaskService {
   async stop(): Promise<void> {
     this.stopping = true;
     // Runs waiting for a person end here; with `stopping` set they change nothing.
-    for (const id of this.running.keys()) this.deps.engine.cancel(id);
+    await Promise.all([...this.running.keys()].map((id) => this.deps.engine.cancel(id)));
     await Promise.all(this.running.values());
   }
 

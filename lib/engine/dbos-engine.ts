@@ -1,0 +1,128 @@
+// The durable engine (issue 19, ARCHITECTURE §14): DBOS (`@dbos-inc/dbos-sdk`, MIT) journals each
+// run and its steps in PostgreSQL, so a run whose process died is recovered — by this process on
+// its next launch, or by another one on the same database — from its last finished step. A
+// workflow is a DBOS workflow under the name `define` gives it; `step` is `DBOS.runStep` (steps are
+// journaled in the order they run, so a run must take the same path on replay), `waitFor` is
+// `DBOS.recv` on a topic per name (messages wait for the receiver: one sent early is not lost),
+// `sleep` is DBOS's durable sleep. DBOS is one per process: so is this engine.
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { RunCancelledError, type ExecutionEngine, type RunStatus, type Workflow, type WorkflowContext } from './execution-engine';
+
+/** How long one `recv` waits before it is asked again (a wait has no deadline of its own). */
+const RECV_SECONDS = 3600;
+
+type Registered = (input: unknown) => Promise<unknown>;
+
+export class DbosEngine implements ExecutionEngine {
+  private readonly registered = new Map<Workflow<unknown, unknown>, Registered>();
+  /** Runs executing in this process: their cancel aborts at once (DBOS's own cancel ends them at the next step). */
+  private readonly controllers = new Map<string, AbortController>();
+  private launched = false;
+
+  constructor(private readonly options: { systemDatabaseUrl: string; appName?: string; clock?: () => number }) {}
+
+  define<Input, Output>(name: string, workflow: Workflow<Input, Output>): Workflow<Input, Output> {
+    if (this.launched) throw new Error(`define("${name}") after launch: DBOS must know every workflow before it starts`);
+    const engine = this;
+    const registered = DBOS.registerWorkflow(
+      async (input: unknown) => {
+        const runId = DBOS.workflowID!;
+        const controller = new AbortController();
+        engine.controllers.set(runId, controller);
+        try {
+          return await workflow(engine.contextFor(runId, controller.signal), input as Input);
+        } finally {
+          engine.controllers.delete(runId);
+        }
+      },
+      { name },
+    );
+    this.registered.set(workflow as Workflow<unknown, unknown>, registered as Registered);
+    return workflow;
+  }
+
+  /** Connects to PostgreSQL (creating DBOS's system database the first time) and recovers runs left pending. */
+  async launch(): Promise<void> {
+    DBOS.setConfig({ name: this.options.appName ?? 'agentcsd', systemDatabaseUrl: this.options.systemDatabaseUrl, logLevel: 'warn' } as Parameters<typeof DBOS.setConfig>[0]);
+    await DBOS.launch();
+    this.launched = true;
+  }
+
+  /** Stops; runs left unfinished are recovered by the next launch on this database. */
+  async shutdown(): Promise<void> {
+    for (const controller of this.controllers.values()) controller.abort();
+    await DBOS.shutdown({ deregister: true });
+    this.launched = false;
+  }
+
+  async start<Input, Output>(runId: string, workflow: Workflow<Input, Output>, input: Input): Promise<Output> {
+    const registered = this.registered.get(workflow as Workflow<unknown, unknown>);
+    if (!registered) throw new Error('define() the workflow before starting it');
+    const handle = await DBOS.startWorkflow(registered, { workflowID: runId })(input);
+    try {
+      return (await handle.getResult()) as Output;
+    } catch (error) {
+      if ((await this.status(runId)) === 'cancelled') throw new RunCancelledError(runId);
+      throw error;
+    }
+  }
+
+  async signal(runId: string, name: string, payload: unknown): Promise<boolean> {
+    if ((await this.status(runId)) !== 'running') return false;
+    // Wrapped: a payload of null must not read as recv's "nothing came".
+    await DBOS.send(runId, { payload }, name);
+    return true;
+  }
+
+  async cancel(runId: string): Promise<boolean> {
+    if ((await this.status(runId)) !== 'running') return false;
+    this.controllers.get(runId)?.abort(new RunCancelledError(runId));
+    await DBOS.cancelWorkflow(runId);
+    return true;
+  }
+
+  async status(runId: string): Promise<RunStatus> {
+    const status = await DBOS.getWorkflowStatus(runId);
+    switch (status?.status) {
+      case undefined:
+        return 'unknown';
+      case 'PENDING':
+      case 'ENQUEUED':
+        return 'running';
+      case 'SUCCESS':
+        return 'completed';
+      case 'CANCELLED':
+        return 'cancelled';
+      default:
+        return 'failed';
+    }
+  }
+
+  private contextFor(runId: string, signal: AbortSignal): WorkflowContext {
+    const cancelled = new Promise<never>((_resolve, reject) => {
+      const fail = () => reject(new RunCancelledError(runId));
+      if (signal.aborted) fail();
+      else signal.addEventListener('abort', fail, { once: true });
+    });
+    cancelled.catch(() => undefined); // observed only when raced
+    const untilCancelled = <T>(work: Promise<T>) => Promise.race([work, cancelled]);
+    const clock = this.options.clock ?? Date.now;
+    return {
+      runId,
+      signal,
+      step: (name, fn) => untilCancelled(DBOS.runStep(fn, { name })),
+      async waitFor<T>(name: string): Promise<T> {
+        for (;;) {
+          const message = await untilCancelled(DBOS.recv<{ payload: T }>(name, RECV_SECONDS));
+          if (message) return message.payload;
+        }
+      },
+      sleep: async (ms) => {
+        await untilCancelled(DBOS.sleep(ms)).catch((error: unknown) => {
+          if (!(error instanceof RunCancelledError)) throw error;
+        });
+      },
+      now: () => clock(),
+    };
+  }
+}
