@@ -1,5 +1,5 @@
-// The tools a session's graph brings beyond the built-ins and MCP servers it narrows: those whose
-// configuration lives on the graph's node (tool.http, tool.postgres). Read once when the mind starts: the
+// What a session's graph brings beyond its tool choices: agent.core's instructions, and the tools the built-ins and MCP servers it narrows: those whose
+// whose configuration lives on the graph's node (tool.http, tool.postgres). Read once when the mind starts: the
 // session's graph is a snapshot and does not change.
 import { httpTools } from '@/lib/tools/http-tool';
 import { postgresTools } from '@/lib/tools/postgres-tool';
@@ -7,9 +7,19 @@ import type { Tool } from '@/lib/tools/tool-types';
 import { capabilitiesOf } from './capability-set';
 import { readSessionGraph } from './graph-store';
 
-export async function sessionCapabilityTools(sessionId: string): Promise<Tool[]> {
+export interface SessionGraphParts {
+  /** Tools configured on the graph's nodes. */
+  tools: Tool[];
+  /** agent.core's instructions, for the Internal Dialog's system prompt. */
+  instructions: string | null;
+}
+
+export async function sessionGraphParts(sessionId: string): Promise<SessionGraphParts> {
   const snapshot = await readSessionGraph(sessionId);
-  if (!snapshot) return [];
+  if (!snapshot) return { tools: [], instructions: null };
   const capabilities = capabilitiesOf(snapshot.graph);
-  return [...(capabilities.http ? httpTools(capabilities.http) : []), ...(capabilities.postgres ? postgresTools(capabilities.postgres) : [])];
+  return {
+    tools: [...(capabilities.http ? httpTools(capabilities.http) : []), ...(capabilities.postgres ? postgresTools(capabilities.postgres) : [])],
+    instructions: capabilities.instructions?.trim() || null,
+  };
 }

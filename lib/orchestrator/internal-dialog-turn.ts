@@ -66,6 +66,7 @@ export function fitInternalDialogPrompt(
     ...buildInternalDialogRequest({
       ...prompt,
       idQuietHistory: summary ? [summary.text, ...idQuietHistory] : idQuietHistory,
+      instructions: context.instructions,
       model: config.model,
       maxTokens: config.max_tokens,
     }),

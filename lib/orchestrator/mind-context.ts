@@ -13,6 +13,8 @@ import type { ModelCallResult } from './model-call';
 export interface MindContext {
   readonly sessionId: string;
   readonly personaCore: string;
+  /** agent.core's instructions from the session's capability graph (null: none). */
+  readonly instructions: string | null;
   readonly memory: MindMemory;
   session(): SessionRecord;
   /** The model's token calibration factor (reported / estimated). */

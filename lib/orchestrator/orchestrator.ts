@@ -28,7 +28,7 @@ import {
 import { readMcpSettings, readSettings } from '@/lib/store/settings-repository';
 import { McpPool } from '@/lib/tools/mcp/mcp-pool';
 import { VectorIndexer } from '@/lib/memory/vector-indexer';
-import { sessionCapabilityTools } from '@/lib/capabilities/capability-tools';
+import { sessionGraphParts } from '@/lib/capabilities/capability-tools';
 import { effectivePersonaGraph, narrowToGraph, readSessionGraph, snapshotSessionGraph } from '@/lib/capabilities/graph-store';
 import { InMemoryEngine } from '@/lib/engine/in-memory-engine';
 import { TaskService } from '@/lib/tasks/task-service';
@@ -237,7 +237,7 @@ export class Orchestrator {
   private async startMind(session: SessionRecord): Promise<void> {
     if (this.minds.has(session.id)) return;
     const personaCore = readPersonaSnapshot(session.id) ?? readPersonaBytes(session.personaName).bytes.toString('utf8');
-    const mind = new SessionMind(session, personaCore, this.deps, await sessionCapabilityTools(session.id));
+    const mind = new SessionMind(session, personaCore, this.deps, await sessionGraphParts(session.id));
     this.minds.set(session.id, mind);
     await mind.start();
     await this.tasks.schedule(session.id); // a task under way continues, a pending one starts

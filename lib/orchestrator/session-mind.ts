@@ -18,7 +18,7 @@ import type { SessionRecord } from '@/lib/store/sessions-repository';
 import type { MindState, PromptRecord, SpontaneousOutcome } from './events';
 import { SessionPausedError, type MindDependencies } from './mind-dependencies';
 import { IdleConsolidation } from '@/lib/memory/idle-consolidation';
-import type { Tool } from '@/lib/tools/tool-types';
+import type { SessionGraphParts } from '@/lib/capabilities/capability-tools';
 import { loadResumableTurns } from '@/lib/agent/resume-turns';
 import type { StopKind } from '@/lib/agent/session-toolbox';
 import { createMindToolbox, toolActivityLine } from '@/lib/agent/mind-toolbox';
@@ -70,8 +70,8 @@ export class SessionMind {
     private session: SessionRecord,
     private readonly personaCore: string,
     private readonly deps: MindDependencies,
-    /** Tools configured on the session's graph (tool.http), besides the built-ins and MCP servers. */
-    private readonly capabilityTools: readonly Tool[] = [],
+    /** From the session's capability graph: agent.core's instructions, and tools configured on its nodes. */
+    private readonly graph: SessionGraphParts = { tools: [], instructions: null },
   ) {
     this.health = new LayerHealth(() => deps.clock.now(), deps.random);
     this.gate = new WakeGate(deps.clock);
@@ -457,6 +457,7 @@ export class SessionMind {
     return {
       sessionId: this.session.id,
       personaCore: this.personaCore,
+      instructions: this.graph.instructions,
       memory: this.memory,
       session: () => this.session,
       calibration: (model) => this.deps.calibration.factor(model),
@@ -469,7 +470,7 @@ export class SessionMind {
           broker: this.deps.approvals,
           toolServer: this.deps.toolServer.current,
           mcpTools: this.deps.mcp.tools(),
-          capabilityTools: this.capabilityTools,
+          capabilityTools: this.graph.tools,
           onFinished: (call) => this.memory.recordToolActivity(toolActivityLine(call)),
         }),
       toolServer: () => this.deps.toolServer.current,

@@ -66,9 +66,9 @@ describe('capabilities', () => {
     expect((await put(defaultGraph('iris'), '../etc')).status).toBe(400);
   });
 
-  it('a session created after bash was disconnected cannot use it: CAPABILITY_NOT_AVAILABLE before anything runs, and its settings cannot bring it back', async () => {
+  it('a session created after bash was disconnected cannot use it: CAPABILITY_NOT_AVAILABLE before anything runs, its settings cannot bring it back; the core\'s instructions reach the prompt', async () => {
     const graph = defaultGraph('iris');
-    graph.nodes = graph.nodes.filter((node) => node.id !== 'bash');
+    graph.nodes = graph.nodes.filter((node) => node.id !== 'bash').map((node) => (node.type === 'agent.core' ? { ...node, config: { strategy: 'reactive', instructions: 'Answer in French.' } } : node));
     graph.edges = graph.edges.filter((edge) => edge.target !== 'bash');
     expect((await put(graph)).status).toBe(200);
 
@@ -84,6 +84,8 @@ describe('capabilities', () => {
     expect(calls[0]).toMatchObject({ name: 'bash', status: 'failed' });
     expect(calls[0]!.result).toMatch(/^CAPABILITY_NOT_AVAILABLE/);
     expect(calls[0]!.startedAt).toBeNull();
+    // agent.core's instructions are part of the Internal Dialog's cached system prompt.
+    expect(c.calls[0]!.system[0]).toMatchObject({ cache: true, text: expect.stringMatching(/## This agent's instructions\nAnswer in French\.$/) });
 
     const updated = await orchestrator.updateSession(session.id, { params: { ...session.params, tools: ['bash', 'read_file'] } });
     expect(updated.params.tools).toEqual(['read_file']);

@@ -60,6 +60,8 @@ export function buildInternalDialogRequest(input: {
   task?: string | null;
   /** What the persona remembers that bears on this turn (lib/memory/turn-memory.ts). */
   memory?: string | null;
+  /** agent.core's instructions (the persona's capability graph): part of the cached system prompt. */
+  instructions?: string | null;
 }): BackendRequest {
   const parts = [
     ...(input.task ? [wrapTag('task', input.task)] : []),
@@ -69,7 +71,10 @@ export function buildInternalDialogRequest(input: {
     wrapTag('ID_quiet_history', input.idQuietHistory.join('\n---\n')),
   ];
   return {
-    system: [{ text: internalDialogStaticPrompt, cache: true }, { text: moodAndCriteriaPrompt(input.moodAndCriteria) }],
+    system: [
+      { text: input.instructions ? `${internalDialogStaticPrompt}\n\n## This agent's instructions\n${input.instructions}` : internalDialogStaticPrompt, cache: true },
+      { text: moodAndCriteriaPrompt(input.moodAndCriteria) },
+    ],
     messages: [{ role: 'user', content: parts.join('\n') }],
     model: input.model,
     maxTokens: input.maxTokens,
