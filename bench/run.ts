@@ -10,7 +10,7 @@ import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } 
 import { benchTaskOverhead, benchTaskTokens, tasksTables } from './tasks';
 import { createEmbedder } from '@/lib/memory/embeddings';
 import { benchGraphValidation, capabilitiesTable } from './capabilities';
-import { benchStepOverhead, engineTable } from './engine';
+import { benchRecovery, benchStepOverhead, engineTable, recoveryTable } from './engine';
 import { benchConsolidationTokens, benchHybridLatency, benchLocomo, benchRecallLatency, memoryTables } from './memory';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
@@ -74,6 +74,8 @@ console.log(capabilitiesTable(benchGraphValidation({ size: 1_000, runs: quick ? 
 
 console.log('\n## Execution engines: per-step overhead, in-memory and DBOS on PostgreSQL\n');
 console.log(engineTable(await benchStepOverhead({ steps: 200, runs: quick ? 3 : 10 })));
+console.log('');
+console.log(recoveryTable(await benchRecovery({ rounds: quick ? 1 : 5 })));
 
 console.log('\n## The mind: cycle overhead, memory, idle-hour tokens\n');
 const overhead = await benchCycleOverhead({ blockSize: 50, blocks: quick ? 4 : 20, storedMessages: 10_000 });

@@ -1,6 +1,8 @@
 // A real PostgreSQL for tests and benchmarks, started in a temporary folder on a loopback port
 // (Debian's `postgresql` package, installed by .ci/run when missing): initdb, then the server as a
 // child process — as the `postgres` user when we are root (PostgreSQL refuses to run as root).
+// fsync is off (the OS keeps what a killed server wrote; only a machine crash would lose it) but
+// commits are synchronous: a server killed with SIGKILL keeps every commit it acknowledged.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -13,6 +15,8 @@ export interface TestPostgres {
   port: number;
   /** The server process (a test may kill it). */
   process: ChildProcess;
+  /** Kills the server with SIGKILL (no shutdown at all) and starts it again on the same data and port. */
+  crashAndRestart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -56,37 +60,46 @@ export async function startPostgres(options: { port?: number } = {}): Promise<Te
   const as = user ? { uid: user.uid, gid: user.gid } : {};
   execFileSync(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C'], { ...as, stdio: 'pipe' });
   const port = options.port ?? (await freePort());
-  const child = spawn(path.join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'], {
-    ...as,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let log = '';
-  child.stderr!.on('data', (chunk) => (log = (log + String(chunk)).slice(-4000)));
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const client = new pg.Client({ connectionString: url });
-    try {
-      await client.connect();
-      await client.end();
-      break;
-    } catch {
-      await client.end().catch(() => undefined);
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`PostgreSQL did not start on ${port}: ${log}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+  const launch = async (): Promise<ChildProcess> => {
+    const child = spawn(path.join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off'], {
+      ...as,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let log = '';
+    child.stderr!.on('data', (chunk) => (log = (log + String(chunk)).slice(-4000)));
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const client = new pg.Client({ connectionString: url });
+      try {
+        await client.connect();
+        await client.end();
+        return child;
+      } catch {
+        await client.end().catch(() => undefined);
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`PostgreSQL did not start on ${port}: ${log}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     }
-  }
-  return {
+  };
+  const stopped = (child: ChildProcess, signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    return exited;
+  };
+  const database: TestPostgres = {
     url,
     port,
-    process: child,
+    process: await launch(),
+    async crashAndRestart() {
+      await stopped(database.process, 'SIGKILL');
+      database.process = await launch();
+    },
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGINT'); // fast shutdown
-        await exited;
-      }
+      await stopped(database.process, 'SIGINT'); // fast shutdown
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+  return database;
 }
