@@ -227,7 +227,9 @@ export function GraphEditor({ persona }: { persona: string }) {
                   title={NODE_LABELS[type].help}
                   onClick={() => {
                     const id = nextId(graph, type);
-                    update({ ...graph, nodes: [...graph.nodes, { id, type, config: type === 'tool.mcp' ? { server: '' } : {}, position: { x: 700, y: 40 + graph.nodes.length * 12 } }] });
+                    // Below everything, so a new node never lands on another.
+                    const lowest = Math.max(0, ...graph.nodes.map((node) => node.position?.y ?? 0));
+                    update({ ...graph, nodes: [...graph.nodes, { id, type, config: type === 'tool.mcp' ? { server: '' } : {}, position: { x: 400, y: lowest + 140 } }] });
                     setSelected(id);
                   }}
                 >

@@ -69,15 +69,17 @@ export function defaultGraph(personaName: string, mcpServers: readonly string[] 
     { id: 'chat', type: 'response.chat', config: { format: 'markdown' } },
     { id: 'end', type: 'response.end', config: {} },
   ];
-  const around = capabilities.map((node, index) => {
-    const angle = (2 * Math.PI * index) / capabilities.length - Math.PI / 2;
-    return { ...node, position: { x: Math.round(400 + 300 * Math.cos(angle)), y: Math.round(320 + 240 * Math.sin(angle)) } };
-  });
+  // The trigger above the core, the capabilities in rows below it: every edge runs downwards.
+  const columns = Math.ceil(capabilities.length / 2);
+  const around = capabilities.map((node, index) => ({
+    ...node,
+    position: { x: 400 + ((index % columns) - (columns - 1) / 2) * 200, y: 300 + Math.floor(index / columns) * 140 },
+  }));
   return {
     id: `${personaName}-agent`,
     version: 1,
     start: 'input',
-    nodes: [{ id: 'input', type: 'trigger.input', config: {}, position: { x: 60, y: 320 } }, { id: 'core', type: 'agent.core', config: { strategy: 'reactive' }, position: { x: 400, y: 320 } }, ...around],
+    nodes: [{ id: 'input', type: 'trigger.input', config: {}, position: { x: 400, y: 0 } }, { id: 'core', type: 'agent.core', config: { strategy: 'reactive' }, position: { x: 400, y: 140 } }, ...around],
     edges: [{ id: 'e_input', source: 'input', target: 'core' }, ...capabilities.map((node) => ({ id: `e_${node.id}`, source: 'core', target: node.id }))],
   };
 }
