@@ -63,6 +63,14 @@ test('edit a persona graph: refused and accepted connections, live validation, s
   await expect(page.getByTestId('node-http1')).toBeVisible();
   await expect(page.getByTestId('node-bash')).toHaveCount(0);
 
+  // The seed's own example imports and validates as written (not saved: the editor holds it).
+  await page.locator('input[type="file"]').setInputFiles('test/fixtures/seed-004-example-graph.json');
+  await expect(page.getByRole('status').filter({ hasText: 'Imported seed-004-example-graph.json' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Valid' })).toBeVisible();
+  await expect(page.getByTestId('node-agent1')).toBeVisible();
+  await page.reload(); // nothing saved: the saved graph is back
+  await expect(page.getByTestId('node-http1')).toBeVisible();
+
   // A session created now cannot use bash, and its settings cannot bring it back.
   const session = await request.post('/api/sessions', { data: { name: 'After the graph', persona: 'graphy', models: fakeModels() } });
   expect(session.status(), await session.text()).toBe(201);

@@ -1,6 +1,8 @@
 // The agent-graph validator and its rule table (seed 004): the seed's own example validates as
 // written; one fixture per error code gives exactly that code; the type × type matrix is fixed by a
 // snapshot; any permutation of the same nodes and edges gives the same errors and capabilities.
+import fs from 'node:fs';
+import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_TOOL_NAMES } from '@/lib/tools/builtin-tool-names';
@@ -9,27 +11,8 @@ import { NODE_TYPES } from './node-types';
 import { canConnect, connectionMatrix } from './rules';
 import { validateGraph, type AgentGraph, type GraphErrorCode } from './validate';
 
-/** Seed 004 §13, "Ejemplo Correcto (MVP2)", exactly as written there. */
-const seedExample = {
-  id: 'agent-example',
-  version: 1,
-  start: 'trigger1',
-  nodes: [
-    { id: 'trigger1', type: 'trigger.input' },
-    { id: 'agent1', type: 'agent.core', config: { strategy: 'reactive', instructions: 'Eres un asistente útil' } },
-    { id: 'llm1', type: 'model.llm', config: { provider: 'openai', model: 'gpt-4' } },
-    { id: 'memory1', type: 'memory.kv' },
-    { id: 'http1', type: 'tool.http', config: { method: 'GET', url: 'https://api.example.com/data' } },
-    { id: 'response1', type: 'response.chat', config: { format: 'text' } },
-  ],
-  edges: [
-    { id: 'e1', source: 'trigger1', target: 'agent1' },
-    { id: 'e2', source: 'agent1', target: 'llm1' },
-    { id: 'e3', source: 'agent1', target: 'memory1' },
-    { id: 'e4', source: 'agent1', target: 'http1' },
-    { id: 'e5', source: 'agent1', target: 'response1' },
-  ],
-};
+/** Seed 004 §13, "Ejemplo Correcto (MVP2)", exactly as written there (the e2e imports the same file). */
+const seedExample = JSON.parse(fs.readFileSync(path.resolve('test/fixtures/seed-004-example-graph.json'), 'utf8')) as unknown;
 
 const base = () => structuredClone(seedExample) as AgentGraph;
 const codes = (graph: unknown) => validateGraph(graph).errors.map((error) => error.code);
