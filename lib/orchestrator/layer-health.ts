@@ -1,7 +1,7 @@
 // How a mind's two layers are faring: consecutive failures, the latest error (or retry) kept until
 // that layer succeeds, the Subconscious's backoff, and the "degraded" reason a session shows.
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
-import type { MindState } from './events';
+import type { EventPayloads, MindState } from './events';
 import { degradedAfterFailures, failureBackoffMs, longestBackoffMs, needsNewSettings } from './pacing';
 
 export type MindLayer = 'internal' | 'subconscious';
@@ -52,4 +52,27 @@ export class LayerHealth {
     this.success('internal');
     this.success('subconscious');
   }
+}
+
+/** The `error` event of a failure: a retry is never announced sooner than the pacing's own delay. */
+export function failureEvent(input: {
+  layer: MindLayer;
+  message: string;
+  kind: BackendErrorKind;
+  failures: number;
+  backoffMs?: number;
+  pacingDelayMs: number;
+  cycle?: number;
+  turnId?: string;
+}): EventPayloads['error'] {
+  const retryInMs = input.backoffMs === undefined ? undefined : Math.max(input.backoffMs, input.pacingDelayMs);
+  return {
+    layer: input.layer,
+    message: input.message,
+    kind: input.kind,
+    ...(input.cycle !== undefined && { cycle: input.cycle }),
+    ...(input.turnId !== undefined && { turnId: input.turnId }),
+    ...(retryInMs !== undefined && { retryInMs }),
+    consecutiveFailures: input.failures,
+  };
 }

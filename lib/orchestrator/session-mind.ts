@@ -21,18 +21,17 @@ import { IdleConsolidation } from '@/lib/memory/idle-consolidation';
 import type { SessionGraphParts } from '@/lib/capabilities/capability-tools';
 import { loadResumableTurns } from '@/lib/agent/resume-turns';
 import type { StopKind } from '@/lib/agent/session-toolbox';
-import { createMindToolbox, toolActivityLine } from '@/lib/agent/mind-toolbox';
 import { runInternalDialogTurn, type TurnResult, type TurnWork } from './internal-dialog-turn';
 import { TurnQueue } from './turn-queue';
 import { WakeGate } from './wake-gate';
-import { mindModelCalls } from './mind-model-calls';
+import { createMindContext } from './create-mind-context';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
 import type { RoutedDelta } from './tags/reply-router';
 import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { MindMemory } from './mind-memory';
-import { LayerHealth, type MindLayer } from './layer-health';
+import { failureEvent, LayerHealth, type MindLayer } from './layer-health';
 import { currentActivity, cycleDelayMs, type Activity } from './pacing';
-import { announceCycle, runSubconsciousCycle, type CycleOutcome } from './subconscious-cycle';
+import { announceCycle, runCycleGivingWay, type CycleOutcome } from './subconscious-cycle';
 
 export type MindStatus = 'idle' | 'running' | 'paused' | 'stopping' | 'stopped';
 export { SessionPausedError, type MindDependencies } from './mind-dependencies';
@@ -87,7 +86,18 @@ export class SessionMind {
     await reconcileLogsReporting(this.session.id); // a crash can leave the logs behind the DB
     const snapshot = await loadMindSnapshot({ sessionId: this.session.id, windowSize: this.deps.memoryLimit });
     this.memory = new MindMemory(snapshot, this.deps.memoryLimit);
-    this.context = this.createContext();
+    this.context = createMindContext({
+      session: () => this.session,
+      personaCore: this.personaCore,
+      graph: this.graph,
+      memory: this.memory,
+      deps: this.deps,
+      health: this.health,
+      prompts: this.prompts,
+      usage: this.usage,
+      giveWay: () => this.giveWay(),
+      changed: () => this.emitState(),
+    });
     this.idleMemory = new IdleConsolidation({ context: this.context, bus: this.deps.bus, now: () => this.deps.clock.now() });
     this.turns.restore(await loadResumableTurns({ sessionId: this.session.id, unanswered: snapshot.unanswered }), snapshot.unanswered);
     this.consecutiveSpontaneous = snapshot.consecutiveSpontaneous;
@@ -140,15 +150,7 @@ export class SessionMind {
     }
     this.pendingForeground?.();
     this.pendingForeground = leaveForeground;
-    appendLogsSafely(
-      () =>
-        appendLogRecords({
-          sessionId: this.session.id,
-          file: 'external',
-          records: [logRecordOf(message)],
-        }),
-      this.session.id,
-    );
+    appendLogsSafely(() => appendLogRecords({ sessionId: this.session.id, file: 'external', records: [logRecordOf(message)] }), this.session.id);
     const queued = this.turn !== null;
     this.deps.bus.emit('message-persisted', this.session.id, { message: messageJson(message), queued });
     this.memory.recordUser(text);
@@ -273,27 +275,19 @@ export class SessionMind {
 
   private async runCycle(): Promise<void> {
     const cycle = this.memory.shared.cycle + 1;
-    const controller = new AbortController();
-    const abort = () => controller.abort();
-    this.stopController.signal.addEventListener('abort', abort, { once: true });
     this.cycleRunning = true;
     this.cycleRequested = false;
     this.deps.bus.emit('cycle-start', this.session.id, { cycle });
     this.emitState();
-    let outcome: CycleOutcome;
-    try {
-      this.giveWay = this.deps.foreground.allowance(controller.signal);
-      await this.giveWay();
-      // Stopped while it waited for a reply: nothing was called, nothing to keep.
-      outcome = controller.signal.aborted ? { kind: 'aborted' } : await runSubconsciousCycle(this.context, cycle, controller.signal);
-    } catch (error) {
-      console.error(`[mind ${this.session.id}] cycle ${cycle} failed`, error);
-      outcome = { kind: 'failed', message: `Could not save the cycle: ${(error as Error).message}`, errorKind: 'protocol' };
-    } finally {
-      this.giveWay = () => undefined;
-      this.stopController.signal.removeEventListener('abort', abort);
-      this.cycleRunning = false;
-    }
+    const outcome = await runCycleGivingWay({
+      context: this.context,
+      cycle,
+      foreground: this.deps.foreground,
+      stop: this.stopController.signal,
+      // The running cycle's allowance, also for what it calls through the context.
+      setGiveWay: (giveWay) => (this.giveWay = giveWay),
+    });
+    this.cycleRunning = false;
     switch (outcome.kind) {
       case 'aborted':
         break;
@@ -419,17 +413,8 @@ export class SessionMind {
 
   private recordFailure(layer: MindLayer, message: string, kind: BackendErrorKind, where: { cycle?: number; turnId?: string; retryAfterMs?: number }): void {
     const { failures, backoffMs } = this.health.failure(layer, kind, message, where.retryAfterMs);
-    // A failure never makes the loop call more often than its pacing would.
-    const retryInMs = backoffMs === undefined ? undefined : Math.max(backoffMs, cycleDelayMs(this.session.params.pacing, this.activity()));
-    this.deps.bus.emit('error', this.session.id, {
-      layer,
-      message,
-      kind,
-      ...(where.cycle !== undefined && { cycle: where.cycle }),
-      ...(where.turnId !== undefined && { turnId: where.turnId }),
-      ...(retryInMs !== undefined && { retryInMs }),
-      consecutiveFailures: failures,
-    });
+    const pacingDelayMs = cycleDelayMs(this.session.params.pacing, this.activity());
+    this.deps.bus.emit('error', this.session.id, failureEvent({ layer, message, kind, failures, backoffMs, pacingDelayMs, ...where }));
   }
 
   private activity(): Activity {
@@ -451,31 +436,6 @@ export class SessionMind {
   private emitState(): void {
     if (this.status === 'idle' || this.status === 'stopped') return;
     this.deps.bus.emit('mind-state', this.session.id, { state: this.state() });
-  }
-
-  private createContext(): MindContext {
-    return {
-      sessionId: this.session.id,
-      personaCore: this.personaCore,
-      instructions: this.graph.instructions,
-      memory: this.memory,
-      session: () => this.session,
-      calibration: (model) => this.deps.calibration.factor(model),
-      yieldToReplies: async () => this.giveWay(),
-      toolbox: (task) =>
-        createMindToolbox({
-          task,
-          session: this.session,
-          bus: this.deps.bus,
-          broker: this.deps.approvals,
-          toolServer: this.deps.toolServer.current,
-          mcpTools: this.deps.mcp.tools(),
-          capabilityTools: this.graph.tools,
-          onFinished: (call) => this.memory.recordToolActivity(toolActivityLine(call)),
-        }),
-      toolServer: () => this.deps.toolServer.current,
-      callModel: mindModelCalls({ sessionId: this.session.id, deps: this.deps, health: this.health, prompts: this.prompts, usage: this.usage, changed: () => this.emitState() }),
-    };
   }
 }
 

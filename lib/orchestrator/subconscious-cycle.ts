@@ -6,6 +6,7 @@ import { appendLogRecords, logRecordOf, moodLogRecords } from '@/lib/store/sessi
 import { insertCycle } from '@/lib/store/mind-repository';
 import { messageJson, moodAndCriteriaJson, type MessageRecord, type MoodAndCriteriaRecord } from '@/lib/store/messages-repository';
 import type { EventBus, SpontaneousOutcome } from './events';
+import type { ForegroundGate } from './foreground-gate';
 import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { summarise } from './context-summaries';
 import { fitInternalDialogPrompt } from './internal-dialog-turn';
@@ -141,4 +142,34 @@ export function announceCycle(bus: EventBus, sessionId: string, outcome: Extract
     moodAndCriteria: moodAndCriteriaJson(outcome.moodAndCriteria),
   });
   if (mood !== outcome.previousMood) bus.emit('mood-changed', sessionId, { cycle: outcome.cycle, mood, criteria, previousMood: outcome.previousMood });
+}
+
+/**
+ * A cycle as background work: it first gives way to a reply running anywhere in this process
+ * (within its allowance, foreground-gate.ts), then runs; a stop aborts it. Never throws: a failure
+ * to save is a failed outcome.
+ */
+export async function runCycleGivingWay(input: {
+  context: MindContext;
+  cycle: number;
+  foreground: ForegroundGate;
+  stop: AbortSignal;
+  setGiveWay: (giveWay: () => Promise<void> | undefined) => void;
+}): Promise<CycleOutcome> {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  input.stop.addEventListener('abort', abort, { once: true });
+  try {
+    const giveWay = input.foreground.allowance(controller.signal);
+    input.setGiveWay(giveWay);
+    await giveWay();
+    // Stopped while it waited for a reply: nothing was called, nothing to keep.
+    return controller.signal.aborted ? { kind: 'aborted' } : await runSubconsciousCycle(input.context, input.cycle, controller.signal);
+  } catch (error) {
+    console.error(`[mind ${input.context.sessionId}] cycle ${input.cycle} failed`, error);
+    return { kind: 'failed', message: `Could not save the cycle: ${(error as Error).message}`, errorKind: 'protocol' };
+  } finally {
+    input.setGiveWay(() => undefined);
+    input.stop.removeEventListener('abort', abort);
+  }
 }

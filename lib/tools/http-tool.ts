@@ -55,14 +55,44 @@ async function request(args: HttpArgs, config: HttpConfig, context: ToolRunConte
   const headers = Object.fromEntries(Object.entries(args.headers ?? {}).filter(([name]) => !FORBIDDEN_HEADERS.has(name.toLowerCase())));
   const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = config.max_bytes ?? DEFAULT_MAX_BYTES;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = AbortSignal.any([context.signal, timeout]);
+  // One controller for the time limit and the call's cancel, its listener removed at the end — not
+  // AbortSignal.any, which in Node 20 keeps a composite signal alive once fetch listens to it
+  // (model-call.ts learned that from heap snapshots).
+  const controller = new AbortController();
+  const timeout = { aborted: false };
+  const cancel = () => controller.abort();
+  const timer = setTimeout(() => {
+    timeout.aborted = true;
+    controller.abort();
+  }, timeoutMs);
+  if (context.signal.aborted) controller.abort();
+  else context.signal.addEventListener('abort', cancel, { once: true });
+  try {
+    return await fetchCapped({ args, method, headers, signal: controller.signal, timeout, timeoutMs, maxBytes, cancelled: () => context.signal.aborted });
+  } finally {
+    clearTimeout(timer);
+    context.signal.removeEventListener('abort', cancel);
+  }
+}
+
+/** The request and its answer read up to `maxBytes`, as the model's result. */
+async function fetchCapped(input: {
+  args: HttpArgs;
+  method: string;
+  headers: Record<string, string>;
+  signal: AbortSignal;
+  timeout: { aborted: boolean };
+  timeoutMs: number;
+  maxBytes: number;
+  cancelled: () => boolean;
+}): Promise<ToolOutcome> {
+  const { args, method, headers, signal, timeout, timeoutMs, maxBytes } = input;
   let response: Response;
   try {
     response = await fetch(args.url, { method, headers, body: READ_METHODS.includes(method) ? undefined : args.body, redirect: 'manual', signal });
   } catch (error) {
     if (timeout.aborted) return errorOutcome(`No answer from ${new URL(args.url).host} within ${timeoutMs} ms.`, { timedOut: true });
-    if (context.signal.aborted) return errorOutcome('Cancelled.', { cancelled: true });
+    if (input.cancelled()) return errorOutcome('Cancelled.', { cancelled: true });
     return errorOutcome(`The request failed: ${(error as Error).message}`);
   }
   // The body, up to the cap: a server that sends more is cut off, not buffered.

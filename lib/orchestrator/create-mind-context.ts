@@ -1,0 +1,52 @@
+// The MindContext a session's mind hands its cycles and turns: its settings and memory, its
+// toolbox for the turn about to run (with the graph's own tools), and the recorded model call.
+import { createMindToolbox, toolActivityLine } from '@/lib/agent/mind-toolbox';
+import type { SessionGraphParts } from '@/lib/capabilities/capability-tools';
+import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
+import type { SessionRecord } from '@/lib/store/sessions-repository';
+import type { PromptRecord } from './events';
+import type { LayerHealth } from './layer-health';
+import type { MindContext } from './mind-context';
+import type { MindDependencies } from './mind-dependencies';
+import type { MindMemory } from './mind-memory';
+import { mindModelCalls } from './mind-model-calls';
+
+export function createMindContext(input: {
+  session: () => SessionRecord;
+  personaCore: string;
+  graph: SessionGraphParts;
+  memory: MindMemory;
+  deps: MindDependencies;
+  health: LayerHealth;
+  prompts: Partial<Record<CallLayer, PromptRecord>>;
+  usage: Record<CallLayer, UsageTotals>;
+  /** The running cycle's allowance for giving way to replies. */
+  giveWay: () => Promise<void> | undefined;
+  /** The mind's state changed (a retry is waiting). */
+  changed: () => void;
+}): MindContext {
+  const { deps, memory } = input;
+  const sessionId = input.session().id;
+  return {
+    sessionId,
+    personaCore: input.personaCore,
+    instructions: input.graph.instructions,
+    memory,
+    session: input.session,
+    calibration: (model) => deps.calibration.factor(model),
+    yieldToReplies: async () => input.giveWay(),
+    toolbox: (task) =>
+      createMindToolbox({
+        task,
+        session: input.session(),
+        bus: deps.bus,
+        broker: deps.approvals,
+        toolServer: deps.toolServer.current,
+        mcpTools: deps.mcp.tools(),
+        capabilityTools: input.graph.tools,
+        onFinished: (call) => memory.recordToolActivity(toolActivityLine(call)),
+      }),
+    toolServer: () => deps.toolServer.current,
+    callModel: mindModelCalls({ sessionId, deps, health: input.health, prompts: input.prompts, usage: input.usage, changed: input.changed }),
+  };
+}
