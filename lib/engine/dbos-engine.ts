@@ -76,8 +76,9 @@ export class DbosEngine implements ExecutionEngine {
 
   async cancel(runId: string): Promise<boolean> {
     if ((await this.status(runId)) !== 'running') return false;
-    this.controllers.get(runId)?.abort(new RunCancelledError(runId));
+    // DBOS records the cancel first: a run aborted here before that would end as an error (failed).
     await DBOS.cancelWorkflow(runId);
+    this.controllers.get(runId)?.abort(new RunCancelledError(runId));
     return true;
   }
 
