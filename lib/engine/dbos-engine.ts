@@ -6,7 +6,7 @@
 // `DBOS.recv` on a topic per name (messages wait for the receiver: one sent early is not lost),
 // `sleep` is DBOS's durable sleep. DBOS is one per process: so is this engine.
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { RunCancelledError, type ExecutionEngine, type RunStatus, type Workflow, type WorkflowContext } from './execution-engine';
+import { RunCancelledError, runWithRetries, type ExecutionEngine, type RunStatus, type Workflow, type WorkflowContext } from './execution-engine';
 
 /** How long one `recv` waits before it is asked again (a wait has no deadline of its own). */
 const RECV_SECONDS = 3600;
@@ -18,8 +18,21 @@ export class DbosEngine implements ExecutionEngine {
   /** Runs executing in this process: their cancel aborts at once (DBOS's own cancel ends them at the next step). */
   private readonly controllers = new Map<string, AbortController>();
   private launched = false;
+  private stopping = false;
 
-  constructor(private readonly options: { systemDatabaseUrl: string; appName?: string; clock?: () => number }) {}
+  constructor(
+    private readonly options: {
+      systemDatabaseUrl: string;
+      appName?: string;
+      /**
+       * This process's name in DBOS: a launch recovers the runs left pending under it. Keep it
+       * the same across restarts of one process (the app uses `AGENTCSD_EXECUTOR_ID`, default
+       * the host name), and different for processes that run at the same time.
+       */
+      executorId?: string;
+      clock?: () => number;
+    },
+  ) {}
 
   define<Input, Output>(name: string, workflow: Workflow<Input, Output>): Workflow<Input, Output> {
     if (this.launched) throw new Error(`define("${name}") after launch: DBOS must know every workflow before it starts`);
@@ -31,6 +44,10 @@ export class DbosEngine implements ExecutionEngine {
         engine.controllers.set(runId, controller);
         try {
           return await workflow(engine.contextFor(runId, controller.signal), input as Input);
+        } catch (error) {
+          // Shutting down: the run stays pending in the database for the next launch; nothing is recorded.
+          if (engine.stopping) await new Promise<never>(() => undefined);
+          throw error;
         } finally {
           engine.controllers.delete(runId);
         }
@@ -43,15 +60,26 @@ export class DbosEngine implements ExecutionEngine {
 
   /** Connects to PostgreSQL (creating DBOS's system database the first time) and recovers runs left pending. */
   async launch(): Promise<void> {
-    DBOS.setConfig({ name: this.options.appName ?? 'agentcsd', systemDatabaseUrl: this.options.systemDatabaseUrl, logLevel: 'warn' } as Parameters<typeof DBOS.setConfig>[0]);
+    DBOS.setConfig({
+      name: this.options.appName ?? 'agentcsd',
+      systemDatabaseUrl: this.options.systemDatabaseUrl,
+      logLevel: 'warn',
+      ...(this.options.executorId && { executorID: this.options.executorId }),
+    } as Parameters<typeof DBOS.setConfig>[0]);
+    this.stopping = false;
     await DBOS.launch();
     this.launched = true;
   }
 
-  /** Stops; runs left unfinished are recovered by the next launch on this database. */
+  /**
+   * Stops; runs left unfinished stay pending and are recovered by the next launch under this
+   * executor id. DBOS lets go of the database first: a run aborted while DBOS could still write
+   * would be recorded as failed (or cancelled) and never recovered.
+   */
   async shutdown(): Promise<void> {
-    for (const controller of this.controllers.values()) controller.abort();
+    this.stopping = true;
     await DBOS.shutdown({ deregister: true });
+    for (const controller of this.controllers.values()) controller.abort(new RunCancelledError('shutdown'));
     this.launched = false;
   }
 
@@ -111,7 +139,29 @@ export class DbosEngine implements ExecutionEngine {
     return {
       runId,
       signal,
-      step: (name, fn) => untilCancelled(DBOS.runStep(fn, { name })),
+      step: (name, fn, options) =>
+        untilCancelled(
+          DBOS.runStep(
+            () =>
+              runWithRetries({
+                runId,
+                step: name,
+                fn,
+                options,
+                signal,
+                sleep: (ms, abort) => new Promise<void>((resolve) => {
+                  const timer = setTimeout(done, ms);
+                  function done() {
+                    clearTimeout(timer);
+                    abort.removeEventListener('abort', done);
+                    resolve();
+                  }
+                  abort.addEventListener('abort', done, { once: true });
+                }),
+              }),
+            { name },
+          ),
+        ),
       async waitFor<T>(name: string): Promise<T> {
         for (;;) {
           const message = await untilCancelled(DBOS.recv<{ payload: T }>(name, RECV_SECONDS));

@@ -10,8 +10,12 @@ export interface WorkflowContext {
   readonly runId: string;
   /** Aborts when the run is cancelled: pass it to model calls and tools. */
   readonly signal: AbortSignal;
-  /** Runs `fn` once in this run (names are unique per run); a replay returns what it returned the first time. */
-  step<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` once in this run (names are unique per run); a replay returns what it returned the
+   * first time. With `retries`, a throwing `fn` is tried again after a growing pause; when the
+   * last attempt throws, the step fails with a StepFailedError naming the attempts and the error.
+   */
+  step<T>(name: string, fn: () => Promise<T>, options?: StepOptions): Promise<T>;
   /** The payload of the next signal of this name (one sent before the wait is kept for it). */
   waitFor<T = unknown>(name: string): Promise<T>;
   /** Resolves after `ms`, or at once when the run is cancelled. */
@@ -24,6 +28,55 @@ export interface WorkflowContext {
 }
 
 export type Workflow<Input, Output> = (context: WorkflowContext, input: Input) => Promise<Output>;
+
+export interface StepOptions {
+  /** Attempts after the first (default 0: the first error is the step's). */
+  retries?: number;
+  /** The pause before the first retry (default 1 s). */
+  retryDelayMs?: number;
+  /** Each further pause is this many times the last (default 2). */
+  backoff?: number;
+}
+
+/** A step that kept failing through its retries: the terminal error of the retry policy. */
+export class StepFailedError extends Error {
+  constructor(
+    readonly step: string,
+    readonly attempts: number,
+    readonly lastError: string,
+  ) {
+    super(`step "${step}" failed after ${attempts} attempts: ${lastError}`);
+    this.name = 'StepFailedError';
+  }
+}
+
+/**
+ * The retry policy both engines apply inside a step (the journal keeps only the step's outcome):
+ * a cancelled run stops retrying, and a cancel during a pause ends it at once.
+ */
+export async function runWithRetries<T>(input: {
+  runId: string;
+  step: string;
+  fn: () => Promise<T>;
+  options: StepOptions | undefined;
+  signal: AbortSignal;
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}): Promise<T> {
+  const retries = input.options?.retries ?? 0;
+  if (retries <= 0) return input.fn();
+  let delay = input.options?.retryDelayMs ?? 1_000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await input.fn();
+    } catch (error) {
+      if (input.signal.aborted) throw new RunCancelledError(input.runId);
+      if (attempt > retries) throw new StepFailedError(input.step, attempt, error instanceof Error ? error.message : String(error));
+    }
+    await input.sleep(delay, input.signal);
+    if (input.signal.aborted) throw new RunCancelledError(input.runId);
+    delay *= input.options?.backoff ?? 2;
+  }
+}
 
 export class RunCancelledError extends Error {
   constructor(readonly runId: string) {

@@ -54,4 +54,16 @@ describe('InMemoryEngine', () => {
     expect(await engine.status('run-4')).toBe('cancelled');
     expect(await engine.cancel('run-3')).toBe(false);
   });
+
+  it('keeps a bounded number of finished runs: 10,000 one-step runs leave at most the bound, the newest still idempotent', async () => {
+    const engine = new InMemoryEngine(realClock, 100);
+    let effects = 0;
+    const cycle = async (context: Parameters<Parameters<InMemoryEngine['start']>[1]>[0], n: number) => context.step('think', async () => ++effects + n * 0);
+    for (let n = 0; n < 10_000; n++) await engine.start(`cycle-${n}`, cycle, n);
+    expect(effects).toBe(10_000);
+    expect(engine.size).toBeLessThanOrEqual(100);
+    expect(await engine.start('cycle-9999', cycle, 9999)).toBe(10_000); // the newest: same run, nothing re-run
+    expect(await engine.status('cycle-0')).toBe('unknown'); // forgotten
+    expect(effects).toBe(10_000);
+  });
 });

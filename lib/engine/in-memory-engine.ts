@@ -3,7 +3,7 @@
 // from the agent code's own records in SQLite (a task continues from its stored steps); the
 // durable engine (issue 19) journals the same calls in PostgreSQL.
 import type { Clock } from '@/lib/clock/clock';
-import { RunCancelledError, type ExecutionEngine, type RunStatus, type Workflow, type WorkflowContext } from './execution-engine';
+import { RunCancelledError, runWithRetries, type ExecutionEngine, type RunStatus, type StepOptions, type Workflow, type WorkflowContext } from './execution-engine';
 
 interface Run {
   status: RunStatus;
@@ -15,10 +15,23 @@ interface Run {
   waiters: Map<string, ((payload: unknown) => void)[]>;
 }
 
+/** Finished runs kept for `status` and idempotent `start` (a perpetual loop must not grow the map). */
+const KEPT_FINISHED_RUNS = 1_000;
+
 export class InMemoryEngine implements ExecutionEngine {
   private readonly runs = new Map<string, Run>();
+  /** Finished run ids, oldest first: beyond the bound the oldest is forgotten (its status reads `unknown`). */
+  private readonly finished: string[] = [];
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly keptFinishedRuns = KEPT_FINISHED_RUNS,
+  ) {}
+
+  /** Runs the engine holds in memory (for the boundedness test and the benchmark). */
+  get size(): number {
+    return this.runs.size;
+  }
 
   define<Input, Output>(_name: string, workflow: Workflow<Input, Output>): Workflow<Input, Output> {
     return workflow;
@@ -40,9 +53,23 @@ export class InMemoryEngine implements ExecutionEngine {
       } catch (error) {
         run.status = run.controller.signal.aborted || error instanceof RunCancelledError ? 'cancelled' : 'failed';
         throw error;
+      } finally {
+        this.finish(runId, run);
       }
     })();
     return run.done as Promise<Output>;
+  }
+
+  private finish(runId: string, run: Run): void {
+    // The journal and the waits go with the run's end: only its status and result stay.
+    run.journal.clear();
+    run.inbox.clear();
+    run.waiters.clear();
+    this.finished.push(runId);
+    while (this.finished.length > this.keptFinishedRuns) {
+      const oldest = this.finished.shift()!;
+      if (this.runs.get(oldest)?.status !== 'running') this.runs.delete(oldest);
+    }
   }
 
   async signal(runId: string, name: string, payload: unknown): Promise<boolean> {
@@ -72,12 +99,12 @@ export class InMemoryEngine implements ExecutionEngine {
     return {
       runId,
       signal,
-      step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+      step<T>(name: string, fn: () => Promise<T>, options?: StepOptions): Promise<T> {
         const journaled = run.journal.get(name);
         if (journaled) return journaled as Promise<T>;
         // A cancelled run stops at its next step boundary: the step does not start.
         if (signal.aborted) return Promise.reject(new RunCancelledError(runId));
-        const result = fn();
+        const result = runWithRetries({ runId, step: name, fn, options, signal, sleep: (ms, abort) => clock.sleep(ms, abort) });
         run.journal.set(name, result);
         return result;
       },

@@ -2,7 +2,9 @@
 // PostgreSQL the test starts itself. N steps make N side effects; a second start of the same run id
 // returns the same result and runs nothing again; a signal sent before its wait is not lost; an
 // unknown or finished run refuses signals; cancel ends a wait at once and stops a run at its next
-// step boundary; a failing step fails the run with its error.
+// step boundary; a failing step fails the run with its error; a step's retry policy tries again and
+// ends in a terminal error; a person's approve or deny reaches the next step (the model), with the
+// reason.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realClock } from '@/lib/clock/clock';
 import { DbosEngine } from '@/lib/engine/dbos-engine';
@@ -36,6 +38,24 @@ function defineWorkflows(engine: ExecutionEngine) {
         });
       }
       return 'finished';
+    }),
+    flaky: engine.define('conformance.flaky', async (context: WorkflowContext, failures: number) => {
+      const answer = await context.step(
+        'call',
+        async () => {
+          if (effect(context.runId) <= failures) throw new Error('server busy');
+          return `ok after ${effects.get(context.runId)}`;
+        },
+        { retries: 2, retryDelayMs: 10 },
+      );
+      return answer;
+    }),
+    approval: engine.define('conformance.approval', async (context: WorkflowContext, command: string) => {
+      const card = await context.step('propose', async () => ({ tool: 'bash', command }));
+      const decision = await context.waitFor<{ decision: 'approve' | 'deny'; reason?: string }>('decision');
+      const result = decision.decision === 'approve' ? await context.step('run', async () => `ran ${card.command} (${effect(context.runId)})`) : `denied by the user: ${decision.reason ?? 'no reason given'}`;
+      // The model's next call sees the result, or the person's reason.
+      return context.step('model', async () => `the model read: ${result}`);
     }),
     failing: engine.define('conformance.failing', async (context: WorkflowContext, _input: null) => {
       await context.step('ok', async () => effect(context.runId));
@@ -145,5 +165,33 @@ describe.each(engines)('the $name engine', ({ name, make }) => {
     await expect(engine.start(runId, workflows.failing, null)).rejects.toThrow('the tool broke');
     expect(await engine.status(runId)).toBe('failed');
     expect(effects.get(runId)).toBe(1);
+  });
+
+  it('the retry policy tries a failing step again, then ends in a terminal error', async () => {
+    const { engine, workflows } = under;
+    const recovers = id('flaky');
+    expect(await engine.start(recovers, workflows.flaky, 2)).toBe('ok after 3');
+    expect(effects.get(recovers)).toBe(3);
+    const hopeless = id('hopeless');
+    await expect(engine.start(hopeless, workflows.flaky, 99)).rejects.toThrow('step "call" failed after 3 attempts: server busy');
+    expect(effects.get(hopeless)).toBe(3);
+    expect(await engine.status(hopeless)).toBe('failed');
+  });
+
+  it('approve runs the proposed call once; deny does not run it and its reason reaches the model', async () => {
+    const { engine, workflows } = under;
+    const approved = id('approve');
+    const ran = engine.start(approved, workflows.approval, 'ls');
+    for (let tries = 0; (await engine.status(approved)) !== 'running' && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await engine.signal(approved, 'decision', { decision: 'approve' })).toBe(true);
+    expect(await ran).toBe('the model read: ran ls (1)');
+    expect(effects.get(approved)).toBe(1);
+
+    const denied = id('deny');
+    const refused = engine.start(denied, workflows.approval, 'rm -rf /');
+    for (let tries = 0; (await engine.status(denied)) !== 'running' && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await engine.signal(denied, 'decision', { decision: 'deny', reason: 'not on my disk' })).toBe(true);
+    expect(await refused).toBe('the model read: denied by the user: not on my disk');
+    expect(effects.get(denied)).toBeUndefined();
   });
 });
