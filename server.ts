@@ -10,6 +10,8 @@ import { checkBackends, describeAvailability } from './lib/setup/backend-availab
 import { attachSocketServer } from './lib/realtime/socket-server';
 import { checkRequest, isLoopbackAddress, tokenFromHeaders, type GuardOptions } from './lib/security/request-guard';
 import { closeDb, getDb } from './lib/store/db';
+import { createEngine } from './lib/engine/create-engine';
+import { realClock } from './lib/clock/clock';
 
 process.env.NEXT_TELEMETRY_DISABLED ??= '1';
 
@@ -27,7 +29,9 @@ const guard: GuardOptions = {
 };
 
 await getDb(); // creates and migrates the database before anything is served
-const orchestrator = await startOrchestrator({ taskWorkingDelayMs: env.AGENTCSD_TASK_STEP_DELAY_MS });
+const engine = createEngine(env, realClock);
+const orchestrator = await startOrchestrator({ taskWorkingDelayMs: env.AGENTCSD_TASK_STEP_DELAY_MS, configured: engine });
+console.log(`> engine: ${engine.description}`);
 const app = next({ dev, hostname: env.HOST, port: env.PORT });
 await app.prepare();
 const handleNext = app.getRequestHandler();

@@ -19,6 +19,15 @@ const envSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
   /** Seed 003's *Working* pause between a task's steps. */
   AGENTCSD_TASK_STEP_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
+  /** What runs tasks: `memory` (one process) or `dbos` (durable, on AGENTCSD_DATABASE_URL). */
+  AGENTCSD_ENGINE: z.enum(['memory', 'dbos']).default('memory'),
+  /** PostgreSQL for the durable engine, e.g. postgres://agentcsd@127.0.0.1:5432/agentcsd. */
+  AGENTCSD_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  /** This process's name for the durable engine (the same across its restarts); default agentcsd-<host name>. */
+  AGENTCSD_EXECUTOR_ID: z.string().regex(/^[\w.:-]{1,100}$/, 'letters, digits, . : _ - (at most 100)').optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -16,7 +16,7 @@ type Registered = (input: unknown) => Promise<unknown>;
 export class DbosEngine implements ExecutionEngine {
   private readonly registered = new Map<Workflow<unknown, unknown>, Registered>();
   /** Runs executing in this process: their cancel aborts at once (DBOS's own cancel ends them at the next step). */
-  private readonly controllers = new Map<string, AbortController>();
+  private readonly controllers = new Map<string, { controller: AbortController; unwound: Promise<void> }>();
   private launched = false;
   private stopping = false;
 
@@ -41,16 +41,21 @@ export class DbosEngine implements ExecutionEngine {
       async (input: unknown) => {
         const runId = DBOS.workflowID!;
         const controller = new AbortController();
-        engine.controllers.set(runId, controller);
+        let unwound!: () => void;
+        engine.controllers.set(runId, { controller, unwound: new Promise<void>((resolve) => (unwound = resolve)) });
+        let outcome: { value: unknown } | { error: unknown };
         try {
-          return await workflow(engine.contextFor(runId, controller.signal), input as Input);
+          outcome = { value: await workflow(engine.contextFor(runId, controller.signal), input as Input) };
         } catch (error) {
-          // Shutting down: the run stays pending in the database for the next launch; nothing is recorded.
-          if (engine.stopping) await new Promise<never>(() => undefined);
-          throw error;
+          outcome = { error };
         } finally {
           engine.controllers.delete(runId);
+          unwound();
         }
+        // Shutting down: the run stays pending in the database for the next launch; nothing is recorded.
+        if (engine.stopping) await new Promise<never>(() => undefined);
+        if ('error' in outcome) throw outcome.error;
+        return outcome.value;
       },
       { name },
     );
@@ -78,8 +83,10 @@ export class DbosEngine implements ExecutionEngine {
    */
   async shutdown(): Promise<void> {
     this.stopping = true;
-    await DBOS.shutdown({ deregister: true });
-    for (const controller of this.controllers.values()) controller.abort(new RunCancelledError('shutdown'));
+    if (this.launched) await DBOS.shutdown({ deregister: true });
+    const local = [...this.controllers.values()];
+    for (const { controller } of local) controller.abort(new RunCancelledError('shutdown'));
+    await Promise.all(local.map((run) => run.unwound));
     this.launched = false;
   }
 
@@ -106,8 +113,13 @@ export class DbosEngine implements ExecutionEngine {
     if ((await this.status(runId)) !== 'running') return false;
     // DBOS records the cancel first: a run aborted here before that would end as an error (failed).
     await DBOS.cancelWorkflow(runId);
-    this.controllers.get(runId)?.abort(new RunCancelledError(runId));
+    this.controllers.get(runId)?.controller.abort(new RunCancelledError(runId));
     return true;
+  }
+
+  async forget(runId: string): Promise<void> {
+    if ((await this.status(runId)) === 'running') return;
+    await DBOS.deleteWorkflow(runId);
   }
 
   async status(runId: string): Promise<RunStatus> {

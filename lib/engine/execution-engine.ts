@@ -98,4 +98,11 @@ export interface ExecutionEngine {
   /** Cancels the run: its signal aborts, its waits and sleeps end; false when it is not running. */
   cancel(runId: string): Promise<boolean>;
   status(runId: string): Promise<RunStatus>;
+  /** Drops a finished run and its journal (a run per Subconscious cycle must not pile up); a running one is kept. */
+  forget(runId: string): Promise<void>;
+  /**
+   * Stops every run in this process without ending it, once their code has unwound (each sees its
+   * signal abort): in-memory runs are gone, a durable engine's stay pending for the next launch.
+   */
+  shutdown(): Promise<void>;
 }

@@ -89,6 +89,16 @@ export class InMemoryEngine implements ExecutionEngine {
     return true;
   }
 
+  async forget(runId: string): Promise<void> {
+    if (this.runs.get(runId)?.status !== 'running') this.runs.delete(runId);
+  }
+
+  async shutdown(): Promise<void> {
+    const running = [...this.runs.entries()].filter(([, run]) => run.status === 'running');
+    for (const [runId, run] of running) run.controller.abort(new RunCancelledError(runId));
+    await Promise.allSettled(running.map(([, run]) => run.done));
+  }
+
   async status(runId: string): Promise<RunStatus> {
     return this.runs.get(runId)?.status ?? 'unknown';
   }

@@ -7,6 +7,7 @@ import type { LayerModelConfig } from '@/lib/config/model-config';
 import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import type { McpPool } from '@/lib/tools/mcp/mcp-pool';
+import type { CycleRuns } from '@/lib/agent/cycle-runs';
 import type { EventBus } from './events';
 import type { ForegroundGate } from './foreground-gate';
 import type { TokenCalibration } from './token-budget';
@@ -31,6 +32,8 @@ export interface MindDependencies {
   toolServer: { current: AgentMcpEndpoint | null };
   /** The user's MCP servers; their ready tools join each turn's registry. */
   mcp: McpPool;
+  /** Runs each Subconscious cycle as one run of the execution engine. */
+  cycles: CycleRuns;
 }
 
 const sessionPausedBrand = Symbol.for('agentcsd.SessionPausedError');

@@ -31,6 +31,9 @@ import { VectorIndexer } from '@/lib/memory/vector-indexer';
 import { sessionGraphParts } from '@/lib/capabilities/capability-tools';
 import { effectivePersonaGraph, narrowToGraph, readSessionGraph, snapshotSessionGraph } from '@/lib/capabilities/graph-store';
 import { InMemoryEngine } from '@/lib/engine/in-memory-engine';
+import { CycleRuns } from '@/lib/agent/cycle-runs';
+import type { ExecutionEngine } from '@/lib/engine/execution-engine';
+import type { ConfiguredEngine } from '@/lib/engine/create-engine';
 import { TaskService } from '@/lib/tasks/task-service';
 import { interruptRunningToolCalls, toolCallJson } from '@/lib/store/tool-calls-repository';
 import { applyToolCallDecision, type ToolCallDecisionInput, type ToolCallDecisionResult } from '@/lib/agent/tool-decisions';
@@ -97,9 +100,11 @@ function defaultSessionName(persona: string, now: Date): string {
   return `${persona} · ${stamp}`;
 }
 
-export type OrchestratorOptions = Partial<Omit<MindDependencies, 'bus'>> & {
+export type OrchestratorOptions = Partial<Omit<MindDependencies, 'bus' | 'cycles'>> & {
   /** Seed 003's *Working* pause between a task's steps (default 3 s). */
   taskWorkingDelayMs?: number;
+  /** What runs tasks (default in memory); a durable engine launches after this constructor defined its workflows. */
+  engine?: ExecutionEngine;
 };
 
 export class Orchestrator {
@@ -115,7 +120,9 @@ export class Orchestrator {
   /** Options exist for tests (a scripted backend, a simulated clock); the app uses the defaults. */
   constructor(options: OrchestratorOptions = {}) {
     const clock = options.clock ?? realClock;
+    const engine = options.engine ?? new InMemoryEngine(clock);
     this.deps = {
+      cycles: new CycleRuns(engine),
       bus: this.bus,
       clock,
       random: options.random ?? Math.random,
@@ -131,7 +138,7 @@ export class Orchestrator {
     };
     this.tasks = new TaskService({
       bus: this.bus,
-      engine: new InMemoryEngine(clock),
+      engine,
       mind: (id) => this.minds.get(id) ?? null,
       workingDelayMs: options.taskWorkingDelayMs ?? 3_000,
     });
@@ -339,10 +346,14 @@ export function getOrchestrator(): Orchestrator {
   return orchestrator;
 }
 
-export async function startOrchestrator(options: OrchestratorOptions = {}): Promise<Orchestrator> {
+export async function startOrchestrator(options: OrchestratorOptions & { configured?: ConfiguredEngine } = {}): Promise<Orchestrator> {
   const existing = globalForOrchestrator.__agentcsdOrchestrator;
   if (existing) return existing;
-  const orchestrator = new Orchestrator(options);
+  const { configured, ...rest } = options;
+  const orchestrator = new Orchestrator({ ...rest, ...(configured && { engine: configured.engine }) });
+  // The durable engine knows the orchestrator's workflows now; it recovers its runs as it launches
+  // (a recovered task waits for its session's mind, which `start` brings back).
+  await configured?.launch();
   globalForOrchestrator.__agentcsdOrchestrator = orchestrator;
   await orchestrator.start();
   return orchestrator;

@@ -279,14 +279,17 @@ export class SessionMind {
     this.cycleRequested = false;
     this.deps.bus.emit('cycle-start', this.session.id, { cycle });
     this.emitState();
-    const outcome = await runCycleGivingWay({
-      context: this.context,
-      cycle,
-      foreground: this.deps.foreground,
-      stop: this.stopController.signal,
-      // The running cycle's allowance, also for what it calls through the context.
-      setGiveWay: (giveWay) => (this.giveWay = giveWay),
-    });
+    // One engine run per cycle; the mind's stop aborts it (the engine's cancel is the shutdown's).
+    const outcome = await this.deps.cycles.run({ sessionId: this.session.id, cycle }, () =>
+      runCycleGivingWay({
+        context: this.context,
+        cycle,
+        foreground: this.deps.foreground,
+        stop: this.stopController.signal,
+        // The running cycle's allowance, also for what it calls through the context.
+        setGiveWay: (giveWay) => (this.giveWay = giveWay),
+      }),
+    );
     this.cycleRunning = false;
     switch (outcome.kind) {
       case 'aborted':

@@ -10,6 +10,7 @@ import { closeAgentTurn, listToolCalls, loadOpenTaskTurn } from '@/lib/store/too
 import { listLlmCallsByTrace } from '@/lib/store/mind-repository';
 import { findTask, insertTask, listTasks, taskJson, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
 import { runTaskWorkflow, type TaskMind } from './task-workflow';
+import type { Workflow } from '@/lib/engine/execution-engine';
 import type { SubmitTaskInput } from './task-types';
 
 export class TaskError extends Error {
@@ -34,8 +35,14 @@ export interface TaskServiceDeps {
 export class TaskService {
   private stopping = false;
   private readonly running = new Map<string, Promise<void>>();
+  /** Runs waiting for their session's mind to start in this process (a durable run recovered at launch). */
+  private readonly mindWaiters = new Map<string, Set<() => void>>();
+  /** The task loop under its durable name: its input is the task id (JSON), its dependencies this service's. */
+  private readonly workflow: Workflow<string, void>;
 
-  constructor(private readonly deps: TaskServiceDeps) {}
+  constructor(private readonly deps: TaskServiceDeps) {
+    this.workflow = deps.engine.define('task.run', (context, taskId: string) => runTaskWorkflow(context, this.workflowDeps(), taskId));
+  }
 
   async submit(sessionId: string, input: SubmitTaskInput): Promise<TaskRecord> {
     const task = await insertTask({ id: randomUUID(), sessionId, goal: input.goal, context: input.context ?? null, constraints: input.constraints, traceId: randomUUID() });
@@ -47,14 +54,22 @@ export class TaskService {
   /** Starts the session's task under way (after a restart) or its oldest pending one, if none runs. */
   async schedule(sessionId: string): Promise<void> {
     if (this.stopping || !this.deps.mind(sessionId)) return;
+    for (const wake of this.mindWaiters.get(sessionId) ?? []) wake();
     const open = await listTasks({ sessionId, statuses: ['pending', 'running', 'blocked'] });
     const next = open.find((task) => task.status !== 'pending') ?? open[0];
     if (!next || this.running.has(next.id)) return;
     if (open.some((task) => this.running.has(task.id))) return;
+    // A durable run of this id left by a crash is the same run: start returns it (it replays from its journal).
     const run = this.deps.engine
-      .start(next.id, (context, id: string) => runTaskWorkflow(context, this.workflowDeps(), id), next.id)
-      .catch((error: unknown) => {
-        if (!(error instanceof RunCancelledError)) console.error(`[tasks] task ${next.id} failed to run`, error);
+      .start(next.id, this.workflow, next.id)
+      .catch(async (error: unknown) => {
+        if (this.stopping || error instanceof RunCancelledError) return;
+        console.error(`[tasks] task ${next.id} failed to run`, error);
+        await this.endUnfinished(next.id, `the task's run failed: ${error instanceof Error ? error.message : String(error)}`);
+      })
+      .then(async () => {
+        // A run that ended with its task still open would be started again and again: end the task.
+        if (!this.stopping) await this.endUnfinished(next.id, "the task's run ended before the task did");
       })
       .finally(() => {
         this.running.delete(next.id);
@@ -63,9 +78,42 @@ export class TaskService {
     this.running.set(next.id, run);
   }
 
+  private async endUnfinished(taskId: string, reason: string): Promise<void> {
+    const failed = await updateTask(taskId, { status: 'failed', error: reason, blockedOn: null, finishedAt: new Date() }, ['pending', 'running', 'blocked']).catch(() => null);
+    if (failed) this.announce('failed', failed);
+  }
+
+  /** The session's mind here, now or when it starts; rejects when `signal` aborts first. */
+  private awaitMind(sessionId: string, signal: AbortSignal): Promise<TaskMind> {
+    const present = this.deps.mind(sessionId);
+    if (present) return Promise.resolve(present);
+    return new Promise<TaskMind>((resolve, reject) => {
+      const waiters = this.mindWaiters.get(sessionId) ?? new Set<() => void>();
+      this.mindWaiters.set(sessionId, waiters);
+      const done = () => {
+        waiters.delete(check);
+        if (waiters.size === 0) this.mindWaiters.delete(sessionId);
+        signal.removeEventListener('abort', abort);
+      };
+      const check = () => {
+        const mind = this.deps.mind(sessionId);
+        if (!mind) return;
+        done();
+        resolve(mind);
+      };
+      const abort = () => {
+        done();
+        reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled'));
+      };
+      if (signal.aborted) return abort();
+      waiters.add(check);
+      signal.addEventListener('abort', abort, { once: true });
+    });
+  }
+
   private workflowDeps() {
     return {
-      mind: (sessionId: string) => this.deps.mind(sessionId),
+      mind: (sessionId: string, signal: AbortSignal) => this.awaitMind(sessionId, signal),
       announce: (event: Parameters<TaskService['announce']>[0], task: TaskRecord) => this.announce(event, task),
       stopping: () => this.stopping,
       workingDelayMs: this.deps.workingDelayMs,
@@ -145,9 +193,10 @@ export class TaskService {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    // Runs waiting for a person end here; with `stopping` set they change nothing.
-    await Promise.all([...this.running.keys()].map((id) => this.deps.engine.cancel(id)));
-    await Promise.all(this.running.values());
+    // The engine stops its runs without ending them (with `stopping` set they change nothing): an
+    // in-memory run continues from the store at the next start, a durable one is recovered.
+    await this.deps.engine.shutdown();
+    this.running.clear();
   }
 
   private async waitForChange(taskId: string, since: Date): Promise<TaskRecord | null> {

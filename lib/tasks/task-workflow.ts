@@ -2,6 +2,12 @@
 // "continue", each step an Internal Dialog turn of the session's mind, until the model finishes,
 // asks, yields, a limit ends it, or the user cancels. Every step ends in a NextStep value the
 // loop switches on exhaustively. Time, waits and effects go through the engine's context only.
+//
+// Written to replay: on the durable engine a run recovered after a crash goes through this code
+// again with every finished step answered from the journal. So a step returns all the loop
+// decides on (StepOutcome: JSON, no live objects), the task record the loop starts from is a
+// journaled step, and a step cut by the crash finds its open turn inside the step (its tool calls
+// that finished are not run again).
 import type { WorkflowContext } from '@/lib/engine/execution-engine';
 import type { BackendRequest } from '@/lib/backends/model-backend';
 import type { TurnResult } from '@/lib/orchestrator/internal-dialog-turn';
@@ -24,7 +30,8 @@ export interface TaskMind {
 }
 
 export interface TaskWorkflowDeps {
-  mind(sessionId: string): TaskMind | null;
+  /** The session's mind in this process; resolves when it starts (a recovered run waits for it), rejects on `signal`. */
+  mind(sessionId: string, signal: AbortSignal): Promise<TaskMind>;
   /** Every change of the task, for the bus (`task.created` … `task.cancelled`). */
   announce(event: 'started' | 'step' | 'blocked' | 'completed' | 'failed' | 'cancelled', task: TaskRecord): void;
   /** The app is shutting down: leave the task as it is for the restart. */
@@ -33,16 +40,27 @@ export interface TaskWorkflowDeps {
   workingDelayMs: number;
 }
 
+/** What one step journals: everything the loop decides on afterwards, as JSON. */
+export interface StepOutcome {
+  outcome: TurnResult['outcome'];
+  error: string | null;
+  budgetStop: string | null;
+  requests: StepRequests;
+  repeat: RepeatVerdict;
+  repeatedCall: string | null;
+  usage: TaskUsage;
+}
+
 /** How a step ended, from what it returned and what the model asked through the task's tools. */
-export function decideNext(input: { result: TurnResult; requests: StepRequests; repeat: RepeatVerdict; repeatedCall: string | null }): NextStep {
-  const { result, requests } = input;
-  if (result.budgetStop) return { kind: 'budget_exhausted', reason: result.budgetStop };
-  if (input.repeat === 'fail') return { kind: 'failed', reason: `repeated calls: ${input.repeatedCall} gave the same result again after the warning` };
+export function decideNext(step: Pick<StepOutcome, 'outcome' | 'error' | 'budgetStop' | 'requests' | 'repeat' | 'repeatedCall'>): NextStep {
+  const { requests } = step;
+  if (step.budgetStop) return { kind: 'budget_exhausted', reason: step.budgetStop };
+  if (step.repeat === 'fail') return { kind: 'failed', reason: `repeated calls: ${step.repeatedCall} gave the same result again after the warning` };
   if (requests.finish !== null) return { kind: 'finish', result: requests.finish };
   if (requests.question !== null) return { kind: 'ask_user', question: requests.question };
   if (requests.yielded) return { kind: 'yield' };
-  if (result.outcome === 'failed') return { kind: 'failed', reason: result.error?.message ?? 'the model call failed' };
-  if (result.outcome === 'stopped') return { kind: 'yield' }; // the Stop button pauses the task
+  if (step.outcome === 'failed') return { kind: 'failed', reason: step.error ?? 'the model call failed' };
+  if (step.outcome === 'stopped') return { kind: 'yield' }; // the Stop button pauses the task
   return { kind: 'continue' };
 }
 
@@ -53,9 +71,17 @@ function assertNever(value: never): never {
 export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkflowDeps, taskId: string): Promise<void> {
   let task = await context.step('load', () => findTask(taskId));
   if (!task || FINAL_TASK.has(task.status)) return;
-  const mind = deps.mind(task.sessionId);
-  if (!mind) return; // its session is not running here; resuming the session starts it
   const id = task.id;
+  let mind: TaskMind;
+  try {
+    mind = await deps.mind(task.sessionId, context.signal);
+  } catch {
+    // Cancelled while its session was not running here.
+    if (deps.stopping()) return;
+    const cancelled = await updateTask(id, { status: 'cancelled', error: 'cancelled by the user', blockedOn: null, finishedAt: new Date(context.now()) }, ['pending', 'running', 'blocked']);
+    if (cancelled) deps.announce('cancelled', cancelled);
+    return;
+  }
   const constraints = task.constraints;
   const startedAt = task.startedAt ?? new Date(context.now());
 
@@ -113,15 +139,16 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
       if (answer === null) return await cancelled();
       notes.push(answerNote(waitingOn, answer));
     }
-    // A step cut by a restart: its turn continues from its stored steps (a card still waits).
-    let resume = (await loadOpenTaskTurn({ sessionId: task.sessionId, taskId: id })) ?? undefined;
-    if (resume && task.status === 'blocked') await save({ status: 'running', blockedOn: null });
+    // The detector learns from the calls of steps that run here (not from replayed ones).
     const repeats = new RepeatDetector();
     let usage: TaskUsage = { ...task.usage };
 
     for (let step = task.stepsUsed; ; step++) {
       if (context.signal.aborted) return await cancelled();
-      const limit = resume ? null : (stepsExhausted(step, constraints) ?? timedOut(startedAt.getTime(), context.now(), constraints));
+      // A step cut by a restart is not held to the limits: its turn continues (a card may still wait).
+      // The limits depend on the clock anyway, so a replay may judge them again (ctx.now).
+      const cut = await loadOpenTaskTurn({ sessionId: task.sessionId, taskId: id });
+      const limit = cut ? null : (stepsExhausted(step, constraints) ?? timedOut(startedAt.getTime(), context.now(), constraints));
       if (limit) return await end('failed', limit);
 
       const requests = emptyStepRequests();
@@ -170,26 +197,39 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
           }
         },
       };
-      let result: TurnResult;
+      let outcome: StepOutcome;
       try {
-        result = await context.step(`step-${step}`, () => mind.runTaskStep(turn, resume));
+        outcome = await context.step(`step-${step}`, async (): Promise<StepOutcome> => {
+          // A step cut by a crash: its turn continues from its stored steps; calls that finished are not run again.
+          const resume = (await loadOpenTaskTurn({ sessionId: task!.sessionId, taskId: id })) ?? undefined;
+          if (resume && task!.status === 'blocked') await save({ status: 'running', blockedOn: null });
+          const result = await mind.runTaskStep(turn, resume);
+          return {
+            outcome: result.outcome,
+            error: result.error?.message ?? null,
+            budgetStop: result.budgetStop ?? null,
+            requests: { ...requests },
+            repeat: stepRepeat.verdict,
+            repeatedCall: stepRepeat.call,
+            usage: { ...stepUsage },
+          };
+        });
       } catch (error) {
         if (deps.stopping()) return;
         return await end('failed', `the step could not run: ${(error as Error).message}`);
       }
-      resume = undefined;
       if (deps.stopping()) {
         await save({ usage });
         return; // the restart continues from here
       }
-      usage = stepUsage;
-      const saved = await save({ stepsUsed: step + 1, usage, ...(requests.plan && { plan: requests.plan }) });
+      usage = outcome.usage;
+      const saved = await save({ stepsUsed: step + 1, usage, ...(outcome.requests.plan && { plan: outcome.requests.plan }) });
       if (saved) deps.announce('step', saved);
       mind.noteForSubconscious(`task "${task.goal.slice(0, 80)}": step ${step + 1} of ${constraints.max_steps} done`);
-      if (stepRepeat.verdict === 'warn') notes.push(`you called ${stepRepeat.call} three times with the same result; change your approach or the task fails`);
+      if (outcome.repeat === 'warn') notes.push(`you called ${outcome.repeatedCall} three times with the same result; change your approach or the task fails`);
       if (context.signal.aborted) return await cancelled();
 
-      const next = decideNext({ result, requests, repeat: stepRepeat.verdict, repeatedCall: stepRepeat.call });
+      const next = decideNext(outcome);
       switch (next.kind) {
         case 'continue':
           await context.sleep(deps.workingDelayMs);

@@ -1,0 +1,43 @@
+// Which engine runs the agent's work (ARCHITECTURE §14): in-memory by default (`npm run dev` stays
+// one process), DBOS on PostgreSQL when `AGENTCSD_ENGINE=dbos` and `AGENTCSD_DATABASE_URL` name
+// one. The durable engine must learn every workflow before it launches, so the caller defines
+// (constructs the orchestrator) first, then calls `launch`.
+import os from 'node:os';
+import type { Clock } from '@/lib/clock/clock';
+import type { Env } from '@/lib/config/env';
+import { DbosEngine } from './dbos-engine';
+import type { ExecutionEngine } from './execution-engine';
+import { InMemoryEngine } from './in-memory-engine';
+
+export interface ConfiguredEngine {
+  engine: ExecutionEngine;
+  /** What the start-up line says. */
+  description: string;
+  /** Connects and recovers the runs this process left pending (a no-op in memory). */
+  launch(): Promise<void>;
+}
+
+export function createEngine(env: Pick<Env, 'AGENTCSD_ENGINE' | 'AGENTCSD_DATABASE_URL' | 'AGENTCSD_EXECUTOR_ID'>, clock: Clock): ConfiguredEngine {
+  if (env.AGENTCSD_ENGINE === 'memory') {
+    return { engine: new InMemoryEngine(clock), description: 'in-memory', launch: async () => undefined };
+  }
+  if (!env.AGENTCSD_DATABASE_URL) throw new Error('AGENTCSD_ENGINE=dbos needs AGENTCSD_DATABASE_URL=postgres://… (see README, "More than one process")');
+  const executorId = env.AGENTCSD_EXECUTOR_ID ?? `agentcsd-${os.hostname()}`;
+  const engine = new DbosEngine({ systemDatabaseUrl: env.AGENTCSD_DATABASE_URL, executorId, clock: () => clock.now() });
+  return {
+    engine,
+    description: `DBOS on ${redactUrl(env.AGENTCSD_DATABASE_URL)} as ${executorId}`,
+    launch: () => engine.launch(),
+  };
+}
+
+/** The URL without its password, for logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'an unreadable URL';
+  }
+}
