@@ -120,3 +120,82 @@ export function recoveryTable(recovery: Recovery): string {
     `| a worker running a fresh run (process start + launch) | ${recovery.freshMs.length} | ${formatMs(median(recovery.freshMs))} |`,
   ].join('\n');
 }
+
+export interface Throughput {
+  workers: number;
+  runs: number;
+  /** First enqueue → last result, ms (one sample per repetition). */
+  wallMs: number[];
+  /** Runs each worker process took, in the last repetition. */
+  perWorker: number[];
+}
+
+/**
+ * N CPU-bound runs (steps of a busy loop) put on DBOS's shared queue of one PostgreSQL, taken by 1
+ * and then 2 worker processes (bench/engine-pool-worker.ts, each at most 2 runs at a time), side
+ * by side in one run of the benchmark.
+ */
+export async function benchThroughput(options: { runs: number; steps: number; stepMs: number; repetitions: number }): Promise<Throughput[]> {
+  const { spawn } = await import('node:child_process');
+  const path = await import('node:path');
+  const { DBOS, DBOSClient } = await import('@dbos-inc/dbos-sdk');
+  const database = await startPostgres();
+  const results: Throughput[] = [];
+  try {
+    for (let repetition = 0; repetition < options.repetitions; repetition++) {
+      for (const workers of [1, 2]) {
+        const url = database.url.replace(/\/postgres$/, `/agentcsd_pool_${workers}_${repetition}`);
+        // DBOS's schema first, by one process: workers launching together on a fresh database deadlock in its migration.
+        await DBOS.migrate(url);
+        const children = Array.from({ length: workers }, () =>
+          spawn(process.execPath, ['--import', 'tsx', path.resolve('bench/engine-pool-worker.ts')], { env: { ...process.env, DATABASE_URL: url }, stdio: ['ignore', 'pipe', 'inherit'] }),
+        );
+        await Promise.all(children.map((child) => new Promise<void>((resolve, reject) => {
+          let out = '';
+          child.stdout!.on('data', (chunk) => {
+            out += chunk;
+            if (out.includes('ready')) resolve();
+          });
+          child.once('exit', (code) => reject(new Error(`pool worker exited with ${code}`)));
+        })));
+        const client = await DBOSClient.create({ systemDatabaseUrl: url, applicationName: 'bench-pool' });
+        try {
+          const started = performance.now();
+          const handles = [];
+          for (let index = 0; index < options.runs; index++) {
+            handles.push(await client.enqueue<(input: { steps: number; stepMs: number }) => Promise<{ pid: number }>>({ queueName: 'bench.work', workflowName: 'bench.cpu', workflowID: `cpu-${workers}-${repetition}-${index}` }, { steps: options.steps, stepMs: options.stepMs }));
+          }
+          const outputs = await Promise.all(handles.map((handle) => handle.getResult()));
+          const wallMs = performance.now() - started;
+          const byPid = new Map<number, number>();
+          for (const output of outputs) byPid.set(output.pid, (byPid.get(output.pid) ?? 0) + 1);
+          const entry = results.find((result) => result.workers === workers) ?? { workers, runs: options.runs, wallMs: [], perWorker: [] };
+          if (!results.includes(entry)) results.push(entry);
+          entry.wallMs.push(wallMs);
+          entry.perWorker = children.map((child) => byPid.get(child.pid!) ?? 0);
+        } finally {
+          await client.destroy();
+          await Promise.all(children.map((child) => new Promise((resolve) => {
+            child.once('exit', resolve);
+            child.kill('SIGTERM');
+          })));
+        }
+      }
+    }
+  } finally {
+    await database.stop();
+  }
+  return results;
+}
+
+export function throughputTable(results: Throughput[], options: { steps: number; stepMs: number }): string {
+  const one = median(results.find((result) => result.workers === 1)!.wallMs);
+  return [
+    `| worker processes | runs (${options.steps} steps × ${options.stepMs} ms CPU each) | repetitions | wall time, median | runs per second | vs 1 worker | runs taken per worker (last) |`,
+    '|---|---|---|---|---|---|---|',
+    ...results.map((result) => {
+      const wall = median(result.wallMs);
+      return `| ${result.workers} | ${result.runs} | ${result.wallMs.length} | ${formatMs(wall)} ms | ${((result.runs * 1000) / wall).toFixed(2)} | ${(one / wall).toFixed(2)}× | ${result.perWorker.join(' / ')} |`;
+    }),
+  ].join('\n');
+}

@@ -4,6 +4,8 @@
 //     a child process answering at once; a user message per session every 30 s. Sampled every
 //     10 s: event-loop delay, heap after a forced GC, RSS, open fds, child processes, WAL size.
 //  2. kill -9 rounds against the real server (e2e/support/crash-rounds.ts), 50 by default.
+//  3. The durable engine: 20 rounds of a DBOS worker SIGKILLed during step k of 8 (k cycling
+//     through every step) and recovered by a replacement (test/support/dbos-kill-round.ts).
 import { execSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +16,8 @@ import type { LayerModelConfig } from '../lib/config/model-config';
 import { Orchestrator } from '../lib/orchestrator/orchestrator';
 import { closeDb, getDb } from '../lib/store/db';
 import { childPids } from '../test/support/processes';
+import { dbosKillRound } from '../test/support/dbos-kill-round';
+import { startPostgres } from '../test/support/postgres';
 import { median, percentile } from './stats';
 
 const quick = process.argv.includes('--quick');
@@ -154,6 +158,21 @@ export async function soak(input: { sessions: number; minutes: number }) {
   };
 }
 
+export async function durableRounds(count: number) {
+  const database = await startPostgres();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-durable-rounds-'));
+  try {
+    const rounds = [];
+    for (let round = 0; round < count; round++) {
+      rounds.push(await dbosKillRound({ databaseUrl: database.url.replace(/\/postgres$/, '/agentcsd_rounds'), dir, runId: `round-${round}`, steps: 8, k: round % 8 }));
+    }
+    return rounds;
+  } finally {
+    await database.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function crashRounds(rounds: number) {
   if (!fs.existsSync('.next/BUILD_ID')) execSync('npx next build', { stdio: 'ignore' });
   const fake = await startFake(15);
@@ -169,7 +188,7 @@ const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 if (process.argv[1]?.endsWith('reliability.ts')) {
   console.log(`# AgentCSD reliability — ${new Date().toISOString()}`);
   console.log(`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}\n`);
-  if (only !== 'crash') {
+  if (only === undefined || only === 'soak') {
     const result = await soak({ sessions: 20, minutes: quick ? 1.5 : 10 });
     console.log(`## Soak: ${result.sessions} sessions, continuous loops, ${result.minutes} min\n`);
     console.log('| measure | start | end |');
@@ -184,7 +203,18 @@ if (process.argv[1]?.endsWith('reliability.ts')) {
     console.log(`Event-loop delay p99 per 10 s window: median ${result.lagP99MedianMs.toFixed(1)} ms, worst ${result.lagP99WorstMs.toFixed(1)} ms; max single delay ${result.lagMaxMs.toFixed(1)} ms.`);
     console.log(`${result.cycles} cycles (${(result.cycles / (result.minutes * 60)).toFixed(1)}/s), ${result.errors} error events, ${result.rows} message rows, database ${mib(result.dbBytes)} MiB.\n`);
   }
-  if (only !== 'soak') {
+  if (only === undefined || only === 'durable') {
+    const rounds = await durableRounds(quick ? 4 : 20);
+    const clean = rounds.filter((round) => round.failures.length === 0);
+    console.log(`## Durable engine (DBOS): ${rounds.length} worker kills\n`);
+    console.log('| measure | value |');
+    console.log('|---|---|');
+    console.log(`| rounds with every invariant held (steps before k once, k twice, each step finished once, result = uninterrupted run) | ${clean.length} of ${rounds.length} |`);
+    console.log(`| step k killed (of 8) | ${rounds.map((round) => round.k).join(', ')} |`);
+    console.log(`| replacement spawn → result (median / max ms) | ${median(rounds.map((round) => round.recoverMs)).toFixed(0)} / ${Math.max(...rounds.map((round) => round.recoverMs)).toFixed(0)} |`);
+    console.log(`| failures | ${rounds.flatMap((round) => round.failures.map((failure) => `k=${round.k}: ${failure}`)).join('; ') || 'none'} |\n`);
+  }
+  if (only === undefined || only === 'crash') {
     const rounds = quick ? 5 : 50;
     const summary = await crashRounds(rounds);
     const kills = summary.rounds;

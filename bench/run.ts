@@ -10,7 +10,7 @@ import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } 
 import { benchTaskOverhead, benchTaskTokens, tasksTables } from './tasks';
 import { createEmbedder } from '@/lib/memory/embeddings';
 import { benchGraphValidation, capabilitiesTable } from './capabilities';
-import { benchRecovery, benchStepOverhead, engineTable, recoveryTable } from './engine';
+import { benchRecovery, benchStepOverhead, benchThroughput, engineTable, recoveryTable, throughputTable } from './engine';
 import { benchConsolidationTokens, benchHybridLatency, benchLocomo, benchRecallLatency, memoryTables } from './memory';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
@@ -76,6 +76,9 @@ console.log('\n## Execution engines: per-step overhead, in-memory and DBOS on Po
 console.log(engineTable(await benchStepOverhead({ steps: 200, runs: quick ? 3 : 10 })));
 console.log('');
 console.log(recoveryTable(await benchRecovery({ rounds: quick ? 1 : 5 })));
+console.log('');
+const throughputOptions = { runs: 24, steps: 4, stepMs: 60, repetitions: quick ? 1 : 3 };
+console.log(throughputTable(await benchThroughput(throughputOptions), throughputOptions));
 
 console.log('\n## The mind: cycle overhead, memory, idle-hour tokens\n');
 const overhead = await benchCycleOverhead({ blockSize: 50, blocks: quick ? 4 : 20, storedMessages: 10_000 });

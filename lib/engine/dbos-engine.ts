@@ -30,6 +30,11 @@ export class DbosEngine implements ExecutionEngine {
        * the host name), and different for processes that run at the same time.
        */
       executorId?: string;
+      /**
+       * A queue every process on this database takes work from (`enqueue`): runs put there are
+       * shared among the processes, each running at most `workerConcurrency` at a time.
+       */
+      workQueue?: { name: string; workerConcurrency: number; pollingMs?: number };
       clock?: () => number;
     },
   ) {}
@@ -73,6 +78,8 @@ export class DbosEngine implements ExecutionEngine {
     } as Parameters<typeof DBOS.setConfig>[0]);
     this.stopping = false;
     await DBOS.launch();
+    const queue = this.options.workQueue;
+    if (queue) await DBOS.registerQueue(queue.name, { workerConcurrency: queue.workerConcurrency, minPollingIntervalMs: queue.pollingMs ?? 100, onConflict: 'always_update' });
     this.launched = true;
   }
 
@@ -100,6 +107,14 @@ export class DbosEngine implements ExecutionEngine {
       if ((await this.status(runId)) === 'cancelled') throw new RunCancelledError(runId);
       throw error;
     }
+  }
+
+  /** Puts the run on the shared work queue: whichever process takes it first runs it. */
+  async enqueue<Input>(runId: string, workflow: Workflow<Input, unknown>, input: Input): Promise<void> {
+    const registered = this.registered.get(workflow as Workflow<unknown, unknown>);
+    if (!registered) throw new Error('define() the workflow before enqueueing it');
+    if (!this.options.workQueue) throw new Error('this engine has no work queue');
+    await DBOS.startWorkflow(registered, { workflowID: runId, queueName: this.options.workQueue.name })(input);
   }
 
   async signal(runId: string, name: string, payload: unknown): Promise<boolean> {
