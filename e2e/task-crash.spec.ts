@@ -114,6 +114,12 @@ for (const engine of ['memory', 'dbos'] as const) {
       const greps = (await calls(session.id)).filter((call) => call.name === 'grep');
       expect(greps.every((call) => ['succeeded', 'interrupted'].includes(call.status))).toBe(true);
       expect(new Set(greps.map((call) => call.args_hash)).size).toBe(greps.length);
+      // What streamed to the chat is not journaled: the step cut by the kill left no half message
+      // beside the one its re-run wrote — one message per step in the end.
+      const { messages } = await api<{ messages: { tag: string; content: string; turn_id: string | null }[] }>('GET', `/api/sessions/${session.id}/history?layer=external&limit=500`);
+      const said = messages.filter((message) => message.tag === 'ED_agent');
+      expect(said.map((message) => message.content.match(/^Step (\d+):/)?.[1])).toEqual(Array.from({ length: 10 }, (_, index) => String(index + 1)));
+      expect(new Set(said.map((message) => message.turn_id)).size).toBe(10);
       if (engine === 'dbos') {
         // The run was recovered, not started afresh: DBOS dispatched it again and its journal holds
         // each step once (the steps before the kill answered from it, not run again).
