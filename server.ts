@@ -10,6 +10,7 @@ import { checkBackends, describeAvailability } from './lib/setup/backend-availab
 import { attachSocketServer } from './lib/realtime/socket-server';
 import { checkRequest, isLoopbackAddress, tokenFromHeaders, type GuardOptions } from './lib/security/request-guard';
 import { closeDb, getDb } from './lib/store/db';
+import { DataFolderInUseError, lockDataFolder, type DataFolderLock } from './lib/store/data-folder-lock';
 import { createEngine } from './lib/engine/create-engine';
 import { realClock } from './lib/clock/clock';
 
@@ -28,6 +29,16 @@ const guard: GuardOptions = {
   accessToken: exposed ? (env.AGENTCSD_ACCESS_TOKEN ?? randomBytes(24).toString('hex')) : undefined,
 };
 
+// One process per data folder: a second one would run every session's mind again.
+let folderLock: DataFolderLock;
+try {
+  folderLock = await lockDataFolder(paths.dataDir, { port: env.PORT });
+} catch (error) {
+  if (!(error instanceof DataFolderInUseError)) throw error;
+  console.error(`> ${error.message}`);
+  process.exit(1);
+}
+process.on('exit', () => folderLock.release());
 await getDb(); // creates and migrates the database before anything is served
 const engine = createEngine(env, realClock);
 const orchestrator = await startOrchestrator({ taskWorkingDelayMs: env.AGENTCSD_TASK_STEP_DELAY_MS, configured: engine });
