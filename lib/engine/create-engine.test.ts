@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { realClock } from '@/lib/clock/clock';
-import { readEnv } from '@/lib/config/env';
+import { readEnv as readProcessEnv } from '@/lib/config/env';
 import { createEngine, redactUrl } from './create-engine';
 import { DbosEngine } from './dbos-engine';
 import { InMemoryEngine } from './in-memory-engine';
+
+const readEnv = (variables: Record<string, string>) => readProcessEnv(variables as NodeJS.ProcessEnv);
 
 describe('createEngine', () => {
   it('is in memory by default; DBOS when asked, with its database named without the password', () => {
