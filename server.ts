@@ -129,6 +129,11 @@ if (dev) {
   });
 }
 
+httpServer.once('error', (error: NodeJS.ErrnoException) => {
+  // Sessions are left as they are (active ones resume at the next start), as after a crash.
+  console.error(error.code === 'EADDRINUSE' ? `> port ${env.PORT} on ${env.HOST} is in use: stop what uses it, or set PORT` : `> cannot listen: ${error.message}`);
+  process.exit(1);
+});
 httpServer.listen(env.PORT, env.HOST, () => {
   orchestrator.setToolServer(toolServer);
   const shown = env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST;

@@ -39,6 +39,18 @@ test('a second server on the same data folder refuses to start; the first keeps 
     expect(output).toContain(`${path.resolve(dataDir)} is in use by another AgentCSD process (pid ${first.child.pid}, port ${port}`);
     expect(output).not.toContain('AgentCSD ready');
 
+    // Another folder on the same port: it says so and leaves.
+    const other = serverFolders(`${root}-other`);
+    const taken = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+      env: { ...process.env, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', AGENTCSD_DATA_DIR: other.dataDir, AGENTCSD_PERSONAS_DIR: other.personasDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let takenOutput = '';
+    taken.stdout!.on('data', (chunk) => (takenOutput += chunk));
+    taken.stderr!.on('data', (chunk) => (takenOutput += chunk));
+    expect(await new Promise<number | null>((resolve) => taken.on('exit', resolve))).toBe(1);
+    expect(takenOutput).toContain(`> port ${port} on 127.0.0.1 is in use`);
+
     const { session: after } = await api<{ session: { status: string } }>('GET', `/api/sessions/${session.id}`);
     expect(after.status).toBe('active');
     const { messages } = await api<{ messages: { cycle_number: number | null; tag: string }[] }>('GET', `/api/sessions/${session.id}/history?layer=subconscious&limit=500`);
