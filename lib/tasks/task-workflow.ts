@@ -8,13 +8,13 @@
 // decides on (StepOutcome: JSON, no live objects), the task record the loop starts from is a
 // journaled step, and a step cut by the crash finds its open turn inside the step (its tool calls
 // that finished are not run again).
-import type { WorkflowContext } from '@/lib/engine/execution-engine';
+import { RunCancelledError, type WorkflowContext } from '@/lib/engine/execution-engine';
 import type { BackendRequest } from '@/lib/backends/model-backend';
 import type { TurnResult } from '@/lib/orchestrator/internal-dialog-turn';
 import type { ModelCallResult } from '@/lib/orchestrator/model-call';
 import { estimateRequestTokens } from '@/lib/orchestrator/token-budget';
 import { findTask, updateTask, type TaskPatch, type TaskRecord } from '@/lib/store/tasks-repository';
-import { FINAL_STATUSES, loadOpenTaskTurn, type AgentStepRecord, type AgentTurnRecord, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
+import { FINAL_STATUSES, listToolCalls, loadOpenTaskTurn, type AgentStepRecord, type AgentTurnRecord, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { callBudgetStop, RepeatDetector, stepsExhausted, timedOut, type RepeatVerdict } from './task-policy';
 import { taskBrief } from './task-prompt';
 import { appendMemory, promoteTaskMemories } from '@/lib/memory/memory-store';
@@ -100,9 +100,10 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
   const end = async (status: 'completed' | 'failed' | 'cancelled', text: string) => {
     const saved = await save({ status, finishedAt: new Date(context.now()), blockedOn: null, ...(status === 'completed' ? { result: text } : { error: text }) }, ['pending', 'running', 'blocked']);
     if (saved) {
+      // Remembered before it is announced: whoever sees "completed" finds the memory.
+      if (status === 'completed') await rememberTask(saved, text);
       deps.announce(status, saved);
       mind.noteForSubconscious(`task "${saved.goal.slice(0, 80)}" ${status}: ${text.slice(0, 160)}`);
-      if (status === 'completed') await rememberTask(saved, text);
     }
   };
   // A shutdown also aborts the run: then the task is left as it is, for the restart.
@@ -139,8 +140,13 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
       if (answer === null) return await cancelled();
       notes.push(answerNote(waitingOn, answer));
     }
-    // The detector learns from the calls of steps that run here (not from replayed ones).
+    // Repeats count across a restart or a durable replay: the task's finished calls so far, in
+    // order, then the calls of the steps that run here (a replayed step calls nothing).
     const repeats = new RepeatDetector();
+    const earlier = (await listToolCalls({ sessionId: task.sessionId, limit: 10_000 })).filter((call) => call.taskId === id && FINAL_STATUSES.includes(call.status));
+    let lastVerdict: RepeatVerdict = 'ok';
+    for (const call of earlier) lastVerdict = repeats.record(call);
+    if (lastVerdict === 'warn') notes.push(repeatWarning(`${earlier.at(-1)!.name} ${JSON.stringify(earlier.at(-1)!.args)}`));
     let usage: TaskUsage = { ...task.usage };
 
     for (let step = task.stepsUsed; ; step++) {
@@ -216,6 +222,8 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
         });
       } catch (error) {
         if (deps.stopping()) return;
+        // A durable engine ends a cancelled run's step at once (the turn stops in the background).
+        if (context.signal.aborted || error instanceof RunCancelledError) return await cancelled();
         return await end('failed', `the step could not run: ${(error as Error).message}`);
       }
       if (deps.stopping()) {
@@ -226,7 +234,7 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
       const saved = await save({ stepsUsed: step + 1, usage, ...(outcome.requests.plan && { plan: outcome.requests.plan }) });
       if (saved) deps.announce('step', saved);
       mind.noteForSubconscious(`task "${task.goal.slice(0, 80)}": step ${step + 1} of ${constraints.max_steps} done`);
-      if (outcome.repeat === 'warn') notes.push(`you called ${outcome.repeatedCall} three times with the same result; change your approach or the task fails`);
+      if (outcome.repeat === 'warn') notes.push(repeatWarning(outcome.repeatedCall));
       if (context.signal.aborted) return await cancelled();
 
       const next = decideNext(outcome);
@@ -272,6 +280,10 @@ async function rememberTask(task: TaskRecord, result: string): Promise<void> {
 }
 
 const FINAL_TASK = new Set<TaskStatus>(['completed', 'failed', 'cancelled']);
+
+function repeatWarning(call: string | null): string {
+  return `you called ${call} three times with the same result; change your approach or the task fails`;
+}
 
 function answerNote(blockedOn: NonNullable<TaskRecord['blockedOn']>, answer: string): string {
   if (blockedOn.kind === 'question') return `you asked "${blockedOn.question}"; the user answered: ${answer}`;

@@ -1,6 +1,8 @@
 // Seed 002's task flows through the real orchestrator, mind, toolbox, sandbox and store, with the
 // fake OpenAI-compatible server playing the model (test/fakes/task-script.ts): nobody types
 // "continue"; cards, questions, limits and cancel end or block the task as a user would expect.
+// The same flows on both execution engines: in memory, and DBOS on a PostgreSQL the test starts
+// (every step journaled, every wait a DBOS message) — the agent code does not change.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,29 +16,33 @@ import { submitTaskSchema } from '@/lib/tasks/task-types';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { taskScript } from '@/test/fakes/task-script';
 import { EventRecorder } from '@/test/support/event-recorder';
+import { startPostgres, type TestPostgres } from '@/test/support/postgres';
+import { DbosEngine } from '@/lib/engine/dbos-engine';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
-const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
+const dirs = useTempAppDirs({ personas: { tester: '# Tester\n', 'tester-dbos': '# Tester\n' } });
+/** One persona per engine: memories are the persona's (and deduplicated within it). */
+let persona = 'tester';
 let fake: FakeOpenAIServer;
 let orchestrator: Orchestrator;
 let events: EventRecorder;
 
-beforeAll(async () => {
-  fs.chmodSync(dirs.root, 0o755);
-  fake = await startFakeOpenAIServer({ script: taskScript });
-  orchestrator = new Orchestrator({ taskWorkingDelayMs: 0 });
-  events = new EventRecorder(orchestrator.bus);
-  await orchestrator.start();
-});
-afterAll(async () => {
-  events.close();
-  await orchestrator.stop();
-  await fake.close();
-});
+const engines = [
+  { name: 'in-memory', persona: 'tester', make: async () => ({ engine: undefined, launch: async () => undefined, close: async () => undefined }) },
+  {
+    name: 'DBOS',
+    persona: 'tester-dbos',
+    make: async () => {
+      const database: TestPostgres = await startPostgres();
+      const engine = new DbosEngine({ systemDatabaseUrl: database.url.replace(/\/postgres$/, '/task_flows'), appName: 'task-flows' });
+      return { engine, launch: () => engine.launch(), close: () => database.stop() };
+    },
+  },
+];
 
 async function newSession() {
   const layer = { backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${fake.url}/v1` };
-  return orchestrator.createSession({ persona: 'tester', models: { c_model: layer, s_model: { ...layer, model: 'fake-small' } } });
+  return orchestrator.createSession({ persona, models: { c_model: layer, s_model: { ...layer, model: 'fake-small' } } });
 }
 
 function submit(sessionId: string, input: unknown) {
@@ -48,7 +54,26 @@ function waitTask(taskId: string, status: string, timeoutMs = 20_000) {
   return events.waitFor(type, { where: (event) => event.task.id === taskId, timeoutMs });
 }
 
-describe('tasks', () => {
+describe.each(engines)('tasks on the $name engine', ({ make, persona: enginePersona }) => {
+  let closeEngine: () => Promise<void>;
+  beforeAll(async () => {
+    persona = enginePersona;
+    fs.chmodSync(dirs.root, 0o755);
+    fake = await startFakeOpenAIServer({ script: taskScript });
+    const made = await make();
+    closeEngine = made.close;
+    orchestrator = new Orchestrator({ taskWorkingDelayMs: 0, ...(made.engine && { engine: made.engine }) });
+    await made.launch(); // after the orchestrator defined its workflows
+    events = new EventRecorder(orchestrator.bus);
+    await orchestrator.start();
+  }, 60_000);
+  afterAll(async () => {
+    events.close();
+    await orchestrator.stop();
+    await fake.close();
+    await closeEngine();
+  });
+
   it('plan → write → a command that needs approval → approved → reflect → finish, with no "continue"', async () => {
     const session = await newSession();
     const task = await submit(session.id, { goal: 'Write notes and show them [[approve]]' });
@@ -89,7 +114,7 @@ describe('tasks', () => {
     expect(stored!.usage.inputTokens).toBeGreaterThan(0);
     // The steps' reports are in the chat.
     // The persona remembers the task.
-    const remembered = await listMemories({ personaName: 'tester', kind: 'task_summary' });
+    const remembered = await listMemories({ personaName: persona, kind: 'task_summary' });
     expect(remembered.map((memory) => [memory.content, memory.taskId])).toContainEqual(['Task "Write notes and show them [[approve]]" completed: notes.txt holds: task notes', task.id]);
     const loud = await db.message.findMany({ where: { sessionId: session.id, tag: 'ID_loud' }, orderBy: { id: 'asc' } });
     expect(loud.map((message) => message.content).join('\n')).toContain('Wrote notes.txt.');

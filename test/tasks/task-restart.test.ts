@@ -75,4 +75,21 @@ describe('tasks across a restart', () => {
     expect(bash.map((call) => call.status)).toEqual(['succeeded']);
     await shutDown(app);
   }, 40_000);
+
+  it('repeated calls count across a restart: the task fails at the same step as without one', async () => {
+    let app = await boot();
+    const session = await app.orchestrator.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
+    const task = await app.orchestrator.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Look again [[repeat]]' }));
+    await app.events.waitFor('task.step', { where: (event) => event.task.id === task.id && event.task.steps >= 2, timeoutMs: 15_000 });
+    await shutDown(app);
+    const before = (await findTask(task.id))!;
+    expect(before.status).not.toBe('failed');
+
+    app = await boot();
+    await app.orchestrator.resumeSession(session.id);
+    const failed = await app.events.waitFor('task.failed', { where: (event) => event.task.id === task.id, timeoutMs: 15_000 });
+    // Without counting the calls before the restart it would take three more repeats.
+    expect(failed.task).toMatchObject({ steps: 4, error: 'repeated calls: list_files {"path":"."} gave the same result again after the warning' });
+    await shutDown(app);
+  }, 40_000);
 });
