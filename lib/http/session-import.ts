@@ -14,12 +14,13 @@ import { deleteSession, type SessionRecord } from '@/lib/store/sessions-reposito
 import { readSettings } from '@/lib/store/settings-repository';
 import { layerModelConfigSchema, sessionParamsSchema, type ModelsConfig } from '@/lib/config/model-config';
 import { personaContentSchema, personaNameSchema } from '@/lib/personas/persona-name';
+import { withoutNul } from './text-schema';
 
 /** The largest export we take: ~10,000 messages of chat is a few MiB; this leaves room. */
 export const importBodyLimit = 64 * 1024 * 1024;
 
 const isoDate = z.iso.datetime({ message: 'must be an ISO date-time' });
-const text = (max: number) => z.string().max(max).refine((value) => !value.includes('\u0000'), { message: 'must not contain NUL bytes' });
+const text = (max: number) => withoutNul(z.string().max(max));
 const cycle = z.number().int().min(0).max(1_000_000_000);
 const tokens = z.number().int().min(0).max(1_000_000_000_000);
 

@@ -32,6 +32,7 @@ import { sessionGraphParts } from '@/lib/capabilities/capability-tools';
 import { effectivePersonaGraph, narrowToGraph, readSessionGraph, snapshotSessionGraph } from '@/lib/capabilities/graph-store';
 import { InMemoryEngine } from '@/lib/engine/in-memory-engine';
 import { CycleRuns } from '@/lib/agent/cycle-runs';
+import { withoutNul } from '@/lib/http/text-schema';
 import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import type { ConfiguredEngine } from '@/lib/engine/create-engine';
 import { TaskService } from '@/lib/tasks/task-service';
@@ -47,7 +48,7 @@ import { TokenCalibration } from './token-budget';
 export { SessionPausedError };
 
 export const sendMessageInputSchema = z
-  .object({ text: z.string().trim().min(1, 'text must not be empty').max(20_000, 'text must be at most 20,000 characters') })
+  .object({ text: withoutNul(z.string().trim().min(1, 'text must not be empty').max(20_000, 'text must be at most 20,000 characters')) })
   .strict();
 export type SendMessageInput = z.infer<typeof sendMessageInputSchema>;
 

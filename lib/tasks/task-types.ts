@@ -1,5 +1,6 @@
 // A task (ARCHITECTURE §11): a goal, its limits, its plan, and how each step ends.
 import { z } from 'zod';
+import { withoutNul } from '@/lib/http/text-schema';
 
 export const TASK_STATUSES = ['pending', 'running', 'blocked', 'completed', 'failed', 'cancelled'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -25,8 +26,8 @@ export type TaskConstraints = z.infer<typeof taskConstraintsSchema>;
 
 export const submitTaskSchema = z
   .object({
-    goal: z.string().trim().min(1, 'goal must not be empty').max(4_000, 'goal must be at most 4,000 characters'),
-    context: z.string().max(20_000, 'context must be at most 20,000 characters').optional(),
+    goal: withoutNul(z.string().trim().min(1, 'goal must not be empty').max(4_000, 'goal must be at most 4,000 characters')),
+    context: withoutNul(z.string().max(20_000, 'context must be at most 20,000 characters')).optional(),
     constraints: taskConstraintsSchema.default({ max_steps: DEFAULT_MAX_STEPS, timeout_s: DEFAULT_TIMEOUT_S }),
   })
   .strict();

@@ -158,6 +158,10 @@ describe('messages', () => {
     await expectError(await messages.POST(json('POST', '/', {}), idContext(id)), 400, 'validation_failed');
     await expectError(await messages.POST(json('POST', '/', { text: 'x', role: 'system' }), idContext(id)), 400, 'validation_failed');
     await expectError(await messages.POST(json('POST', '/', { text: 'x'.repeat(20_001) }), idContext(id)), 400, 'validation_failed');
+    // A NUL character (PostgreSQL cannot store one in text; no keyboard sends one).
+    const nul = await messages.POST(json('POST', '/', { text: 'hi\u0000there' }), idContext(id));
+    expect(nul.status).toBe(400);
+    expect((await nul.json()).error.message).toContain('must not contain NUL characters');
     await expectError(await messages.POST(raw('POST', '/', '{"text":'), idContext(id)), 400, 'invalid_json');
     await expectError(await messages.POST(raw('POST', '/', 'text=hi', 'application/x-www-form-urlencoded'), idContext(id)), 415, 'unsupported_media_type');
     await expectError(await messages.POST(json('POST', '/', { text: 'hi' }), idContext(unknown)), 404, 'not_found');

@@ -85,6 +85,8 @@ describe('task routes', () => {
     await expectError(await sessionTasks.POST(post({ goal: 'x', constraints: { max_steps: 0 } }), idContext(session.id)), 400, 'validation_failed', /max_steps/);
     await expectError(await sessionTasks.POST(post({ goal: 'x', constraints: { tools: ['rm -rf /'] } }), idContext(session.id)), 400, 'validation_failed', /tools/);
     await expectError(await sessionTasks.POST(post({ goal: 'x', priority: 'high' }), idContext(session.id)), 400, 'validation_failed', /priority/);
+    await expectError(await sessionTasks.POST(post({ goal: 'x\u0000y' }), idContext(session.id)), 400, 'validation_failed', /goal: must not contain NUL characters/);
+    await expectError(await sessionTasks.POST(post({ goal: 'x', context: '\u0000' }), idContext(session.id)), 400, 'validation_failed', /context: must not contain NUL characters/);
     await expectError(await sessionTasks.POST(post({ goal: 'x' }), idContext('11111111-2222-4333-8444-555555555555')), 404, 'not_found', /does not exist/);
     expect((await listTasks({})).length).toBe(before);
     await expectError(await taskItem.GET(new Request(`${base}/x`), idContext('not-a-uuid')), 404, 'not_found', /UUID/);

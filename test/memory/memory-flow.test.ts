@@ -111,6 +111,8 @@ describe('memory across sessions', () => {
     await expectError(await memories.POST(json('POST', { persona: '../etc', content: 'x' }), undefined), 400, 'validation_failed', /persona/);
     await expectError(await memories.POST(json('POST', { persona: 'tester', content: '   ' }), undefined), 400, 'validation_failed', /content must not be empty/);
     await expectError(await memories.POST(json('POST', { persona: 'tester', content: 'x', kind: 'secret' }), undefined), 400, 'validation_failed', /kind/);
+    await expectError(await memories.POST(json('POST', { persona: 'tester', content: 'a\u0000b' }), undefined), 400, 'validation_failed', /must not contain NUL characters/);
+    await expectError(await memoryItem.PATCH(json('PATCH', { content: '\u0000' }), idContext('1')), 400, 'validation_failed', /must not contain NUL characters/);
     await expectError(await memories.POST(json('POST', { persona: 'tester', content: 'x', supersedes: 999999 }), undefined), 404, 'not_found', /999999/);
     await expectError(await memories.GET(new Request(`${base}/x?q=dog`), undefined), 400, 'validation_failed', /q needs persona/);
     await expectError(await memoryItem.PATCH(json('PATCH', {}), idContext('1')), 400, 'validation_failed', /nothing to change/);

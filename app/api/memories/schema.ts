@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withoutNul } from '@/lib/http/text-schema';
 import { MEMORY_KINDS } from '@/lib/memory/memory-store';
 import { personaNameSchema } from '@/lib/personas/persona-name';
 
@@ -17,7 +18,7 @@ export const memoriesQuerySchema = z
 export const createMemoryBodySchema = z
   .object({
     persona: personaNameSchema,
-    content: z.string().trim().min(1, 'content must not be empty').max(2_000, 'content must be at most 2,000 characters'),
+    content: withoutNul(z.string().trim().min(1, 'content must not be empty').max(2_000, 'content must be at most 2,000 characters')),
     kind: z.enum(MEMORY_KINDS).default('fact'),
     scope: z.enum(['short', 'long']).default('long'),
     importance: z.number().min(0).max(1).optional(),
@@ -29,7 +30,7 @@ export const createMemoryBodySchema = z
 
 export const updateMemoryBodySchema = z
   .object({
-    content: z.string().trim().min(1).max(2_000).optional(),
+    content: withoutNul(z.string().trim().min(1).max(2_000)).optional(),
     pinned: z.boolean().optional(),
     importance: z.number().min(0).max(1).optional(),
   })
