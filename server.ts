@@ -41,7 +41,11 @@ try {
 process.on('exit', () => folderLock.release());
 await getDb(); // creates and migrates the database before anything is served
 const engine = createEngine(env, realClock);
-const orchestrator = await startOrchestrator({ taskWorkingDelayMs: env.AGENTCSD_TASK_STEP_DELAY_MS, configured: engine });
+const orchestrator = await startOrchestrator({ taskWorkingDelayMs: env.AGENTCSD_TASK_STEP_DELAY_MS, configured: engine }).catch((error: unknown) => {
+  // The durable engine's database unreachable or refusing: say so in one line (DBOS masks the password).
+  console.error(`> cannot start (engine: ${engine.description}): ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
 console.log(`> engine: ${engine.description}`);
 const app = next({ dev, hostname: env.HOST, port: env.PORT });
 await app.prepare();

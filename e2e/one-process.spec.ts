@@ -3,6 +3,7 @@
 // still active, their cycle numbers written once. After the first is killed with SIGKILL, a new
 // server on the folder takes its lock over and resumes the session.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { fakeLlmEndpoint } from './support/fake-models';
@@ -50,6 +51,19 @@ test('a second server on the same data folder refuses to start; the first keeps 
     taken.stderr!.on('data', (chunk) => (takenOutput += chunk));
     expect(await new Promise<number | null>((resolve) => taken.on('exit', resolve))).toBe(1);
     expect(takenOutput).toContain(`> port ${port} on 127.0.0.1 is in use`);
+
+    // The durable engine's database unreachable: one clear line, the password masked, nothing held.
+    const unreachable = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+      env: { ...process.env, NODE_ENV: 'production', PORT: String(port + 1), HOST: '127.0.0.1', AGENTCSD_DATA_DIR: other.dataDir, AGENTCSD_PERSONAS_DIR: other.personasDir, AGENTCSD_ENGINE: 'dbos', AGENTCSD_DATABASE_URL: 'postgres://agentcsd:hunter2@127.0.0.1:1/agentcsd' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let unreachableOutput = '';
+    unreachable.stdout!.on('data', (chunk) => (unreachableOutput += chunk));
+    unreachable.stderr!.on('data', (chunk) => (unreachableOutput += chunk));
+    expect(await new Promise<number | null>((resolve) => unreachable.on('exit', resolve))).toBe(1);
+    expect(unreachableOutput).toContain('> cannot start (engine: DBOS on postgres://agentcsd:***@127.0.0.1:1/agentcsd');
+    expect(unreachableOutput).not.toContain('hunter2');
+    expect(fs.existsSync(path.join(other.dataDir, 'agentcsd.lock'))).toBe(false);
 
     const { session: after } = await api<{ session: { status: string } }>('GET', `/api/sessions/${session.id}`);
     expect(after.status).toBe('active');
