@@ -5,13 +5,17 @@
 //     10 s: event-loop delay, heap after a forced GC, RSS, open fds, child processes, WAL size.
 //  2. kill -9 rounds against the real server (e2e/support/crash-rounds.ts), 50 by default.
 //  3. The durable engine: 20 rounds of a DBOS worker SIGKILLed during step k of 8 (k cycling
-//     through every step) and recovered by a replacement (test/support/dbos-kill-round.ts).
+//     through every step) and recovered by a replacement (test/support/dbos-kill-round.ts); then
+//     20 rounds of the real server on DBOS SIGKILLed under a task — alternately mid-run (after 1…6
+//     of 8 steps) and while a step waits on a card (e2e/support/task-kill-rounds.ts).
 import { execSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { runCrashRounds } from '../e2e/support/crash-rounds';
+import { spawnServer } from '../e2e/support/spawn-server';
+import { cardKillRound, runningKillRound } from '../e2e/support/task-kill-rounds';
 import type { LayerModelConfig } from '../lib/config/model-config';
 import { Orchestrator } from '../lib/orchestrator/orchestrator';
 import { closeDb, getDb } from '../lib/store/db';
@@ -173,6 +177,30 @@ export async function durableRounds(count: number) {
   }
 }
 
+export async function durableTaskRounds(count: number) {
+  if (!fs.existsSync('.next/BUILD_ID')) execSync('npx next build', { stdio: 'ignore' });
+  const fake = await startFake(5);
+  const database = await startPostgres();
+  const port = 3321;
+  try {
+    const rounds = [];
+    for (let round = 0; round < count; round++) {
+      const root = path.join(os.tmpdir(), `agentcsd-task-rounds-${round}`);
+      fs.rmSync(root, { recursive: true, force: true });
+      const databaseUrl = database.url.replace(/\/postgres$/, `/task_round_${round}`);
+      const env = { AGENTCSD_TASK_STEP_DELAY_MS: '150', AGENTCSD_ENGINE: 'dbos', AGENTCSD_DATABASE_URL: databaseUrl, AGENTCSD_EXECUTOR_ID: 'bench' };
+      const setup = { base: `http://127.0.0.1:${port}`, fakeEndpoint, databaseUrl, start: () => spawnServer({ root, port, env }) };
+      rounds.push(round % 2 === 0 ? await runningKillRound(setup, { maxSteps: 8, killAfterSteps: 1 + ((round / 2) % 6) }) : await cardKillRound(setup));
+      console.error(`task round ${round + 1}/${count}: ${rounds.at(-1)!.failures.length === 0 ? 'ok' : rounds.at(-1)!.failures.join('; ')}`);
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+    return rounds;
+  } finally {
+    await database.stop();
+    await fake.stop();
+  }
+}
+
 export async function crashRounds(rounds: number) {
   if (!fs.existsSync('.next/BUILD_ID')) execSync('npx next build', { stdio: 'ignore' });
   const fake = await startFake(15);
@@ -213,6 +241,17 @@ if (process.argv[1]?.endsWith('reliability.ts')) {
     console.log(`| step k killed (of 8) | ${rounds.map((round) => round.k).join(', ')} |`);
     console.log(`| replacement spawn → result (median / max ms) | ${median(rounds.map((round) => round.recoverMs)).toFixed(0)} / ${Math.max(...rounds.map((round) => round.recoverMs)).toFixed(0)} |`);
     console.log(`| failures | ${rounds.flatMap((round) => round.failures.map((failure) => `k=${round.k}: ${failure}`)).join('; ') || 'none'} |\n`);
+    const tasks = await durableTaskRounds(quick ? 4 : 20);
+    const running = tasks.filter((round) => round.kind === 'running');
+    const cards = tasks.filter((round) => round.kind === 'card');
+    console.log(`## The server on DBOS killed under a task: ${tasks.length} rounds\n`);
+    console.log('| measure | value |');
+    console.log('|---|---|');
+    console.log(`| mid-run rounds clean (ended at the step limit; each step's grep once, none left running; one chat message per step; DBOS run recovered, each step journaled once) | ${running.filter((round) => round.failures.length === 0).length} of ${running.length} |`);
+    console.log(`| steps finished at the kill (of 8) | ${running.map((round) => round.stepsAtKill).join(', ')} |`);
+    console.log(`| card rounds clean (the card back after the restart, approved: the command ran once, the task completed with the answer) | ${cards.filter((round) => round.failures.length === 0).length} of ${cards.length} |`);
+    console.log(`| restart → task ended, mid-run rounds (median / max ms) | ${median(running.map((round) => round.restartToEndMs)).toFixed(0)} / ${Math.max(...running.map((round) => round.restartToEndMs)).toFixed(0)} |`);
+    console.log(`| failures | ${tasks.flatMap((round) => round.failures.map((failure) => `${round.kind}: ${failure}`)).join('; ') || 'none'} |\n`);
   }
   if (only === undefined || only === 'crash') {
     const rounds = quick ? 5 : 50;
