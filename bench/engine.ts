@@ -69,17 +69,13 @@ export interface Recovery {
 
 /** A worker killed with SIGKILL mid-run and a replacement that finishes it, against a fresh run. */
 export async function benchRecovery(options: { rounds: number }): Promise<Recovery> {
-  const { spawn } = await import('node:child_process');
   const fs = await import('node:fs');
   const os = await import('node:os');
   const path = await import('node:path');
+  const { spawnDbosWorker } = await import('@/test/support/dbos-kill-round');
   const database = await startPostgres();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-bench-recovery-'));
-  const run = (env: Record<string, string>) =>
-    spawn(process.execPath, ['--import', 'tsx', path.resolve('test/engine/dbos-worker.ts')], {
-      env: { ...process.env, DATABASE_URL: database.url.replace(/\/postgres$/, '/agentcsd_recovery'), STEPS: '10', ...env },
-      stdio: 'ignore',
-    });
+  const run = (env: Record<string, string>) => spawnDbosWorker({ databaseUrl: database.url.replace(/\/postgres$/, '/agentcsd_recovery'), steps: 10, env }).child;
   const waitFor = async (check: () => boolean) => {
     while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
   };

@@ -20,6 +20,16 @@ async function api<T>(method: string, url: string, body?: unknown): Promise<T> {
   return json;
 }
 
+/** Starts the server with `env` and waits for it to give up: its exit code and everything it printed. */
+async function startAndExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, output };
+}
+
 test('a second server on the same data folder refuses to start; the first keeps its sessions; after a kill -9 the folder is taken over', async () => {
   test.setTimeout(120_000);
   const root = 'test-results/e2e-one-process';
@@ -28,41 +38,28 @@ test('a second server on the same data folder refuses to start; the first keeps 
     const { session } = await api<{ session: { id: string } }>('POST', '/api/sessions', { persona: 'iris', name: 'One owner', models: { c_model: layer('fake-large'), s_model: layer('fake-small') } });
 
     const { dataDir, personasDir } = serverFolders(root);
-    const second = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
-      env: { ...process.env, NODE_ENV: 'production', PORT: String(port + 1), HOST: '127.0.0.1', AGENTCSD_DATA_DIR: dataDir, AGENTCSD_PERSONAS_DIR: personasDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    second.stdout!.on('data', (chunk) => (output += chunk));
-    second.stderr!.on('data', (chunk) => (output += chunk));
-    const code = await new Promise<number | null>((resolve) => second.on('exit', resolve));
-    expect(code).toBe(1);
-    expect(output).toContain(`${path.resolve(dataDir)} is in use by another AgentCSD process (pid ${first.child.pid}, port ${port}`);
-    expect(output).not.toContain('AgentCSD ready');
+    const second = await startAndExit({ PORT: String(port + 1), AGENTCSD_DATA_DIR: dataDir, AGENTCSD_PERSONAS_DIR: personasDir });
+    expect(second.code).toBe(1);
+    expect(second.output).toContain(`${path.resolve(dataDir)} is in use by another AgentCSD process (pid ${first.child.pid}, port ${port}`);
+    expect(second.output).not.toContain('AgentCSD ready');
 
     // Another folder on the same port: it says so and leaves.
     const other = serverFolders(`${root}-other`);
-    const taken = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
-      env: { ...process.env, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', AGENTCSD_DATA_DIR: other.dataDir, AGENTCSD_PERSONAS_DIR: other.personasDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let takenOutput = '';
-    taken.stdout!.on('data', (chunk) => (takenOutput += chunk));
-    taken.stderr!.on('data', (chunk) => (takenOutput += chunk));
-    expect(await new Promise<number | null>((resolve) => taken.on('exit', resolve))).toBe(1);
-    expect(takenOutput).toContain(`> port ${port} on 127.0.0.1 is in use`);
+    const taken = await startAndExit({ PORT: String(port), AGENTCSD_DATA_DIR: other.dataDir, AGENTCSD_PERSONAS_DIR: other.personasDir });
+    expect(taken.code).toBe(1);
+    expect(taken.output).toContain(`> port ${port} on 127.0.0.1 is in use`);
 
     // The durable engine's database unreachable: one clear line, the password masked, nothing held.
-    const unreachable = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
-      env: { ...process.env, NODE_ENV: 'production', PORT: String(port + 1), HOST: '127.0.0.1', AGENTCSD_DATA_DIR: other.dataDir, AGENTCSD_PERSONAS_DIR: other.personasDir, AGENTCSD_ENGINE: 'dbos', AGENTCSD_DATABASE_URL: 'postgres://agentcsd:hunter2@127.0.0.1:1/agentcsd' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const unreachable = await startAndExit({
+      PORT: String(port + 1),
+      AGENTCSD_DATA_DIR: other.dataDir,
+      AGENTCSD_PERSONAS_DIR: other.personasDir,
+      AGENTCSD_ENGINE: 'dbos',
+      AGENTCSD_DATABASE_URL: 'postgres://agentcsd:hunter2@127.0.0.1:1/agentcsd',
     });
-    let unreachableOutput = '';
-    unreachable.stdout!.on('data', (chunk) => (unreachableOutput += chunk));
-    unreachable.stderr!.on('data', (chunk) => (unreachableOutput += chunk));
-    expect(await new Promise<number | null>((resolve) => unreachable.on('exit', resolve))).toBe(1);
-    expect(unreachableOutput).toContain('> cannot start (engine: DBOS on postgres://agentcsd:***@127.0.0.1:1/agentcsd');
-    expect(unreachableOutput).not.toContain('hunter2');
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.output).toContain('> cannot start (engine: DBOS on postgres://agentcsd:***@127.0.0.1:1/agentcsd');
+    expect(unreachable.output).not.toContain('hunter2');
     expect(fs.existsSync(path.join(other.dataDir, 'agentcsd.lock'))).toBe(false);
 
     const { session: after } = await api<{ session: { status: string } }>('GET', `/api/sessions/${session.id}`);

@@ -23,7 +23,7 @@ export function createEngine(env: Pick<Env, 'AGENTCSD_ENGINE' | 'AGENTCSD_DATABA
   }
   if (!env.AGENTCSD_DATABASE_URL) throw new Error('AGENTCSD_ENGINE=dbos needs AGENTCSD_DATABASE_URL=postgres://… (see README, "More than one process")');
   const executorId = env.AGENTCSD_EXECUTOR_ID ?? `agentcsd-${os.hostname()}`;
-  const engine = new DbosEngine({ systemDatabaseUrl: env.AGENTCSD_DATABASE_URL, executorId, clock: () => clock.now() });
+  const engine = new DbosEngine({ systemDatabaseUrl: env.AGENTCSD_DATABASE_URL, executorId, clock });
   return {
     engine,
     description: `DBOS on ${redactUrl(env.AGENTCSD_DATABASE_URL)} as ${executorId}`,

@@ -6,6 +6,7 @@
 // `DBOS.recv` on a topic per name (messages wait for the receiver: one sent early is not lost),
 // `sleep` is DBOS's durable sleep. DBOS is one per process: so is this engine.
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { realClock, type Clock } from '@/lib/clock/clock';
 import { RunCancelledError, runWithRetries, type ExecutionEngine, type RunStatus, type Workflow, type WorkflowContext } from './execution-engine';
 
 /** How long one `recv` waits before it is asked again (a wait has no deadline of its own). */
@@ -35,7 +36,8 @@ export class DbosEngine implements ExecutionEngine {
        * shared among the processes, each running at most `workerConcurrency` at a time.
        */
       workQueue?: { name: string; workerConcurrency: number; pollingMs?: number };
-      clock?: () => number;
+      /** `now` for the runs, and the pause between a step's retries (default the real clock). */
+      clock?: Clock;
     },
   ) {}
 
@@ -98,9 +100,7 @@ export class DbosEngine implements ExecutionEngine {
   }
 
   async start<Input, Output>(runId: string, workflow: Workflow<Input, Output>, input: Input): Promise<Output> {
-    const registered = this.registered.get(workflow as Workflow<unknown, unknown>);
-    if (!registered) throw new Error('define() the workflow before starting it');
-    const handle = await DBOS.startWorkflow(registered, { workflowID: runId })(input);
+    const handle = await DBOS.startWorkflow(this.registeredFor(workflow), { workflowID: runId })(input);
     try {
       return (await handle.getResult()) as Output;
     } catch (error) {
@@ -111,10 +111,14 @@ export class DbosEngine implements ExecutionEngine {
 
   /** Puts the run on the shared work queue: whichever process takes it first runs it. */
   async enqueue<Input>(runId: string, workflow: Workflow<Input, unknown>, input: Input): Promise<void> {
-    const registered = this.registered.get(workflow as Workflow<unknown, unknown>);
-    if (!registered) throw new Error('define() the workflow before enqueueing it');
     if (!this.options.workQueue) throw new Error('this engine has no work queue');
-    await DBOS.startWorkflow(registered, { workflowID: runId, queueName: this.options.workQueue.name })(input);
+    await DBOS.startWorkflow(this.registeredFor(workflow), { workflowID: runId, queueName: this.options.workQueue.name })(input);
+  }
+
+  private registeredFor(workflow: Workflow<never, unknown>): Registered {
+    const registered = this.registered.get(workflow as Workflow<unknown, unknown>);
+    if (!registered) throw new Error('define() the workflow before starting it');
+    return registered;
   }
 
   async signal(runId: string, name: string, payload: unknown): Promise<boolean> {
@@ -162,7 +166,7 @@ export class DbosEngine implements ExecutionEngine {
     });
     cancelled.catch(() => undefined); // observed only when raced
     const untilCancelled = <T>(work: Promise<T>) => Promise.race([work, cancelled]);
-    const clock = this.options.clock ?? Date.now;
+    const clock = this.options.clock ?? realClock;
     return {
       runId,
       signal,
@@ -176,15 +180,7 @@ export class DbosEngine implements ExecutionEngine {
                 fn,
                 options,
                 signal,
-                sleep: (ms, abort) => new Promise<void>((resolve) => {
-                  const timer = setTimeout(done, ms);
-                  function done() {
-                    clearTimeout(timer);
-                    abort.removeEventListener('abort', done);
-                    resolve();
-                  }
-                  abort.addEventListener('abort', done, { once: true });
-                }),
+                sleep: (ms, abort) => clock.sleep(ms, abort),
               }),
             { name },
           ),
@@ -200,7 +196,7 @@ export class DbosEngine implements ExecutionEngine {
           if (!(error instanceof RunCancelledError)) throw error;
         });
       },
-      now: () => clock(),
+      now: () => clock.now(),
     };
   }
 }

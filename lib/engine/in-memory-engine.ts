@@ -21,7 +21,7 @@ const KEPT_FINISHED_RUNS = 1_000;
 export class InMemoryEngine implements ExecutionEngine {
   private readonly runs = new Map<string, Run>();
   /** Finished run ids, oldest first: beyond the bound the oldest is forgotten (its status reads `unknown`). */
-  private readonly finished: string[] = [];
+  private readonly finished = new Set<string>();
 
   constructor(
     private readonly clock: Clock,
@@ -65,9 +65,11 @@ export class InMemoryEngine implements ExecutionEngine {
     run.journal.clear();
     run.inbox.clear();
     run.waiters.clear();
-    this.finished.push(runId);
-    while (this.finished.length > this.keptFinishedRuns) {
-      const oldest = this.finished.shift()!;
+    this.finished.delete(runId); // a run id started again counts from its latest end
+    this.finished.add(runId);
+    for (const oldest of this.finished) {
+      if (this.finished.size <= this.keptFinishedRuns) break;
+      this.finished.delete(oldest);
       if (this.runs.get(oldest)?.status !== 'running') this.runs.delete(oldest);
     }
   }
@@ -90,7 +92,9 @@ export class InMemoryEngine implements ExecutionEngine {
   }
 
   async forget(runId: string): Promise<void> {
-    if (this.runs.get(runId)?.status !== 'running') this.runs.delete(runId);
+    if (this.runs.get(runId)?.status === 'running') return;
+    this.runs.delete(runId);
+    this.finished.delete(runId);
   }
 
   async shutdown(): Promise<void> {

@@ -5,7 +5,7 @@
 // Prisma's `_prisma_migrations`). PostgreSQL DDL is transactional: a migration that fails leaves
 // nothing. Several processes starting at once take turns on an advisory lock (DBOS's own schema
 // migration deadlocks without one). Not yet used by the repositories: their raw SQL is SQLite's.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
@@ -42,7 +42,7 @@ export async function migratePostgres(url: string, migrationsDir = postgresMigra
     for (const migration of listMigrations(migrationsDir)) {
       const applied = done.get(migration.name);
       if (applied !== undefined) {
-        if (applied !== createHash('sha256').update(migration.sql).digest('hex')) console.warn(`[migrations] ${migration.name} was modified after it was applied`);
+        if (applied !== migration.checksum) console.warn(`[migrations] ${migration.name} was modified after it was applied`);
         result.alreadyApplied.push(migration.name);
         continue;
       }

@@ -206,10 +206,10 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
       let outcome: StepOutcome;
       try {
         outcome = await context.step(`step-${step}`, async (): Promise<StepOutcome> => {
-          // A step cut by a crash: its turn continues from its stored steps; calls that finished are not run again.
-          const resume = (await loadOpenTaskTurn({ sessionId: task!.sessionId, taskId: id })) ?? undefined;
-          if (resume && task!.status === 'blocked') await save({ status: 'running', blockedOn: null });
-          const result = await mind.runTaskStep(turn, resume);
+          // A step cut by a crash (read just above, in this same live pass): its turn continues from
+          // its stored steps; calls that finished are not run again.
+          if (cut && task!.status === 'blocked') await save({ status: 'running', blockedOn: null });
+          const result = await mind.runTaskStep(turn, cut ?? undefined);
           return {
             outcome: result.outcome,
             error: result.error?.message ?? null,

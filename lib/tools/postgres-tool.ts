@@ -78,12 +78,17 @@ async function query(args: PostgresArgs, config: PostgresConfig, context: ToolRu
         result = await client.query(extended({ text: args.sql, values: args.params, rowMode: 'array' }));
       }
       const rows = result.rows.slice(0, maxRows);
-      const content = result.fields.length > 0 ? table(result.fields, rows, more, maxRows) : `${result.command ?? 'OK'} ${result.rowCount ?? ''}`.trim();
+      const content = result.fields.length > 0 ? table(result.fields, rows, more, maxRows) : commandSummary(result);
       return { isError: false, content };
     } finally {
       await client.query('ROLLBACK').catch(() => undefined);
     }
   });
+}
+
+/** What a statement did, as psql says it: "INSERT 3", "CREATE TABLE". */
+function commandSummary(result: pg.QueryArrayResult): string {
+  return `${result.command ?? 'OK'} ${result.rowCount ?? ''}`.trim();
 }
 
 async function execute(args: PostgresArgs, config: PostgresConfig, context: ToolRunContext): Promise<ToolOutcome> {
@@ -94,7 +99,7 @@ async function execute(args: PostgresArgs, config: PostgresConfig, context: Tool
       await client.query(`SET LOCAL statement_timeout = ${Math.floor(timeoutMs)}`);
       const result = await client.query(extended({ text: args.sql, values: args.params, rowMode: 'array' }));
       await client.query('COMMIT');
-      const summary = `${result.command ?? 'OK'} ${result.rowCount ?? ''}`.trim();
+      const summary = commandSummary(result);
       return { isError: false, content: result.fields.length > 0 ? `${summary}\n${table(result.fields, result.rows.slice(0, maxRows), result.rows.length > maxRows, maxRows)}` : summary };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

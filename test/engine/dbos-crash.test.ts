@@ -2,13 +2,12 @@
 // a worker SIGKILLed in the middle of step k of N, and the database SIGKILLed under a running
 // worker. Loopback only, bounded waits. Steps before k ran exactly once, step k at most twice,
 // and the result equals an uninterrupted run's.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type TestPostgres } from '@/test/support/postgres';
-import { dbosKillRound } from '@/test/support/dbos-kill-round';
+import { dbosKillRound, exited, lines, spawnDbosWorker } from '@/test/support/dbos-kill-round';
 
 const STEPS = 6;
 const EXPECTED = Array.from({ length: STEPS }, (_, index) => index * index).reduce((sum, value) => sum + value, 0);
@@ -24,17 +23,6 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const stderr = new Map<ChildProcess, string>();
-function worker(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('test/engine/dbos-worker.ts')], {
-    env: { ...process.env, DATABASE_URL: database.url.replace(/\/postgres$/, '/agentcsd_crash'), STEPS: String(STEPS), ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  stderr.set(child, '');
-  child.stderr!.on('data', (chunk) => stderr.set(child, (stderr.get(child)! + String(chunk)).slice(-6000)));
-  return child;
-}
-
 async function until(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
@@ -42,10 +30,6 @@ async function until(condition: () => boolean, what: string, timeoutMs = 30_000)
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-
-const lines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
-const count = (file: string, line: string) => lines(file).filter((each) => each === line).length;
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 
 describe('DBOS engine under crashes', () => {
   it('a worker killed with SIGKILL during step k (first, middle, last): the next worker finishes the run; steps before k ran once, step k twice, the result is an uninterrupted run\'s', async () => {
@@ -60,12 +44,12 @@ describe('DBOS engine under crashes', () => {
   it('PostgreSQL killed with SIGKILL under a running worker: it reconnects when the database is back and finishes the run', async () => {
     const effects = path.join(dir, 'pg.log');
     const result = path.join(dir, 'pg.json');
-    const running = worker({ RUN_ID: 'pg-kill', EFFECTS: effects, RESULT: result, PAUSE: '2:1500' });
+    const running = spawnDbosWorker({ databaseUrl: database.url.replace(/\/postgres$/, '/agentcsd_crash'), steps: STEPS, env: { RUN_ID: 'pg-kill', EFFECTS: effects, RESULT: result, PAUSE: '2:1500' } });
     await until(() => lines(effects).includes('start 2'), 'step 2 to start');
     await database.crashAndRestart(); // while step 2 runs: its result is written after the database is back
     expect(lines(effects)).not.toContain('done 2');
-    expect(await exited(running), stderr.get(running)).toBe(0);
+    expect(await exited(running.child), running.stderr()).toBe(0);
     expect(JSON.parse(fs.readFileSync(result, 'utf8')).result).toBe(EXPECTED);
-    for (let index = 0; index < STEPS; index++) expect(count(effects, `done ${index}`)).toBeLessThanOrEqual(2);
+    for (let index = 0; index < STEPS; index++) expect(lines(effects).filter((line) => line === `done ${index}`).length).toBeLessThanOrEqual(2);
   }, 120_000);
 });

@@ -18,8 +18,9 @@ export interface KillRound {
   failures: string[];
 }
 
-const lines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+/** The effect lines a worker wrote (test/engine/dbos-worker.ts). */
+export const lines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+export const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 
 export function spawnDbosWorker(input: { databaseUrl: string; steps: number; env: Record<string, string> }): { child: ChildProcess; stderr(): string } {
   const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('test/engine/dbos-worker.ts')], {
