@@ -2,14 +2,8 @@
 // created with (`session_capabilities`). A stored graph is valid (checked before every write) and
 // holds its secrets; callers that show it mask them (capability-set.ts).
 import { getDb } from '@/lib/store/db';
-import { rawDb, sqliteDate, statement } from '@/lib/store/raw-db';
 import { capabilitiesOf, defaultGraph } from './capability-set';
 import { validateGraph, type AgentGraph } from './validate';
-
-async function connection() {
-  await getDb();
-  return rawDb();
-}
 
 function parseStored(text: string, what: string): AgentGraph {
   const checked = validateGraph(JSON.parse(text));
@@ -18,7 +12,7 @@ function parseStored(text: string, what: string): AgentGraph {
 }
 
 export async function readPersonaGraph(personaName: string): Promise<AgentGraph | null> {
-  const row = statement(await connection(), 'SELECT graph FROM capability_graphs WHERE persona_name = ?').get(personaName) as { graph: string } | undefined;
+  const row = await (await getDb()).capabilityGraph.findUnique({ where: { personaName } });
   return row ? parseStored(row.graph, `graph of ${personaName}`) : null;
 }
 
@@ -29,20 +23,19 @@ export async function effectivePersonaGraph(personaName: string, mcpServers: rea
 }
 
 export async function writePersonaGraph(personaName: string, graph: AgentGraph): Promise<void> {
-  statement(
-    await connection(),
-    'INSERT INTO capability_graphs (persona_name, graph, updated_at) VALUES (?, ?, ?) ON CONFLICT(persona_name) DO UPDATE SET graph = excluded.graph, updated_at = excluded.updated_at',
-  ).run(personaName, JSON.stringify(graph), sqliteDate(new Date()));
+  const stored = { graph: JSON.stringify(graph), updatedAt: new Date() };
+  await (await getDb()).capabilityGraph.upsert({ where: { personaName }, create: { personaName, ...stored }, update: stored });
 }
 
 export async function snapshotSessionGraph(sessionId: string, graph: AgentGraph, fromDefault: boolean): Promise<void> {
-  statement(await connection(), 'INSERT OR REPLACE INTO session_capabilities (session_id, graph, from_default) VALUES (?, ?, ?)').run(sessionId, JSON.stringify(graph), fromDefault ? 1 : 0);
+  const stored = { graph: JSON.stringify(graph), fromDefault };
+  await (await getDb()).sessionCapabilities.upsert({ where: { sessionId }, create: { sessionId, ...stored }, update: stored });
 }
 
 /** The graph the session was created with; null for sessions older than graphs. */
 export async function readSessionGraph(sessionId: string): Promise<{ graph: AgentGraph; fromDefault: boolean } | null> {
-  const row = statement(await connection(), 'SELECT graph, from_default FROM session_capabilities WHERE session_id = ?').get(sessionId) as { graph: string; from_default: number } | undefined;
-  return row ? { graph: parseStored(row.graph, `graph of session ${sessionId}`), fromDefault: Boolean(row.from_default) } : null;
+  const row = await (await getDb()).sessionCapabilities.findUnique({ where: { sessionId } });
+  return row ? { graph: parseStored(row.graph, `graph of session ${sessionId}`), fromDefault: row.fromDefault } : null;
 }
 
 /**

@@ -8,7 +8,6 @@ import type { LayerModelConfig } from '@/lib/config/model-config';
 import type { MindContext } from '@/lib/orchestrator/mind-context';
 import { wrapTag } from '@/lib/orchestrator/tags/escape';
 import { getDb } from '@/lib/store/db';
-import { rawDb, sqliteDate, statement } from '@/lib/store/raw-db';
 import { readMemorySettings, type ConsolidationConfig } from './memory-settings';
 import { appendMemory, findMemory, listMemories, supersedeMemory, type MemoryRecord } from './memory-store';
 import { recall } from './recall';
@@ -46,11 +45,25 @@ export type ConsolidationOutcome =
   | { kind: 'skipped'; reason: 'disabled' | 'nothing-new' | 'call-cap' | 'cost-cap' }
   | { kind: 'ran'; consolidation: ConsolidationJson };
 
-/** A `consolidations` row as SQLite returns it (dates as stored text). */
-type ConsolidationRow = Omit<ConsolidationJson, 'facts'>;
+type ConsolidationRow = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['consolidation']['findFirstOrThrow']>>;
 
 function consolidationJson(row: ConsolidationRow, facts: ConsolidationJson['facts'] = []): ConsolidationJson {
-  return { ...row, facts, started_at: new Date(row.started_at).toISOString(), finished_at: row.finished_at && new Date(row.finished_at).toISOString() };
+  return {
+    id: row.id,
+    session_id: row.sessionId,
+    status: row.status as ConsolidationJson['status'],
+    from_message_id: row.fromMessageId,
+    through_message_id: row.throughMessageId,
+    facts_added: row.factsAdded,
+    facts_superseded: row.factsSuperseded,
+    facts,
+    input_tokens: row.inputTokens,
+    output_tokens: row.outputTokens,
+    cost_usd: row.costUsd,
+    error: row.error,
+    started_at: row.startedAt.toISOString(),
+    finished_at: row.finishedAt?.toISOString() ?? null,
+  };
 }
 
 export interface ParsedFact {
@@ -82,16 +95,14 @@ export function parseFacts(text: string): ParsedFact[] {
 }
 
 /** Calls and known spend of every consolidation that started within the last hour. */
-function lastHour(now: Date): { calls: number; costUsd: number } {
-  const row = statement(rawDb(), "SELECT COUNT(*) AS calls, COALESCE(SUM(cost_usd), 0) AS cost FROM consolidations WHERE started_at > ?").get(
-    sqliteDate(new Date(now.getTime() - 3600_000)),
-  ) as { calls: number; cost: number };
-  return { calls: row.calls, costUsd: row.cost };
+async function lastHour(now: Date): Promise<{ calls: number; costUsd: number }> {
+  const used = await (await getDb()).consolidation.aggregate({ where: { startedAt: { gt: new Date(now.getTime() - 3600_000) } }, _count: { _all: true }, _sum: { costUsd: true } });
+  return { calls: used._count._all, costUsd: used._sum.costUsd ?? 0 };
 }
 
 /** Whether the caps leave room for one more call now (a consolidation asks before it starts). */
-export function capReason(config: ConsolidationConfig, now: Date): 'call-cap' | 'cost-cap' | null {
-  const used = lastHour(now);
+export async function capReason(config: ConsolidationConfig, now: Date): Promise<'call-cap' | 'cost-cap' | null> {
+  const used = await lastHour(now);
   if (used.calls >= config.calls_per_hour) return 'call-cap';
   if (used.costUsd >= config.usd_per_hour) return 'cost-cap';
   return null;
@@ -104,10 +115,15 @@ interface NewMessageRow {
 }
 
 /** The session's conversation after its last finished consolidation. */
-function newMessages(sessionId: string): NewMessageRow[] {
-  const raw = rawDb();
-  const watermark = (statement(raw, "SELECT MAX(through_message_id) AS through FROM consolidations WHERE session_id = ? AND status = 'done'").get(sessionId) as { through: number | null }).through ?? 0;
-  return statement(raw, "SELECT id, tag, content FROM messages WHERE session_id = ? AND id > ? AND tag IN ('ED_user', 'ED_agent') ORDER BY id LIMIT ?").all(sessionId, watermark, MESSAGES_PER_RUN) as NewMessageRow[];
+async function newMessages(sessionId: string): Promise<NewMessageRow[]> {
+  const db = await getDb();
+  const done = await db.consolidation.aggregate({ where: { sessionId, status: 'done' }, _max: { throughMessageId: true } });
+  return db.message.findMany({
+    where: { sessionId, id: { gt: done._max.throughMessageId ?? 0 }, tag: { in: ['ED_user', 'ED_agent'] } },
+    select: { id: true, tag: true, content: true },
+    orderBy: { id: 'asc' },
+    take: MESSAGES_PER_RUN,
+  });
 }
 
 /** Facts on the conversation's topics, and the newest ones, so a contradiction can name its fact. */
@@ -141,19 +157,17 @@ export async function consolidateSession(input: {
   config?: LayerModelConfig;
   onChange?: (consolidation: ConsolidationJson) => void;
 }): Promise<ConsolidationOutcome> {
-  await getDb();
+  const db = await getDb();
   const settings = (await readMemorySettings()).consolidation;
   if (!settings.enabled) return { kind: 'skipped', reason: 'disabled' };
-  const messages = newMessages(input.context.sessionId);
+  const messages = await newMessages(input.context.sessionId);
   if (messages.length < settings.min_new_messages) return { kind: 'skipped', reason: 'nothing-new' };
-  const cap = capReason(settings, input.now);
+  const cap = await capReason(settings, input.now);
   if (cap) return { kind: 'skipped', reason: cap };
 
-  const raw = rawDb();
-  const started = statement(
-    raw,
-    "INSERT INTO consolidations (session_id, persona_name, from_message_id, through_message_id, status, started_at) VALUES (?, ?, ?, ?, 'running', ?) RETURNING *",
-  ).get(input.context.sessionId, input.personaName, messages[0]!.id, messages[messages.length - 1]!.id, sqliteDate(input.now)) as ConsolidationRow;
+  const started = await db.consolidation.create({
+    data: { sessionId: input.context.sessionId, personaName: input.personaName, fromMessageId: messages[0]!.id, throughMessageId: messages[messages.length - 1]!.id, status: 'running', startedAt: input.now },
+  });
   input.onChange?.(consolidationJson(started));
 
   const facts = await knownFacts(input.personaName, messages.map((message) => message.content).join('\n'));
@@ -170,21 +184,20 @@ export async function consolidateSession(input: {
     signal: input.signal,
   });
   const usage = result.usage;
-  const finish = (status: ConsolidationJson['status'], added: ConsolidationJson['facts'], superseded: number, error: string | null) => {
-    const row = statement(
-      raw,
-      'UPDATE consolidations SET status = ?, facts_added = ?, facts_superseded = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, error = ?, finished_at = ? WHERE id = ? RETURNING *',
-    ).get(
-      status,
-      added.length,
-      superseded,
-      (usage?.inputTokens ?? 0) + (usage?.cacheReadTokens ?? 0) + (usage?.cacheWriteTokens ?? 0),
-      usage?.outputTokens ?? 0,
-      usage && usage.costUsd !== 'unknown' ? usage.costUsd : null,
-      error,
-      sqliteDate(new Date()),
-      started.id,
-    ) as ConsolidationRow;
+  const finish = async (status: ConsolidationJson['status'], added: ConsolidationJson['facts'], superseded: number, error: string | null) => {
+    const row = await db.consolidation.update({
+      where: { id: started.id },
+      data: {
+        status,
+        factsAdded: added.length,
+        factsSuperseded: superseded,
+        inputTokens: (usage?.inputTokens ?? 0) + (usage?.cacheReadTokens ?? 0) + (usage?.cacheWriteTokens ?? 0),
+        outputTokens: usage?.outputTokens ?? 0,
+        costUsd: usage && usage.costUsd !== 'unknown' ? usage.costUsd : null,
+        error,
+        finishedAt: new Date(),
+      },
+    });
     const json = consolidationJson(row, added);
     input.onChange?.(json);
     return { kind: 'ran' as const, consolidation: json };
@@ -221,7 +234,6 @@ export async function consolidateSession(input: {
 }
 
 export async function listConsolidations(sessionId: string, limit = 20): Promise<ConsolidationJson[]> {
-  await getDb();
-  const rows = statement(rawDb(), 'SELECT * FROM consolidations WHERE session_id = ? ORDER BY id DESC LIMIT ?').all(sessionId, limit) as ConsolidationRow[];
+  const rows = await (await getDb()).consolidation.findMany({ where: { sessionId }, orderBy: { id: 'desc' }, take: limit });
   return rows.reverse().map((row) => consolidationJson(row));
 }

@@ -3,8 +3,8 @@
 // to long-term; a newer fact supersedes an older one (kept as its history); forget leaves no
 // trace — the row, its full-text entry and its vector are deleted securely and the WAL is checkpointed.
 import { createHash } from 'node:crypto';
-import { getDb } from '@/lib/store/db';
-import { rawDb, sqliteDate, statement } from '@/lib/store/raw-db';
+import { getDb, getStore } from '@/lib/store/db';
+import { rawDb } from '@/lib/store/raw-db';
 import { forgetVectorCache } from './vector-index';
 
 export const MEMORY_KINDS = ['fact', 'episode', 'task_summary', 'journal'] as const;
@@ -80,14 +80,29 @@ export function memoryOf(row: MemoryRow): MemoryRecord {
   };
 }
 
-async function connection() {
-  await getDb(); // the file exists and is migrated before the direct connection works on it
-  return rawDb();
+type MemoryModel = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['memory']['findFirstOrThrow']>>;
+
+/** A row as the model API reads it (both databases). */
+function memoryOfModel(row: MemoryModel): MemoryRecord {
+  return {
+    ...row,
+    scope: row.scope as MemoryScope,
+    kind: row.kind as MemoryKind,
+    sourceMessageIds: JSON.parse(row.sourceMessageIds) as number[],
+  };
 }
 
 export async function findMemory(id: number): Promise<MemoryRecord | null> {
-  const row = statement(await connection(), 'SELECT * FROM memories WHERE id = ?').get(id) as MemoryRow | undefined;
-  return row ? memoryOf(row) : null;
+  const row = await (await getDb()).memory.findUnique({ where: { id } });
+  return row ? memoryOfModel(row) : null;
+}
+
+/** The memories with these ids, in the order given (missing ones left out). */
+export async function findMemories(ids: readonly number[]): Promise<MemoryRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await (await getDb()).memory.findMany({ where: { id: { in: [...ids] } } });
+  const byId = new Map(rows.map((row) => [row.id, memoryOfModel(row)]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 /**
@@ -107,87 +122,86 @@ export async function appendMemory(input: {
   ttlMs?: number;
   now?: Date;
 }): Promise<{ memory: MemoryRecord; created: boolean }> {
-  const raw = await connection();
+  const db = await getDb();
   const now = input.now ?? new Date();
   const scope = input.scope ?? 'long';
-  const hash = memoryHash(input.content);
-  const existing = statement(raw, 'SELECT * FROM memories WHERE persona_name = ? AND scope = ? AND content_hash = ?').get(input.personaName, scope, hash) as MemoryRow | undefined;
+  const contentHash = memoryHash(input.content);
+  const key = { personaName: input.personaName, scope, contentHash };
+  const existing = await db.memory.findUnique({ where: { personaName_scope_contentHash: key } });
   if (existing) {
-    const sources = [...new Set([...(JSON.parse(existing.source_message_ids) as number[]), ...(input.sourceMessageIds ?? [])])];
-    if (sources.length !== (JSON.parse(existing.source_message_ids) as number[]).length) {
-      statement(raw, 'UPDATE memories SET source_message_ids = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(sources), sqliteDate(now), existing.id);
-      return { memory: memoryOf({ ...existing, source_message_ids: JSON.stringify(sources) }), created: false };
-    }
-    return { memory: memoryOf(existing), created: false };
+    const known = JSON.parse(existing.sourceMessageIds) as number[];
+    const sources = [...new Set([...known, ...(input.sourceMessageIds ?? [])])];
+    if (sources.length === known.length) return { memory: memoryOfModel(existing), created: false };
+    const updated = await db.memory.update({ where: { id: existing.id }, data: { sourceMessageIds: JSON.stringify(sources), updatedAt: now } });
+    return { memory: memoryOfModel(updated), created: false };
   }
-  const expiresAt = scope === 'short' ? new Date(now.getTime() + (input.ttlMs ?? DEFAULT_SHORT_TTL_MS)) : null;
-  const row = statement(
-    raw,
-    `INSERT INTO memories (persona_name, scope, kind, content, content_hash, importance, pinned, session_id, task_id, source_message_ids, created_at, updated_at, expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?) RETURNING *`,
-  ).get(
-    input.personaName,
-    scope,
-    input.kind ?? 'fact',
-    input.content.trim(),
-    hash,
-    Math.min(1, Math.max(0, input.importance ?? 0.5)),
-    input.sessionId ?? null,
-    input.taskId ?? null,
-    JSON.stringify(input.sourceMessageIds ?? []),
-    sqliteDate(now),
-    sqliteDate(now),
-    sqliteDate(expiresAt),
-  ) as MemoryRow;
-  return { memory: memoryOf(row), created: true };
+  const row = await db.memory.create({
+    data: {
+      ...key,
+      kind: input.kind ?? 'fact',
+      content: input.content.trim(),
+      importance: Math.min(1, Math.max(0, input.importance ?? 0.5)),
+      sessionId: input.sessionId ?? null,
+      taskId: input.taskId ?? null,
+      sourceMessageIds: JSON.stringify(input.sourceMessageIds ?? []),
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: scope === 'short' ? new Date(now.getTime() + (input.ttlMs ?? DEFAULT_SHORT_TTL_MS)) : null,
+    },
+  });
+  return { memory: memoryOfModel(row), created: true };
 }
 
 export async function listMemories(input: { personaName?: string; scope?: MemoryScope; kind?: MemoryKind; sessionId?: string; includeSuperseded?: boolean; limit?: number }): Promise<MemoryRecord[]> {
-  const raw = await connection();
-  const filters: [string, unknown][] = [];
-  if (input.personaName) filters.push(['persona_name = ?', input.personaName]);
-  if (input.scope) filters.push(['scope = ?', input.scope]);
-  if (input.kind) filters.push(['kind = ?', input.kind]);
-  if (input.sessionId) filters.push(['session_id = ?', input.sessionId]);
-  const where = filters.map(([clause]) => clause);
-  const args = filters.map(([, value]) => value);
-  if (!input.includeSuperseded) where.push('valid_to IS NULL');
-  const sql = `SELECT * FROM memories${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY pinned DESC, updated_at DESC LIMIT ?`;
-  return (statement(raw, sql).all(...args, input.limit ?? 500) as MemoryRow[]).map(memoryOf);
+  const rows = await (await getDb()).memory.findMany({
+    where: {
+      ...(input.personaName && { personaName: input.personaName }),
+      ...(input.scope && { scope: input.scope }),
+      ...(input.kind && { kind: input.kind }),
+      ...(input.sessionId && { sessionId: input.sessionId }),
+      ...(!input.includeSuperseded && { validTo: null }),
+    },
+    orderBy: [{ pinned: 'desc' }, { updatedAt: 'desc' }],
+    take: input.limit ?? 500,
+  });
+  return rows.map(memoryOfModel);
 }
 
 export async function updateMemory(id: number, patch: { content?: string; pinned?: boolean; importance?: number; now?: Date }): Promise<MemoryRecord | null> {
-  const raw = await connection();
-  const current = statement(raw, 'SELECT * FROM memories WHERE id = ?').get(id) as MemoryRow | undefined;
+  const db = await getDb();
+  const current = await db.memory.findUnique({ where: { id } });
   if (!current) return null;
   const content = patch.content?.trim() ?? current.content;
-  const clash = patch.content !== undefined && (statement(raw, 'SELECT id FROM memories WHERE persona_name = ? AND scope = ? AND content_hash = ? AND id != ?').get(current.persona_name, current.scope, memoryHash(content), id) as { id: number } | undefined);
+  const contentHash = memoryHash(content);
+  const clash = patch.content !== undefined && (await db.memory.findFirst({ where: { personaName: current.personaName, scope: current.scope, contentHash, id: { not: id } }, select: { id: true } }));
   if (clash) throw new MemoryError('conflict', `Memory ${clash.id} already says that`);
-  statement(raw, 'UPDATE memories SET content = ?, content_hash = ?, pinned = ?, importance = ?, updated_at = ? WHERE id = ?').run(
-    content,
-    memoryHash(content),
-    (patch.pinned ?? Boolean(current.pinned)) ? 1 : 0,
-    Math.min(1, Math.max(0, patch.importance ?? current.importance)),
-    sqliteDate(patch.now ?? new Date()),
-    id,
-  );
-  return findMemory(id);
+  const updated = await db.memory.update({
+    where: { id },
+    data: {
+      // Written only when it changed: a trigger drops the memory's vector when its text changes.
+      ...(content !== current.content && { content, contentHash }),
+      pinned: patch.pinned ?? current.pinned,
+      importance: Math.min(1, Math.max(0, patch.importance ?? current.importance)),
+      updatedAt: patch.now ?? new Date(),
+    },
+  });
+  return memoryOfModel(updated);
 }
 
 /** A newer fact replaces an older one: the old one keeps its text as history, out of recall. */
 export async function supersedeMemory(oldId: number, newId: number, at: Date = new Date()): Promise<void> {
-  statement(await connection(), 'UPDATE memories SET valid_to = ?, superseded_by = ? WHERE id = ? AND valid_to IS NULL').run(sqliteDate(at), newId, oldId);
+  await (await getDb()).memory.updateMany({ where: { id: oldId, validTo: null }, data: { validTo: at, supersededBy: newId } });
 }
 
 /** The chain of facts a fact replaced, oldest first ("liked coffee → switched to tea"). */
 export async function memoryHistory(id: number): Promise<MemoryRecord[]> {
-  const raw = await connection();
+  const db = await getDb();
   const chain: MemoryRecord[] = [];
   let current = id;
   for (let depth = 0; depth < 50; depth++) {
-    const older = statement(raw, 'SELECT * FROM memories WHERE superseded_by = ?').get(current) as MemoryRow | undefined;
+    const older = await db.memory.findFirst({ where: { supersededBy: current } });
     if (!older) break;
-    chain.unshift(memoryOf(older));
+    chain.unshift(memoryOfModel(older));
     current = older.id;
   }
   return chain;
@@ -196,22 +210,19 @@ export async function memoryHistory(id: number): Promise<MemoryRecord[]> {
 /**
  * Forgets a memory and every trace of it: the row and its index entry (both deleted securely,
  * their bytes overwritten), the facts it superseded (their history tells the same thing), and a
- * WAL checkpoint so no old page keeps the text.
+ * WAL checkpoint so no old page keeps the text. On PostgreSQL the rows and their index entries are
+ * deleted; the dead row versions stay on disk until PostgreSQL's vacuum reclaims them.
  */
 export async function forgetMemory(id: number): Promise<boolean> {
-  const raw = await connection();
+  const store = await getStore();
+  const db = await getDb();
   const ids = [id, ...(await memoryHistory(id)).map((memory) => memory.id)];
-  const removed = raw.database.transaction(() => {
-    let count = 0;
-    for (const each of ids) count += statement(raw, 'DELETE FROM memories WHERE id = ?').run(each).changes;
-    statement(raw, 'UPDATE memories SET superseded_by = NULL WHERE superseded_by = ?').run(id);
-    return count;
-  })();
-  if (removed > 0) {
+  const [removed] = await db.$transaction([db.memory.deleteMany({ where: { id: { in: ids } } }), db.memory.updateMany({ where: { supersededBy: id }, data: { supersededBy: null } })]);
+  if (removed.count > 0) {
     forgetVectorCache(); // its vector went with the row (a trigger); the copy in memory goes too
-    checkpoint(raw.database);
+    if (store.kind === 'sqlite') checkpoint(rawDb().database);
   }
-  return removed > 0;
+  return removed.count > 0;
 }
 
 function checkpoint(database: ReturnType<typeof rawDb>['database']): void {
@@ -224,22 +235,21 @@ function checkpoint(database: ReturnType<typeof rawDb>['database']): void {
 
 /** Short-term memories past their time go (securely, like forget). */
 export async function expireMemories(now: Date = new Date()): Promise<number> {
-  return statement(await connection(), 'DELETE FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ?').run(sqliteDate(now)).changes;
+  return (await (await getDb()).memory.deleteMany({ where: { expiresAt: { not: null, lte: now } } })).count;
 }
 
 /** A task's short-term memories become long-term (one already there with the same text wins). */
 export async function promoteTaskMemories(taskId: string): Promise<number> {
-  const raw = await connection();
-  const rows = statement(raw, "SELECT * FROM memories WHERE task_id = ? AND scope = 'short'").all(taskId) as MemoryRow[];
-  return raw.database.transaction(() => {
-    let promoted = 0;
-    for (const row of rows) {
-      const twin = statement(raw, "SELECT id FROM memories WHERE persona_name = ? AND scope = 'long' AND content_hash = ?").get(row.persona_name, row.content_hash);
-      if (twin) statement(raw, 'DELETE FROM memories WHERE id = ?').run(row.id);
-      else promoted += statement(raw, "UPDATE memories SET scope = 'long', expires_at = NULL WHERE id = ?").run(row.id).changes;
-    }
-    return promoted;
-  })();
+  const db = await getDb();
+  const rows = await db.memory.findMany({ where: { taskId, scope: 'short' } });
+  if (rows.length === 0) return 0;
+  const twins = await db.memory.findMany({ where: { scope: 'long', OR: rows.map((row) => ({ personaName: row.personaName, contentHash: row.contentHash })) }, select: { personaName: true, contentHash: true } });
+  const taken = new Set(twins.map((twin) => `${twin.personaName}\u0000${twin.contentHash}`));
+  const [, promoted] = await db.$transaction([
+    db.memory.deleteMany({ where: { id: { in: rows.filter((row) => taken.has(`${row.personaName}\u0000${row.contentHash}`)).map((row) => row.id) } } }),
+    db.memory.updateMany({ where: { id: { in: rows.filter((row) => !taken.has(`${row.personaName}\u0000${row.contentHash}`)).map((row) => row.id) } }, data: { scope: 'long', expiresAt: null } }),
+  ]);
+  return promoted.count;
 }
 
 export class MemoryError extends Error {

@@ -21,7 +21,8 @@ import {
   supersedeMemory,
   updateMemory,
 } from './memory-store';
-import { ftsQuery, memoryBlock, recall, recencyScore } from './recall';
+import { memoryBlock, recall, recencyScore } from './recall';
+import { ftsMatch, topicWords, tsQuery } from './text-search';
 import { forgetMemoryTool, journalTool, JOURNAL_TTL_MS, recallTool, rememberTool } from './memory-tools';
 
 const dirs = useTempAppDirs();
@@ -92,10 +93,13 @@ describe('recall', () => {
     expect(block.text.split('\n')).toHaveLength(block.used.length);
   });
 
-  it('FTS syntax in a query is only words: quotes, operators and columns cannot reach the engine', () => {
-    expect(ftsQuery('the OR "NEAR(a b)" content:secret * AND NOT xyz')).toBe('"near" OR "content" OR "secret" OR "xyz"');
-    expect(ftsQuery('the of and')).toBeNull();
-    expect(ftsQuery('')).toBeNull();
+  it('search syntax in a query is only words: quotes, operators and columns reach neither FTS5 nor tsquery', () => {
+    const words = topicWords('the OR "NEAR(a b)" content:secret * AND NOT xyz & !x | y:*');
+    expect(words).toEqual(['near', 'content', 'secret', 'xyz']);
+    expect(ftsMatch(words, 'any')).toBe('"near" OR "content" OR "secret" OR "xyz"');
+    expect(tsQuery(words, 'all')).toBe('near & content & secret & xyz');
+    expect(topicWords('the of and')).toEqual([]);
+    expect(topicWords('')).toEqual([]);
   });
 
   it('property: recency never favours the older of two items', () => {

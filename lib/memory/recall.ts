@@ -1,13 +1,13 @@
 // Recall (ARCHITECTURE §12): what a persona remembers and everything said in its sessions,
-// searched with SQLite FTS5 (porter stemming; no model, no download), the two lists fused by rank,
+// searched by text (text-search.ts: FTS5 or PostgreSQL's own, English stemming; no model, no download), the two lists fused by rank,
 // then recency, importance and pinning added with weights from config; duplicates (a fact restated
 // nine times) come back once; superseded facts never come back (their successor does).
 import { getDb } from '@/lib/store/db';
-import { rawDb, statement } from '@/lib/store/raw-db';
 import { estimateTokens } from '@/lib/orchestrator/token-budget';
 import type { Embedder } from './embeddings';
 import { configuredEmbedder } from './embeddings';
-import { memoryOf, normaliseMemory, type MemoryKind } from './memory-store';
+import { findMemories, normaliseMemory, type MemoryKind, type MemoryRecord } from './memory-store';
+import { searchMemories, searchMessages, topicWords, type MessageHit } from './text-search';
 import { nearestItems } from './vector-index';
 
 export interface RecallWeights {
@@ -45,31 +45,10 @@ export interface RecallHit {
   why: string;
 }
 
-/** English words that carry no topic: left out of the query (the index keeps them). */
-const STOPWORDS = new Set(
-  'a an and are as at be been being but by can could did do does doing for from had has have having he her hers him his how i if in into is it its me my of on or our she so than that the their them then there these they this those to too up us was we were what when where which who whom why will with would you your yours about after again all also am any because before between both did each few further here just more most no nor not now off once only other out over own same should some such through under until very while'.split(
-    ' ',
-  ),
-);
-
-/** The query as FTS5 syntax: its topic words, each quoted (so no operator can be injected), OR-ed. */
-export function ftsQuery(text: string): string | null {
-  const words = [...new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => !STOPWORDS.has(word) && word.length > 1))];
-  if (words.length === 0) return null;
-  return words.slice(0, 32).map((word) => `"${word}"`).join(' OR ');
-}
-
 /** Recency in (0, 1]: 1 now, halving every half-life; never larger for something older. */
 export function recencyScore(createdAt: Date, now: Date, halfLifeDays: number): number {
   const ageDays = Math.max(0, now.getTime() - createdAt.getTime()) / 86_400_000;
   return Math.pow(0.5, ageDays / halfLifeDays);
-}
-
-interface MessageHitRow {
-  id: number;
-  session_id: string;
-  content: string;
-  created_at: string;
 }
 
 export async function recall(input: {
@@ -87,41 +66,14 @@ export async function recall(input: {
   /** Hybrid recall's embedder; undefined = the one configured in Settings › Memory, null = lexical only. */
   embedder?: Embedder | null;
 }): Promise<RecallHit[]> {
-  await getDb();
-  const query = ftsQuery(input.query);
-  if (!query && input.embedder === null) return [];
+  const words = topicWords(input.query);
+  if (words.length === 0 && input.embedder === null) return [];
   const weights = { ...defaultRecallWeights, ...input.weights };
   const now = input.now ?? new Date();
   const limit = input.candidates ?? 50;
-  const raw = rawDb();
-  // Items with every query word first (a small, cheap set when the words are common), then the
-  // rest ranked by BM25 only when those are not enough: ranking every item that has any one common
-  // word is what costs at 100k.
-  const all = query?.includes(' OR ') ? query.replaceAll(' OR ', ' AND ') : null;
-  const search = <Row extends { id: number }>(run: (match: string, count: number) => Row[]): Row[] => {
-    const first = all ? run(all, limit) : [];
-    if (first.length >= limit) return first;
-    const seen = new Set(first.map((row) => row.id));
-    return [...first, ...run(query!, limit).filter((row) => !seen.has(row.id))].slice(0, limit);
-  };
-  const messageStatement = statement(
-    raw,
-    `SELECT m.id, m.session_id, m.content, m.created_at FROM message_fts
-       JOIN messages m ON m.id = message_fts.rowid
-       JOIN sessions s ON s.id = m.session_id
-     WHERE message_fts MATCH ? AND s.persona_name = ? AND m.session_id != ?
-     ORDER BY bm25(message_fts) LIMIT ?`,
-  );
-  const memoryStatement = statement(
-    raw,
-    `SELECT memories.* FROM memory_fts JOIN memories ON memories.id = memory_fts.rowid
-     WHERE memory_fts MATCH ? AND memories.persona_name = ? AND memories.valid_to IS NULL
-       AND (memories.expires_at IS NULL OR memories.expires_at > ?)
-     ORDER BY bm25(memory_fts) LIMIT ?`,
-  );
-  const extra = input.excludeMessageIds?.length ?? 0;
-  const messages = !query ? [] : search((match, count) => messageStatement.all(match, input.personaName, input.excludeSessionId ?? '', count + extra) as MessageHitRow[]);
-  const memories = !query ? [] : search((match, count) => memoryStatement.all(match, input.personaName, now.toISOString().replace('Z', '+00:00'), count) as Parameters<typeof memoryOf>[0][]);
+  const search = { personaName: input.personaName, words, limit, excludeSessionId: input.excludeSessionId ?? '', now };
+  const messages = await searchMessages(search, input.excludeMessageIds?.length ?? 0);
+  const memories = await searchMemories(search);
 
   const excluded = new Set(input.excludeMessageIds ?? []);
   // Reciprocal-rank fusion: an item found by several lists adds their terms; recency, importance
@@ -144,13 +96,11 @@ export async function recall(input: {
       lists: [list],
     });
   };
-  const addMessage = (row: MessageHitRow, rank: number, list: string) => {
-    if (excluded.has(row.id)) return;
-    const createdAt = new Date(row.created_at);
-    add({ kind: 'message', id: row.id, sessionId: row.session_id, content: row.content, createdAt }, 1 / (weights.rrfK + rank + 1), `${list} #${rank + 1}`, { recency: createdAt, importance: 0.5, pinned: false });
+  const addMessage = (message: MessageHit, rank: number, list: string) => {
+    if (excluded.has(message.id)) return;
+    add({ kind: 'message', ...message }, 1 / (weights.rrfK + rank + 1), `${list} #${rank + 1}`, { recency: message.createdAt, importance: 0.5, pinned: false });
   };
-  const addMemory = (row: Parameters<typeof memoryOf>[0], rank: number, list: string, boost: number) => {
-    const memory = memoryOf(row);
+  const addMemory = (memory: MemoryRecord, rank: number, list: string, boost: number) => {
     add(
       { kind: 'memory', id: memory.id, sessionId: memory.sessionId, content: memory.content, createdAt: memory.createdAt, memoryKind: memory.kind },
       boost / (weights.rrfK + rank + 1),
@@ -206,7 +156,7 @@ export function memoryBlock(hits: readonly RecallHit[], budgetTokens: number): {
 /** How long a recall waits for its query's vector before going on lexically. */
 const QUERY_EMBED_TIMEOUT_MS = 3_000;
 
-type SemanticRow = { kind: 'message'; row: MessageHitRow; rank: number } | { kind: 'memory'; row: Parameters<typeof memoryOf>[0]; rank: number };
+type SemanticRow = { kind: 'message'; row: MessageHit; rank: number } | { kind: 'memory'; row: MemoryRecord; rank: number };
 
 /**
  * The nearest items by meaning, messages and memories in one list ranked from 0, with the same filters as the text lists
@@ -223,25 +173,22 @@ async function semanticLists(personaName: string, query: string, limit: number, 
     console.warn(`[memory] the query could not be embedded; recall is lexical this time: ${(error as Error).message}`);
     return [];
   }
-  const nearest = nearestItems(personaName, embedder.model, vector, limit * 2);
-  const raw = rawDb();
+  // Unrelated (or opposite) by this model's measure: similarity 0 or less.
+  const nearest = (await nearestItems(personaName, embedder.model, vector, limit * 2)).filter((item) => item.similarity > 0);
+  const db = await getDb();
+  const ids = (kind: 'message' | 'memory') => nearest.filter((item) => item.kind === kind).map((item) => item.id);
+  const [messages, memories] = await Promise.all([
+    db.message.findMany({ where: { id: { in: ids('message') }, sessionId: { not: excludeSessionId }, session: { personaName } }, select: { id: true, sessionId: true, content: true, createdAt: true } }),
+    findMemories(ids('memory')),
+  ]);
+  const messageById = new Map(messages.map((message) => [message.id, message]));
+  const memoryById = new Map(memories.filter((memory) => memory.personaName === personaName && memory.validTo === null && (memory.expiresAt === null || memory.expiresAt > now)).map((memory) => [memory.id, memory]));
   const rows: SemanticRow[] = [];
-  const at = now.toISOString().replace('Z', '+00:00');
   for (const item of nearest) {
-    if (item.similarity <= 0) break; // unrelated (or opposite) by this model's measure
-    if (item.kind === 'message') {
-      const row = statement(
-        raw,
-        `SELECT m.id, m.session_id, m.content, m.created_at FROM messages m JOIN sessions s ON s.id = m.session_id
-         WHERE m.id = ? AND s.persona_name = ? AND m.session_id != ?`,
-      ).get(item.id, personaName, excludeSessionId) as MessageHitRow | undefined;
-      if (row) rows.push({ kind: 'message', row, rank: rows.length });
-    } else {
-      const row = statement(raw, 'SELECT * FROM memories WHERE id = ? AND persona_name = ? AND valid_to IS NULL AND (expires_at IS NULL OR expires_at > ?)').get(item.id, personaName, at) as
-        | Parameters<typeof memoryOf>[0]
-        | undefined;
-      if (row) rows.push({ kind: 'memory', row, rank: rows.length });
-    }
+    const message = item.kind === 'message' ? messageById.get(item.id) : undefined;
+    const memory = item.kind === 'memory' ? memoryById.get(item.id) : undefined;
+    if (message) rows.push({ kind: 'message', row: message, rank: rows.length });
+    if (memory) rows.push({ kind: 'memory', row: memory, rank: rows.length });
     if (rows.length >= limit) break;
   }
   return rows;

@@ -3,7 +3,7 @@
 // the reply path; a recall embeds only its query. Search is exact: a dot product over the persona's
 // unit vectors, held in memory per persona and model and rebuilt after any change.
 import { getDb } from '@/lib/store/db';
-import { rawDb, statement } from '@/lib/store/raw-db';
+import { sqlRows, sqlRun } from '@/lib/store/sql';
 import type { Embedder } from './embeddings';
 
 export type VectorItemKind = 'memory' | 'message';
@@ -28,7 +28,7 @@ function toBlob(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
-function fromBlob(blob: Buffer): Float32Array {
+function fromBlob(blob: Uint8Array): Float32Array {
   const copy = new Uint8Array(blob.byteLength);
   copy.set(blob);
   return new Float32Array(copy.buffer);
@@ -46,67 +46,56 @@ interface PendingRow {
  * newest first, `batch` texts per request, at most `limit` in all. Returns how many were added.
  */
 export async function indexPending(embedder: Embedder, options: { batch?: number; limit?: number; signal?: AbortSignal } = {}): Promise<number> {
-  await getDb();
-  const raw = rawDb();
   const batch = options.batch ?? 32;
-  const pending = statement(
-    raw,
-    `SELECT * FROM (
+  const pending = `SELECT * FROM (
        SELECT 'memory' AS kind, m.id, m.persona_name, m.content FROM memories m
         WHERE m.valid_to IS NULL AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.item_kind = 'memory' AND v.item_id = m.id AND v.model = ?)
        UNION ALL
        SELECT 'message' AS kind, m.id, s.persona_name, m.content FROM messages m JOIN sessions s ON s.id = m.session_id
         WHERE m.tag IN ('ED_user', 'ED_agent') AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.item_kind = 'message' AND v.item_id = m.id AND v.model = ?)
-     ) ORDER BY kind = 'memory' DESC, id DESC LIMIT ?`,
-  );
-  const insert = statement(raw, 'INSERT OR REPLACE INTO memory_vectors (item_kind, item_id, persona_name, model, dims, vector) VALUES (?, ?, ?, ?, ?, ?)');
+     ) AS pending ORDER BY kind = 'memory' DESC, id DESC LIMIT ?`;
+  // Only while its item exists: one deleted while its vector was computed would be outlived by it.
+  const insert = (table: 'memories' | 'messages') => `INSERT INTO memory_vectors (item_kind, item_id, persona_name, model, dims, vector)
+     SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM ${table} WHERE id = ?)
+     ON CONFLICT (item_kind, item_id, model) DO UPDATE SET persona_name = excluded.persona_name, dims = excluded.dims, vector = excluded.vector`;
   let added = 0;
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   while (added < limit && !options.signal?.aborted) {
-    const rows = pending.all(embedder.model, embedder.model, Math.min(batch, limit - added)) as PendingRow[];
+    const rows = await sqlRows<PendingRow>(pending, [embedder.model, embedder.model, Math.min(batch, limit - added)]);
     if (rows.length === 0) break;
     const vectors = await embedder.embed(
       rows.map((row) => row.content),
       options.signal,
     );
-    raw.database.transaction(() => {
-      // An item deleted while its vector was computed: the insert would outlive it, so check.
-      const alive = (row: PendingRow) =>
-        statement(raw, row.kind === 'memory' ? 'SELECT 1 FROM memories WHERE id = ?' : 'SELECT 1 FROM messages WHERE id = ?').get(row.id) !== undefined;
-      rows.forEach((row, index) => {
-        if (alive(row)) insert.run(row.kind, row.id, row.persona_name, embedder.model, vectors[index]!.length, toBlob(vectors[index]!));
-      });
-    })();
+    for (const [index, row] of rows.entries()) {
+      const vector = vectors[index]!;
+      await sqlRun(insert(row.kind === 'memory' ? 'memories' : 'messages'), [row.kind, row.id, row.persona_name, embedder.model, vector.length, toBlob(vector), row.id]);
+    }
     added += rows.length;
     forgetVectorCache();
   }
   return added;
 }
 
-function matrixFor(personaName: string, model: string): PersonaMatrix | null {
+async function matrixFor(personaName: string, model: string): Promise<PersonaMatrix | null> {
   const key = `${personaName}\u0000${model}`;
   const cached = matrices.get(key);
   if (cached) return cached;
-  const rows = statement(rawDb(), 'SELECT item_kind, item_id, dims, vector FROM memory_vectors WHERE persona_name = ? AND model = ?').all(personaName, model) as {
-    item_kind: VectorItemKind;
-    item_id: number;
-    dims: number;
-    vector: Buffer;
-  }[];
+  const rows = await (await getDb()).memoryVector.findMany({ where: { personaName, model }, select: { itemKind: true, itemId: true, dims: true, vector: true } });
   if (rows.length === 0) return null;
   // One length per model; rows of another length (the server's model changed) are left out.
   const dims = rows[rows.length - 1]!.dims;
   const kept = rows.filter((row) => row.dims === dims);
   const matrix = new Float32Array(kept.length * dims);
   kept.forEach((row, index) => matrix.set(fromBlob(row.vector), index * dims));
-  const built = { dims, kinds: kept.map((row) => row.item_kind), ids: kept.map((row) => row.item_id), matrix };
+  const built = { dims, kinds: kept.map((row) => row.itemKind as VectorItemKind), ids: kept.map((row) => row.itemId), matrix };
   matrices.set(key, built);
   return built;
 }
 
 /** The persona's items nearest to the query vector, best first (cosine similarity). */
-export function nearestItems(personaName: string, model: string, query: Float32Array, limit: number): { kind: VectorItemKind; id: number; similarity: number }[] {
-  const found = matrixFor(personaName, model);
+export async function nearestItems(personaName: string, model: string, query: Float32Array, limit: number): Promise<{ kind: VectorItemKind; id: number; similarity: number }[]> {
+  const found = await matrixFor(personaName, model);
   if (!found || found.dims !== query.length) return [];
   const { dims, matrix } = found;
   const scored: { index: number; similarity: number }[] = [];
@@ -121,6 +110,5 @@ export function nearestItems(personaName: string, model: string, query: Float32A
 }
 
 export async function vectorCount(): Promise<number> {
-  await getDb();
-  return (statement(rawDb(), 'SELECT COUNT(*) AS count FROM memory_vectors').get() as { count: number }).count;
+  return (await getDb()).memoryVector.count();
 }

@@ -1,21 +1,28 @@
 // The one Prisma client, cached on globalThis: server.ts and the Next-bundled route handlers load
-// separate module instances, and both must share one connection to the same database file.
+// separate module instances, and both must share one connection to the same database.
+// The store is SQLite in the data folder by default, PostgreSQL when AGENTCSD_DATABASE_URL names
+// one (issue 19): the same models through the same repositories; the few statements written in
+// SQL for speed or full-text search have a PostgreSQL path beside them (`getStore().kind`).
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import { appPaths } from '@/lib/config/env';
+import { appPaths, readEnv } from '@/lib/config/env';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { migrateDatabase } from './migrations';
+import { openPostgresDb, type PostgresDb } from './postgres-db';
 import { closeRawDb } from './raw-db';
 
 export type Db = InstanceType<typeof PrismaClient>;
 
-interface DbHolder {
-  file: string;
-  client: Promise<Db>;
+export type Store = { kind: 'sqlite'; db: Db } | { kind: 'postgres'; db: PostgresDb };
+
+interface StoreHolder {
+  /** The database file or URL it was opened for. */
+  where: string;
+  store: Promise<Store>;
 }
 
-const globalForDb = globalThis as typeof globalThis & { __agentcsdDb?: DbHolder };
+const globalForDb = globalThis as typeof globalThis & { __agentcsdStore?: StoreHolder };
 
-async function openDatabase(databaseFile: string): Promise<Db> {
+async function openSqlite(databaseFile: string): Promise<Db> {
   migrateDatabase({ databaseFile });
   const adapter = new PrismaBetterSqlite3({ url: `file:${databaseFile}`, timeout: 5000 });
   const client = new PrismaClient({ adapter });
@@ -29,22 +36,38 @@ async function openDatabase(databaseFile: string): Promise<Db> {
   return client;
 }
 
-/** The migrated database for the configured data folder. */
-export function getDb(): Promise<Db> {
-  const file = appPaths().databaseFile;
-  const held = globalForDb.__agentcsdDb;
-  if (held && held.file === file) return held.client;
-  const client = openDatabase(file);
-  globalForDb.__agentcsdDb = { file, client };
-  client.catch(() => {
-    if (globalForDb.__agentcsdDb?.client === client) globalForDb.__agentcsdDb = undefined;
+/** Where the store lives: `postgres` when AGENTCSD_DATABASE_URL is set. */
+export function storeLocation(): { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string } {
+  const url = readEnv().AGENTCSD_DATABASE_URL;
+  return url ? { kind: 'postgres', url } : { kind: 'sqlite', file: appPaths().databaseFile };
+}
+
+/** The migrated store for the configured data folder or database. */
+export function getStore(): Promise<Store> {
+  const location = storeLocation();
+  const where = location.kind === 'sqlite' ? location.file : location.url;
+  const held = globalForDb.__agentcsdStore;
+  if (held && held.where === where) return held.store;
+  const store: Promise<Store> =
+    location.kind === 'sqlite' ? openSqlite(location.file).then((db) => ({ kind: 'sqlite', db })) : openPostgresDb(location.url).then((db) => ({ kind: 'postgres', db }));
+  globalForDb.__agentcsdStore = { where, store };
+  store.catch(() => {
+    if (globalForDb.__agentcsdStore?.store === store) globalForDb.__agentcsdStore = undefined;
   });
-  return client;
+  return store;
+}
+
+/**
+ * The store's client, typed as the SQLite one: the model API the repositories use is the same on
+ * both (PostgreSQL's is a superset); code that needs PostgreSQL's own API asks getStore().
+ */
+export async function getDb(): Promise<Db> {
+  return (await getStore()).db as unknown as Db;
 }
 
 export async function closeDb(): Promise<void> {
   closeRawDb();
-  const held = globalForDb.__agentcsdDb;
-  globalForDb.__agentcsdDb = undefined;
-  if (held) await (await held.client).$disconnect();
+  const held = globalForDb.__agentcsdStore;
+  globalForDb.__agentcsdStore = undefined;
+  if (held) await (await held.store).db.$disconnect();
 }

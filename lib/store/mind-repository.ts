@@ -1,6 +1,6 @@
 // What a running mind reads and writes: its state on start or resume (bounded queries only —
 // a session's whole history is never read), and each output as one transaction.
-import { getDb } from './db';
+import { getDb, getStore } from './db';
 import { rawDb, sqliteDate, statement } from './raw-db';
 import type { Layer, MessageRecord, MoodAndCriteriaRecord } from './messages-repository';
 
@@ -159,13 +159,23 @@ export async function insertTurn(input: {
   interrupted: boolean;
   answeredMessageIds: number[];
 }): Promise<MessageRecord[]> {
-  await getDb(); // the file exists and is migrated before the direct connection writes
+  const store = await getStore(); // the file exists and is migrated before the direct connection writes
   const common = { sessionId: input.sessionId, turnId: input.turnId, cycleNumber: input.cycleNumber, spontaneous: input.spontaneous, interrupted: input.interrupted };
   const rows = [
     { ...common, layer: 'internal', tag: 'ID_loud', content: input.loud },
     { ...common, layer: 'internal', tag: 'ID_quiet', content: input.quiet },
     ...(input.loud.trim() ? [{ ...common, layer: 'external', tag: 'ED_agent', content: input.loud }] : []),
   ];
+  const now = new Date();
+  if (store.kind === 'postgres') {
+    const db = store.db;
+    const results = await db.$transaction([
+      db.message.updateMany({ where: { sessionId: input.sessionId, id: { in: input.answeredMessageIds } }, data: { turnId: input.turnId } }),
+      ...rows.map((row) => db.message.create({ data: { ...row, createdAt: now }, select: { id: true } })),
+      db.session.update({ where: { id: input.sessionId }, data: { lastActivityAt: now }, select: { id: true } }),
+    ]);
+    return rows.map((row, index): MessageRecord => ({ ...row, id: (results[index + 1] as { id: number }).id, layer: row.layer as Layer, createdAt: now }));
+  }
   // Every turn of every session ends here: statements prepared once (raw-db.ts), one transaction.
   const raw = rawDb();
   const answer = statement(raw, `UPDATE messages SET turn_id = ? WHERE session_id = ? AND id = ?`);
@@ -174,7 +184,6 @@ export async function insertTurn(input: {
     `INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, turn_id, spontaneous, interrupted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
   const touch = statement(raw, `UPDATE sessions SET last_activity_at = ? WHERE id = ?`);
-  const now = new Date();
   return raw.database.transaction(() => {
     for (const id of input.answeredMessageIds) answer.run(input.turnId, input.sessionId, id);
     const records = rows.map((row): MessageRecord => {
@@ -248,7 +257,11 @@ export interface LlmCallInput {
 
 /** One row per model call, on every step of every turn: a statement prepared once (raw-db.ts). */
 export async function insertLlmCall(input: LlmCallInput): Promise<void> {
-  await getDb(); // the file exists and is migrated before the direct connection writes
+  const store = await getStore(); // the file exists and is migrated before the direct connection writes
+  if (store.kind === 'postgres') {
+    await store.db.llmCall.create({ data: { ...input, traceId: input.traceId ?? null } });
+    return;
+  }
   const raw = rawDb();
   statement(
     raw,

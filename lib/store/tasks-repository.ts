@@ -2,7 +2,7 @@
 // both win), their plan, usage and outcome kept as they change so a restart continues from them.
 import { z } from 'zod';
 import { planItemSchema, taskConstraintsSchema, type BlockedOn, type PlanItem, type TaskConstraints, type TaskStatus, type TaskUsage } from '@/lib/tasks/task-types';
-import { getDb } from './db';
+import { getDb, getStore } from './db';
 import { parseJsonColumn } from './json-column';
 import { rawDb, sqliteDate, statement } from './raw-db';
 
@@ -93,8 +93,13 @@ export interface TaskPatch {
  * not. With `current` (the task as the caller holds it) the result is built from it, not read back.
  */
 export async function updateTask(id: string, patch: TaskPatch, from?: readonly TaskStatus[], current?: TaskRecord): Promise<TaskRecord | null> {
-  await getDb(); // the file exists and is migrated before the direct connection writes
+  const store = await getStore(); // the file exists and is migrated before the direct connection writes
   const updatedAt = new Date();
+  if (store.kind === 'postgres') {
+    const moved = await store.db.task.updateMany({ where: { id, ...(from && { status: { in: [...from] } }) }, data: taskData(patch, updatedAt) });
+    if (moved.count !== 1) return null;
+    return current ? { ...current, ...definedOf(patch), updatedAt } : findTask(id);
+  }
   // Each step moves its task: a statement prepared once per shape of patch (raw-db.ts).
   const columns: [string, unknown][] = [];
   if (patch.status) columns.push(['status', patch.status]);
@@ -114,8 +119,27 @@ export async function updateTask(id: string, patch: TaskPatch, from?: readonly T
   const moved = statement(rawDb(), sql).run(...columns.map(([, value]) => value), id, ...(from ?? []));
   if (moved.changes !== 1) return null;
   if (!current) return findTask(id);
-  const defined = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as TaskPatch;
-  return { ...current, ...defined, updatedAt };
+  return { ...current, ...definedOf(patch), updatedAt };
+}
+
+function definedOf(patch: TaskPatch): TaskPatch {
+  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as TaskPatch;
+}
+
+/** The patch as the model API's update (PostgreSQL's path). */
+function taskData(patch: TaskPatch, updatedAt: Date) {
+  return {
+    ...(patch.status && { status: patch.status }),
+    ...(patch.plan && { plan: JSON.stringify(patch.plan) }),
+    ...(patch.stepsUsed !== undefined && { stepsUsed: patch.stepsUsed }),
+    ...(patch.usage && { inputTokens: patch.usage.inputTokens, outputTokens: patch.usage.outputTokens, costUsd: patch.usage.costUsd, costUnknown: patch.usage.costUnknown }),
+    ...(patch.result !== undefined && { result: patch.result }),
+    ...(patch.error !== undefined && { error: patch.error }),
+    ...(patch.blockedOn !== undefined && { blockedOn: patch.blockedOn ? JSON.stringify(patch.blockedOn) : null }),
+    ...(patch.startedAt && { startedAt: patch.startedAt }),
+    ...(patch.finishedAt && { finishedAt: patch.finishedAt }),
+    updatedAt,
+  };
 }
 
 /** A task as the API, the events and the exports show it. */

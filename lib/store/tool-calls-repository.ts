@@ -3,7 +3,7 @@
 // compare-and-set on the status it leaves, so a second click, another tab or a replayed request
 // gets the first outcome, and a call is run at most once.
 import { createHash } from 'node:crypto';
-import { getDb } from './db';
+import { getDb, getStore } from './db';
 import { rawDb, sqliteDate, statement } from './raw-db';
 
 export type ToolCallStatus =
@@ -125,7 +125,7 @@ export async function insertAgentStep(input: {
   taskId?: string | null;
   traceId?: string | null;
 }): Promise<ToolCallRecord[]> {
-  await getDb(); // the file exists and is migrated before the direct connection writes
+  const store = await getStore(); // the file exists and is migrated before the direct connection writes
   const now = new Date();
   const rows: ToolCallRow[] = input.calls.map((call, position) => {
     const final = call.status === 'denied' || call.status === 'failed';
@@ -155,6 +155,23 @@ export async function insertAgentStep(input: {
     };
   });
   // One transaction: the turn (on its first step), the step, its calls.
+  if (store.kind === 'postgres') {
+    const db = store.db;
+    const turn = input.turn;
+    await db.$transaction([
+      ...(input.step === 0
+        ? [
+            db.agentTurn.createMany({
+              data: [{ turnId: turn.turnId, sessionId: input.sessionId, status: 'open', spontaneous: turn.spontaneous, cycleNumber: turn.cycleNumber, answering: JSON.stringify(turn.answering), prompt: turn.prompt, createdAt: now, taskId: input.taskId ?? turn.taskId ?? null }],
+              skipDuplicates: true,
+            }),
+          ]
+        : []),
+      db.agentStep.create({ data: { sessionId: input.sessionId, turnId: turn.turnId, step: input.step, assistantText: input.assistantText, createdAt: now } }),
+      db.toolCall.createMany({ data: rows }),
+    ]);
+    return rows.map(toRecord);
+  }
   const raw = rawDb();
   const insertTurn = statement(
     raw,
@@ -225,7 +242,11 @@ export async function decideToolCall(input: {
 
 /** approved → running, once: false when it already ran or is running elsewhere. */
 export async function startToolCall(input: { id: string; at?: Date }): Promise<boolean> {
-  await getDb();
+  const store = await getStore();
+  if (store.kind === 'postgres') {
+    const moved = await store.db.toolCall.updateMany({ where: { id: input.id, status: 'approved' }, data: { status: 'running', startedAt: input.at ?? new Date() } });
+    return moved.count === 1;
+  }
   const moved = statement(rawDb(), `UPDATE tool_calls SET status = 'running', started_at = ? WHERE id = ? AND status = 'approved'`).run(sqliteDate(input.at ?? new Date()), input.id);
   return moved.changes === 1;
 }
@@ -241,6 +262,7 @@ export async function finishToolCall(input: {
   /** The running call as the caller holds it: the finished one is built from it, not read back. */
   running?: ToolCallRecord;
 }): Promise<ToolCallRecord | null> {
+  const store = await getStore();
   const db = await getDb();
   const finished = {
     status: input.status,
@@ -250,11 +272,14 @@ export async function finishToolCall(input: {
     droppedBytes: input.droppedBytes ?? 0,
     finishedAt: new Date(),
   };
-  const moved = statement(
-    rawDb(),
-    `UPDATE tool_calls SET status = ?, result = ?, is_error = ?, exit_code = ?, dropped_bytes = ?, finished_at = ? WHERE id = ? AND status = 'running'`,
-  ).run(finished.status, finished.result, finished.isError ? 1 : 0, finished.exitCode, finished.droppedBytes, sqliteDate(finished.finishedAt), input.id);
-  if (moved.changes !== 1) return null;
+  const changes =
+    store.kind === 'postgres'
+      ? (await store.db.toolCall.updateMany({ where: { id: input.id, status: 'running' }, data: finished })).count
+      : statement(
+          rawDb(),
+          `UPDATE tool_calls SET status = ?, result = ?, is_error = ?, exit_code = ?, dropped_bytes = ?, finished_at = ? WHERE id = ? AND status = 'running'`,
+        ).run(finished.status, finished.result, finished.isError ? 1 : 0, finished.exitCode, finished.droppedBytes, sqliteDate(finished.finishedAt), input.id).changes;
+  if (changes !== 1) return null;
   if (input.running) return { ...input.running, ...finished };
   return toRecord(await db.toolCall.findUniqueOrThrow({ where: { id: input.id } }));
 }
@@ -337,15 +362,21 @@ export async function loadAgentSteps(input: { sessionId: string; turnId: string 
  */
 /** Closes a turn; the calls nobody will decide or run now are cancelled and returned (for their events). */
 export async function closeAgentTurn(input: { sessionId: string; turnId: string }): Promise<ToolCallRecord[]> {
+  const store = await getStore();
   const db = await getDb();
-  // The usual end of a turn: nothing left undecided, only the turn closes (a prepared statement).
-  const raw = rawDb();
-  const pendingCount = statement(raw, `SELECT COUNT(*) AS n FROM tool_calls WHERE session_id = ? AND turn_id = ? AND status IN ('proposed', 'awaiting_approval', 'approved')`);
-  if ((pendingCount.get(input.sessionId, input.turnId) as { n: number }).n === 0) {
-    statement(raw, `UPDATE agent_turns SET status = 'closed' WHERE session_id = ? AND turn_id = ?`).run(input.sessionId, input.turnId);
+  const pending = { sessionId: input.sessionId, turnId: input.turnId, status: { in: ['proposed', 'awaiting_approval', 'approved'] } };
+  // The usual end of a turn: nothing left undecided, only the turn closes (prepared statements on SQLite).
+  if (store.kind === 'sqlite') {
+    const raw = rawDb();
+    const pendingCount = statement(raw, `SELECT COUNT(*) AS n FROM tool_calls WHERE session_id = ? AND turn_id = ? AND status IN ('proposed', 'awaiting_approval', 'approved')`);
+    if ((pendingCount.get(input.sessionId, input.turnId) as { n: number }).n === 0) {
+      statement(raw, `UPDATE agent_turns SET status = 'closed' WHERE session_id = ? AND turn_id = ?`).run(input.sessionId, input.turnId);
+      return [];
+    }
+  } else if ((await db.toolCall.count({ where: pending })) === 0) {
+    await db.agentTurn.updateMany({ where: { sessionId: input.sessionId, turnId: input.turnId }, data: { status: 'closed' } });
     return [];
   }
-  const pending = { sessionId: input.sessionId, turnId: input.turnId, status: { in: ['proposed', 'awaiting_approval', 'approved'] } };
   const finishedAt = new Date();
   const [, , rows] = await db.$transaction([
     db.toolCall.updateMany({

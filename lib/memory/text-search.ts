@@ -1,0 +1,122 @@
+// The lexical half of recall, on whichever database holds the store: SQLite's FTS5 tables ranked by
+// BM25, or PostgreSQL's generated tsvector columns (GIN-indexed) ranked by ts_rank — both with
+// English stemming. A query is its topic words only, each a plain word, so no search operator can be
+// injected. Items with every word come first (a small, cheap set when the words are common), then
+// items with any of them, only when those are not enough: ranking every item with one common word
+// is what costs at 100k.
+import { getStore } from '@/lib/store/db';
+import type { PostgresDb } from '@/lib/store/postgres-db';
+import { statement, rawDb } from '@/lib/store/raw-db';
+import { findMemories, memoryOf, type MemoryRecord } from './memory-store';
+
+/** English words that carry no topic: left out of the query (the index keeps them). */
+const STOPWORDS = new Set(
+  'a an and are as at be been being but by can could did do does doing for from had has have having he her hers him his how i if in into is it its me my of on or our she so than that the their them then there these they this those to too up us was we were what when where which who whom why will with would you your yours about after again all also am any because before between both did each few further here just more most no nor not now off once only other out over own same should some such through under until very while'.split(
+    ' ',
+  ),
+);
+
+/** A query's topic words: lower case, letters and digits only, at most 32. */
+export function topicWords(text: string): string[] {
+  return [...new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => !STOPWORDS.has(word) && word.length > 1))].slice(0, 32);
+}
+
+export interface MessageHit {
+  id: number;
+  sessionId: string;
+  content: string;
+  createdAt: Date;
+}
+
+export interface TextSearch {
+  personaName: string;
+  words: readonly string[];
+  limit: number;
+  /** Messages of this session are left out ('' = none). */
+  excludeSessionId: string;
+  /** Memories expired by then are left out. */
+  now: Date;
+}
+
+/** Every-word matches first, then any-word ones, `limit` in all, each list in rank order. */
+async function bothPasses<Hit extends { id: number }>(words: readonly string[], limit: number, run: (mode: 'all' | 'any', count: number) => Promise<Hit[]>): Promise<Hit[]> {
+  const first = words.length > 1 ? await run('all', limit) : [];
+  if (first.length >= limit) return first;
+  const seen = new Set(first.map((hit) => hit.id));
+  return [...first, ...(await run('any', limit)).filter((hit) => !seen.has(hit.id))].slice(0, limit);
+}
+
+export async function searchMessages(search: TextSearch, extra: number): Promise<MessageHit[]> {
+  if (search.words.length === 0) return [];
+  const store = await getStore();
+  return bothPasses(search.words, search.limit, (mode, count) =>
+    store.kind === 'sqlite' ? sqliteMessages(search, mode, count + extra) : postgresMessages(store.db, search, mode, count + extra),
+  );
+}
+
+export async function searchMemories(search: TextSearch): Promise<MemoryRecord[]> {
+  if (search.words.length === 0) return [];
+  const store = await getStore();
+  return bothPasses(search.words, search.limit, (mode, count) => (store.kind === 'sqlite' ? sqliteMemories(search, mode, count) : postgresMemories(store.db, search, mode, count)));
+}
+
+/** FTS5 syntax: each word quoted. */
+export const ftsMatch = (words: readonly string[], mode: 'all' | 'any') => words.map((word) => `"${word}"`).join(mode === 'all' ? ' AND ' : ' OR ');
+/** tsquery syntax: the words are letters and digits only, so they are plain lexemes. */
+export const tsQuery = (words: readonly string[], mode: 'all' | 'any') => words.join(mode === 'all' ? ' & ' : ' | ');
+
+async function sqliteMessages(search: TextSearch, mode: 'all' | 'any', count: number): Promise<MessageHit[]> {
+  const rows = statement(
+    rawDb(),
+    `SELECT m.id, m.session_id, m.content, m.created_at FROM message_fts
+       JOIN messages m ON m.id = message_fts.rowid
+       JOIN sessions s ON s.id = m.session_id
+     WHERE message_fts MATCH ? AND s.persona_name = ? AND m.session_id != ?
+     ORDER BY bm25(message_fts) LIMIT ?`,
+  ).all(ftsMatch(search.words, mode), search.personaName, search.excludeSessionId, count) as { id: number; session_id: string; content: string; created_at: string }[];
+  return rows.map((row) => ({ id: row.id, sessionId: row.session_id, content: row.content, createdAt: new Date(row.created_at) }));
+}
+
+async function sqliteMemories(search: TextSearch, mode: 'all' | 'any', count: number): Promise<MemoryRecord[]> {
+  const rows = statement(
+    rawDb(),
+    `SELECT memories.* FROM memory_fts JOIN memories ON memories.id = memory_fts.rowid
+     WHERE memory_fts MATCH ? AND memories.persona_name = ? AND memories.valid_to IS NULL
+       AND (memories.expires_at IS NULL OR memories.expires_at > ?)
+     ORDER BY bm25(memory_fts) LIMIT ?`,
+  ).all(ftsMatch(search.words, mode), search.personaName, search.now.toISOString().replace('Z', '+00:00'), count) as Parameters<typeof memoryOf>[0][];
+  return rows.map(memoryOf);
+}
+
+// PostgreSQL stores Prisma's DateTime as `timestamp(3)` (UTC, no zone): compared with the UTC wall
+// clock as text, whatever the connection's time zone.
+const utcText = (date: Date) => date.toISOString().slice(0, 23).replace('T', ' ');
+
+async function postgresMessages(db: PostgresDb, search: TextSearch, mode: 'all' | 'any', count: number): Promise<MessageHit[]> {
+  const ids = await db.$queryRawUnsafe<{ id: number }[]>(
+    `SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session_id, to_tsquery('english', $1) AS query
+     WHERE m.search @@ query AND s.persona_name = $2 AND m.session_id <> $3
+     ORDER BY ts_rank(m.search, query) DESC, m.id DESC LIMIT $4`,
+    tsQuery(search.words, mode),
+    search.personaName,
+    search.excludeSessionId,
+    count,
+  );
+  const rows = await db.message.findMany({ where: { id: { in: ids.map((row) => row.id) } }, select: { id: true, sessionId: true, content: true, createdAt: true } });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((row) => byId.get(row.id) ?? []);
+}
+
+async function postgresMemories(db: PostgresDb, search: TextSearch, mode: 'all' | 'any', count: number): Promise<MemoryRecord[]> {
+  const ids = await db.$queryRawUnsafe<{ id: number }[]>(
+    `SELECT m.id FROM memories m, to_tsquery('english', $1) AS query
+     WHERE m.search @@ query AND m.persona_name = $2 AND m.valid_to IS NULL
+       AND (m.expires_at IS NULL OR m.expires_at > $3::timestamp)
+     ORDER BY ts_rank(m.search, query) DESC, m.id DESC LIMIT $4`,
+    tsQuery(search.words, mode),
+    search.personaName,
+    utcText(search.now),
+    count,
+  );
+  return findMemories(ids.map((row) => row.id));
+}
