@@ -9,9 +9,9 @@ import { startOrchestrator, stopOrchestrator } from './lib/orchestrator/orchestr
 import { checkBackends, describeAvailability } from './lib/setup/backend-availability';
 import { attachSocketServer } from './lib/realtime/socket-server';
 import { checkRequest, isLoopbackAddress, tokenFromHeaders, type GuardOptions } from './lib/security/request-guard';
-import { closeDb, getDb } from './lib/store/db';
+import { closeDb, getDb, storeLocation } from './lib/store/db';
 import { DataFolderInUseError, lockDataFolder, type DataFolderLock } from './lib/store/data-folder-lock';
-import { createEngine } from './lib/engine/create-engine';
+import { createEngine, redactUrl } from './lib/engine/create-engine';
 import { realClock } from './lib/clock/clock';
 
 process.env.NEXT_TELEMETRY_DISABLED ??= '1';
@@ -39,7 +39,14 @@ try {
   process.exit(1);
 }
 process.on('exit', () => folderLock.release());
-await getDb(); // creates and migrates the database before anything is served
+// Creates and migrates the store before anything is served; a PostgreSQL store unreachable or
+// refusing ends the start in one line (the password masked), like the engine below.
+await getDb().catch((error: unknown) => {
+  const location = storeLocation();
+  const where = location.kind === 'sqlite' ? `SQLite ${location.file}` : `PostgreSQL on ${redactUrl(location.url)}`;
+  console.error(`> cannot start (store: ${where}): ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
 const engine = createEngine(env, realClock);
 const orchestrator = await startOrchestrator({ taskWorkingDelayMs: env.AGENTCSD_TASK_STEP_DELAY_MS, configured: engine }).catch((error: unknown) => {
   // The durable engine's database unreachable or refusing: say so in one line (DBOS masks the password).

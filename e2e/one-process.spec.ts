@@ -49,7 +49,7 @@ test('a second server on the same data folder refuses to start; the first keeps 
     expect(taken.code).toBe(1);
     expect(taken.output).toContain(`> port ${port} on 127.0.0.1 is in use`);
 
-    // The durable engine's database unreachable: one clear line, the password masked, nothing held.
+    // The database unreachable (the store opens on it first, then the engine): one clear line, the password masked, nothing held.
     const unreachable = await startAndExit({
       PORT: String(port + 1),
       AGENTCSD_DATA_DIR: other.dataDir,
@@ -58,7 +58,7 @@ test('a second server on the same data folder refuses to start; the first keeps 
       AGENTCSD_DATABASE_URL: 'postgres://agentcsd:hunter2@127.0.0.1:1/agentcsd',
     });
     expect(unreachable.code).toBe(1);
-    expect(unreachable.output).toContain('> cannot start (engine: DBOS on postgres://agentcsd:***@127.0.0.1:1/agentcsd');
+    expect(unreachable.output).toContain('> cannot start (store: PostgreSQL on postgres://agentcsd:***@127.0.0.1:1/agentcsd');
     expect(unreachable.output).not.toContain('hunter2');
     expect(fs.existsSync(path.join(other.dataDir, 'agentcsd.lock'))).toBe(false);
 

@@ -9,7 +9,7 @@ import { defaultModels, defaultParams } from '@/lib/config/model-config';
 import { closeDb, getDb } from '@/lib/store/db';
 import { insertUserMessage } from '@/lib/store/mind-repository';
 import { insertSession } from '@/lib/store/sessions-repository';
-import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+import { storeOnPostgres, useTempAppDirs } from '@/test/support/temp-app-dirs';
 import {
   appendMemory,
   expireMemories,
@@ -115,7 +115,7 @@ describe('recall', () => {
 });
 
 describe('forget', () => {
-  it('leaves no trace of the text in the database file or its WAL', async () => {
+  it('leaves no trace of the text in the database file or its WAL (on PostgreSQL: in no row)', async () => {
     const canary = 'zqxcanary7731 the secret the user asked to forget';
     const { memory } = await appendMemory({ personaName: 'iris', content: canary, kind: 'fact' });
     await appendMemory({ personaName: 'iris', content: 'Something to keep about zqxkeep' });
@@ -123,6 +123,12 @@ describe('forget', () => {
     expect(await forgetMemory(memory.id)).toBe(true);
     expect(await forgetMemory(memory.id)).toBe(false);
     expect(await recall({ personaName: 'iris', query: 'zqxcanary7731' })).toEqual([]);
+    if (storeOnPostgres) {
+      // PostgreSQL's files are the server's (its WAL and freed pages are reused in their time): no row holds the text.
+      const rows = await (await getDb()).$queryRawUnsafe<{ n: bigint }[]>("SELECT COUNT(*) AS n FROM memories WHERE content LIKE '%zqxcanary7731%'");
+      expect(Number(rows[0]!.n)).toBe(0);
+      return;
+    }
     await (await getDb()).$queryRawUnsafe('PRAGMA wal_checkpoint(TRUNCATE)');
     await closeDb();
     const files = fs.readdirSync(dirs.dataDir).filter((name) => name.startsWith('agentcsd.db')).map((name) => path.join(dirs.dataDir, name));

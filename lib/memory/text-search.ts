@@ -96,7 +96,7 @@ async function postgresMessages(db: PostgresDb, search: TextSearch, mode: 'all' 
   const ids = await db.$queryRawUnsafe<{ id: number }[]>(
     `SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session_id, to_tsquery('english', $1) AS query
      WHERE m.search @@ query AND s.persona_name = $2 AND m.session_id <> $3
-     ORDER BY ts_rank(m.search, query) DESC, m.id DESC LIMIT $4`,
+     ORDER BY ts_rank(m.search, query, 1) DESC, m.id DESC LIMIT $4`,
     tsQuery(search.words, mode),
     search.personaName,
     search.excludeSessionId,
@@ -112,7 +112,7 @@ async function postgresMemories(db: PostgresDb, search: TextSearch, mode: 'all' 
     `SELECT m.id FROM memories m, to_tsquery('english', $1) AS query
      WHERE m.search @@ query AND m.persona_name = $2 AND m.valid_to IS NULL
        AND (m.expires_at IS NULL OR m.expires_at > $3::timestamp)
-     ORDER BY ts_rank(m.search, query) DESC, m.id DESC LIMIT $4`,
+     ORDER BY ts_rank(m.search, query, 1) DESC, m.id DESC LIMIT $4`,
     tsQuery(search.words, mode),
     search.personaName,
     utcText(search.now),

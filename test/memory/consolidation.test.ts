@@ -2,7 +2,7 @@
 // and the real store: facts carry their source messages; a contradiction supersedes the old fact;
 // the hourly cap holds; the user's next message cancels a running consolidation and nothing is
 // written; text in the conversation cannot forge facts.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LayerModelConfig } from '@/lib/config/model-config';
 import { consolidateSession, consolidationSystemPrompt, listConsolidations, parseFacts } from '@/lib/memory/consolidation';
 import { defaultMemorySettings, writeMemorySettings } from '@/lib/memory/memory-settings';
@@ -105,7 +105,7 @@ describe('consolidation while the user is away', () => {
     const h = mind({ consolidation: (request) => ({ text: consolidationAnswer(request.messages[0]!.content), holdAfterChunks: 1 }) });
     const { id, ids } = await converse(h, 'ben', ['I play the cello', 'I practise on Sundays']);
     await away(h, 12, () => h.s.isHolding);
-    expect(h.s.isHolding).toBe(true);
+    await vi.waitFor(() => expect(h.s.isHolding).toBe(true)); // its queries take real time on PostgreSQL
     await h.orchestrator.sendUserMessage(id, { text: 'Back again' });
     const cancelled = await h.events.waitFor('memory-consolidation', { where: (event) => event.consolidation.status === 'cancelled' });
     expect(cancelled.consolidation.facts_added).toBe(0);
@@ -113,6 +113,7 @@ describe('consolidation while the user is away', () => {
     await h.events.waitFor('turn-end', { count: 3 });
     // Away again: the next consolidation starts from the same first message.
     await away(h, 12, () => h.s.isHolding);
+    await vi.waitFor(() => expect(h.s.isHolding).toBe(true));
     h.s.release();
     const done = await h.events.waitFor('memory-consolidation', { where: (event) => event.consolidation.status === 'done' });
     expect(done.consolidation.from_message_id).toBe(ids[0]);

@@ -15,10 +15,10 @@ import { indexPending, vectorCount } from '@/lib/memory/vector-index';
 import { VectorIndexer } from '@/lib/memory/vector-indexer';
 import { startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { insertUserMessage } from '@/lib/store/mind-repository';
-import { rawDb } from '@/lib/store/raw-db';
 import { insertSession } from '@/lib/store/sessions-repository';
 import { FAKE_EMBEDDING_DIMS } from '@/test/fakes/fake-embedder';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
+import { getDb } from '@/lib/store/db';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
 useTempAppDirs();
@@ -116,8 +116,7 @@ describe('hybrid recall', () => {
 
     await forgetMemory(memory.id);
     expect(await vectorCount()).toBe(count - 1);
-    const row = rawDb().database.prepare("SELECT COUNT(*) AS n FROM memory_vectors WHERE item_kind = 'memory' AND item_id = ?").get(memory.id) as { n: number };
-    expect(row.n).toBe(0);
+    expect(await (await getDb()).memoryVector.count({ where: { itemKind: 'memory', itemId: memory.id } })).toBe(0);
     expect((await recall({ personaName: 'iris', query: 'dog', embedder })).some((hit) => hit.kind === 'memory' && hit.id === memory.id)).toBe(false);
   });
 

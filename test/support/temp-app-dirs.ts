@@ -2,7 +2,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { closeDb } from '@/lib/store/db';
 
 export interface TempAppDirs {
@@ -11,9 +13,34 @@ export interface TempAppDirs {
   personasDir: string;
 }
 
+/** Whether this run keeps the store in PostgreSQL (vitest's `postgres` project). */
+export const storeOnPostgres = process.env.AGENTCSD_TEST_STORE === 'postgres';
+
+/** A database of its own on the run's PostgreSQL (postgres-store-setup.ts); dropped with drop(). */
+async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const serverUrl = inject('postgresStoreUrl');
+  const name = `agentcsd_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  return { url: serverUrl.replace(/\/postgres$/, `/${name}`), drop: () => admin(`DROP DATABASE ${name} WITH (FORCE)`) };
+}
+
 export function useTempAppDirs(options: { personas?: Record<string, string> } = {}): TempAppDirs {
   const dirs = {} as TempAppDirs;
-  beforeAll(() => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  beforeAll(async () => {
+    if (storeOnPostgres) {
+      database = await createTestDatabase();
+      process.env.AGENTCSD_DATABASE_URL = database.url;
+    }
     dirs.root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-test-'));
     dirs.dataDir = path.join(dirs.root, 'data');
     dirs.personasDir = path.join(dirs.root, 'personas');
@@ -26,6 +53,7 @@ export function useTempAppDirs(options: { personas?: Record<string, string> } = 
   });
   afterAll(async () => {
     await closeDb();
+    await database?.drop();
     fs.rmSync(dirs.root, { recursive: true, force: true });
   });
   return dirs;
