@@ -11,7 +11,8 @@ import { attachSocketServer } from './lib/realtime/socket-server';
 import { checkRequest, isLoopbackAddress, tokenFromHeaders, type GuardOptions } from './lib/security/request-guard';
 import { closeDb, getDb, storeLocation } from './lib/store/db';
 import { DataFolderInUseError, lockDataFolder, type DataFolderLock } from './lib/store/data-folder-lock';
-import { createEngine, redactUrl } from './lib/engine/create-engine';
+import { createEngine, processName, redactUrl } from './lib/engine/create-engine';
+import { Cluster } from './lib/engine/cluster';
 import { realClock } from './lib/clock/clock';
 
 process.env.NEXT_TELEMETRY_DISABLED ??= '1';
@@ -29,34 +30,46 @@ const guard: GuardOptions = {
   accessToken: exposed ? (env.AGENTCSD_ACCESS_TOKEN ?? randomBytes(24).toString('hex')) : undefined,
 };
 
-// One process per data folder: a second one would run every session's mind again.
-let folderLock: DataFolderLock;
-try {
-  folderLock = await lockDataFolder(paths.dataDir, { port: env.PORT });
-} catch (error) {
-  if (!(error instanceof DataFolderInUseError)) throw error;
-  console.error(`> ${error.message}`);
+// `npm run worker`: another process on the same PostgreSQL that runs sessions' minds and tasks
+// but serves no pages (only the tool server the Claude Code CLI calls back).
+const worker = process.argv.includes('--worker');
+const location = storeLocation();
+if (worker && location.kind !== 'postgres') {
+  console.error('> npm run worker shares the work of an app on PostgreSQL: set AGENTCSD_DATABASE_URL (README, "More than one process")');
   process.exit(1);
 }
-process.on('exit', () => folderLock.release());
+// On SQLite, one process per data folder: a second one would run every session's mind again. On
+// PostgreSQL the processes share the sessions through leases (lib/engine/cluster.ts).
+if (location.kind === 'sqlite') {
+  let folderLock: DataFolderLock;
+  try {
+    folderLock = await lockDataFolder(paths.dataDir, { port: env.PORT });
+  } catch (error) {
+    if (!(error instanceof DataFolderInUseError)) throw error;
+    console.error(`> ${error.message}`);
+    process.exit(1);
+  }
+  process.on('exit', () => folderLock.release());
+}
 // Creates and migrates the store before anything is served; a PostgreSQL store unreachable or
 // refusing ends the start in one line (the password masked), like the engine below.
 await getDb().catch((error: unknown) => {
-  const location = storeLocation();
   const where = location.kind === 'sqlite' ? `SQLite ${location.file}` : `PostgreSQL on ${redactUrl(location.url)}`;
   console.error(`> cannot start (store: ${where}): ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });
 const engine = createEngine(env, realClock);
-const orchestrator = await startOrchestrator({ taskWorkingDelayMs: env.AGENTCSD_TASK_STEP_DELAY_MS, configured: engine }).catch((error: unknown) => {
+const cluster = location.kind === 'postgres' ? new Cluster({ url: location.url, owner: processName(env) }) : undefined;
+const orchestrator = await startOrchestrator({ taskWorkingDelayMs: env.AGENTCSD_TASK_STEP_DELAY_MS, configured: engine, cluster }).catch((error: unknown) => {
   // The durable engine's database unreachable or refusing: say so in one line (DBOS masks the password).
   console.error(`> cannot start (engine: ${engine.description}): ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });
 console.log(`> engine: ${engine.description}`);
-const app = next({ dev, hostname: env.HOST, port: env.PORT });
-await app.prepare();
-const handleNext = app.getRequestHandler();
+if (cluster) console.log(`> sharing sessions on PostgreSQL as ${cluster.owner}${worker ? ' (worker: no pages here)' : ''}`);
+const app = worker ? null : next({ dev, hostname: env.HOST, port: env.PORT });
+await app?.prepare();
+const handleNext = app?.getRequestHandler();
 
 function refuse(response: ServerResponse, status: number, code: string, message: string): void {
   const body = JSON.stringify({ error: { code, message } });
@@ -121,13 +134,15 @@ const httpServer = createServer((request, response) => {
     refuse(response, verdict.status, verdict.code, verdict.message);
     return;
   }
-  void handleNext(request, response);
+  if (handleNext) void handleNext(request, response);
+  else if (request.url === '/api/health') response.end(JSON.stringify({ ok: true, worker: cluster?.owner }));
+  else refuse(response, 404, 'worker', 'This process is a worker: open the app where `npm run dev` runs');
 });
 
-const io = attachSocketServer({ httpServer, orchestrator, guard });
+const io = attachSocketServer({ httpServer, orchestrator, guard, postgresUrl: location.kind === 'postgres' ? location.url : undefined });
 
 // Next's hot-reload websocket shares the server with Socket.IO's own upgrade handler.
-if (dev) {
+if (dev && app) {
   const handleUpgrade = app.getUpgradeHandler();
   httpServer.on('upgrade', (request, socket, head) => {
     if (request.url?.startsWith('/socket.io/')) return;
@@ -148,7 +163,7 @@ httpServer.once('error', (error: NodeJS.ErrnoException) => {
 httpServer.listen(env.PORT, env.HOST, () => {
   orchestrator.setToolServer(toolServer);
   const shown = env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST;
-  console.log(`> AgentCSD ready on http://${shown}:${env.PORT} (${dev ? 'development' : 'production'})`);
+  console.log(`> AgentCSD ${worker ? 'worker ' : ''}ready on http://${shown}:${env.PORT} (${dev ? 'development' : 'production'})`);
   console.log(`> data: ${paths.dataDir}  personas: ${paths.personasDir}`);
   if (guard.accessToken) {
     console.log(`> bound to a non-loopback address: open http://${shown}:${env.PORT}/?token=${guard.accessToken}`);
@@ -172,7 +187,7 @@ async function shutdown(signal: string): Promise<void> {
     io.close();
     httpServer.closeAllConnections();
     await new Promise<void>((resolve) => httpServer.close(() => resolve()));
-    await app.close();
+    await app?.close();
     await closeDb();
   } catch (error) {
     console.error('> shutdown failed', error);

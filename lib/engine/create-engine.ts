@@ -17,12 +17,17 @@ export interface ConfiguredEngine {
   launch(): Promise<void>;
 }
 
-export function createEngine(env: Pick<Env, 'AGENTCSD_ENGINE' | 'AGENTCSD_DATABASE_URL' | 'AGENTCSD_EXECUTOR_ID'>, clock: Clock): ConfiguredEngine {
+/** This process's name on the shared database: the same across its restarts, different for processes running at once. */
+export function processName(env: Pick<Env, 'AGENTCSD_EXECUTOR_ID' | 'PORT'>): string {
+  return env.AGENTCSD_EXECUTOR_ID ?? `agentcsd-${os.hostname()}-${env.PORT}`;
+}
+
+export function createEngine(env: Pick<Env, 'AGENTCSD_ENGINE' | 'AGENTCSD_DATABASE_URL' | 'AGENTCSD_EXECUTOR_ID' | 'PORT'>, clock: Clock): ConfiguredEngine {
   if (env.AGENTCSD_ENGINE === 'memory') {
     return { engine: new InMemoryEngine(clock), description: 'in-memory', launch: async () => undefined };
   }
   if (!env.AGENTCSD_DATABASE_URL) throw new Error('AGENTCSD_ENGINE=dbos needs AGENTCSD_DATABASE_URL=postgres://… (see README, "More than one process")');
-  const executorId = env.AGENTCSD_EXECUTOR_ID ?? `agentcsd-${os.hostname()}`;
+  const executorId = processName(env);
   const engine = new DbosEngine({ systemDatabaseUrl: env.AGENTCSD_DATABASE_URL, executorId, clock });
   return {
     engine,

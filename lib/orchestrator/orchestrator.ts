@@ -35,6 +35,7 @@ import { CycleRuns } from '@/lib/agent/cycle-runs';
 import { withoutNul } from '@/lib/http/text-schema';
 import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import type { ConfiguredEngine } from '@/lib/engine/create-engine';
+import { ClusterCallError, type Cluster, type ClusterBroadcast, type ClusterMember, type ClusterRequest } from '@/lib/engine/cluster';
 import { TaskService } from '@/lib/tasks/task-service';
 import { interruptRunningToolCalls, toolCallJson } from '@/lib/store/tool-calls-repository';
 import { applyToolCallDecision, type ToolCallDecisionInput, type ToolCallDecisionResult } from '@/lib/agent/tool-decisions';
@@ -106,12 +107,16 @@ export type OrchestratorOptions = Partial<Omit<MindDependencies, 'bus' | 'cycles
   taskWorkingDelayMs?: number;
   /** What runs tasks (default in memory); a durable engine launches after this constructor defined its workflows. */
   engine?: ExecutionEngine;
+  /** Several processes on one PostgreSQL: which sessions' minds run here (lib/engine/cluster.ts). */
+  cluster?: Cluster;
 };
 
-export class Orchestrator {
+export class Orchestrator implements ClusterMember {
   readonly bus = new EventBus();
+  private readonly cluster: Cluster | null;
   private started = false;
   private readonly minds = new Map<string, SessionMind>();
+  private readonly starting = new Map<string, Promise<void>>();
   private readonly deps: MindDependencies;
   /** Goals the agent pursues on its own (lib/tasks). */
   readonly tasks: TaskService;
@@ -122,6 +127,7 @@ export class Orchestrator {
   constructor(options: OrchestratorOptions = {}) {
     const clock = options.clock ?? realClock;
     const engine = options.engine ?? new InMemoryEngine(clock);
+    this.cluster = options.cluster ?? null;
     this.deps = {
       cycles: new CycleRuns(engine),
       bus: this.bus,
@@ -174,11 +180,72 @@ export class Orchestrator {
     } catch (error) {
       console.error('[mcp] the stored MCP servers could not be read; none started', error);
     }
-    for (const id of await listSessionIdsByStatus({ status: 'active' })) {
-      const session = await findSession({ id });
-      if (session) await this.startMind(session);
-    }
+    // Alone, every active session's mind runs here; with others, the ones this process holds.
+    if (this.cluster) await this.cluster.join(this);
+    else await this.reconcile(new Set(await listSessionIdsByStatus({ status: 'active' })));
     this.vectors.start();
+  }
+
+  /** Minds start for the sessions held (active ones) and stop for the ones another process took. */
+  async reconcile(owned: ReadonlySet<string>): Promise<void> {
+    if (!this.started) return;
+    for (const [id, mind] of this.minds) {
+      if (owned.has(id)) continue;
+      this.minds.delete(id);
+      await mind.stop({ graceMs: shutdownGraceMs });
+    }
+    for (const id of owned) {
+      if (this.minds.has(id)) continue;
+      const session = await findSession({ id });
+      if (session?.status === 'active') await this.startMind(session);
+    }
+  }
+
+  /** A request from another process for a session whose mind runs here. */
+  async handle(request: ClusterRequest): Promise<unknown> {
+    // Its lease may have come a moment before its mind: the mind is started (or awaited) first.
+    const session = await findSession({ id: request.sessionId });
+    if (session?.status === 'active' && this.started) await this.startMind(session);
+    const mind = this.minds.get(request.sessionId);
+    if (request.kind === 'message') {
+      if (!mind) throw new SessionPausedError(request.sessionId);
+      return mind.sendUserMessage(request.text);
+    }
+    if (request.kind === 'stop-turn') return mind?.stopTurn() ?? false;
+    if (!session || !mind) return null;
+    mind.update(session);
+    if (session.status === 'paused') mind.pause();
+    else mind.resume();
+    return null;
+  }
+
+  hear(event: ClusterBroadcast): void {
+    if (event.kind === 'tool-call-decided') this.deps.approvals.notify(event.callId);
+    else this.deps.approvals.cancelRunning(event.callId);
+  }
+
+  /**
+   * Where a session's mind runs: here (started now when nobody alive holds it) or the name of the
+   * process that holds it. Alone, always here.
+   */
+  private async placeOf(id: string): Promise<{ here: SessionMind | null } | { owner: string }> {
+    const mind = this.minds.get(id);
+    if (mind || !this.cluster) return { here: mind ?? null };
+    const owner = await this.cluster.claim(id);
+    if (owner && owner !== this.cluster.owner) return { owner };
+    const session = await findSession({ id });
+    if (session?.status === 'active' && this.started) await this.startMind(session);
+    return { here: this.minds.get(id) ?? null };
+  }
+
+  /** Runs the request where the session's mind is; a remote refusal comes back as the same error. */
+  private async remote(owner: string, request: ClusterRequest): Promise<unknown> {
+    try {
+      return await this.cluster!.call(owner, request);
+    } catch (error) {
+      if (error instanceof ClusterCallError && error.remoteName === 'SessionPausedError') throw new SessionPausedError(request.sessionId);
+      throw error;
+    }
   }
 
   /** Closing the program pauses every running session (seed 000 section 10.4). */
@@ -192,6 +259,8 @@ export class Orchestrator {
     await this.deps.mcp.stop();
     await this.vectors.stop();
     await this.tasks.stop();
+    // With other processes, this one's sessions go on there; alone, closing pauses them.
+    if (this.cluster) return this.cluster.leave();
     for (const id of await listSessionIdsByStatus({ status: 'active' })) {
       await this.setStatus(id, 'paused', 'server shut down');
     }
@@ -213,9 +282,16 @@ export class Orchestrator {
 
   async sendUserMessage(id: string, input: SendMessageInput): Promise<MessageRecord> {
     // A mind is the live session (it refuses while paused): no database read on a reply's path.
+    await this.starting.get(id); // one being started (it moved here a moment ago) is waited for
     const mind = this.minds.get(id);
     if (mind) return mind.sendUserMessage(input.text);
     await this.requireSession(id); // 404 for an unknown session
+    const place = await this.placeOf(id);
+    if ('owner' in place) {
+      const message = (await this.remote(place.owner, { kind: 'message', sessionId: id, text: input.text })) as MessageRecord;
+      return { ...message, createdAt: new Date(message.createdAt) };
+    }
+    if (place.here) return place.here.sendUserMessage(input.text);
     throw new SessionPausedError(id);
   }
 
@@ -227,23 +303,46 @@ export class Orchestrator {
     const outcome = await applyToolCallDecision(input);
     if (outcome.ok) {
       this.deps.approvals.notify(outcome.call.id);
+      await this.cluster?.broadcast({ kind: 'tool-call-decided', callId: outcome.call.id }); // the step may wait in another process
       this.bus.emit('tool-call', outcome.call.sessionId, { call: toolCallJson(outcome.call) });
     }
     return outcome;
   }
 
   /** The Stop button on one running call: its sandbox goes, the turn goes on with the result. */
-  cancelToolCall(callId: string): boolean {
-    return this.deps.approvals.cancelRunning(callId);
+  async cancelToolCall(callId: string): Promise<boolean> {
+    if (this.deps.approvals.cancelRunning(callId)) return true;
+    if (!this.cluster) return false;
+    await this.cluster.broadcast({ kind: 'tool-call-cancelled', callId }); // it may run in another process
+    return true;
   }
 
   async stopTurn(id: string): Promise<boolean> {
     await this.requireSession(id);
-    return this.minds.get(id)?.stopTurn() ?? false;
+    const place = await this.placeOf(id);
+    if ('owner' in place) return (await this.remote(place.owner, { kind: 'stop-turn', sessionId: id })) as boolean;
+    return place.here?.stopTurn() ?? false;
   }
 
-  private async startMind(session: SessionRecord): Promise<void> {
-    if (this.minds.has(session.id)) return;
+  /** The session's row changed: its mind, here or in the process that holds it, reads it again. */
+  private async sessionChanged(session: SessionRecord): Promise<void> {
+    const mind = this.minds.get(session.id);
+    if (mind || !this.cluster) return;
+    const place = await this.placeOf(session.id);
+    if ('owner' in place) await this.remote(place.owner, { kind: 'session-changed', sessionId: session.id });
+  }
+
+  /** Starts the session's mind once, however many callers ask at the same moment. */
+  private startMind(session: SessionRecord): Promise<void> {
+    const pending = this.starting.get(session.id);
+    if (pending) return pending;
+    if (this.minds.has(session.id)) return Promise.resolve();
+    const started = this.launchMind(session).finally(() => this.starting.delete(session.id));
+    this.starting.set(session.id, started);
+    return started;
+  }
+
+  private async launchMind(session: SessionRecord): Promise<void> {
     const personaCore = readPersonaSnapshot(session.id) ?? readPersonaBytes(session.personaName).bytes.toString('utf8');
     const mind = new SessionMind(session, personaCore, this.deps, await sessionGraphParts(session.id));
     this.minds.set(session.id, mind);
@@ -276,7 +375,7 @@ export class Orchestrator {
       });
       await snapshotSessionGraph(id, graph, snapshot.fromDefault);
       this.bus.emit('session-status', id, { status: 'active' });
-      if (this.started) await this.startMind(session);
+      if (this.started && (!this.cluster || (await this.cluster.claim(id)) === this.cluster.owner)) await this.startMind(session);
       return session;
     } catch (error) {
       deleteSessionLogs(id);
@@ -293,6 +392,7 @@ export class Orchestrator {
     if (!updated) throw new SessionNotFoundError(id);
     if (input.name !== undefined) this.bus.emit('session-updated', id, { name: updated.name });
     this.minds.get(id)?.update(updated);
+    await this.sessionChanged(updated);
     return updated;
   }
 
@@ -301,6 +401,7 @@ export class Orchestrator {
     await this.requireSession(id);
     const updated = await this.setStatus(id, 'paused');
     this.minds.get(id)?.pause();
+    await this.sessionChanged(updated);
     return updated;
   }
 
@@ -309,6 +410,7 @@ export class Orchestrator {
     const updated = await this.setStatus(id, 'active');
     const mind = this.minds.get(id);
     if (mind) mind.resume();
+    else if (this.cluster) await this.sessionChanged(updated);
     else if (this.started) await this.startMind(updated);
     await this.tasks.schedule(id);
     return updated;

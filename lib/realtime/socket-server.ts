@@ -1,6 +1,8 @@
 // Socket.IO on the app's HTTP server: the handshake passes the same Host/Origin/token guard as
 // HTTP requests; clients join one room per session and receive the orchestrator's events.
 import type { Server as HttpServer } from 'node:http';
+import { createAdapter } from '@socket.io/postgres-adapter';
+import pg from 'pg';
 import { Server } from 'socket.io';
 import { toApiError, validationError } from '@/lib/http/api-error';
 import { sendMessageInputSchema, type Orchestrator } from '@/lib/orchestrator/orchestrator';
@@ -19,6 +21,8 @@ export function attachSocketServer(input: {
   httpServer: HttpServer;
   orchestrator: Orchestrator;
   guard: GuardOptions;
+  /** Several processes on one PostgreSQL: an event reaches the browsers of every one (Socket.IO's adapter). */
+  postgresUrl?: string;
 }): Server<ClientToServerEvents, ServerToClientEvents> {
   const io = new Server<ClientToServerEvents, ServerToClientEvents>(input.httpServer, {
     serveClient: false,
@@ -39,6 +43,13 @@ export function attachSocketServer(input: {
       callback(verdict.ok ? null : verdict.message, verdict.ok);
     },
   });
+
+  if (input.postgresUrl) {
+    const pool = new pg.Pool({ connectionString: input.postgresUrl, max: 2 });
+    pool.on('error', (error) => console.error('[socket] the PostgreSQL adapter connection failed', error.message));
+    io.adapter(createAdapter(pool, { errorHandler: (error) => console.error('[socket] PostgreSQL adapter', error.message) }));
+    io.engine.on('close', () => void pool.end());
+  }
 
   io.on('connection', (socket) => {
     socket.on('join', (payload, ack) => {

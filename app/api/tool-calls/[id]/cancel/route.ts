@@ -7,5 +7,5 @@ export const dynamic = 'force-dynamic';
 /** The Stop button on one running call; `cancelled: false` when it is not running. */
 export const POST = handle(async (_request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, toolCallParamsSchema);
-  return Response.json({ cancelled: getOrchestrator().cancelToolCall(id) });
+  return Response.json({ cancelled: await getOrchestrator().cancelToolCall(id) });
 });

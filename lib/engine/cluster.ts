@@ -1,0 +1,267 @@
+// Several processes on one PostgreSQL (issue 19): each session's mind runs in exactly one of them,
+// and moves when that one dies. A process is a member (`cluster_members`, a heartbeat every second,
+// on the database's clock); a session belongs to a member through its lease (`session_leases`).
+// Every tick a member renews its heartbeat, removes members silent for longer than the lease time
+// and takes their sessions (one UPDATE: of two survivors exactly one gets each session), then
+// takes active sessions nobody holds. What a person does through another process reaches the
+// owner as a call (`cluster_calls`, announced by NOTIFY): a message, a Stop, a settings change; a
+// tool-call decision is announced to every process, since the waiting step may be anywhere.
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import pg from 'pg';
+
+export type ClusterRequest =
+  | { kind: 'message'; sessionId: string; text: string }
+  | { kind: 'stop-turn'; sessionId: string }
+  /** The session's row changed (status, models, params): its mind reads it again. */
+  | { kind: 'session-changed'; sessionId: string };
+
+export type ClusterBroadcast = { kind: 'tool-call-decided'; callId: string } | { kind: 'tool-call-cancelled'; callId: string };
+
+export interface ClusterMember {
+  /** Runs a request for a session this process owns; what it returns goes back as JSON. */
+  handle(request: ClusterRequest): Promise<unknown>;
+  /** Something every process hears. */
+  hear(event: ClusterBroadcast): void;
+  /** The sessions this process holds now: minds start for new ones and stop for lost ones. */
+  reconcile(owned: ReadonlySet<string>): Promise<void>;
+  /** Members found dead whose sessions this process took (their durable runs can be recovered). */
+  tookOver?(owners: readonly string[]): Promise<void>;
+}
+
+/** A call's error, as the caller rethrows it. */
+export class ClusterCallError extends Error {
+  constructor(
+    message: string,
+    readonly remoteName: string,
+  ) {
+    super(message);
+    this.name = 'ClusterCallError';
+  }
+}
+
+const CHANNEL = 'agentcsd_cluster';
+
+interface Notice {
+  to?: string;
+  call?: string;
+  reply?: string;
+  broadcast?: ClusterBroadcast;
+}
+
+export interface ClusterOptions {
+  url: string;
+  /** This process's name; the durable engine's executor id, so a restart is the same member. */
+  owner: string;
+  heartbeatMs?: number;
+  /** A member silent this long is dead: its sessions move. */
+  leaseMs?: number;
+  callTimeoutMs?: number;
+}
+
+export class Cluster {
+  readonly owner: string;
+  readonly bootId = `${os.hostname()}:${process.pid}:${randomUUID()}`;
+  private readonly pool: pg.Pool;
+  private listener: pg.Client | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  private member: ClusterMember | null = null;
+  private readonly waiting = new Map<string, (reply: unknown) => void>();
+  private readonly heartbeatMs: number;
+  private readonly leaseMs: number;
+  private readonly callTimeoutMs: number;
+
+  constructor(private readonly options: ClusterOptions) {
+    this.owner = options.owner;
+    this.heartbeatMs = options.heartbeatMs ?? 1_000;
+    this.leaseMs = options.leaseMs ?? 5_000;
+    this.callTimeoutMs = options.callTimeoutMs ?? 15_000;
+    this.pool = new pg.Pool({ connectionString: options.url, max: 4 });
+  }
+
+  /**
+   * Joins: refused while another live process uses the same name (its heartbeat fresh for a whole
+   * lease time); a dead one's place (a crash, then this restart) is taken.
+   */
+  async join(member: ClusterMember): Promise<void> {
+    this.member = member;
+    const deadline = Date.now() + this.leaseMs + this.heartbeatMs;
+    for (;;) {
+      const { rows } = await this.pool.query<{ owner: string }>(
+        `INSERT INTO cluster_members (owner, boot_id, heartbeat_at) VALUES ($1, $2, now())
+         ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now()
+           WHERE cluster_members.heartbeat_at < now() - make_interval(secs => $3)
+         RETURNING owner`,
+        [this.owner, this.bootId, this.leaseMs / 1000],
+      );
+      if (rows.length === 1) break;
+      if (await this.holderIsGoneFromThisHost()) {
+        await this.pool.query('DELETE FROM cluster_members WHERE owner = $1', [this.owner]);
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`another process is running as "${this.owner}" on this database: give each process its own AGENTCSD_EXECUTOR_ID`);
+      await new Promise((resolve) => setTimeout(resolve, this.heartbeatMs));
+    }
+    this.listener = new pg.Client({ connectionString: this.options.url });
+    this.listener.on('notification', (message) => this.onNotice(message.payload));
+    this.listener.on('error', (error) => console.error('[cluster] the notification connection failed', error.message));
+    await this.listener.connect();
+    await this.listener.query(`LISTEN ${CHANNEL}`);
+    await this.tick();
+    this.timer = setInterval(() => void this.tick(), this.heartbeatMs);
+  }
+
+  /** The previous holder of this name ran on this machine and its process is gone (kill -9, then restart). */
+  private async holderIsGoneFromThisHost(): Promise<boolean> {
+    const { rows } = await this.pool.query<{ boot_id: string }>('SELECT boot_id FROM cluster_members WHERE owner = $1', [this.owner]);
+    const [host, pid] = (rows[0]?.boot_id ?? '').split(':');
+    if (host !== os.hostname() || !pid) return false;
+    try {
+      process.kill(Number(pid), 0);
+      return false;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    }
+  }
+
+  /** One round: heartbeat, dead members' sessions taken, free active sessions taken, minds reconciled. */
+  tick(): Promise<void> {
+    this.ticking ??= this.round()
+      .catch((error: unknown) => console.error('[cluster] round failed', error instanceof Error ? error.message : error))
+      .finally(() => (this.ticking = null));
+    return this.ticking;
+  }
+
+  private async round(): Promise<void> {
+    if (!this.member) return;
+    const client = await this.pool.connect();
+    let dead: string[] = [];
+    try {
+      await client.query('BEGIN');
+      const beat = await client.query('UPDATE cluster_members SET heartbeat_at = now() WHERE owner = $1 AND boot_id = $2', [this.owner, this.bootId]);
+      if (beat.rowCount === 0) {
+        // Declared dead by the others (a long pause): its sessions are theirs now; join again.
+        await client.query('INSERT INTO cluster_members (owner, boot_id) VALUES ($1, $2) ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now()', [this.owner, this.bootId]);
+      }
+      dead = (await client.query<{ owner: string }>('DELETE FROM cluster_members WHERE heartbeat_at < now() - make_interval(secs => $1) RETURNING owner', [this.leaseMs / 1000])).rows.map((row) => row.owner);
+      // A lease whose holder is no member (dead, or left) is taken; of two takers the row lock lets one win.
+      await client.query('UPDATE session_leases SET owner = $1 WHERE owner NOT IN (SELECT owner FROM cluster_members)', [this.owner]);
+      await client.query(
+        `INSERT INTO session_leases (session_id, owner) SELECT id, $1 FROM sessions
+         WHERE status = 'active' AND id NOT IN (SELECT session_id FROM session_leases) ON CONFLICT DO NOTHING`,
+        [this.owner],
+      );
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+    if (dead.length > 0) await this.member.tookOver?.(dead);
+    await this.member.reconcile(await this.owned());
+  }
+
+  /** The sessions this process holds. */
+  async owned(): Promise<Set<string>> {
+    const { rows } = await this.pool.query<{ session_id: string }>('SELECT session_id FROM session_leases WHERE owner = $1', [this.owner]);
+    return new Set(rows.map((row) => row.session_id));
+  }
+
+  /** Takes the session when nobody alive holds it; who holds it after. */
+  async claim(sessionId: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ owner: string }>(
+      `INSERT INTO session_leases (session_id, owner) SELECT id, $2 FROM sessions WHERE id = $1
+       ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner
+         WHERE session_leases.owner NOT IN (SELECT owner FROM cluster_members)
+       RETURNING owner`,
+      [sessionId, this.owner],
+    );
+    if (rows[0]) return rows[0].owner;
+    return this.ownerOf(sessionId);
+  }
+
+  async ownerOf(sessionId: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ owner: string }>('SELECT owner FROM session_leases WHERE session_id = $1', [sessionId]);
+    return rows[0]?.owner ?? null;
+  }
+
+  /** Asks the process that owns the session to run the request there. */
+  async call(owner: string, request: ClusterRequest): Promise<unknown> {
+    const id = randomUUID();
+    const answered = new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        reject(new ClusterCallError(`the process running this session (${owner}) did not answer within ${this.callTimeoutMs / 1000} s`, 'ClusterTimeout'));
+      }, this.callTimeoutMs);
+      this.waiting.set(id, (reply) => {
+        clearTimeout(timer);
+        resolve(reply);
+      });
+    });
+    await this.pool.query('INSERT INTO cluster_calls (id, to_owner, request) VALUES ($1, $2, $3)', [id, owner, JSON.stringify({ from: this.owner, request })]);
+    await this.notify({ to: owner, call: id });
+    await answered;
+    const { rows } = await this.pool.query<{ reply: { ok: boolean; value?: unknown; error?: { name: string; message: string } } }>('DELETE FROM cluster_calls WHERE id = $1 RETURNING reply', [id]);
+    const reply = rows[0]?.reply;
+    if (!reply) throw new ClusterCallError('the call was lost', 'ClusterLost');
+    if (!reply.ok) throw new ClusterCallError(reply.error?.message ?? 'failed', reply.error?.name ?? 'Error');
+    return reply.value;
+  }
+
+  async broadcast(event: ClusterBroadcast): Promise<void> {
+    await this.notify({ broadcast: event });
+  }
+
+  private async notify(notice: Notice): Promise<void> {
+    await this.pool.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(notice)]);
+  }
+
+  private onNotice(payload: string | undefined): void {
+    let notice: Notice;
+    try {
+      notice = JSON.parse(payload ?? '') as Notice;
+    } catch {
+      return;
+    }
+    if (notice.broadcast) {
+      this.member?.hear(notice.broadcast);
+      return;
+    }
+    if (notice.to !== this.owner) return;
+    if (notice.reply) this.waiting.get(notice.reply)?.(true);
+    else if (notice.call) void this.answer(notice.call);
+  }
+
+  private async answer(id: string): Promise<void> {
+    const { rows } = await this.pool.query<{ request: { from: string; request: ClusterRequest } }>('SELECT request FROM cluster_calls WHERE id = $1 AND reply IS NULL', [id]);
+    const call = rows[0]?.request;
+    if (!call || !this.member) return;
+    let reply: { ok: boolean; value?: unknown; error?: { name: string; message: string } };
+    try {
+      reply = { ok: true, value: (await this.member.handle(call.request)) ?? null };
+    } catch (error) {
+      reply = { ok: false, error: { name: error instanceof Error ? error.name : 'Error', message: error instanceof Error ? error.message : String(error) } };
+    }
+    await this.pool.query('UPDATE cluster_calls SET reply = $2 WHERE id = $1', [id, JSON.stringify(reply)]);
+    await this.notify({ to: call.from, reply: id });
+  }
+
+  /**
+   * Leaves: the sessions it held are free at once (the others take them on their next round)
+   * instead of after a lease time. A crash leaves them to expire.
+   */
+  async leave(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.ticking;
+    this.member = null;
+    try {
+      await this.pool.query('DELETE FROM cluster_members WHERE owner = $1 AND boot_id = $2', [this.owner, this.bootId]);
+    } finally {
+      await this.listener?.end().catch(() => undefined);
+      await this.pool.end();
+    }
+  }
+}
