@@ -13,8 +13,10 @@ import pg from 'pg';
 export type ClusterRequest =
   | { kind: 'message'; sessionId: string; text: string }
   | { kind: 'stop-turn'; sessionId: string }
-  /** The session's row changed (status, models, params): its mind reads it again. */
-  | { kind: 'session-changed'; sessionId: string };
+  /** The session's row changed (status, models, params): its mind reads it again, its tasks are scheduled. */
+  | { kind: 'session-changed'; sessionId: string }
+  | { kind: 'task-resume'; sessionId: string; taskId: string; input: string }
+  | { kind: 'task-cancel'; sessionId: string; taskId: string };
 
 export type ClusterBroadcast = { kind: 'tool-call-decided'; callId: string } | { kind: 'tool-call-cancelled'; callId: string };
 
@@ -34,6 +36,8 @@ export class ClusterCallError extends Error {
   constructor(
     message: string,
     readonly remoteName: string,
+    /** The remote error's `code`, when it had one (a TaskError's). */
+    readonly remoteCode?: string,
   ) {
     super(message);
     this.name = 'ClusterCallError';
@@ -41,6 +45,8 @@ export class ClusterCallError extends Error {
 }
 
 const CHANNEL = 'agentcsd_cluster';
+
+type Reply = { ok: boolean; value?: unknown; error?: { name: string; message: string; code?: string } };
 
 interface Notice {
   to?: string;
@@ -203,10 +209,10 @@ export class Cluster {
     await this.pool.query('INSERT INTO cluster_calls (id, to_owner, request) VALUES ($1, $2, $3)', [id, owner, JSON.stringify({ from: this.owner, request })]);
     await this.notify({ to: owner, call: id });
     await answered;
-    const { rows } = await this.pool.query<{ reply: { ok: boolean; value?: unknown; error?: { name: string; message: string } } }>('DELETE FROM cluster_calls WHERE id = $1 RETURNING reply', [id]);
+    const { rows } = await this.pool.query<{ reply: Reply }>('DELETE FROM cluster_calls WHERE id = $1 RETURNING reply', [id]);
     const reply = rows[0]?.reply;
     if (!reply) throw new ClusterCallError('the call was lost', 'ClusterLost');
-    if (!reply.ok) throw new ClusterCallError(reply.error?.message ?? 'failed', reply.error?.name ?? 'Error');
+    if (!reply.ok) throw new ClusterCallError(reply.error?.message ?? 'failed', reply.error?.name ?? 'Error', reply.error?.code);
     return reply.value;
   }
 
@@ -238,11 +244,12 @@ export class Cluster {
     const { rows } = await this.pool.query<{ request: { from: string; request: ClusterRequest } }>('SELECT request FROM cluster_calls WHERE id = $1 AND reply IS NULL', [id]);
     const call = rows[0]?.request;
     if (!call || !this.member) return;
-    let reply: { ok: boolean; value?: unknown; error?: { name: string; message: string } };
+    let reply: Reply;
     try {
       reply = { ok: true, value: (await this.member.handle(call.request)) ?? null };
     } catch (error) {
-      reply = { ok: false, error: { name: error instanceof Error ? error.name : 'Error', message: error instanceof Error ? error.message : String(error) } };
+      const code = (error as { code?: unknown }).code;
+      reply = { ok: false, error: { name: error instanceof Error ? error.name : 'Error', message: error instanceof Error ? error.message : String(error), ...(typeof code === 'string' && { code }) } };
     }
     await this.pool.query('UPDATE cluster_calls SET reply = $2 WHERE id = $1', [id, JSON.stringify(reply)]);
     await this.notify({ to: call.from, reply: id });

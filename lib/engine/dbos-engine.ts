@@ -6,6 +6,7 @@
 // `DBOS.recv` on a topic per name (messages wait for the receiver: one sent early is not lost),
 // `sleep` is DBOS's durable sleep. DBOS is one per process: so is this engine.
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import pg from 'pg';
 import { realClock, type Clock } from '@/lib/clock/clock';
 import { RunCancelledError, runWithRetries, type ExecutionEngine, type RunStatus, type Workflow, type WorkflowContext } from './execution-engine';
 
@@ -82,7 +83,38 @@ export class DbosEngine implements ExecutionEngine {
     await DBOS.launch();
     const queue = this.options.workQueue;
     if (queue) await DBOS.registerQueue(queue.name, { workerConcurrency: queue.workerConcurrency, minPollingIntervalMs: queue.pollingMs ?? 100, onConflict: 'always_update' });
+    // Only this process takes work from its own queue: where the runs it adopts are put.
+    await DBOS.registerQueue(this.adoptionQueue(), { minPollingIntervalMs: 200, onConflict: 'always_update' });
     this.launched = true;
+  }
+
+  private adoptionQueue(): string {
+    return `agentcsd-adopted-${DBOS.executorID}`;
+  }
+
+  /**
+   * The runs dead processes left unfinished are put on this process's own queue, so they continue
+   * here (DBOS's own recovery puts them on a queue every process takes from, and a task's run must
+   * run where its session's mind now is). The same update DBOS's recovery makes, with our queue,
+   * and like it only for runs of this code's version (DBOS hashes the workflows' code, or reads
+   * DBOS__APPVERSION): a run replayed by other code could take another path.
+   */
+  async adopt(owners: readonly string[]): Promise<number> {
+    if (!this.launched || owners.length === 0) return 0;
+    const client = new pg.Client({ connectionString: this.options.systemDatabaseUrl });
+    await client.connect();
+    try {
+      const moved = await client.query(
+        `UPDATE dbos.workflow_status
+            SET status = 'ENQUEUED', queue_name = $1, executor_id = $2, started_at_epoch_ms = NULL, owner_xid = NULL,
+                updated_at = (EXTRACT(EPOCH FROM now()) * 1000)::bigint
+          WHERE status IN ('PENDING', 'ENQUEUED') AND executor_id = ANY($3) AND application_version = $4`,
+        [this.adoptionQueue(), DBOS.executorID, [...owners], DBOS.applicationVersion],
+      );
+      return moved.rowCount ?? 0;
+    } finally {
+      await client.end();
+    }
   }
 
   /**

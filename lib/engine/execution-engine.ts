@@ -105,4 +105,9 @@ export interface ExecutionEngine {
    * signal abort): in-memory runs are gone, a durable engine's stay pending for the next launch.
    */
   shutdown(): Promise<void>;
+  /**
+   * Runs left by processes found dead (by their names) continue here, from their last finished
+   * step; how many. Only a durable engine has any: an in-memory one's runs died with their process.
+   */
+  adopt?(owners: readonly string[]): Promise<number>;
 }

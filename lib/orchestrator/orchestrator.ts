@@ -36,7 +36,7 @@ import { withoutNul } from '@/lib/http/text-schema';
 import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import type { ConfiguredEngine } from '@/lib/engine/create-engine';
 import { ClusterCallError, type Cluster, type ClusterBroadcast, type ClusterMember, type ClusterRequest } from '@/lib/engine/cluster';
-import { TaskService } from '@/lib/tasks/task-service';
+import { TaskError, TaskService, type TaskElsewhere } from '@/lib/tasks/task-service';
 import { interruptRunningToolCalls, toolCallJson } from '@/lib/store/tool-calls-repository';
 import { applyToolCallDecision, type ToolCallDecisionInput, type ToolCallDecisionResult } from '@/lib/agent/tool-decisions';
 import { ApprovalBroker } from '@/lib/tools/approval-broker';
@@ -114,6 +114,7 @@ export type OrchestratorOptions = Partial<Omit<MindDependencies, 'bus' | 'cycles
 export class Orchestrator implements ClusterMember {
   readonly bus = new EventBus();
   private readonly cluster: Cluster | null;
+  private readonly engine: ExecutionEngine;
   private started = false;
   private readonly minds = new Map<string, SessionMind>();
   private readonly starting = new Map<string, Promise<void>>();
@@ -128,6 +129,7 @@ export class Orchestrator implements ClusterMember {
     const clock = options.clock ?? realClock;
     const engine = options.engine ?? new InMemoryEngine(clock);
     this.cluster = options.cluster ?? null;
+    this.engine = engine;
     this.deps = {
       cycles: new CycleRuns(engine),
       bus: this.bus,
@@ -148,6 +150,7 @@ export class Orchestrator implements ClusterMember {
       engine,
       mind: (id) => this.minds.get(id) ?? null,
       workingDelayMs: options.taskWorkingDelayMs ?? 3_000,
+      ...(this.cluster && { elsewhere: (request: TaskElsewhere) => this.runElsewhere(request) }),
     });
   }
 
@@ -212,11 +215,28 @@ export class Orchestrator implements ClusterMember {
       return mind.sendUserMessage(request.text);
     }
     if (request.kind === 'stop-turn') return mind?.stopTurn() ?? false;
+    if (request.kind === 'task-resume') return (await this.tasks.resume(request.taskId, request.input)).id;
+    if (request.kind === 'task-cancel') return (await this.tasks.cancel(request.taskId)).id;
     if (!session || !mind) return null;
     mind.update(session);
     if (session.status === 'paused') mind.pause();
     else mind.resume();
+    await this.tasks.schedule(session.id);
     return null;
+  }
+
+  /** A task request for a session held by another process runs there (true); false: it is held here. */
+  private async runElsewhere(request: TaskElsewhere): Promise<boolean> {
+    const place = await this.placeOf(request.sessionId);
+    if (!('owner' in place)) return false;
+    await this.remote(place.owner, request);
+    return true;
+  }
+
+  /** A dead process's sessions came here: its unfinished durable runs (tasks) continue here too. */
+  async tookOver(owners: readonly string[]): Promise<void> {
+    const adopted = (await this.engine.adopt?.(owners)) ?? 0;
+    console.log(`[cluster] took over the sessions of ${owners.join(', ')}${adopted ? ` and ${adopted} unfinished run(s)` : ''}`);
   }
 
   hear(event: ClusterBroadcast): void {
@@ -244,6 +264,7 @@ export class Orchestrator implements ClusterMember {
       return await this.cluster!.call(owner, request);
     } catch (error) {
       if (error instanceof ClusterCallError && error.remoteName === 'SessionPausedError') throw new SessionPausedError(request.sessionId);
+      if (error instanceof ClusterCallError && error.remoteName === 'TaskError') throw new TaskError(error.remoteCode as TaskError['code'], error.message);
       throw error;
     }
   }

@@ -30,7 +30,17 @@ export interface TaskServiceDeps {
   mind(sessionId: string): TaskMind | null;
   /** Seed 003's *Working* pause between steps (~3 s; 0 in tests). */
   workingDelayMs: number;
+  /**
+   * Several processes: runs the request in the process whose mind holds the session and answers
+   * true, or false when that is this one (the mind is started here if nobody holds it).
+   */
+  elsewhere?(request: TaskElsewhere): Promise<boolean>;
 }
+
+export type TaskElsewhere =
+  | { kind: 'session-changed'; sessionId: string }
+  | { kind: 'task-resume'; sessionId: string; taskId: string; input: string }
+  | { kind: 'task-cancel'; sessionId: string; taskId: string };
 
 export class TaskService {
   private stopping = false;
@@ -53,7 +63,9 @@ export class TaskService {
 
   /** Starts the session's task under way (after a restart) or its oldest pending one, if none runs. */
   async schedule(sessionId: string): Promise<void> {
-    if (this.stopping || !this.deps.mind(sessionId)) return;
+    if (this.stopping) return;
+    if (!this.deps.mind(sessionId) && !(await this.deps.elsewhere?.({ kind: 'session-changed', sessionId }))) return;
+    if (!this.deps.mind(sessionId)) return;
     for (const wake of this.mindWaiters.get(sessionId) ?? []) wake();
     const open = await listTasks({ sessionId, statuses: ['pending', 'running', 'blocked'] });
     const next = open.find((task) => task.status !== 'pending') ?? open[0];
@@ -127,6 +139,7 @@ export class TaskService {
   /** The answer to a task's question, or the go-ahead after a pause. */
   async resume(taskId: string, input: string): Promise<TaskRecord> {
     const task = await this.require(taskId);
+    if (!this.deps.mind(task.sessionId) && (await this.deps.elsewhere?.({ kind: 'task-resume', sessionId: task.sessionId, taskId, input }))) return this.require(taskId);
     if (task.status !== 'blocked' || !task.blockedOn || task.blockedOn.kind === 'approval') {
       throw new TaskError('conflict', task.blockedOn?.kind === 'approval' ? 'The task waits for a decision on a tool call: approve or deny its card' : `The task is ${task.status}, not waiting for an answer`);
     }
@@ -140,6 +153,7 @@ export class TaskService {
   /** Cancels: a pending task at once; a running one stops its model call and tools, then ends `cancelled`. */
   async cancel(taskId: string): Promise<TaskRecord> {
     const task = await this.require(taskId);
+    if (!this.deps.mind(task.sessionId) && (await this.deps.elsewhere?.({ kind: 'task-cancel', sessionId: task.sessionId, taskId }))) return this.require(taskId);
     if (task.status === 'pending') {
       const cancelled = await updateTask(taskId, { status: 'cancelled', error: 'cancelled by the user', finishedAt: new Date() }, ['pending']);
       if (cancelled) {

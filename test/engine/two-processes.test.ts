@@ -3,9 +3,7 @@
 // on the real model adapter pointed at the fake OpenAI-compatible server. A session held by the
 // worker answers a message sent through this process; its events reach a browser connected here;
 // its mind runs in one process only; when the worker is killed, the session moves here and goes on.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server as HttpServer } from 'node:http';
-import path from 'node:path';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Cluster } from '@/lib/engine/cluster';
@@ -14,14 +12,14 @@ import { attachSocketServer } from '@/lib/realtime/socket-server';
 import { closeDb, getDb } from '@/lib/store/db';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { taskScript } from '@/test/fakes/task-script';
-import { freePort, startPostgres, type TestPostgres } from '@/test/support/postgres';
+import { startPostgres, type TestPostgres } from '@/test/support/postgres';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+import { startWorker, type WorkerProcess } from '@/test/support/worker-process';
 
 const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
 let database: TestPostgres;
 let fake: FakeOpenAIServer;
-let worker: ChildProcess | null = null;
-let workerOutput = '';
+let worker: WorkerProcess | null = null;
 let here: Orchestrator | null = null;
 let http: HttpServer | null = null;
 let sockets: ReturnType<typeof attachSocketServer> | null = null;
@@ -37,25 +35,13 @@ beforeAll(async () => {
 afterAll(async () => {
   browser?.close();
   await new Promise((resolve) => (sockets ? sockets.close(resolve) : resolve(undefined)));
-  worker?.kill('SIGKILL');
+  await worker?.kill();
   await here?.stop();
   await fake?.close();
   await closeDb(); // before its server goes
   delete process.env.AGENTCSD_DATABASE_URL;
   await database?.stop();
 });
-
-async function startWorker(): Promise<ChildProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('server.ts'), '--worker'], {
-    env: { ...process.env, PORT: String(port), AGENTCSD_EXECUTOR_ID: 'worker-b', AGENTCSD_DATA_DIR: dirs.dataDir, AGENTCSD_PERSONAS_DIR: dirs.personasDir, NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (chunk) => (workerOutput += String(chunk)));
-  child.stderr!.on('data', (chunk) => (workerOutput += String(chunk)));
-  await vi.waitFor(() => expect(workerOutput).toContain('worker ready'), { timeout: 30_000, interval: 100 });
-  return child;
-}
 
 const layer = () => ({ backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${fake.url}/v1` });
 
@@ -70,8 +56,8 @@ async function leaseOwner(sessionId: string): Promise<string | null> {
 
 describe('two processes on one PostgreSQL', () => {
   it('a message sent here reaches the worker that runs the session; its events reach a browser here; killed, the session moves here', async () => {
-    worker = await startWorker();
-    expect(workerOutput).toContain('> sharing sessions on PostgreSQL as worker-b (worker: no pages here)');
+    worker = await startWorker({ AGENTCSD_EXECUTOR_ID: 'worker-b', AGENTCSD_DATA_DIR: dirs.dataDir, AGENTCSD_PERSONAS_DIR: dirs.personasDir });
+    expect(worker.output()).toContain('> sharing sessions on PostgreSQL as worker-b (worker: no pages here)');
 
     // Created while this process has not joined yet: the worker takes it on its next round.
     here = new Orchestrator({ cluster: new Cluster({ url: database.url, owner: 'process-a' }) });
@@ -99,8 +85,7 @@ describe('two processes on one PostgreSQL', () => {
     expect(here.mindState(session.id)).toBeNull();
 
     // The worker dies without a word: after its lease time the session's mind runs here.
-    worker.kill('SIGKILL');
-    await new Promise((resolve) => worker!.once('exit', resolve));
+    await worker.kill();
     await vi.waitFor(() => expect(here!.mindState(session.id)).not.toBeNull(), { timeout: 15_000, interval: 200 });
     expect(await leaseOwner(session.id)).toBe('process-a');
     await here.sendUserMessage(session.id, { text: 'Still there?' });
