@@ -8,6 +8,8 @@
 //     through every step) and recovered by a replacement (test/support/dbos-kill-round.ts); then
 //     20 rounds of the real server on DBOS SIGKILLed under a task — alternately mid-run (after 1…6
 //     of 8 steps) and while a step waits on a card (e2e/support/task-kill-rounds.ts).
+//  4. Two processes on one PostgreSQL: 10 rounds of a worker holding a session, killed; the
+//     session moves to this process (failoverRounds).
 import { execSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,11 +19,13 @@ import { runCrashRounds } from '../e2e/support/crash-rounds';
 import { spawnServer } from '../e2e/support/spawn-server';
 import { cardKillRound, runningKillRound } from '../e2e/support/task-kill-rounds';
 import type { LayerModelConfig } from '../lib/config/model-config';
+import { Cluster } from '../lib/engine/cluster';
 import { Orchestrator } from '../lib/orchestrator/orchestrator';
 import { closeDb, getDb } from '../lib/store/db';
 import { childPids } from '../test/support/processes';
 import { dbosKillRound } from '../test/support/dbos-kill-round';
 import { startPostgres } from '../test/support/postgres';
+import { startWorker } from '../test/support/worker-process';
 import { median, percentile } from './stats';
 
 const quick = process.argv.includes('--quick');
@@ -201,6 +205,76 @@ export async function durableTaskRounds(count: number) {
   }
 }
 
+/**
+ * Several processes (issue 19): each round, a worker process holds a new session; a message is
+ * sent through this process (answered by the worker's mind: a call across processes); the worker is
+ * killed with SIGKILL; this process takes the session and answers the next message itself. Times:
+ * message → agent reply across processes and locally (side by side), kill → session held here,
+ * kill → first reply here.
+ */
+export async function failoverRounds(count: number) {
+  const fake = await startFake(5);
+  const database = await startPostgres();
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-failover-'));
+  fs.mkdirSync(path.join(root, 'personas'));
+  fs.copyFileSync('personas/iris.md', path.join(root, 'personas', 'iris.md'));
+  const env = { AGENTCSD_DATA_DIR: path.join(root, 'data'), AGENTCSD_PERSONAS_DIR: path.join(root, 'personas'), AGENTCSD_DATABASE_URL: database.url };
+  Object.assign(process.env, env);
+  const layer = (model: string): LayerModelConfig => ({ backend: 'openai_compatible', model, max_tokens: 256, endpoint: fakeEndpoint });
+  const db = await getDb();
+  const holder = async (sessionId: string) => (await db.$queryRawUnsafe<{ owner: string }[]>('SELECT owner FROM session_leases WHERE session_id = $1', sessionId))[0]?.owner;
+  const until = async <T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await probe();
+      if (done(value)) return value;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  const replied = async (sessionId: string, text: string) =>
+    until(`the reply to "${text}"`, () => db.message.count({ where: { sessionId, tag: 'ED_agent', content: `You said: ${text}` } }), (n) => n > 0);
+  const rounds: { remoteReplyMs: number; localReplyMs: number; killToHeldMs: number; killToReplyMs: number; answeredOnce: boolean }[] = [];
+  try {
+    for (let round = 0; round < count; round++) {
+      const worker = await startWorker({ ...env, AGENTCSD_EXECUTOR_ID: `failover-worker-${round}` });
+      const creator = new Orchestrator(); // not started: it only writes the session; the worker takes it
+      const session = await creator.createSession({ persona: 'iris', models: { c_model: layer('fake-large'), s_model: layer('fake-small') } });
+      await until('the worker to hold the session', () => holder(session.id), (owner) => owner === `failover-worker-${round}`);
+      const here = new Orchestrator({ cluster: new Cluster({ url: database.url, owner: 'failover-bench' }) });
+      await here.start();
+      let started = performance.now();
+      await here.sendUserMessage(session.id, { text: `remote ${round}` });
+      await replied(session.id, `remote ${round}`);
+      const remoteReplyMs = performance.now() - started;
+      const killed = performance.now();
+      await worker.kill();
+      await until('the session to move here', () => holder(session.id), (owner) => owner === 'failover-bench');
+      const killToHeldMs = performance.now() - killed;
+      await until('its mind here', async () => here.mindState(session.id), (state) => state !== null);
+      await here.sendUserMessage(session.id, { text: `moved ${round}` });
+      await replied(session.id, `moved ${round}`);
+      const killToReplyMs = performance.now() - killed;
+      started = performance.now();
+      await here.sendUserMessage(session.id, { text: `local ${round}` });
+      await replied(session.id, `local ${round}`);
+      const localReplyMs = performance.now() - started;
+      const answers = await db.message.count({ where: { sessionId: session.id, tag: 'ED_agent' } });
+      rounds.push({ remoteReplyMs, localReplyMs, killToHeldMs, killToReplyMs, answeredOnce: answers === 3 });
+      await here.deleteSession(session.id);
+      await here.stop();
+      console.error(`failover round ${round + 1}/${count}: held here ${killToHeldMs.toFixed(0)} ms after the kill`);
+    }
+    return rounds;
+  } finally {
+    await closeDb();
+    for (const key of Object.keys(env)) delete process.env[key];
+    await database.stop();
+    await fake.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
 export async function crashRounds(rounds: number) {
   if (!fs.existsSync('.next/BUILD_ID')) execSync('npx next build', { stdio: 'ignore' });
   const fake = await startFake(15);
@@ -252,6 +326,17 @@ if (process.argv[1]?.endsWith('reliability.ts')) {
     console.log(`| card rounds clean (the card back after the restart, approved: the command ran once, the task completed with the answer) | ${cards.filter((round) => round.failures.length === 0).length} of ${cards.length} |`);
     console.log(`| restart → task ended, mid-run rounds (median / max ms) | ${median(running.map((round) => round.restartToEndMs)).toFixed(0)} / ${Math.max(...running.map((round) => round.restartToEndMs)).toFixed(0)} |`);
     console.log(`| failures | ${tasks.flatMap((round) => round.failures.map((failure) => `${round.kind}: ${failure}`)).join('; ') || 'none'} |\n`);
+  }
+  if (only === undefined || only === 'failover') {
+    const rounds = await failoverRounds(quick ? 3 : 10);
+    console.log(`## Two processes on one PostgreSQL: ${rounds.length} worker kills\n`);
+    console.log('| measure | value |');
+    console.log('|---|---|');
+    console.log(`| rounds where each message was answered once (one mind at a time) | ${rounds.filter((round) => round.answeredOnce).length} of ${rounds.length} |`);
+    console.log(`| message → reply, mind in the other process (median / max ms) | ${median(rounds.map((round) => round.remoteReplyMs)).toFixed(0)} / ${Math.max(...rounds.map((round) => round.remoteReplyMs)).toFixed(0)} |`);
+    console.log(`| message → reply, mind in this process (median / max ms) | ${median(rounds.map((round) => round.localReplyMs)).toFixed(0)} / ${Math.max(...rounds.map((round) => round.localReplyMs)).toFixed(0)} |`);
+    console.log(`| SIGKILL → session held by the survivor (median / max ms; lease 5 s, heartbeat 1 s) | ${median(rounds.map((round) => round.killToHeldMs)).toFixed(0)} / ${Math.max(...rounds.map((round) => round.killToHeldMs)).toFixed(0)} |`);
+    console.log(`| SIGKILL → first reply by the survivor (median / max ms) | ${median(rounds.map((round) => round.killToReplyMs)).toFixed(0)} / ${Math.max(...rounds.map((round) => round.killToReplyMs)).toFixed(0)} |\n`);
   }
   if (only === undefined || only === 'crash') {
     const rounds = quick ? 5 : 50;

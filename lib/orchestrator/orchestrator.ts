@@ -175,7 +175,8 @@ export class Orchestrator implements ClusterMember {
   async start(): Promise<void> {
     this.started = true;
     // A tool call that was running when the process died is never run again: the model is told.
-    const interrupted = await interruptRunningToolCalls();
+    // (With other processes some run now: a session's are marked when its mind starts here.)
+    const interrupted = this.cluster ? 0 : await interruptRunningToolCalls();
     if (interrupted > 0) console.warn(`[tools] ${interrupted} tool call(s) were running when the app stopped: marked interrupted`);
     // MCP servers start in the background; a broken configuration row must not stop the app.
     try {
@@ -364,6 +365,10 @@ export class Orchestrator implements ClusterMember {
   }
 
   private async launchMind(session: SessionRecord): Promise<void> {
+    if (this.cluster) {
+      const interrupted = await interruptRunningToolCalls({ sessionId: session.id });
+      if (interrupted > 0) console.warn(`[tools] ${interrupted} tool call(s) of session ${session.id} were running in a process that died: marked interrupted`);
+    }
     const personaCore = readPersonaSnapshot(session.id) ?? readPersonaBytes(session.personaName).bytes.toString('utf8');
     const mind = new SessionMind(session, personaCore, this.deps, await sessionGraphParts(session.id));
     this.minds.set(session.id, mind);

@@ -21,9 +21,36 @@ export function postgresMigrationsDir(): string {
   return path.resolve(process.cwd(), 'prisma', 'postgres', 'migrations');
 }
 
-export async function migratePostgres(url: string, migrationsDir = postgresMigrationsDir()): Promise<MigrationResult> {
+/** Connects; a database that does not exist yet is created first, when the role may (as DBOS does for its own). */
+async function connectCreating(url: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  try {
+    await client.connect();
+    return client;
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    if ((error as { code?: string }).code !== '3D000') throw error; // invalid_catalog_name: no such database
+  }
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: maintenance.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+  } catch (error) {
+    if ((error as { code?: string }).code !== '42P04') throw error; // duplicate_database: another process made it
+  } finally {
+    await admin.end();
+  }
+  const created = new pg.Client({ connectionString: url });
+  await created.connect();
+  return created;
+}
+
+export async function migratePostgres(url: string, migrationsDir = postgresMigrationsDir()): Promise<MigrationResult> {
+  const client = await connectCreating(url);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (

@@ -297,11 +297,14 @@ export async function cancelPendingToolCall(input: { id: string; result: string 
 
 export const INTERRUPTED_RESULT = 'Interrupted: the app stopped while this call was running. It was not run again; check its effects before retrying.';
 
-/** At start-up: a call found running was cut by a crash. It is never re-run; the model is told. */
-export async function interruptRunningToolCalls(): Promise<number> {
+/**
+ * At start-up (or, with several processes, when a session's mind starts here): a call found running
+ * was cut by a crash. It is never re-run; the model is told.
+ */
+export async function interruptRunningToolCalls(input: { sessionId?: string } = {}): Promise<number> {
   const db = await getDb();
   const moved = await db.toolCall.updateMany({
-    where: { status: 'running' },
+    where: { status: 'running', ...(input.sessionId && { sessionId: input.sessionId }) },
     data: { status: 'interrupted', result: INTERRUPTED_RESULT, isError: true, finishedAt: new Date() },
   });
   return moved.count;

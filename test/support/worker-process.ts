@@ -1,8 +1,7 @@
-// A real `server.ts --worker` process on the test's PostgreSQL and folders (issue 19): another
-// member of the cluster, killed with SIGKILL by the tests that need it to die.
+// A real `server.ts --worker` process on the caller's PostgreSQL and folders (issue 19): another
+// member of the cluster, killed with SIGKILL by the tests and benchmarks that need it to die.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { expect, vi } from 'vitest';
 import { freePort } from './postgres';
 
 export interface WorkerProcess {
@@ -20,8 +19,7 @@ export async function startWorker(env: Record<string, string>): Promise<WorkerPr
   });
   child.stdout!.on('data', (chunk) => (output += String(chunk)));
   child.stderr!.on('data', (chunk) => (output += String(chunk)));
-  await vi.waitFor(() => expect(output).toContain('worker ready'), { timeout: 30_000, interval: 100 });
-  return {
+  const worker: WorkerProcess = {
     child,
     output: () => output,
     async kill() {
@@ -31,4 +29,13 @@ export async function startWorker(env: Record<string, string>): Promise<WorkerPr
       await exited;
     },
   };
+  const deadline = Date.now() + 30_000;
+  while (!output.includes('worker ready')) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await worker.kill();
+      throw new Error(`the worker did not start: ${output.slice(-2000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return worker;
 }
