@@ -243,6 +243,8 @@ export async function failoverRounds(count: number) {
       await until('the worker to hold the session', () => holder(session.id), (owner) => owner === `failover-worker-${round}`);
       const here = new Orchestrator({ cluster: new Cluster({ url: database.url, owner: 'failover-bench' }) });
       await here.start();
+      await here.sendUserMessage(session.id, { text: `warm-up ${round}` }); // the worker's first model call is cold
+      await replied(session.id, `warm-up ${round}`);
       let started = performance.now();
       await here.sendUserMessage(session.id, { text: `remote ${round}` });
       await replied(session.id, `remote ${round}`);
@@ -260,7 +262,7 @@ export async function failoverRounds(count: number) {
       await replied(session.id, `local ${round}`);
       const localReplyMs = performance.now() - started;
       const answers = await db.message.count({ where: { sessionId: session.id, tag: 'ED_agent' } });
-      rounds.push({ remoteReplyMs, localReplyMs, killToHeldMs, killToReplyMs, answeredOnce: answers === 3 });
+      rounds.push({ remoteReplyMs, localReplyMs, killToHeldMs, killToReplyMs, answeredOnce: answers === 4 });
       await here.deleteSession(session.id);
       await here.stop();
       console.error(`failover round ${round + 1}/${count}: held here ${killToHeldMs.toFixed(0)} ms after the kill`);

@@ -35,8 +35,8 @@ import { CycleRuns } from '@/lib/agent/cycle-runs';
 import { withoutNul } from '@/lib/http/text-schema';
 import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import type { ConfiguredEngine } from '@/lib/engine/create-engine';
-import { ClusterCallError, type Cluster, type ClusterBroadcast, type ClusterMember, type ClusterRequest } from '@/lib/engine/cluster';
-import { TaskError, TaskService, type TaskElsewhere } from '@/lib/tasks/task-service';
+import type { Cluster } from '@/lib/engine/cluster';
+import { TaskService, type TaskElsewhere } from '@/lib/tasks/task-service';
 import { interruptRunningToolCalls, toolCallJson } from '@/lib/store/tool-calls-repository';
 import { applyToolCallDecision, type ToolCallDecisionInput, type ToolCallDecisionResult } from '@/lib/agent/tool-decisions';
 import { ApprovalBroker } from '@/lib/tools/approval-broker';
@@ -44,6 +44,7 @@ import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import { EventBus, type MindState } from './events';
 import { ForegroundGate } from './foreground-gate';
 import { SessionMind, SessionPausedError, type MindDependencies } from './session-mind';
+import { SessionPlacement } from './session-placement';
 import { TokenCalibration } from './token-budget';
 
 export { SessionPausedError };
@@ -111,10 +112,10 @@ export type OrchestratorOptions = Partial<Omit<MindDependencies, 'bus' | 'cycles
   cluster?: Cluster;
 };
 
-export class Orchestrator implements ClusterMember {
+export class Orchestrator {
   readonly bus = new EventBus();
-  private readonly cluster: Cluster | null;
-  private readonly engine: ExecutionEngine;
+  /** Where each session's mind runs: here, or in another process on the same database. */
+  private readonly placement: SessionPlacement;
   private started = false;
   private readonly minds = new Map<string, SessionMind>();
   private readonly starting = new Map<string, Promise<void>>();
@@ -128,8 +129,6 @@ export class Orchestrator implements ClusterMember {
   constructor(options: OrchestratorOptions = {}) {
     const clock = options.clock ?? realClock;
     const engine = options.engine ?? new InMemoryEngine(clock);
-    this.cluster = options.cluster ?? null;
-    this.engine = engine;
     this.deps = {
       cycles: new CycleRuns(engine),
       bus: this.bus,
@@ -150,8 +149,25 @@ export class Orchestrator implements ClusterMember {
       engine,
       mind: (id) => this.minds.get(id) ?? null,
       workingDelayMs: options.taskWorkingDelayMs ?? 3_000,
-      ...(this.cluster && { elsewhere: (request: TaskElsewhere) => this.runElsewhere(request) }),
+      ...(options.cluster && { elsewhere: (request: TaskElsewhere) => this.placement.runElsewhere(request) }),
     });
+    this.placement = new SessionPlacement(
+      {
+        started: () => this.started,
+        mind: (id) => this.minds.get(id),
+        runningIds: () => [...this.minds.keys()],
+        startMind: (session) => this.startMind(session),
+        stopMind: async (id) => {
+          const mind = this.minds.get(id);
+          this.minds.delete(id);
+          await mind?.stop({ graceMs: shutdownGraceMs });
+        },
+        tasks: () => this.tasks,
+        approvals: this.deps.approvals,
+        engine,
+      },
+      options.cluster ?? null,
+    );
   }
 
   /** The user's MCP servers (Settings, /api/mcp-servers). */
@@ -176,7 +192,7 @@ export class Orchestrator implements ClusterMember {
     this.started = true;
     // A tool call that was running when the process died is never run again: the model is told.
     // (With other processes some run now: a session's are marked when its mind starts here.)
-    const interrupted = this.cluster ? 0 : await interruptRunningToolCalls();
+    const interrupted = this.placement.cluster ? 0 : await interruptRunningToolCalls();
     if (interrupted > 0) console.warn(`[tools] ${interrupted} tool call(s) were running when the app stopped: marked interrupted`);
     // MCP servers start in the background; a broken configuration row must not stop the app.
     try {
@@ -185,89 +201,8 @@ export class Orchestrator implements ClusterMember {
       console.error('[mcp] the stored MCP servers could not be read; none started', error);
     }
     // Alone, every active session's mind runs here; with others, the ones this process holds.
-    if (this.cluster) await this.cluster.join(this);
-    else await this.reconcile(new Set(await listSessionIdsByStatus({ status: 'active' })));
+    await this.placement.start(() => listSessionIdsByStatus({ status: 'active' }));
     this.vectors.start();
-  }
-
-  /** Minds start for the sessions held (active ones) and stop for the ones another process took. */
-  async reconcile(owned: ReadonlySet<string>): Promise<void> {
-    if (!this.started) return;
-    for (const [id, mind] of this.minds) {
-      if (owned.has(id)) continue;
-      this.minds.delete(id);
-      await mind.stop({ graceMs: shutdownGraceMs });
-    }
-    for (const id of owned) {
-      if (this.minds.has(id)) continue;
-      const session = await findSession({ id });
-      if (session?.status === 'active') await this.startMind(session);
-    }
-  }
-
-  /** A request from another process for a session whose mind runs here. */
-  async handle(request: ClusterRequest): Promise<unknown> {
-    // Its lease may have come a moment before its mind: the mind is started (or awaited) first.
-    const session = await findSession({ id: request.sessionId });
-    if (session?.status === 'active' && this.started) await this.startMind(session);
-    const mind = this.minds.get(request.sessionId);
-    if (request.kind === 'message') {
-      if (!mind) throw new SessionPausedError(request.sessionId);
-      return mind.sendUserMessage(request.text);
-    }
-    if (request.kind === 'stop-turn') return mind?.stopTurn() ?? false;
-    if (request.kind === 'task-resume') return (await this.tasks.resume(request.taskId, request.input)).id;
-    if (request.kind === 'task-cancel') return (await this.tasks.cancel(request.taskId)).id;
-    if (!session || !mind) return null;
-    mind.update(session);
-    if (session.status === 'paused') mind.pause();
-    else mind.resume();
-    await this.tasks.schedule(session.id);
-    return null;
-  }
-
-  /** A task request for a session held by another process runs there (true); false: it is held here. */
-  private async runElsewhere(request: TaskElsewhere): Promise<boolean> {
-    const place = await this.placeOf(request.sessionId);
-    if (!('owner' in place)) return false;
-    await this.remote(place.owner, request);
-    return true;
-  }
-
-  /** A dead process's sessions came here: its unfinished durable runs (tasks) continue here too. */
-  async tookOver(owners: readonly string[]): Promise<void> {
-    const adopted = (await this.engine.adopt?.(owners)) ?? 0;
-    console.log(`[cluster] took over the sessions of ${owners.join(', ')}${adopted ? ` and ${adopted} unfinished run(s)` : ''}`);
-  }
-
-  hear(event: ClusterBroadcast): void {
-    if (event.kind === 'tool-call-decided') this.deps.approvals.notify(event.callId);
-    else this.deps.approvals.cancelRunning(event.callId);
-  }
-
-  /**
-   * Where a session's mind runs: here (started now when nobody alive holds it) or the name of the
-   * process that holds it. Alone, always here.
-   */
-  private async placeOf(id: string): Promise<{ here: SessionMind | null } | { owner: string }> {
-    const mind = this.minds.get(id);
-    if (mind || !this.cluster) return { here: mind ?? null };
-    const owner = await this.cluster.claim(id);
-    if (owner && owner !== this.cluster.owner) return { owner };
-    const session = await findSession({ id });
-    if (session?.status === 'active' && this.started) await this.startMind(session);
-    return { here: this.minds.get(id) ?? null };
-  }
-
-  /** Runs the request where the session's mind is; a remote refusal comes back as the same error. */
-  private async remote(owner: string, request: ClusterRequest): Promise<unknown> {
-    try {
-      return await this.cluster!.call(owner, request);
-    } catch (error) {
-      if (error instanceof ClusterCallError && error.remoteName === 'SessionPausedError') throw new SessionPausedError(request.sessionId);
-      if (error instanceof ClusterCallError && error.remoteName === 'TaskError') throw new TaskError(error.remoteCode as TaskError['code'], error.message);
-      throw error;
-    }
   }
 
   /** Closing the program pauses every running session (seed 000 section 10.4). */
@@ -282,7 +217,7 @@ export class Orchestrator implements ClusterMember {
     await this.vectors.stop();
     await this.tasks.stop();
     // With other processes, this one's sessions go on there; alone, closing pauses them.
-    if (this.cluster) return this.cluster.leave();
+    if (await this.placement.leave()) return;
     for (const id of await listSessionIdsByStatus({ status: 'active' })) {
       await this.setStatus(id, 'paused', 'server shut down');
     }
@@ -308,9 +243,9 @@ export class Orchestrator implements ClusterMember {
     const mind = this.minds.get(id);
     if (mind) return mind.sendUserMessage(input.text);
     await this.requireSession(id); // 404 for an unknown session
-    const place = await this.placeOf(id);
+    const place = await this.placement.placeOf(id);
     if ('owner' in place) {
-      const message = (await this.remote(place.owner, { kind: 'message', sessionId: id, text: input.text })) as MessageRecord;
+      const message = (await this.placement.remote(place.owner, { kind: 'message', sessionId: id, text: input.text })) as MessageRecord;
       return { ...message, createdAt: new Date(message.createdAt) };
     }
     if (place.here) return place.here.sendUserMessage(input.text);
@@ -325,7 +260,7 @@ export class Orchestrator implements ClusterMember {
     const outcome = await applyToolCallDecision(input);
     if (outcome.ok) {
       this.deps.approvals.notify(outcome.call.id);
-      await this.cluster?.broadcast({ kind: 'tool-call-decided', callId: outcome.call.id }); // the step may wait in another process
+      await this.placement.broadcast({ kind: 'tool-call-decided', callId: outcome.call.id }); // the step may wait in another process
       this.bus.emit('tool-call', outcome.call.sessionId, { call: toolCallJson(outcome.call) });
     }
     return outcome;
@@ -334,24 +269,14 @@ export class Orchestrator implements ClusterMember {
   /** The Stop button on one running call: its sandbox goes, the turn goes on with the result. */
   async cancelToolCall(callId: string): Promise<boolean> {
     if (this.deps.approvals.cancelRunning(callId)) return true;
-    if (!this.cluster) return false;
-    await this.cluster.broadcast({ kind: 'tool-call-cancelled', callId }); // it may run in another process
-    return true;
+    return this.placement.broadcast({ kind: 'tool-call-cancelled', callId }); // it may run in another process
   }
 
   async stopTurn(id: string): Promise<boolean> {
     await this.requireSession(id);
-    const place = await this.placeOf(id);
-    if ('owner' in place) return (await this.remote(place.owner, { kind: 'stop-turn', sessionId: id })) as boolean;
+    const place = await this.placement.placeOf(id);
+    if ('owner' in place) return (await this.placement.remote(place.owner, { kind: 'stop-turn', sessionId: id })) as boolean;
     return place.here?.stopTurn() ?? false;
-  }
-
-  /** The session's row changed: its mind, here or in the process that holds it, reads it again. */
-  private async sessionChanged(session: SessionRecord): Promise<void> {
-    const mind = this.minds.get(session.id);
-    if (mind || !this.cluster) return;
-    const place = await this.placeOf(session.id);
-    if ('owner' in place) await this.remote(place.owner, { kind: 'session-changed', sessionId: session.id });
   }
 
   /** Starts the session's mind once, however many callers ask at the same moment. */
@@ -365,7 +290,7 @@ export class Orchestrator implements ClusterMember {
   }
 
   private async launchMind(session: SessionRecord): Promise<void> {
-    if (this.cluster) {
+    if (this.placement.cluster) {
       const interrupted = await interruptRunningToolCalls({ sessionId: session.id });
       if (interrupted > 0) console.warn(`[tools] ${interrupted} tool call(s) of session ${session.id} were running in a process that died: marked interrupted`);
     }
@@ -401,7 +326,7 @@ export class Orchestrator implements ClusterMember {
       });
       await snapshotSessionGraph(id, graph, snapshot.fromDefault);
       this.bus.emit('session-status', id, { status: 'active' });
-      if (this.started && (!this.cluster || (await this.cluster.claim(id)) === this.cluster.owner)) await this.startMind(session);
+      if (this.started && (await this.placement.mayStartHere(id))) await this.startMind(session);
       return session;
     } catch (error) {
       deleteSessionLogs(id);
@@ -418,7 +343,7 @@ export class Orchestrator implements ClusterMember {
     if (!updated) throw new SessionNotFoundError(id);
     if (input.name !== undefined) this.bus.emit('session-updated', id, { name: updated.name });
     this.minds.get(id)?.update(updated);
-    await this.sessionChanged(updated);
+    await this.placement.sessionChanged(updated);
     return updated;
   }
 
@@ -427,7 +352,7 @@ export class Orchestrator implements ClusterMember {
     await this.requireSession(id);
     const updated = await this.setStatus(id, 'paused');
     this.minds.get(id)?.pause();
-    await this.sessionChanged(updated);
+    await this.placement.sessionChanged(updated);
     return updated;
   }
 
@@ -436,7 +361,7 @@ export class Orchestrator implements ClusterMember {
     const updated = await this.setStatus(id, 'active');
     const mind = this.minds.get(id);
     if (mind) mind.resume();
-    else if (this.cluster) await this.sessionChanged(updated);
+    else if (this.placement.cluster) await this.placement.sessionChanged(updated);
     else if (this.started) await this.startMind(updated);
     await this.tasks.schedule(id);
     return updated;

@@ -1,0 +1,141 @@
+// Where each session's mind runs (issue 19). Alone, every active session's mind runs in this
+// process. With other processes on the same PostgreSQL (lib/engine/cluster.ts) a session's mind
+// runs in the one holding its lease: what needs the mind — a message, Stop, a settings change, a
+// task's answer or cancel — runs here when it is held here (started now when nobody alive holds
+// it), or is sent to the holder as a call; its errors come back as the same errors.
+import type { Cluster, ClusterBroadcast, ClusterMember, ClusterRequest } from '@/lib/engine/cluster';
+import { ClusterCallError } from '@/lib/engine/cluster';
+import type { ExecutionEngine } from '@/lib/engine/execution-engine';
+import { findSession, type SessionRecord } from '@/lib/store/sessions-repository';
+import { TaskError, type TaskElsewhere, type TaskService } from '@/lib/tasks/task-service';
+import type { ApprovalBroker } from '@/lib/tools/approval-broker';
+import { SessionPausedError, type SessionMind } from './session-mind';
+
+/** What the orchestrator lends: its minds, and what the calls of other processes reach. */
+export interface PlacementHost {
+  started(): boolean;
+  mind(id: string): SessionMind | undefined;
+  runningIds(): string[];
+  startMind(session: SessionRecord): Promise<void>;
+  stopMind(id: string): Promise<void>;
+  tasks(): TaskService;
+  approvals: ApprovalBroker;
+  engine: ExecutionEngine;
+}
+
+export type Place = { here: SessionMind | null } | { owner: string };
+
+export class SessionPlacement implements ClusterMember {
+  constructor(
+    private readonly host: PlacementHost,
+    readonly cluster: Cluster | null,
+  ) {}
+
+  /** Alone: every active session's mind starts here. With others: this process joins them. */
+  async start(activeIds: () => Promise<string[]>): Promise<void> {
+    if (this.cluster) await this.cluster.join(this);
+    else await this.reconcile(new Set(await activeIds()));
+  }
+
+  /** Minds start for the sessions held (active ones) and stop for the ones another process took. */
+  async reconcile(owned: ReadonlySet<string>): Promise<void> {
+    if (!this.host.started()) return;
+    for (const id of this.host.runningIds()) if (!owned.has(id)) await this.host.stopMind(id);
+    for (const id of owned) {
+      if (this.host.mind(id)) continue;
+      const session = await findSession({ id });
+      if (session?.status === 'active') await this.host.startMind(session);
+    }
+  }
+
+  /**
+   * Where a session's mind runs: here (started now when nobody alive holds it) or the name of the
+   * process that holds it. Alone, always here.
+   */
+  async placeOf(id: string): Promise<Place> {
+    const mind = this.host.mind(id);
+    if (mind || !this.cluster) return { here: mind ?? null };
+    const owner = await this.cluster.claim(id);
+    if (owner && owner !== this.cluster.owner) return { owner };
+    const session = await findSession({ id });
+    if (session?.status === 'active' && this.host.started()) await this.host.startMind(session);
+    return { here: this.host.mind(id) ?? null };
+  }
+
+  /** A new session's mind starts here unless another process took it first. */
+  async mayStartHere(id: string): Promise<boolean> {
+    return !this.cluster || (await this.cluster.claim(id)) === this.cluster.owner;
+  }
+
+  /** Runs the request in the process holding the session; a remote refusal comes back as the same error. */
+  async remote(owner: string, request: ClusterRequest): Promise<unknown> {
+    try {
+      return await this.cluster!.call(owner, request);
+    } catch (error) {
+      if (error instanceof ClusterCallError && error.remoteName === 'SessionPausedError') throw new SessionPausedError(request.sessionId);
+      if (error instanceof ClusterCallError && error.remoteName === 'TaskError') throw new TaskError(error.remoteCode as TaskError['code'], error.message);
+      throw error;
+    }
+  }
+
+  /** The session's row changed: its mind, in the process that holds it, reads it again. */
+  async sessionChanged(session: SessionRecord): Promise<void> {
+    if (this.host.mind(session.id) || !this.cluster) return;
+    const place = await this.placeOf(session.id);
+    if ('owner' in place) await this.remote(place.owner, { kind: 'session-changed', sessionId: session.id });
+  }
+
+  /** A task request for a session held by another process runs there (true); false: it is held here. */
+  async runElsewhere(request: TaskElsewhere): Promise<boolean> {
+    const place = await this.placeOf(request.sessionId);
+    if (!('owner' in place)) return false;
+    await this.remote(place.owner, request);
+    return true;
+  }
+
+  /** Tells every process (a decided card's step, or a running call, may be in any of them). */
+  async broadcast(event: ClusterBroadcast): Promise<boolean> {
+    if (!this.cluster) return false;
+    await this.cluster.broadcast(event);
+    return true;
+  }
+
+  /** A request from another process for a session whose mind runs here. */
+  async handle(request: ClusterRequest): Promise<unknown> {
+    // Its lease may have come a moment before its mind: the mind is started (or awaited) first.
+    const session = await findSession({ id: request.sessionId });
+    if (session?.status === 'active' && this.host.started()) await this.host.startMind(session);
+    const mind = this.host.mind(request.sessionId);
+    if (request.kind === 'message') {
+      if (!mind) throw new SessionPausedError(request.sessionId);
+      return mind.sendUserMessage(request.text);
+    }
+    if (request.kind === 'stop-turn') return mind?.stopTurn() ?? false;
+    if (request.kind === 'task-resume') return (await this.host.tasks().resume(request.taskId, request.input)).id;
+    if (request.kind === 'task-cancel') return (await this.host.tasks().cancel(request.taskId)).id;
+    if (!session || !mind) return null;
+    mind.update(session);
+    if (session.status === 'paused') mind.pause();
+    else mind.resume();
+    await this.host.tasks().schedule(session.id);
+    return null;
+  }
+
+  hear(event: ClusterBroadcast): void {
+    if (event.kind === 'tool-call-decided') this.host.approvals.notify(event.callId);
+    else this.host.approvals.cancelRunning(event.callId);
+  }
+
+  /** A dead process's sessions came here: its unfinished durable runs (tasks) continue here too. */
+  async tookOver(owners: readonly string[]): Promise<void> {
+    const adopted = (await this.host.engine.adopt?.(owners)) ?? 0;
+    console.log(`[cluster] took over the sessions of ${owners.join(', ')}${adopted ? ` and ${adopted} unfinished run(s)` : ''}`);
+  }
+
+  /** With other processes this one's sessions go on there (they are taken at once); alone, false. */
+  async leave(): Promise<boolean> {
+    if (!this.cluster) return false;
+    await this.cluster.leave();
+    return true;
+  }
+}
