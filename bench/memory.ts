@@ -14,7 +14,7 @@ import path from 'node:path';
 import { defaultModels, defaultParams } from '@/lib/config/model-config';
 import { recall, type RecallWeights } from '@/lib/memory/recall';
 import { appendMemory } from '@/lib/memory/memory-store';
-import { closeDb, getDb } from '@/lib/store/db';
+import { closeDb, getDb, getStore } from '@/lib/store/db';
 import { rawDb, sqliteDate, statement } from '@/lib/store/raw-db';
 import { insertSession } from '@/lib/store/sessions-repository';
 import { defaultRetryPolicy } from '@/lib/backends/retry-policy';
@@ -61,10 +61,46 @@ function freshDataDir(): string {
   return dataDir;
 }
 
-/** Stores a conversation as one persona's sessions; returns message id → dia_id. */
-async function ingest(item: LocomoItem, persona: string): Promise<Map<number, string>> {
+/** Where a memory benchmark keeps its store: a fresh SQLite folder, or a fresh database on the given PostgreSQL. */
+async function freshStore(postgresUrl: string | undefined): Promise<() => Promise<void>> {
+  const dataDir = freshDataDir();
+  if (postgresUrl) process.env.AGENTCSD_DATABASE_URL = postgresUrl.replace(/\/[^/]*$/, `/bench_${crypto.randomUUID().replaceAll('-', '')}`);
+  await getDb(); // a new PostgreSQL database is created on first use
+  return async () => {
+    await closeDb();
+    delete process.env.AGENTCSD_DATABASE_URL;
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+}
+
+interface NewMessage {
+  sessionId: string;
+  tag: 'ED_user' | 'ED_agent';
+  content: string;
+  createdAt: Date;
+}
+
+/** Stores conversation messages in bulk, in order; their ids. Prepared statements in one transaction on SQLite. */
+async function insertMessages(rows: readonly NewMessage[]): Promise<number[]> {
+  const store = await getStore();
+  if (store.kind === 'postgres') {
+    const ids: number[] = [];
+    for (let start = 0; start < rows.length; start += 5_000) {
+      const created = await store.db.message.createManyAndReturn({
+        data: rows.slice(start, start + 5_000).map((row) => ({ ...row, layer: 'external', cycleNumber: 0 })),
+        select: { id: true },
+      });
+      ids.push(...created.map((row) => row.id));
+    }
+    return ids;
+  }
   const raw = rawDb();
   const insert = statement(raw, `INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, spontaneous, interrupted) VALUES (?, 'external', ?, ?, ?, 0, 0, 0) RETURNING id`);
+  return raw.database.transaction(() => rows.map((row) => (insert.get(row.sessionId, row.tag, row.content, sqliteDate(row.createdAt)) as { id: number }).id))();
+}
+
+/** Stores a conversation as one persona's sessions; returns message id → dia_id. */
+async function ingest(item: LocomoItem, persona: string): Promise<Map<number, string>> {
   const byId = new Map<number, string>();
   const sessions = Object.keys(item.conversation).filter((key) => /^session_\d+$/.test(key)).sort((a, b) => Number(a.split('_')[1]) - Number(b.split('_')[1]));
   for (const key of sessions) {
@@ -72,14 +108,15 @@ async function ingest(item: LocomoItem, persona: string): Promise<Map<number, st
     await insertSession({ id: sessionId, name: `${item.sample_id} ${key}`, personaName: persona, personaHash: 'locomo', models: defaultModels, params: defaultParams, status: 'paused' });
     const at = locomoDate(String(item.conversation[`${key}_date_time`]));
     const turns = item.conversation[key] as LocomoTurn[];
-    raw.database.transaction(() => {
-      turns.forEach((turn, index) => {
-        const when = new Date(at.getTime() + index * 1000);
-        const text = `${turn.speaker}: ${turn.text}${turn.blip_caption ? ` [shares a photo: ${turn.blip_caption}]` : ''}`;
-        const { id } = insert.get(sessionId, turn.speaker === item.conversation.speaker_a ? 'ED_user' : 'ED_agent', text, sqliteDate(when)) as { id: number };
-        byId.set(id, turn.dia_id);
-      });
-    })();
+    const ids = await insertMessages(
+      turns.map((turn, index) => ({
+        sessionId,
+        tag: turn.speaker === item.conversation.speaker_a ? 'ED_user' : 'ED_agent',
+        content: `${turn.speaker}: ${turn.text}${turn.blip_caption ? ` [shares a photo: ${turn.blip_caption}]` : ''}`,
+        createdAt: new Date(at.getTime() + index * 1000),
+      })),
+    );
+    ids.forEach((id, index) => byId.set(id, turns[index]!.dia_id));
   }
   return byId;
 }
@@ -91,13 +128,13 @@ export interface LocomoResult {
   recallMs: number[];
   /** The embedder's model when recall was hybrid. */
   embedder?: string;
+  store: 'sqlite' | 'postgres';
 }
 
-export async function benchLocomo(options: { weights?: Partial<RecallWeights>; embedder?: Embedder } = {}): Promise<LocomoResult | null> {
+export async function benchLocomo(options: { weights?: Partial<RecallWeights>; embedder?: Embedder; postgresUrl?: string } = {}): Promise<LocomoResult | null> {
   if (!fs.existsSync(locomoFile)) return null;
   const data = JSON.parse(fs.readFileSync(locomoFile, 'utf8')) as LocomoItem[];
-  const dataDir = freshDataDir();
-  await getDb();
+  const done = await freshStore(options.postgresUrl);
   const byCategory = new Map<number, { n: number; at5: number; at10: number }>();
   const recallMs: number[] = [];
   let questions = 0;
@@ -125,14 +162,14 @@ export async function benchLocomo(options: { weights?: Partial<RecallWeights>; e
       questions += 1;
     }
   }
-  await closeDb();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-  return { questions, byCategory, overall: { at5: (100 * sum5) / questions, at10: (100 * sum10) / questions }, recallMs, embedder: options.embedder?.model };
+  await done();
+  return { questions, byCategory, overall: { at5: (100 * sum5) / questions, at10: (100 * sum10) / questions }, recallMs, embedder: options.embedder?.model, store: options.postgresUrl ? 'postgres' : 'sqlite' };
 }
 
 export interface RecallLatency {
   size: number;
   hybrid: boolean;
+  store: 'sqlite' | 'postgres';
   samples: number[];
   ingestPerSecond: number;
 }
@@ -140,10 +177,8 @@ export interface RecallLatency {
 const words = 'coffee tea garden piano river mountain project deadline birthday concert museum recipe bicycle library holiday painting football camera journey ocean'.split(' ');
 
 /** `recall` over `size` stored items (90% messages over 100 sessions, 10% memories), one persona. */
-export async function benchRecallLatency(options: { size: number; queries: number; embedder?: Embedder }): Promise<RecallLatency> {
-  const dataDir = freshDataDir();
-  await getDb();
-  const raw = rawDb();
+export async function benchRecallLatency(options: { size: number; queries: number; embedder?: Embedder; postgresUrl?: string }): Promise<RecallLatency> {
+  const done = await freshStore(options.postgresUrl);
   const persona = 'latency';
   const sessions: string[] = [];
   for (let index = 0; index < 100; index++) {
@@ -154,12 +189,16 @@ export async function benchRecallLatency(options: { size: number; queries: numbe
   let seed = 7;
   const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
   const sentence = () => Array.from({ length: 12 }, () => (random() < 0.3 ? words[Math.floor(random() * words.length)] : `w${Math.floor(random() * 5000)}`)).join(' ');
-  const insert = statement(raw, `INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, spontaneous, interrupted) VALUES (?, 'external', ?, ?, ?, 0, 0, 0)`);
   const messageCount = Math.round(options.size * 0.9);
   const started = performance.now();
-  raw.database.transaction(() => {
-    for (let index = 0; index < messageCount; index++) insert.run(sessions[index % sessions.length], index % 2 ? 'ED_agent' : 'ED_user', sentence(), sqliteDate(new Date(Date.UTC(2026, 0, 1) + index * 60_000)));
-  })();
+  await insertMessages(
+    Array.from({ length: messageCount }, (_, index) => ({
+      sessionId: sessions[index % sessions.length]!,
+      tag: index % 2 ? ('ED_agent' as const) : ('ED_user' as const),
+      content: sentence(),
+      createdAt: new Date(Date.UTC(2026, 0, 1) + index * 60_000),
+    })),
+  );
   for (let index = 0; index < options.size - messageCount; index++) await appendMemory({ personaName: persona, content: `${sentence()} #${index}` });
   const ingestPerSecond = options.size / ((performance.now() - started) / 1000);
   if (options.embedder) await indexPending(options.embedder, { batch: 256 });
@@ -170,9 +209,8 @@ export async function benchRecallLatency(options: { size: number; queries: numbe
     await recall({ personaName: persona, query, k: 10, embedder: options.embedder ?? null });
     samples.push(performance.now() - begun);
   }
-  await closeDb();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-  return { size: options.size, samples, ingestPerSecond, hybrid: Boolean(options.embedder) };
+  await done();
+  return { size: options.size, samples, ingestPerSecond, hybrid: Boolean(options.embedder), store: options.postgresUrl ? 'postgres' : 'sqlite' };
 }
 
 /** Recall at `size` items, lexical and hybrid (the fake embedder on loopback), side by side. */
@@ -246,14 +284,14 @@ export async function benchConsolidationTokens(): Promise<ConsolidationTokens | 
 
 const categories: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop', 5: 'adversarial' };
 
-export function memoryTables(input: { locomo: LocomoResult | null; hybridLocomo?: LocomoResult | null; latency: RecallLatency[]; consolidation: ConsolidationTokens | null }): string {
+export function memoryTables(input: { locomo: LocomoResult | null; hybridLocomo?: LocomoResult | null; postgresLocomo?: LocomoResult | null; latency: RecallLatency[]; consolidation: ConsolidationTokens | null }): string {
   const lines: string[] = [];
   if (!input.locomo) lines.push(`LoCoMo skipped: ${locomoFile} is not there (see ../shared/data/README.md).`);
-  for (const locomo of [input.locomo, input.hybridLocomo]) {
+  for (const locomo of [input.locomo, input.hybridLocomo, input.postgresLocomo]) {
     if (!locomo) continue;
     if (locomo !== input.locomo) lines.push('');
     lines.push(
-      `LoCoMo, ${locomo.questions} questions with evidence over 5 conversations; ${locomo.embedder ? `hybrid recall (FTS5 + ${locomo.embedder})` : 'lexical recall (FTS5, porter)'}, recency weight 0.`,
+      `LoCoMo, ${locomo.questions} questions with evidence over 5 conversations; ${locomo.store === 'postgres' ? 'the store on PostgreSQL, lexical recall (tsvector, english)' : locomo.embedder ? `hybrid recall (FTS5 + ${locomo.embedder})` : 'lexical recall (FTS5, porter)'}, recency weight 0.`,
       '',
       '| category | questions | recall@5 | recall@10 |',
       '|---|---|---|---|',
@@ -263,10 +301,10 @@ export function memoryTables(input: { locomo: LocomoResult | null; hybridLocomo?
       `References on the same conversations: plain BM25 recall@5 48.1, @10 56.1; DRAGON (paper, all ten) @5 56.7, @10 66.2. recall p50 ${formatMs(median(locomo.recallMs))} ms.`,
     );
   }
-  lines.push('', '| stored items | recall | p50 ms | p99 ms | ingest items/s |', '|---|---|---|---|---|');
+  lines.push('', '| stored items | store | recall | p50 ms | p99 ms | ingest items/s |', '|---|---|---|---|---|---|');
   for (const entry of input.latency) {
     lines.push(
-      `| ${entry.size.toLocaleString('en-US')} | ${entry.hybrid ? 'hybrid (fake embedder, loopback)' : 'lexical'} | ${formatMs(median(entry.samples))} | ${formatMs(percentile(entry.samples, 99))} | ${Math.round(entry.ingestPerSecond).toLocaleString('en-US')} |`,
+      `| ${entry.size.toLocaleString('en-US')} | ${entry.store === 'postgres' ? 'PostgreSQL' : 'SQLite'} | ${entry.hybrid ? 'hybrid (fake embedder, loopback)' : 'lexical'} | ${formatMs(median(entry.samples))} | ${formatMs(percentile(entry.samples, 99))} | ${Math.round(entry.ingestPerSecond).toLocaleString('en-US')} |`,
     );
   }
   const tokens = input.consolidation;

@@ -12,6 +12,8 @@ import { createEmbedder } from '@/lib/memory/embeddings';
 import { benchGraphValidation, capabilitiesTable } from './capabilities';
 import { benchRecovery, benchStepOverhead, benchThroughput, engineTable, recoveryTable, throughputTable } from './engine';
 import { benchConsolidationTokens, benchHybridLatency, benchLocomo, benchRecallLatency, memoryTables } from './memory';
+import { startPostgres } from '@/test/support/postgres';
+import { benchStoreTurn, storeTable } from './store';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
 const quick = process.argv.includes('--quick');
@@ -57,17 +59,27 @@ console.log(
 );
 
 console.log('\n## Memory: recall quality on LoCoMo, recall latency, consolidation tokens\n');
+// The same recall with the store on PostgreSQL (issue 19), on a server this run starts.
+const memoryPostgres = await startPostgres();
 console.log(
   memoryTables({
     locomo: await benchLocomo(),
+    postgresLocomo: await benchLocomo({ postgresUrl: memoryPostgres.url }),
     // Hybrid quality needs a real embedding model: give its endpoint to measure it.
     hybridLocomo: process.env.AGENTCSD_BENCH_EMBEDDINGS_URL
       ? await benchLocomo({ embedder: createEmbedder({ endpoint: process.env.AGENTCSD_BENCH_EMBEDDINGS_URL, model: process.env.AGENTCSD_BENCH_EMBEDDINGS_MODEL ?? 'nomic-embed-text' }) })
       : null,
-    latency: [...(await benchHybridLatency({ size: 10_000, queries: quick ? 50 : 200 })), ...(quick ? [] : [await benchRecallLatency({ size: 100_000, queries: 200 })])],
+    latency: [
+      ...(await benchHybridLatency({ size: 10_000, queries: quick ? 50 : 200 })),
+      await benchRecallLatency({ size: 10_000, queries: quick ? 50 : 200, postgresUrl: memoryPostgres.url }),
+      ...(quick ? [] : [await benchRecallLatency({ size: 100_000, queries: 200 }), await benchRecallLatency({ size: 100_000, queries: 200, postgresUrl: memoryPostgres.url })]),
+    ],
     consolidation: await benchConsolidationTokens(),
   }),
 );
+console.log('\n## The store: SQLite and PostgreSQL side by side (a turn\'s writes)\n');
+console.log(storeTable([await benchStoreTurn({ turns: quick ? 100 : 500 }), await benchStoreTurn({ turns: quick ? 100 : 500, postgresUrl: memoryPostgres.url })]));
+await memoryPostgres.stop();
 
 console.log('\n## Capabilities: validating a 1,000-node agent graph\n');
 console.log(capabilitiesTable(benchGraphValidation({ size: 1_000, runs: quick ? 50 : 200 })));

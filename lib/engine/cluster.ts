@@ -13,6 +13,8 @@ import pg from 'pg';
 export type ClusterRequest =
   | { kind: 'message'; sessionId: string; text: string }
   | { kind: 'stop-turn'; sessionId: string }
+  /** Where the session's event numbering stands in the holder (a browser joining elsewhere). */
+  | { kind: 'event-position'; sessionId: string }
   /** The session's row changed (status, models, params): its mind reads it again, its tasks are scheduled. */
   | { kind: 'session-changed'; sessionId: string }
   | { kind: 'task-resume'; sessionId: string; taskId: string; input: string }
@@ -257,15 +259,21 @@ export class Cluster {
 
   /**
    * Leaves: the sessions it held are free at once (the others take them on their next round)
-   * instead of after a lease time. A crash leaves them to expire.
+   * instead of after a lease time. A crash leaves them to expire. Whether other live processes
+   * remain to take them.
    */
-  async leave(): Promise<void> {
+  async leave(): Promise<boolean> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.ticking;
     this.member = null;
     try {
-      await this.pool.query('DELETE FROM cluster_members WHERE owner = $1 AND boot_id = $2', [this.owner, this.bootId]);
+      const { rows } = await this.pool.query<{ others: number }>(
+        `WITH gone AS (DELETE FROM cluster_members WHERE owner = $1 AND boot_id = $2)
+         SELECT COUNT(*)::int AS others FROM cluster_members WHERE owner <> $1 AND heartbeat_at > now() - make_interval(secs => $3)`,
+        [this.owner, this.bootId, this.leaseMs / 1000],
+      );
+      return (rows[0]?.others ?? 0) > 0;
     } finally {
       await this.listener?.end().catch(() => undefined);
       await this.pool.end();

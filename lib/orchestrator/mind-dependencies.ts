@@ -8,6 +8,7 @@ import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import type { McpPool } from '@/lib/tools/mcp/mcp-pool';
 import type { CycleRuns } from '@/lib/agent/cycle-runs';
+import type { TurnRuns } from '@/lib/agent/turn-runs';
 import type { EventBus } from './events';
 import type { ForegroundGate } from './foreground-gate';
 import type { TokenCalibration } from './token-budget';
@@ -34,6 +35,8 @@ export interface MindDependencies {
   mcp: McpPool;
   /** Runs each Subconscious cycle as one run of the execution engine. */
   cycles: CycleRuns;
+  /** One engine run per conversation turn (lib/agent/turn-runs.ts). */
+  turnRuns: TurnRuns;
 }
 
 const sessionPausedBrand = Symbol.for('agentcsd.SessionPausedError');

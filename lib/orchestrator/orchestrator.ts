@@ -32,6 +32,7 @@ import { sessionGraphParts } from '@/lib/capabilities/capability-tools';
 import { effectivePersonaGraph, narrowToGraph, readSessionGraph, snapshotSessionGraph } from '@/lib/capabilities/graph-store';
 import { InMemoryEngine } from '@/lib/engine/in-memory-engine';
 import { CycleRuns } from '@/lib/agent/cycle-runs';
+import { TurnRuns } from '@/lib/agent/turn-runs';
 import { withoutNul } from '@/lib/http/text-schema';
 import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import type { ConfiguredEngine } from '@/lib/engine/create-engine';
@@ -103,7 +104,7 @@ function defaultSessionName(persona: string, now: Date): string {
   return `${persona} · ${stamp}`;
 }
 
-export type OrchestratorOptions = Partial<Omit<MindDependencies, 'bus' | 'cycles'>> & {
+export type OrchestratorOptions = Partial<Omit<MindDependencies, 'bus' | 'cycles' | 'turnRuns'>> & {
   /** Seed 003's *Working* pause between a task's steps (default 3 s). */
   taskWorkingDelayMs?: number;
   /** What runs tasks (default in memory); a durable engine launches after this constructor defined its workflows. */
@@ -131,6 +132,7 @@ export class Orchestrator {
     const engine = options.engine ?? new InMemoryEngine(clock);
     this.deps = {
       cycles: new CycleRuns(engine),
+      turnRuns: new TurnRuns(engine),
       bus: this.bus,
       clock,
       random: options.random ?? Math.random,
@@ -163,6 +165,7 @@ export class Orchestrator {
           await mind?.stop({ graceMs: shutdownGraceMs });
         },
         tasks: () => this.tasks,
+        eventPosition: (id) => ({ bootId: this.bus.bootId, lastSeq: this.bus.lastSeq(id) }),
         approvals: this.deps.approvals,
         engine,
       },
@@ -216,11 +219,16 @@ export class Orchestrator {
     await this.deps.mcp.stop();
     await this.vectors.stop();
     await this.tasks.stop();
-    // With other processes, this one's sessions go on there; alone, closing pauses them.
+    // With other live processes, this one's sessions go on there; alone, closing pauses them.
     if (await this.placement.leave()) return;
     for (const id of await listSessionIdsByStatus({ status: 'active' })) {
       await this.setStatus(id, 'paused', 'server shut down');
     }
+  }
+
+  /** Where the session's event numbering stands, in the process whose mind emits its events. */
+  eventPosition(id: string) {
+    return this.placement.eventPosition(id);
   }
 
   /** What the session's mind is doing, or null when it is not running in this process. */

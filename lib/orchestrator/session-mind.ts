@@ -387,7 +387,9 @@ export class SessionMind {
       // A task's cancel stops its step like the Stop button (cards cancelled, tools killed).
       work.task?.signal.addEventListener('abort', abort, { once: true });
       if (work.task?.signal.aborted) abort();
-      const result = await runInternalDialogTurn(this.context, work, controller.signal, onDelta, stopKind);
+      const run = () => runInternalDialogTurn(this.context, work, controller.signal, onDelta, stopKind);
+      // A conversation turn is a run of its own; a task's step already runs in its task's run.
+      const result = work.task ? await run() : await this.deps.turnRuns.run({ sessionId: this.session.id, turnId: work.turnId }, run);
       if (work.spontaneous) this.consecutiveSpontaneous++;
       if (result.error) this.recordFailure('internal', result.error.message, result.error.kind, { turnId: work.turnId });
       else if (result.outcome === 'complete') this.health.success('internal');

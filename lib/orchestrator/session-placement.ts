@@ -19,11 +19,18 @@ export interface PlacementHost {
   startMind(session: SessionRecord): Promise<void>;
   stopMind(id: string): Promise<void>;
   tasks(): TaskService;
+  /** This process's event numbering for the session. */
+  eventPosition(id: string): EventPosition;
   approvals: ApprovalBroker;
   engine: ExecutionEngine;
 }
 
 export type Place = { here: SessionMind | null } | { owner: string };
+
+export interface EventPosition {
+  bootId: string;
+  lastSeq: number;
+}
 
 export class SessionPlacement implements ClusterMember {
   constructor(
@@ -93,6 +100,13 @@ export class SessionPlacement implements ClusterMember {
     return true;
   }
 
+  /** The numbering of the session's events where its mind runs: a browser's join reads it. */
+  async eventPosition(id: string): Promise<EventPosition> {
+    const place = this.cluster && !this.host.mind(id) ? await this.placeOf(id) : null;
+    if (place && 'owner' in place) return (await this.remote(place.owner, { kind: 'event-position', sessionId: id })) as EventPosition;
+    return this.host.eventPosition(id);
+  }
+
   /** Tells every process (a decided card's step, or a running call, may be in any of them). */
   async broadcast(event: ClusterBroadcast): Promise<boolean> {
     if (!this.cluster) return false;
@@ -111,6 +125,7 @@ export class SessionPlacement implements ClusterMember {
       return mind.sendUserMessage(request.text);
     }
     if (request.kind === 'stop-turn') return mind?.stopTurn() ?? false;
+    if (request.kind === 'event-position') return this.host.eventPosition(request.sessionId);
     if (request.kind === 'task-resume') return (await this.host.tasks().resume(request.taskId, request.input)).id;
     if (request.kind === 'task-cancel') return (await this.host.tasks().cancel(request.taskId)).id;
     if (!session || !mind) return null;
@@ -132,10 +147,11 @@ export class SessionPlacement implements ClusterMember {
     console.log(`[cluster] took over the sessions of ${owners.join(', ')}${adopted ? ` and ${adopted} unfinished run(s)` : ''}`);
   }
 
-  /** With other processes this one's sessions go on there (they are taken at once); alone, false. */
+  /**
+   * Leaves the other processes, if any: true when live ones remain, which take this one's sessions
+   * at once (they go on there); false when this process was alone (closing pauses them).
+   */
   async leave(): Promise<boolean> {
-    if (!this.cluster) return false;
-    await this.cluster.leave();
-    return true;
+    return (await this.cluster?.leave()) ?? false;
   }
 }

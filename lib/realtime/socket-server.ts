@@ -52,7 +52,7 @@ export function attachSocketServer(input: {
   }
 
   io.on('connection', (socket) => {
-    socket.on('join', (payload, ack) => {
+    socket.on('join', async (payload, ack) => {
       const parsed = joinPayloadSchema.safeParse(payload);
       const reply = typeof ack === 'function' ? ack : () => {};
       if (!parsed.success) {
@@ -60,7 +60,9 @@ export function attachSocketServer(input: {
         return;
       }
       void socket.join(sessionRoom(parsed.data.sessionId));
-      reply({ ok: true, lastSeq: input.orchestrator.bus.lastSeq(parsed.data.sessionId), bootId: input.orchestrator.bus.bootId });
+      // The numbering of the process whose mind emits the session's events (this one, alone).
+      const position = await input.orchestrator.eventPosition(parsed.data.sessionId).catch(() => ({ bootId: input.orchestrator.bus.bootId, lastSeq: input.orchestrator.bus.lastSeq(parsed.data.sessionId) }));
+      reply({ ok: true, ...position });
     });
     // The same validation, store-before-ack and error shape as POST /api/sessions/:id/messages.
     socket.on('send-message', async (payload, ack) => {

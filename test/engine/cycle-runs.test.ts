@@ -1,9 +1,12 @@
 // The perpetual Subconscious does not grow a journal (issue 19 §4): each cycle is one short run of
 // the engine whose input and journaled step are ids and flags, and the run is forgotten when it
-// ends. 10,000 simulated cycles on the in-memory engine and a few hundred on DBOS leave nothing.
+// ends. 10,000 simulated cycles on the in-memory engine and a few hundred on DBOS leave nothing;
+// conversation turns run the same way.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { CycleRuns } from '@/lib/agent/cycle-runs';
+import { TurnRuns } from '@/lib/agent/turn-runs';
+import type { TurnResult } from '@/lib/orchestrator/internal-dialog-turn';
 import { realClock } from '@/lib/clock/clock';
 import { DbosEngine } from '@/lib/engine/dbos-engine';
 import type { ExecutionEngine, RunStatus, Workflow, WorkflowContext } from '@/lib/engine/execution-engine';
@@ -72,6 +75,22 @@ describe('a run per Subconscious cycle', () => {
     const failed: CycleOutcome = { kind: 'failed', message: 'overloaded', errorKind: 'overloaded', retryAfterMs: 1000 };
     expect(await cycles.run({ sessionId: 's', cycle: 1 }, async () => failed)).toBe(failed);
     expect(await cycles.run({ sessionId: 's', cycle: 1 }, async () => Promise.reject(new Error('disk full')))).toMatchObject({ kind: 'failed', message: expect.stringContaining('disk full') });
+  });
+});
+
+describe('a run per conversation turn', () => {
+  it('1,000 turns leave no run behind; the journal holds the stored messages\' ids and the outcome, never the texts', async () => {
+    const inner = new InMemoryEngine(realClock);
+    const engine = new RecordingEngine(inner);
+    const turns = new TurnRuns(engine);
+    for (let turn = 1; turn <= 1_000; turn++) {
+      const result: TurnResult = { outcome: 'complete', loud: SECRET, quiet: SECRET, messages: [{ id: turn, content: SECRET } as never] };
+      expect(await turns.run({ sessionId: 's', turnId: `t${turn}` }, async () => result)).toBe(result);
+      expect(inner.size).toBe(0);
+    }
+    expect(JSON.stringify([engine.inputs, engine.journaled])).not.toContain(SECRET);
+    expect(engine.journaled[4]).toEqual({ outcome: 'complete', messageIds: [5] });
+    expect(await turns.run({ sessionId: 's', turnId: 'x' }, async () => Promise.reject(new Error('disk full')))).toMatchObject({ outcome: 'failed', error: { message: expect.stringContaining('disk full') } });
   });
 });
 

@@ -73,9 +73,11 @@ describe('two processes on one PostgreSQL', () => {
     sockets = attachSocketServer({ httpServer: http, orchestrator: here, guard: { port, extraHosts: [] }, postgresUrl: database.url });
     const url = `http://127.0.0.1:${port}`;
     browser = connect(url, { transports: ['websocket'], extraHeaders: { origin: url } });
-    const heard: { type: string; message?: { content: string } }[] = [];
-    browser.onAny((type: string, event: { message?: { content: string } }) => heard.push({ type, ...event }));
-    expect(((await browser.timeout(5_000).emitWithAck('join', { sessionId: session.id })) as { ok: boolean }).ok).toBe(true);
+    const heard: { type: string; bootId: string; seq: number; message?: { content: string } }[] = [];
+    browser.onAny((type: string, event: { bootId: string; seq: number; message?: { content: string } }) => heard.push({ type, ...event }));
+    const joined = (await browser.timeout(5_000).emitWithAck('join', { sessionId: session.id })) as { ok: boolean; bootId: string; lastSeq: number };
+    expect(joined.ok).toBe(true);
+    expect(joined.bootId).not.toBe(here.bus.bootId); // the worker's numbering: its events follow on without a resync
 
     const sent = await here.sendUserMessage(session.id, { text: 'Hello from process A' });
     expect(sent).toMatchObject({ tag: 'ED_user', content: 'Hello from process A' });
@@ -83,6 +85,8 @@ describe('two processes on one PostgreSQL', () => {
     // Produced in the worker, heard by the browser connected here.
     await vi.waitFor(() => expect(heard.map((event) => event.type)).toEqual(expect.arrayContaining(['message-persisted', 'turn-start', 'turn-end', 'cycle-start'])), { timeout: 10_000 });
     expect(here.mindState(session.id)).toBeNull();
+    const fromWorker = heard.filter((event) => event.type === 'turn-end');
+    expect(fromWorker.every((event) => event.bootId === joined.bootId && event.seq > joined.lastSeq)).toBe(true);
 
     // The worker dies without a word: after its lease time the session's mind runs here.
     await worker.kill();
