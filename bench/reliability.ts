@@ -326,7 +326,8 @@ if (process.argv[1]?.endsWith('reliability.ts')) {
     console.log(`| mid-run rounds clean (ended at the step limit; each step's grep once, none left running; one chat message per step; DBOS run recovered, each step journaled once) | ${running.filter((round) => round.failures.length === 0).length} of ${running.length} |`);
     console.log(`| steps finished at the kill (of 8) | ${running.map((round) => round.stepsAtKill).join(', ')} |`);
     console.log(`| card rounds clean (the card back after the restart, approved: the command ran once, the task completed with the answer) | ${cards.filter((round) => round.failures.length === 0).length} of ${cards.length} |`);
-    console.log(`| restart → task ended, mid-run rounds (median / max ms) | ${median(running.map((round) => round.restartToEndMs)).toFixed(0)} / ${Math.max(...running.map((round) => round.restartToEndMs)).toFixed(0)} |`);
+    const ended = running.map((round) => round.restartToEndMs).filter(Number.isFinite);
+    console.log(`| restart → task ended, mid-run rounds that ended (median / max ms) | ${median(ended).toFixed(0)} / ${Math.max(...ended).toFixed(0)} |`);
     console.log(`| failures | ${tasks.flatMap((round) => round.failures.map((failure) => `${round.kind}: ${failure}`)).join('; ') || 'none'} |\n`);
   }
   if (only === undefined || only === 'failover') {

@@ -112,6 +112,8 @@ export async function runningKillRound(setup: KillRoundSetup, options: { maxStep
       if (JSON.stringify(steps) !== JSON.stringify(Array.from({ length: options.maxSteps }, (_, index) => `step-${index}`))) failures.push(`DBOS journal ${JSON.stringify(steps)}`);
     }
     return { kind: 'running', stepsAtKill: before.steps, restartToEndMs, failures };
+  } catch (error) {
+    return { kind: 'running', stepsAtKill: -1, restartToEndMs: Number.NaN, failures: [`${(error as Error).message.slice(0, 600)} — server said: ${server.output().slice(-1500)}`] };
   } finally {
     await kill(server);
   }
@@ -143,6 +145,9 @@ export async function cardKillRound(setup: KillRoundSetup): Promise<TaskKillRoun
     const statuses = (await calls(sessionId)).filter((call) => call.name === 'bash').map((call) => call.status);
     if (JSON.stringify(statuses) !== '["succeeded"]') failures.push(`bash calls ${JSON.stringify(statuses)}`);
     return { kind: 'card', stepsAtKill: before.steps, restartToEndMs, failures };
+  } catch (error) {
+    // A round that stalls is a failure to report with what the server said, not the end of a run of rounds.
+    return { kind: 'card', stepsAtKill: -1, restartToEndMs: Number.NaN, failures: [`${(error as Error).message.slice(0, 600)} — server said: ${server.output().slice(-1500)}`] };
   } finally {
     await kill(server);
   }
