@@ -72,6 +72,7 @@ export class Cluster {
   readonly bootId = `${os.hostname()}:${process.pid}:${randomUUID()}`;
   private readonly pool: pg.Pool;
   private listener: pg.Client | null = null;
+  private relistening = false;
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
   private member: ClusterMember | null = null;
@@ -86,6 +87,8 @@ export class Cluster {
     this.leaseMs = options.leaseMs ?? 5_000;
     this.callTimeoutMs = options.callTimeoutMs ?? 15_000;
     this.pool = new pg.Pool({ connectionString: options.url, max: 4 });
+    // An idle connection the server drops (a restart) must not take the process with it: the pool opens another.
+    this.pool.on('error', (error) => console.error('[cluster] a database connection was lost', error.message));
   }
 
   /**
@@ -111,13 +114,29 @@ export class Cluster {
       if (Date.now() > deadline) throw new Error(`another process is running as "${this.owner}" on this database: give each process its own AGENTCSD_EXECUTOR_ID`);
       await new Promise((resolve) => setTimeout(resolve, this.heartbeatMs));
     }
-    this.listener = new pg.Client({ connectionString: this.options.url });
-    this.listener.on('notification', (message) => this.onNotice(message.payload));
-    this.listener.on('error', (error) => console.error('[cluster] the notification connection failed', error.message));
-    await this.listener.connect();
-    await this.listener.query(`LISTEN ${CHANNEL}`);
+    await this.listen();
     await this.tick();
     this.timer = setInterval(() => void this.tick(), this.heartbeatMs);
+  }
+
+  /** The connection NOTIFY arrives on; when it drops (the server restarted), a new one listens a second later. */
+  private async listen(): Promise<void> {
+    const listener = new pg.Client({ connectionString: this.options.url });
+    this.listener = listener;
+    listener.on('notification', (message) => this.onNotice(message.payload));
+    listener.on('error', (error) => console.error('[cluster] the notification connection failed', error.message));
+    listener.on('end', () => this.listenAgain(listener));
+    await listener.connect();
+    await listener.query(`LISTEN ${CHANNEL}`);
+  }
+
+  private listenAgain(ended: pg.Client): void {
+    if (!this.member || this.listener !== ended || this.relistening) return;
+    this.relistening = true;
+    setTimeout(() => {
+      this.relistening = false;
+      if (this.member && this.listener === ended) void this.listen().catch(() => this.listenAgain(this.listener!));
+    }, this.heartbeatMs);
   }
 
   /** The previous holder of this name ran on this machine and its process is gone (kill -9, then restart). */
@@ -205,12 +224,18 @@ export class Cluster {
       }, this.callTimeoutMs);
       this.waiting.set(id, (reply) => {
         clearTimeout(timer);
+        this.waiting.delete(id);
         resolve(reply);
       });
     });
     await this.pool.query('INSERT INTO cluster_calls (id, to_owner, request) VALUES ($1, $2, $3)', [id, owner, JSON.stringify({ from: this.owner, request })]);
     await this.notify({ to: owner, call: id });
-    await answered;
+    try {
+      await answered;
+    } catch (error) {
+      await this.pool.query('DELETE FROM cluster_calls WHERE id = $1', [id]).catch(() => undefined);
+      throw error;
+    }
     const { rows } = await this.pool.query<{ reply: Reply }>('DELETE FROM cluster_calls WHERE id = $1 RETURNING reply', [id]);
     const reply = rows[0]?.reply;
     if (!reply) throw new ClusterCallError('the call was lost', 'ClusterLost');
@@ -243,7 +268,11 @@ export class Cluster {
   }
 
   private async answer(id: string): Promise<void> {
-    const { rows } = await this.pool.query<{ request: { from: string; request: ClusterRequest } }>('SELECT request FROM cluster_calls WHERE id = $1 AND reply IS NULL', [id]);
+    // Taken once, whoever hears it (a notification heard twice must not send a message twice).
+    const { rows } = await this.pool.query<{ request: { from: string; request: ClusterRequest } }>(
+      `UPDATE cluster_calls SET reply = '{"ok":false,"taken":true}' WHERE id = $1 AND reply IS NULL RETURNING request`,
+      [id],
+    );
     const call = rows[0]?.request;
     if (!call || !this.member) return;
     let reply: Reply;
@@ -266,7 +295,7 @@ export class Cluster {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.ticking;
-    this.member = null;
+    this.member = null; // no listening again once the connection ends
     try {
       const { rows } = await this.pool.query<{ others: number }>(
         `WITH gone AS (DELETE FROM cluster_members WHERE owner = $1 AND boot_id = $2)
