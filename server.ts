@@ -135,7 +135,7 @@ const httpServer = createServer((request, response) => {
     return;
   }
   if (handleNext) void handleNext(request, response);
-  else if (request.url === '/api/health') response.end(JSON.stringify({ ok: true, worker: cluster?.owner }));
+  else if (request.url === '/api/health') response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, worker: cluster?.owner }));
   else refuse(response, 404, 'worker', 'This process is a worker: open the app where `npm run dev` runs');
 });
 

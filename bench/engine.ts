@@ -38,7 +38,7 @@ export async function benchStepOverhead(options: { steps: number; runs: number }
   const memory = new InMemoryEngine(realClock);
   const inMemory = await timeRuns(memory, defineSteps(memory, 'memory'), options);
   const database = await startPostgres();
-  const dbos = new DbosEngine({ systemDatabaseUrl: database.url.replace(/\/postgres$/, '/agentcsd_bench'), appName: 'bench' });
+  const dbos = new DbosEngine({ systemDatabaseUrl: database.urlFor('agentcsd_bench'), appName: 'bench' });
   try {
     const workflow = defineSteps(dbos, 'dbos');
     await dbos.launch();
@@ -75,7 +75,7 @@ export async function benchRecovery(options: { rounds: number }): Promise<Recove
   const { spawnDbosWorker } = await import('@/test/support/dbos-kill-round');
   const database = await startPostgres();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-bench-recovery-'));
-  const run = (env: Record<string, string>) => spawnDbosWorker({ databaseUrl: database.url.replace(/\/postgres$/, '/agentcsd_recovery'), steps: 10, env }).child;
+  const run = (env: Record<string, string>) => spawnDbosWorker({ databaseUrl: database.urlFor('agentcsd_recovery'), steps: 10, env }).child;
   const waitFor = async (check: () => boolean) => {
     while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
   };
@@ -140,7 +140,7 @@ export async function benchThroughput(options: { runs: number; steps: number; st
   try {
     for (let repetition = 0; repetition < options.repetitions; repetition++) {
       for (const workers of [1, 2]) {
-        const url = database.url.replace(/\/postgres$/, `/agentcsd_pool_${workers}_${repetition}`);
+        const url = database.urlFor(`agentcsd_pool_${workers}_${repetition}`);
         // DBOS's schema first, by one process: workers launching together on a fresh database deadlock in its migration.
         await DBOS.migrate(url);
         const children = Array.from({ length: workers }, () =>

@@ -17,6 +17,7 @@ import { appendMemory } from '@/lib/memory/memory-store';
 import { closeDb, getDb, getStore } from '@/lib/store/db';
 import { rawDb, sqliteDate, statement } from '@/lib/store/raw-db';
 import { insertSession } from '@/lib/store/sessions-repository';
+import { databaseUrl } from '@/test/support/postgres';
 import { defaultRetryPolicy } from '@/lib/backends/retry-policy';
 import { estimateCost } from '@/lib/backends/pricing';
 import { realClock } from '@/lib/clock/clock';
@@ -64,7 +65,7 @@ function freshDataDir(): string {
 /** Where a memory benchmark keeps its store: a fresh SQLite folder, or a fresh database on the given PostgreSQL. */
 async function freshStore(postgresUrl: string | undefined): Promise<() => Promise<void>> {
   const dataDir = freshDataDir();
-  if (postgresUrl) process.env.AGENTCSD_DATABASE_URL = postgresUrl.replace(/\/[^/]*$/, `/bench_${crypto.randomUUID().replaceAll('-', '')}`);
+  if (postgresUrl) process.env.AGENTCSD_DATABASE_URL = databaseUrl(postgresUrl, `bench_${crypto.randomUUID().replaceAll('-', '')}`);
   await getDb(); // a new PostgreSQL database is created on first use
   return async () => {
     await closeDb();

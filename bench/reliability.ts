@@ -172,7 +172,7 @@ export async function durableRounds(count: number) {
   try {
     const rounds = [];
     for (let round = 0; round < count; round++) {
-      rounds.push(await dbosKillRound({ databaseUrl: database.url.replace(/\/postgres$/, '/agentcsd_rounds'), dir, runId: `round-${round}`, steps: 8, k: round % 8 }));
+      rounds.push(await dbosKillRound({ databaseUrl: database.urlFor('agentcsd_rounds'), dir, runId: `round-${round}`, steps: 8, k: round % 8 }));
     }
     return rounds;
   } finally {
@@ -191,7 +191,7 @@ export async function durableTaskRounds(count: number) {
     for (let round = 0; round < count; round++) {
       const root = path.join(os.tmpdir(), `agentcsd-task-rounds-${round}`);
       fs.rmSync(root, { recursive: true, force: true });
-      const databaseUrl = database.url.replace(/\/postgres$/, `/task_round_${round}`);
+      const databaseUrl = database.urlFor(`task_round_${round}`);
       const env = { AGENTCSD_TASK_STEP_DELAY_MS: '150', AGENTCSD_ENGINE: 'dbos', AGENTCSD_DATABASE_URL: databaseUrl, AGENTCSD_EXECUTOR_ID: 'bench' };
       const setup = { base: `http://127.0.0.1:${port}`, fakeEndpoint, databaseUrl, start: () => spawnServer({ root, port, env }) };
       rounds.push(round % 2 === 0 ? await runningKillRound(setup, { maxSteps: 8, killAfterSteps: 1 + ((round / 2) % 6) }) : await cardKillRound(setup));

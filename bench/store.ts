@@ -12,6 +12,7 @@ import { closeDb, getDb } from '@/lib/store/db';
 import { insertLlmCall, insertTurn } from '@/lib/store/mind-repository';
 import { insertSession } from '@/lib/store/sessions-repository';
 import { closeAgentTurn, finishToolCall, insertAgentStep } from '@/lib/store/tool-calls-repository';
+import { databaseUrl } from '@/test/support/postgres';
 import { formatMs, median, percentile } from './stats';
 
 export interface StoreTurnResult {
@@ -22,7 +23,7 @@ export interface StoreTurnResult {
 export async function benchStoreTurn(options: { turns: number; postgresUrl?: string }): Promise<StoreTurnResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-bench-store-'));
   process.env.AGENTCSD_DATA_DIR = dataDir;
-  if (options.postgresUrl) process.env.AGENTCSD_DATABASE_URL = options.postgresUrl.replace(/\/[^/]*$/, `/store_${crypto.randomUUID().replaceAll('-', '')}`);
+  if (options.postgresUrl) process.env.AGENTCSD_DATABASE_URL = databaseUrl(options.postgresUrl, `store_${crypto.randomUUID().replaceAll('-', '')}`);
   try {
     await getDb();
     const sessionId = crypto.randomUUID();

@@ -22,7 +22,7 @@ async function setup(engine: 'memory' | 'dbos', root: string): Promise<KillRound
   let databaseUrl: string | undefined;
   if (engine === 'dbos') {
     postgres ??= await startPostgres();
-    databaseUrl = postgres.url.replace(/\/postgres$/, `/${root.replace(/\W+/g, '_').toLowerCase()}`);
+    databaseUrl = postgres.urlFor(root.replace(/\W+/g, '_').toLowerCase());
   }
   const env = { AGENTCSD_TASK_STEP_DELAY_MS: '150', ...(databaseUrl && { AGENTCSD_ENGINE: 'dbos', AGENTCSD_DATABASE_URL: databaseUrl, AGENTCSD_EXECUTOR_ID: 'e2e-crash' }) };
   return {

@@ -1,8 +1,9 @@
 // Several processes on one PostgreSQL (issue 19): each session's mind runs in exactly one of them,
 // and moves when that one dies. A process is a member (`cluster_members`, a heartbeat every second,
 // on the database's clock); a session belongs to a member through its lease (`session_leases`).
-// Every tick a member renews its heartbeat, removes members silent for longer than the lease time
-// and takes their sessions (one UPDATE: of two survivors exactly one gets each session), then
+// Every tick a member renews its heartbeat, removes members silent for longer than the lease time,
+// takes the sessions of members gone (dead, or stopped) — of two survivors exactly one gets each
+// session, and with it the runs its holder left unfinished — then
 // takes active sessions nobody holds. What a person does through another process reaches the
 // owner as a call (`cluster_calls`, announced by NOTIFY): a message, a Stop, a settings change; a
 // tool-call decision is announced to every process, since the waiting step may be anywhere.
@@ -29,7 +30,7 @@ export interface ClusterMember {
   hear(event: ClusterBroadcast): void;
   /** The sessions this process holds now: minds start for new ones and stop for lost ones. */
   reconcile(owned: ReadonlySet<string>): Promise<void>;
-  /** Members found dead whose sessions this process took (their durable runs can be recovered). */
+  /** Members gone (dead, or stopped) whose sessions this process took: their durable runs continue here. */
   tookOver?(owners: readonly string[]): Promise<void>;
 }
 
@@ -163,7 +164,7 @@ export class Cluster {
   private async round(): Promise<void> {
     if (!this.member) return;
     const client = await this.pool.connect();
-    let dead: string[] = [];
+    let previous: string[] = [];
     try {
       await client.query('BEGIN');
       const beat = await client.query('UPDATE cluster_members SET heartbeat_at = now() WHERE owner = $1 AND boot_id = $2', [this.owner, this.bootId]);
@@ -171,9 +172,15 @@ export class Cluster {
         // Declared dead by the others (a long pause): its sessions are theirs now; join again.
         await client.query('INSERT INTO cluster_members (owner, boot_id) VALUES ($1, $2) ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now()', [this.owner, this.bootId]);
       }
-      dead = (await client.query<{ owner: string }>('DELETE FROM cluster_members WHERE heartbeat_at < now() - make_interval(secs => $1) RETURNING owner', [this.leaseMs / 1000])).rows.map((row) => row.owner);
-      // A lease whose holder is no member (dead, or left) is taken; of two takers the row lock lets one win.
-      await client.query('UPDATE session_leases SET owner = $1 WHERE owner NOT IN (SELECT owner FROM cluster_members)', [this.owner]);
+      await client.query('DELETE FROM cluster_members WHERE heartbeat_at < now() - make_interval(secs => $1)', [this.leaseMs / 1000]);
+      // A lease whose holder is no member (dead, or left) is taken; rows another taker has locked are
+      // its to take. Who held them: their unfinished runs come here with them.
+      const taken = await client.query<{ owner: string }>(
+        `WITH free AS (SELECT session_id, owner FROM session_leases WHERE owner NOT IN (SELECT owner FROM cluster_members) FOR UPDATE SKIP LOCKED)
+         UPDATE session_leases SET owner = $1 FROM free WHERE session_leases.session_id = free.session_id RETURNING free.owner`,
+        [this.owner],
+      );
+      previous = [...new Set(taken.rows.map((row) => row.owner))];
       await client.query(
         `INSERT INTO session_leases (session_id, owner) SELECT id, $1 FROM sessions
          WHERE status = 'active' AND id NOT IN (SELECT session_id FROM session_leases) ON CONFLICT DO NOTHING`,
@@ -186,7 +193,7 @@ export class Cluster {
     } finally {
       client.release();
     }
-    if (dead.length > 0) await this.member.tookOver?.(dead);
+    if (previous.length > 0) await this.member.tookOver?.(previous);
     await this.member.reconcile(await this.owned());
   }
 

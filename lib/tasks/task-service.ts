@@ -64,8 +64,8 @@ export class TaskService {
   /** Starts the session's task under way (after a restart) or its oldest pending one, if none runs. */
   async schedule(sessionId: string): Promise<void> {
     if (this.stopping) return;
-    if (!this.deps.mind(sessionId) && !(await this.deps.elsewhere?.({ kind: 'session-changed', sessionId }))) return;
-    if (!this.deps.mind(sessionId)) return;
+    // Not here: the holder schedules it, or the mind starts here now (and its start schedules it).
+    if (!this.deps.mind(sessionId)) return void (await this.deps.elsewhere?.({ kind: 'session-changed', sessionId }));
     for (const wake of this.mindWaiters.get(sessionId) ?? []) wake();
     const open = await listTasks({ sessionId, statuses: ['pending', 'running', 'blocked'] });
     const next = open.find((task) => task.status !== 'pending') ?? open[0];

@@ -1,12 +1,16 @@
 // The cluster's own promises (lib/engine/cluster.ts), with two members in this process on a real
 // PostgreSQL — each member a recorder standing in for an orchestrator: a call reaches the holder and
 // its answer (or its error, by name and code) comes back; a notification heard twice runs the call
-// once; a second live process with the same name is refused; after PostgreSQL itself is killed and
+// once; a member that stops hands its sessions over; a second live process with the same name is
+// refused; after PostgreSQL itself is killed and
 // restarted, calls get through again (the notification connection listens anew).
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Cluster, ClusterCallError, type ClusterBroadcast, type ClusterMember, type ClusterRequest } from '@/lib/engine/cluster';
+import { defaultModels, defaultParams } from '@/lib/config/model-config';
 import { closeDb, getDb } from '@/lib/store/db';
+import { insertSession } from '@/lib/store/sessions-repository';
 import { startPostgres, type TestPostgres } from '@/test/support/postgres';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
@@ -14,10 +18,17 @@ useTempAppDirs();
 let database: TestPostgres;
 const members: Cluster[] = [];
 
+const recorders: Recorder[] = [];
+
 class Recorder implements ClusterMember {
+  name = '';
   readonly handled: ClusterRequest[] = [];
   readonly heard: ClusterBroadcast[] = [];
   owned = new Set<string>();
+  readonly tookOverFrom: string[] = [];
+  async tookOver(owners: readonly string[]): Promise<void> {
+    this.tookOverFrom.push(...owners);
+  }
   async handle(request: ClusterRequest): Promise<unknown> {
     this.handled.push(request);
     if (request.kind === 'message' && request.text === 'refuse') throw Object.assign(new Error('The task waits for a decision'), { name: 'TaskError', code: 'conflict' });
@@ -45,6 +56,8 @@ afterAll(async () => {
 });
 
 async function join(owner: string, recorder: Recorder, options: { leaseMs?: number } = {}): Promise<Cluster> {
+  recorder.name = owner;
+  recorders.push(recorder);
   const cluster = new Cluster({ url: database.url, owner, heartbeatMs: 200, leaseMs: options.leaseMs ?? 2_000, callTimeoutMs: 3_000 });
   await cluster.join(recorder);
   members.push(cluster);
@@ -85,6 +98,19 @@ describe('the cluster', () => {
     await vi.waitFor(async () => expect((await sql(`SELECT reply FROM cluster_calls WHERE id = 'twice'`))[0].reply).toEqual({ ok: true, value: { echoed: 'once' } }));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(c.handled.filter((request) => request.kind === 'message' && request.text === 'once')).toHaveLength(1);
+  });
+
+  it('a member that stops hands its sessions over at once, and the taker is told whose they were (to adopt its runs)', async () => {
+    // Paused: no round claims it; the leaving member takes it itself.
+    const session = await insertSession({ id: randomUUID(), name: 'moves', personaName: 'p', personaHash: 'h', models: defaultModels, params: defaultParams, status: 'paused' });
+    const leaving = await join('member-g', new Recorder(), { leaseMs: 10_000 });
+    expect(await leaving.claim(session.id)).toBe('member-g');
+    await join('member-h', new Recorder(), { leaseMs: 10_000 });
+    await leaving.leave();
+    // Some live member (the first round to see it) holds it now, and only that one adopts member-g's runs.
+    await vi.waitFor(async () => expect((await sql('SELECT owner FROM session_leases WHERE session_id = $1', [session.id]))[0].owner).not.toBe('member-g'));
+    const [{ owner }] = await sql('SELECT owner FROM session_leases WHERE session_id = $1', [session.id]);
+    await vi.waitFor(() => expect(recorders.filter((recorder) => recorder.tookOverFrom.includes('member-g')).map((recorder) => recorder.name)).toEqual([owner]));
   });
 
   it('a second live process with the same name is refused after one lease time', async () => {

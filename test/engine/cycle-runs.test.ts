@@ -101,7 +101,7 @@ describe('a run per Subconscious cycle on DBOS', () => {
   let url: string;
   beforeAll(async () => {
     database = await startPostgres();
-    url = database.url.replace(/\/postgres$/, '/cycles');
+    url = database.urlFor('cycles');
     engine = new DbosEngine({ systemDatabaseUrl: url, appName: 'cycles' });
     cycles = new CycleRuns(engine);
     await engine.launch();

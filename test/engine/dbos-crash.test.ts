@@ -34,7 +34,7 @@ async function until(condition: () => boolean, what: string, timeoutMs = 30_000)
 describe('DBOS engine under crashes', () => {
   it('a worker killed with SIGKILL during step k (first, middle, last): the next worker finishes the run; steps before k ran once, step k twice, the result is an uninterrupted run\'s', async () => {
     for (const k of [0, 3, STEPS - 1]) {
-      const round = await dbosKillRound({ databaseUrl: database.url.replace(/\/postgres$/, '/agentcsd_crash'), dir, runId: `kill-${k}`, steps: STEPS, k });
+      const round = await dbosKillRound({ databaseUrl: database.urlFor('agentcsd_crash'), dir, runId: `kill-${k}`, steps: STEPS, k });
       expect(round.failures).toEqual([]);
       expect(round.result).toBe(EXPECTED);
       expect(round.starts).toEqual(Array.from({ length: STEPS }, (_, index) => (index === k ? 2 : 1)));
@@ -44,7 +44,7 @@ describe('DBOS engine under crashes', () => {
   it('PostgreSQL killed with SIGKILL under a running worker: it reconnects when the database is back and finishes the run', async () => {
     const effects = path.join(dir, 'pg.log');
     const result = path.join(dir, 'pg.json');
-    const running = spawnDbosWorker({ databaseUrl: database.url.replace(/\/postgres$/, '/agentcsd_crash'), steps: STEPS, env: { RUN_ID: 'pg-kill', EFFECTS: effects, RESULT: result, PAUSE: '2:1500' } });
+    const running = spawnDbosWorker({ databaseUrl: database.urlFor('agentcsd_crash'), steps: STEPS, env: { RUN_ID: 'pg-kill', EFFECTS: effects, RESULT: result, PAUSE: '2:1500' } });
     await until(() => lines(effects).includes('start 2'), 'step 2 to start');
     await database.crashAndRestart(); // while step 2 runs: its result is written after the database is back
     expect(lines(effects)).not.toContain('done 2');

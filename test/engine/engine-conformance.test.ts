@@ -85,7 +85,7 @@ const engines: { name: string; make(): Promise<EngineUnderTest> }[] = [
     name: 'DBOS on PostgreSQL',
     async make() {
       const database: TestPostgres = await startPostgres();
-      const engine = new DbosEngine({ systemDatabaseUrl: database.url.replace(/\/postgres$/, '/agentcsd_dbos'), appName: 'conformance' });
+      const engine = new DbosEngine({ systemDatabaseUrl: database.urlFor('agentcsd_dbos'), appName: 'conformance' });
       const workflows = defineWorkflows(engine);
       await engine.launch();
       return {

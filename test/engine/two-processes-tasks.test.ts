@@ -63,7 +63,7 @@ describe('a task across two processes on the durable engine', () => {
     here = new Orchestrator({ engine, cluster: new Cluster({ url: database.url, owner: 'process-a' }), taskWorkingDelayMs: 400 });
     const session = await here.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
     const owner = async () => (await (await getDb()).$queryRawUnsafe<{ owner: string }[]>('SELECT owner FROM session_leases WHERE session_id = $1', session.id))[0]?.owner;
-    await vi.waitFor(async () => expect(await owner()).toBe('worker-b'), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await owner()).toBe('worker-b'), { timeout: 20_000 });
     await engine.launch();
     await here.start();
 

@@ -62,7 +62,7 @@ describe('two processes on one PostgreSQL', () => {
     // Created while this process has not joined yet: the worker takes it on its next round.
     here = new Orchestrator({ cluster: new Cluster({ url: database.url, owner: 'process-a' }) });
     const session = await here.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
-    await vi.waitFor(async () => expect(await leaseOwner(session.id)).toBe('worker-b'), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await leaseOwner(session.id)).toBe('worker-b'), { timeout: 20_000 });
     await here.start();
     expect(here.mindState(session.id)).toBeNull(); // its mind runs in the worker, not here
 

@@ -64,7 +64,7 @@ describe('the store on PostgreSQL', () => {
   });
 
   it('migrations apply once, and in turn when three connections start them at once', async () => {
-    const url = database.url.replace(/\/postgres$/, '/store_migrations');
+    const url = database.urlFor('store_migrations');
     const admin = await openPostgresDb(database.url); // creates nothing but proves the default database migrates too
     await admin.$executeRawUnsafe('CREATE DATABASE store_migrations');
     await admin.$disconnect();
@@ -76,7 +76,7 @@ describe('the store on PostgreSQL', () => {
 
   it('every model writes and reads back the same values through the SQLite and the PostgreSQL client', async () => {
     const onSqlite = await writeAndReadEveryModel((await getDb()) as unknown as PostgresDb);
-    const db = await openPostgresDb(database.url.replace(/\/postgres$/, '/postgres'));
+    const db = await openPostgresDb(database.url);
     try {
       const onPostgres = await writeAndReadEveryModel(db);
       expect(onPostgres).toEqual(onSqlite);

@@ -11,13 +11,23 @@ import path from 'node:path';
 import pg from 'pg';
 
 export interface TestPostgres {
+  /** The server's `postgres` database. */
   url: string;
+  /** Another database on the same server (the app and DBOS create theirs on first use). */
+  urlFor(database: string): string;
   port: number;
   /** The server process (a test may kill it). */
   process: ChildProcess;
   /** Kills the server with SIGKILL (no shutdown at all) and starts it again on the same data and port. */
   crashAndRestart(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** The same server's database `name`. */
+export function databaseUrl(serverUrl: string, name: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
 export function postgresBinDir(): string | null {
@@ -90,11 +100,23 @@ export async function startPostgres(options: { port?: number } = {}): Promise<Te
   };
   const database: TestPostgres = {
     url,
+    urlFor: (name) => databaseUrl(url, name),
     port,
     process: await launch(),
     async crashAndRestart() {
       await stopped(database.process, 'SIGKILL');
-      database.process = await launch();
+      // The killed server's backends notice and end a moment later (longer on a loaded machine);
+      // until then a new server refuses the data folder whose shared memory they still hold.
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        try {
+          database.process = await launch();
+          return;
+        } catch (error) {
+          if (Date.now() > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      }
     },
     async stop() {
       await stopped(database.process, 'SIGINT'); // fast shutdown

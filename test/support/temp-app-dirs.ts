@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { closeDb } from '@/lib/store/db';
+import { databaseUrl } from './postgres';
 
 export interface TempAppDirs {
   root: string;
@@ -16,29 +17,28 @@ export interface TempAppDirs {
 /** Whether this run keeps the store in PostgreSQL (vitest's `postgres` project). */
 export const storeOnPostgres = process.env.AGENTCSD_TEST_STORE === 'postgres';
 
-/** A database of its own on the run's PostgreSQL (postgres-store-setup.ts); dropped with drop(). */
-async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/** A database of its own on the run's PostgreSQL (postgres-store-setup.ts; the store creates it on first use); dropped with drop(). */
+function testDatabase(): { url: string; drop(): Promise<void> } {
   const serverUrl = inject('postgresStoreUrl');
   const name = `agentcsd_${randomBytes(6).toString('hex')}`;
-  const admin = async (sql: string) => {
+  const drop = async () => {
     const client = new pg.Client({ connectionString: serverUrl });
     await client.connect();
     try {
-      await client.query(sql);
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     } finally {
       await client.end();
     }
   };
-  await admin(`CREATE DATABASE ${name}`);
-  return { url: serverUrl.replace(/\/postgres$/, `/${name}`), drop: () => admin(`DROP DATABASE ${name} WITH (FORCE)`) };
+  return { url: databaseUrl(serverUrl, name), drop };
 }
 
 export function useTempAppDirs(options: { personas?: Record<string, string> } = {}): TempAppDirs {
   const dirs = {} as TempAppDirs;
-  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let database: ReturnType<typeof testDatabase> | undefined;
   beforeAll(async () => {
     if (storeOnPostgres) {
-      database = await createTestDatabase();
+      database = testDatabase();
       process.env.AGENTCSD_DATABASE_URL = database.url;
     }
     dirs.root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-test-'));

@@ -34,7 +34,7 @@ const engines = [
     persona: 'tester-dbos',
     make: async () => {
       const database: TestPostgres = await startPostgres();
-      const engine = new DbosEngine({ systemDatabaseUrl: database.url.replace(/\/postgres$/, '/task_flows'), appName: 'task-flows' });
+      const engine = new DbosEngine({ systemDatabaseUrl: database.urlFor('task_flows'), appName: 'task-flows' });
       return { engine, launch: () => engine.launch(), close: () => database.stop() };
     },
   },
