@@ -19,6 +19,8 @@ export class DbosEngine implements ExecutionEngine {
   private readonly registered = new Map<Workflow<unknown, unknown>, Registered>();
   /** Runs executing in this process: their cancel aborts at once (DBOS's own cancel ends them at the next step). */
   private readonly controllers = new Map<string, { controller: AbortController; unwound: Promise<void> }>();
+  /** Runs adopt() moved here: start() joins them (DBOS logs an error when one is started again). */
+  private readonly adoptedRuns = new Set<string>();
   private launched = false;
   private stopping = false;
 
@@ -108,9 +110,11 @@ export class DbosEngine implements ExecutionEngine {
         `UPDATE dbos.workflow_status
             SET status = 'ENQUEUED', queue_name = $1, executor_id = $2, started_at_epoch_ms = NULL, owner_xid = NULL,
                 updated_at = (EXTRACT(EPOCH FROM now()) * 1000)::bigint
-          WHERE status IN ('PENDING', 'ENQUEUED') AND executor_id = ANY($3) AND application_version = $4`,
+          WHERE status IN ('PENDING', 'ENQUEUED') AND executor_id = ANY($3) AND application_version = $4
+          RETURNING workflow_uuid`,
         [this.adoptionQueue(), DBOS.executorID, [...owners], DBOS.applicationVersion],
       );
+      for (const row of moved.rows as { workflow_uuid: string }[]) this.adoptedRuns.add(row.workflow_uuid);
       return moved.rowCount ?? 0;
     } finally {
       await client.end();
@@ -132,7 +136,9 @@ export class DbosEngine implements ExecutionEngine {
   }
 
   async start<Input, Output>(runId: string, workflow: Workflow<Input, Output>, input: Input): Promise<Output> {
-    const handle = await DBOS.startWorkflow(this.registeredFor(workflow), { workflowID: runId })(input);
+    const handle = this.adoptedRuns.delete(runId)
+      ? DBOS.retrieveWorkflow<Output>(runId)
+      : await DBOS.startWorkflow(this.registeredFor(workflow), { workflowID: runId })(input);
     try {
       return (await handle.getResult()) as Output;
     } catch (error) {

@@ -2,7 +2,7 @@
 // Every bad request must answer a 4xx `{ error: { code, message } }` and change nothing.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as personaItem from '@/app/api/personas/[name]/route';
 import * as personas from '@/app/api/personas/route';
 import * as sessionItem from '@/app/api/sessions/[id]/route';
@@ -139,10 +139,18 @@ describe('messages', () => {
     const detail = await (await sessionItem.GET(new Request(base), idContext(id))).json();
     expect(detail.mind).toMatchObject({ running: true, turn: { spontaneous: false }, degraded: null });
     expect(detail.usage.internal).toMatchObject({ calls: 0, costUsd: 0 });
-    expect(await (await stopTurn.POST(new Request(base, { method: 'POST' }), idContext(id))).json()).toEqual({ stopped: true });
 
-    // The context viewer: the exact prompts the layers sent, with token counts.
-    const prompts = await (await contextRoute.GET(new Request(base), idContext(id))).json();
+    // The context viewer: the exact prompts the layers sent, with token counts. The turn records
+    // its prompt when it reaches its model call, a few store reads after the 202 (later on PostgreSQL).
+    const prompts = await vi.waitFor(
+      async () => {
+        const body = await (await contextRoute.GET(new Request(base), idContext(id))).json();
+        if (!body.internal) throw new Error('the turn has not sent its prompt yet');
+        return body;
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    expect(await (await stopTurn.POST(new Request(base, { method: 'POST' }), idContext(id))).json()).toEqual({ stopped: true });
     expect(prompts.running).toBe(true);
     expect(prompts.subconscious.system[0].text.startsWith(personaText.trimEnd())).toBe(true);
     expect(prompts.subconscious.user.text).toMatch(/^<S_quiet_history>.*<ID_loud>.*<\/ID_loud>$/s);
