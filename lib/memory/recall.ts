@@ -72,8 +72,12 @@ export async function recall(input: {
   const now = input.now ?? new Date();
   const limit = input.candidates ?? 50;
   const search = { personaName: input.personaName, words, limit, excludeSessionId: input.excludeSessionId ?? '', now };
-  const messages = await searchMessages(search, input.excludeMessageIds?.length ?? 0);
-  const memories = await searchMemories(search);
+  // Independent: on PostgreSQL each is its own round trips, and the query's vector an HTTP call.
+  const [messages, memories, semantic] = await Promise.all([
+    searchMessages(search, input.excludeMessageIds?.length ?? 0),
+    searchMemories(search),
+    semanticLists(input.personaName, input.query, limit, input.embedder, input.excludeSessionId ?? '', now),
+  ]);
 
   const excluded = new Set(input.excludeMessageIds ?? []);
   // Reciprocal-rank fusion: an item found by several lists adds their terms; recency, importance
@@ -111,9 +115,9 @@ export async function recall(input: {
   messages.forEach((row, rank) => addMessage(row, rank, 'text match'));
   memories.forEach((row, rank) => addMemory(row, rank, 'text match', weights.memoryBoost));
   // By meaning: one list of messages and memories together, ranked by similarity alone.
-  for (const semantic of await semanticLists(input.personaName, input.query, limit, input.embedder, input.excludeSessionId ?? '', now)) {
-    if (semantic.kind === 'message') addMessage(semantic.row, semantic.rank, 'meaning');
-    else addMemory(semantic.row, semantic.rank, 'meaning', 1);
+  for (const item of semantic) {
+    if (item.kind === 'message') addMessage(item.row, item.rank, 'meaning');
+    else addMemory(item.row, item.rank, 'meaning', 1);
   }
 
   const hits: RecallHit[] = [...fused.values()].map((entry) => ({

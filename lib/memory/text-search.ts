@@ -1,8 +1,7 @@
 // The lexical half of recall, on whichever database holds the store: SQLite's FTS5 tables ranked by
-// BM25, or PostgreSQL's generated tsvector columns (GIN-indexed) ranked by ts_rank weighted by
-// each word's idf — both with
-// English stemming. A query is its topic words only, each a plain word, so no search operator can be
-// injected. Items with every word come first (a small, cheap set when the words are common), then
+// BM25, or PostgreSQL's generated tsvector columns (GIN-indexed) ranked by ts_rank weighted by each
+// word's idf — both with English stemming. A query is its topic words only, each a plain word, so
+// no search operator can be injected. Items with every word come first (a small, cheap set when the words are common), then
 // items with any of them, only when those are not enough: ranking every item with one common word
 // is what costs at 100k.
 import { getStore } from '@/lib/store/db';

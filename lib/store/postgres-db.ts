@@ -4,7 +4,7 @@
 // prisma/postgres/migrations applied the way the SQLite runner applies its own (recorded in
 // Prisma's `_prisma_migrations`). PostgreSQL DDL is transactional: a migration that fails leaves
 // nothing. Several processes starting at once take turns on an advisory lock (DBOS's own schema
-// migration deadlocks without one). Not yet used by the repositories: their raw SQL is SQLite's.
+// migration deadlocks without one). The repositories reach it through getStore() (db.ts).
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
