@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
+import { reportPoolErrors } from '@/lib/store/pg-errors';
 
 export type ClusterRequest =
   | { kind: 'message'; sessionId: string; text: string }
@@ -87,9 +88,8 @@ export class Cluster {
     this.heartbeatMs = options.heartbeatMs ?? 1_000;
     this.leaseMs = options.leaseMs ?? 5_000;
     this.callTimeoutMs = options.callTimeoutMs ?? 15_000;
-    this.pool = new pg.Pool({ connectionString: options.url, max: 4 });
-    // An idle connection the server drops (a restart) must not take the process with it: the pool opens another.
-    this.pool.on('error', (error) => console.error('[cluster] a database connection was lost', error.message));
+    // A connection the server drops (a restart) must not take the process with it: the pool opens another.
+    this.pool = reportPoolErrors(new pg.Pool({ connectionString: options.url, max: 4 }), (message) => console.error('[cluster] a database connection was lost', message));
   }
 
   /**

@@ -7,6 +7,7 @@
 // `sleep` is DBOS's durable sleep. DBOS is one per process: so is this engine.
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import pg from 'pg';
+import { quietClient } from '@/lib/store/pg-errors';
 import { realClock, type Clock } from '@/lib/clock/clock';
 import { RunCancelledError, runWithRetries, type ExecutionEngine, type RunStatus, type Workflow, type WorkflowContext } from './execution-engine';
 
@@ -103,7 +104,7 @@ export class DbosEngine implements ExecutionEngine {
    */
   async adopt(owners: readonly string[]): Promise<number> {
     if (!this.launched || owners.length === 0) return 0;
-    const client = new pg.Client({ connectionString: this.options.systemDatabaseUrl });
+    const client = quietClient(new pg.Client({ connectionString: this.options.systemDatabaseUrl }));
     await client.connect();
     try {
       const moved = await client.query(

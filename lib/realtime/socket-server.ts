@@ -3,6 +3,7 @@
 import type { Server as HttpServer } from 'node:http';
 import { createAdapter } from '@socket.io/postgres-adapter';
 import pg from 'pg';
+import { reportPoolErrors } from '@/lib/store/pg-errors';
 import { Server } from 'socket.io';
 import { toApiError, validationError } from '@/lib/http/api-error';
 import { sendMessageInputSchema, type Orchestrator } from '@/lib/orchestrator/orchestrator';
@@ -45,8 +46,8 @@ export function attachSocketServer(input: {
   });
 
   if (input.postgresUrl) {
-    const pool = new pg.Pool({ connectionString: input.postgresUrl, max: 2 });
-    pool.on('error', (error) => console.error('[socket] the PostgreSQL adapter connection failed', error.message));
+    // The adapter's LISTEN connection is checked out of this pool for good: its loss is reported here, then it reconnects.
+    const pool = reportPoolErrors(new pg.Pool({ connectionString: input.postgresUrl, max: 2 }), (message) => console.error('[socket] the PostgreSQL adapter connection failed', message));
     io.adapter(createAdapter(pool, { errorHandler: (error) => console.error('[socket] PostgreSQL adapter', error.message) }));
     io.engine.on('close', () => void pool.end());
   }

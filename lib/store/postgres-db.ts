@@ -11,6 +11,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '@/lib/generated/prisma-pg/client';
 import { listMigrations, type MigrationResult } from './migrations';
+import { quietClient } from './pg-errors';
 
 export type PostgresDb = InstanceType<typeof PrismaClient>;
 
@@ -23,7 +24,7 @@ export function postgresMigrationsDir(): string {
 
 /** Connects; a database that does not exist yet is created first, when the role may (as DBOS does for its own). */
 async function connectCreating(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url });
+  const client = quietClient(new pg.Client({ connectionString: url }));
   try {
     await client.connect();
     return client;
@@ -35,7 +36,7 @@ async function connectCreating(url: string): Promise<pg.Client> {
   const name = decodeURIComponent(target.pathname.slice(1));
   const maintenance = new URL(url);
   maintenance.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: maintenance.toString() });
+  const admin = quietClient(new pg.Client({ connectionString: maintenance.toString() }));
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
@@ -44,7 +45,7 @@ async function connectCreating(url: string): Promise<pg.Client> {
   } finally {
     await admin.end();
   }
-  const created = new pg.Client({ connectionString: url });
+  const created = quietClient(new pg.Client({ connectionString: url }));
   await created.connect();
   return created;
 }

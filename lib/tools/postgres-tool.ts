@@ -6,6 +6,7 @@
 // is refused by the server, never run past the read-only transaction. The connection string is a secret: it never appears in a definition, a card or a
 // result (errors are the server's message only).
 import pg from 'pg';
+import { quietClient } from '@/lib/store/pg-errors';
 import { z } from 'zod';
 import type { NodeConfig } from '@/lib/capabilities/node-types';
 import { builtinTool, errorOutcome, type Tool, type ToolOutcome, type ToolRunContext } from './tool-types';
@@ -41,7 +42,7 @@ function table(fields: readonly { name: string }[], rows: readonly unknown[][], 
 async function withClient(config: PostgresConfig, context: ToolRunContext, work: (client: pg.Client, timeoutMs: number) => Promise<ToolOutcome>): Promise<ToolOutcome> {
   if (!config.connection) return errorOutcome('This PostgreSQL capability has no connection configured (the persona’s Capabilities page).');
   const timeoutMs = config.statement_timeout_ms ?? DEFAULT_TIMEOUT_MS;
-  const client = new pg.Client({ connectionString: config.connection, connectionTimeoutMillis: 5_000, query_timeout: timeoutMs + 2_000, application_name: 'agentcsd' });
+  const client = quietClient(new pg.Client({ connectionString: config.connection, connectionTimeoutMillis: 5_000, query_timeout: timeoutMs + 2_000, application_name: 'agentcsd' }));
   const cancel = () => void client.end().catch(() => undefined);
   context.signal.addEventListener('abort', cancel, { once: true });
   try {

@@ -3,7 +3,7 @@
 // read-only tool, or smuggled after a COMMIT, changes nothing; writes need the node's allow_writes
 // and a person's approval; the connection string appears in no definition, card or result.
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { postgresTools, type PostgresConfig } from '@/lib/tools/postgres-tool';
 import type { Tool, ToolOutcome } from '@/lib/tools/tool-types';
 import { startPostgres, type TestPostgres } from '@/test/support/postgres';
@@ -81,5 +81,19 @@ describe('tool.postgres', () => {
     const refused = await run(postgresTools({ connection: 'postgres://nobody:pw-secret-9@127.0.0.1:1/db' })[0]!, { sql: 'SELECT 1' });
     expect(refused.isError).toBe(true);
     expect(refused.content).not.toContain('pw-secret-9');
+  });
+
+  it("a connection the server ends mid-statement (restart, admin kill) is the call's error; the app goes on", async () => {
+    const { postgres_query: read } = tools({ statement_timeout_ms: 30_000 });
+    const slow = run(read!, { sql: 'SELECT pg_sleep(20)' });
+    // node-postgres also emits 'error' on the client when its server goes away: unheard, that ends the process.
+    const sleeping = "FROM pg_stat_activity WHERE application_name = 'agentcsd' AND state = 'active' AND pid <> pg_backend_pid()";
+    await vi.waitFor(async () => expect((await admin.query(`SELECT pid ${sleeping}`)).rows).toHaveLength(1), { timeout: 10_000, interval: 50 });
+    await admin.query(`SELECT pg_terminate_backend(pid) ${sleeping}`);
+    const outcome = await slow;
+    expect(outcome.isError).toBe(true);
+    expect(outcome.content).toMatch(/^PostgreSQL: .*terminat/);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the client's own 'error' event comes a tick after
+    expect((await run(read!, { sql: 'SELECT 1 AS one' })).content).toBe('one\n1');
   });
 });
