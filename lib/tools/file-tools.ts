@@ -1,7 +1,9 @@
 // Built-in file tools: read, write, edit, list and grep inside the session's workspace. They
 // run in the app's process (no sandbox needed) through workspace.ts, which refuses any path
-// that leads outside; writes stay inside the workspace and need no approval by default.
-import { execFile } from 'node:child_process';
+// that leads outside; writes stay inside the workspace and need no approval by default. Every
+// file and folder is opened by descriptors (workspace-descriptors.ts), never by a name checked
+// earlier: a sandboxed process swapping folders for symlinks cannot steer a walk outside.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -10,11 +12,22 @@ import { builtinTool, errorOutcome, type ToolOutcome } from '@/lib/tools/tool-ty
 import {
   WorkspacePathError,
   displayPath,
+  openRealBeneath,
   readInside,
   realPathInside,
   resolveWorkspacePath,
   writeInside,
 } from '@/lib/tools/workspace';
+import {
+  DIRECTORY_FLAGS,
+  READ_FILE_FLAGS,
+  closeQuietly,
+  descriptorPath,
+  isLinkRefusal,
+  openAt,
+  openBeneath,
+  readDirectory,
+} from '@/lib/tools/workspace-descriptors';
 
 const READ_CAP_BYTES = 256 * 1024;
 const WRITE_CAP_BYTES = 8 * 1024 * 1024;
@@ -22,7 +35,8 @@ const LIST_CAP_ENTRIES = 500;
 const GREP_CAP_BYTES = 64 * 1024;
 const GREP_TIMEOUT_MS = 10_000;
 const GREP_MAX_FILES = 20_000;
-const GREP_FILES_PER_RUN = 500;
+// Each file of a run is an open descriptor handed to grep: a few hundred stays far under any fd limit.
+const GREP_FILES_PER_RUN = 200;
 
 /** Path errors become the tool's error result, in words the model can act on. */
 async function guarded(run: () => Promise<ToolOutcome> | ToolOutcome): Promise<ToolOutcome> {
@@ -128,26 +142,34 @@ export const listFilesTool = builtinTool({
   run: (args, context) =>
     guarded(() => {
       const root = context.workspaceDir;
-      const start = realPathInside(root, resolveWorkspacePath(root, args.path ?? '.'), args.path ?? '.');
-      if (!fs.statSync(start).isDirectory()) return errorOutcome(`${args.path} is not a folder`);
+      const requested = args.path ?? '.';
+      if (!fs.statSync(realPathInside(root, resolveWorkspacePath(root, requested), requested)).isDirectory()) {
+        return errorOutcome(`${requested} is not a folder`);
+      }
+      const { fd } = openRealBeneath(root, requested, DIRECTORY_FLAGS);
       const entries: string[] = [];
       let more = false;
-      const walk = (folder: string) => {
-        for (const entry of fs.readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      // Each folder is read through its open descriptor and each sub-folder opened from it with
+      // O_NOFOLLOW: a folder swapped for a symlink mid-walk is not entered.
+      const walk = (folderFd: number, shownFolder: string) => {
+        for (const entry of readDirectory(folderFd)) {
           if (entries.length >= LIST_CAP_ENTRIES) {
             more = true;
             return;
           }
-          const absolute = path.join(folder, entry.name);
-          const shown = displayPath(root, absolute);
+          const shown = shownFolder === '.' ? entry.name : `${shownFolder}/${entry.name}`;
           if (entry.isSymbolicLink()) entries.push(`${shown} -> (symbolic link)`);
           else if (entry.isDirectory()) {
             entries.push(`${shown}/`);
-            if (args.recursive) walk(absolute); // readdir does not follow symlinks
+            if (args.recursive) withChildFolder(folderFd, entry.name, (childFd) => walk(childFd, shown));
           } else entries.push(shown);
         }
       };
-      walk(start);
+      try {
+        walk(fd, displayPath(root, descriptorPath(fd)));
+      } finally {
+        closeQuietly(fd);
+      }
       if (entries.length === 0) return { isError: false, content: '(empty)' };
       return { isError: false, content: entries.join('\n') + (more ? `\n[more than ${LIST_CAP_ENTRIES} entries; narrow the path]` : '') };
     }),
@@ -167,8 +189,7 @@ export const grepTool = builtinTool({
   run: (args, context) =>
     guarded(async () => {
       const root = context.workspaceDir;
-      const target = realPathInside(root, resolveWorkspacePath(root, args.path ?? '.'), args.path ?? '.');
-      const files = searchableFiles(root, target);
+      const files = searchableFiles(root, args.path ?? '.');
       if (files.length === 0) return { isError: false, content: 'No matches (no readable files there)', exitCode: 1 };
       let output = '';
       for (let start = 0; start < files.length && output.length <= GREP_CAP_BYTES; start += GREP_FILES_PER_RUN) {
@@ -181,39 +202,115 @@ export const grepTool = builtinTool({
 });
 
 /**
- * The regular files grep may read: no symlinks followed, no file with another hard link (it
- * could be a file outside), sorted so results are stable.
+ * The regular files grep may read, as paths below the root (real folders only: the walk opens
+ * each folder from its parent's descriptor and never follows a symlink), sorted so results are
+ * stable. Each is opened again by descriptors when it is searched (grepFiles).
  */
-function searchableFiles(root: string, target: string): string[] {
-  const stat = fs.lstatSync(target);
-  if (stat.isFile()) return stat.nlink === 1 ? [displayPath(root, target)] : [];
+function searchableFiles(root: string, requested: string): string[] {
+  const real = realPathInside(root, resolveWorkspacePath(root, requested), requested);
+  const relative = path.relative(root, real);
+  if (!fs.lstatSync(real).isDirectory()) return [relative];
   const found: string[] = [];
-  const walk = (folder: string) => {
-    for (const entry of fs.readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+  const walk = (folderFd: number, folder: string) => {
+    for (const entry of readDirectory(folderFd)) {
       if (found.length >= GREP_MAX_FILES) return;
-      const absolute = path.join(folder, entry.name);
-      if (entry.isDirectory()) walk(absolute);
-      else if (entry.isFile() && fs.lstatSync(absolute).nlink === 1) found.push(displayPath(root, absolute));
+      const below = folder ? `${folder}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) withChildFolder(folderFd, entry.name, (childFd) => walk(childFd, below));
+      else if (entry.isFile()) found.push(below);
     }
   };
-  walk(target);
+  const { fd } = openRealBeneath(root, requested, DIRECTORY_FLAGS);
+  try {
+    walk(fd, relative);
+  } finally {
+    closeQuietly(fd);
+  }
   return found;
 }
 
-/** GNU grep (an automaton: no catastrophic backtracking) on named files, argv only, no shell. */
-function grepFiles(root: string, args: z.infer<typeof grepArgs>, files: string[], signal: AbortSignal): Promise<string> {
-  const argv = ['-nHI', '--color=never', '-E', ...(args.ignore_case ? ['-i'] : []), '-e', args.pattern, '--', ...files];
+/** Calls `use` with a sub-folder opened from its parent's descriptor; a symlink or a vanished entry is skipped. */
+function withChildFolder(parentFd: number, name: string, use: (childFd: number) => void): void {
+  let childFd: number;
+  try {
+    childFd = openAt(parentFd, name, DIRECTORY_FLAGS);
+  } catch (error) {
+    if (isLinkRefusal(error) || (error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    use(childFd);
+  } finally {
+    closeQuietly(childFd);
+  }
+}
+
+/**
+ * Opens each file by descriptors from the root (O_NOFOLLOW at every segment) and keeps those
+ * that are regular files with a single link; a file swapped for a symlink is skipped.
+ */
+function openSearchable(root: string, files: string[]): { fd: number; shown: string }[] {
+  const opened: { fd: number; shown: string }[] = [];
+  for (const file of files) {
+    let fd: number;
+    try {
+      fd = openBeneath(root, file, READ_FILE_FLAGS);
+    } catch (error) {
+      if (isLinkRefusal(error) || (error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      for (const { fd: open } of opened) closeQuietly(open);
+      throw error;
+    }
+    const stat = fs.fstatSync(fd);
+    // A hard link shares its inode with a name we cannot see: it may be a file outside.
+    if (stat.isFile() && stat.nlink === 1) opened.push({ fd, shown: file });
+    else closeQuietly(fd);
+  }
+  return opened;
+}
+
+/**
+ * GNU grep (an automaton: no catastrophic backtracking), argv only, no shell — on descriptors
+ * we opened and checked, handed to it as /dev/fd/N: grep resolves no workspace name at all.
+ */
+async function grepFiles(root: string, args: z.infer<typeof grepArgs>, files: string[], signal: AbortSignal): Promise<string> {
+  const opened = openSearchable(root, files);
+  if (opened.length === 0) return '';
+  const firstFd = 3;
+  const shownByFd = new Map(opened.map((file, index) => [`/dev/fd/${firstFd + index}`, file.shown]));
+  const argv = ['-nHI', '--color=never', '-E', ...(args.ignore_case ? ['-i'] : []), '-e', args.pattern, '--', ...shownByFd.keys()];
+  try {
+    const stdout = await runGrep(argv, opened.map((file) => file.fd), signal);
+    // Each line starts with the name grep was given: put the workspace path back in its place.
+    return stdout.replace(/^(\/dev\/fd\/\d+):/gm, (whole, name: string) => `${shownByFd.get(name) ?? name}:`);
+  } finally {
+    for (const { fd } of opened) closeQuietly(fd);
+  }
+}
+
+function runGrep(argv: string[], fds: number[], signal: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(
-      'grep',
-      argv,
-      { cwd: root, timeout: GREP_TIMEOUT_MS, maxBuffer: GREP_CAP_BYTES * 4, env: bareEnvironment({ PATH: '/usr/bin:/bin', LC_ALL: 'C.UTF-8' }), signal, encoding: 'utf8' },
-      (error, stdout, stderr) => {
-        const code = error && typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : error ? -1 : 0;
-        if (code === 0 || code === 1 || stdout) return resolve(stdout);
-        reject(new Error(`grep failed: ${(stderr || (error as Error).message).trim().slice(0, 500)}`));
-      },
-    );
+    const child = spawn('grep', argv, {
+      stdio: ['ignore', 'pipe', 'pipe', ...fds],
+      env: bareEnvironment({ PATH: '/usr/bin:/bin', LC_ALL: 'C.UTF-8' }),
+      signal,
+      timeout: GREP_TIMEOUT_MS,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      if (stdout.length <= GREP_CAP_BYTES * 4) stdout += chunk;
+      else child.kill('SIGKILL');
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      if (stderr.length < 4096) stderr += chunk;
+    });
+    child.on('error', (error) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ABORT_ERR') reject(error);
+    });
+    child.on('close', (code) => {
+      if (code === 0 || code === 1 || stdout) return resolve(stdout);
+      if (signal.aborted) return resolve('');
+      reject(new Error(`grep failed: ${(stderr || `exit ${code}`).trim().slice(0, 500)}`));
+    });
   });
 }
 

@@ -1,11 +1,22 @@
 // A session's workspace (data/workspaces/{session_id}/): the only place its tools may touch.
-// Paths from a model are resolved lexically, then every file is checked again *after* it is
-// opened (the kernel's own path of the open descriptor, and its link count), so a symlink, a
-// hard link or a rename race cannot lead a read or a write outside.
+// Paths from a model are resolved lexically, then opened by descriptors one segment at a time
+// (workspace-descriptors.ts) and checked again *after* they are open (the kernel's own path of
+// the descriptor, and its link count), so a symlink, a hard link or a rename race cannot lead a
+// read or a write outside.
 import fs from 'node:fs';
 import path from 'node:path';
 import { appPaths } from '@/lib/config/env';
 import { SANDBOX_NOBODY_UID, SANDBOX_WORKDIR, letSandboxReach, prepareWorkspaceOwnership } from '@/lib/tools/sandbox';
+import {
+  DIRECTORY_FLAGS,
+  READ_FILE_FLAGS,
+  atPath,
+  closeQuietly,
+  descriptorPath,
+  isLinkRefusal,
+  openAt,
+  openBeneath,
+} from '@/lib/tools/workspace-descriptors';
 
 export class WorkspacePathError extends Error {
   readonly kind = 'path_refused';
@@ -60,14 +71,10 @@ export function displayPath(root: string, absolute: string): string {
   return path.relative(root, absolute) || '.';
 }
 
-/** The real path the kernel holds for an open descriptor. */
-function descriptorPath(fd: number): string {
-  return fs.readlinkSync(`/proc/self/fd/${fd}`);
-}
-
 /**
  * The real path of an existing file or directory, refused when it leads outside the root
- * (through a symlink anywhere on the way).
+ * (through a symlink anywhere on the way). Only a *check*: what is then opened is opened again
+ * by descriptors (openRealBeneath), so a name swapped after this check is not followed.
  */
 export function realPathInside(root: string, absolute: string, requested: string): string {
   let real: string;
@@ -81,15 +88,29 @@ export function realPathInside(root: string, absolute: string, requested: string
   return real;
 }
 
+/**
+ * Opens what `requested` names: symlinks *inside* the workspace are resolved first (and checked),
+ * then the real path is opened one segment at a time from the root with O_NOFOLLOW. A symlink
+ * swapped in after the check makes the open fail; it is never followed.
+ */
+export function openRealBeneath(root: string, requested: string, flags: number): { fd: number; real: string } {
+  const real = realPathInside(root, resolveWorkspacePath(root, requested), requested);
+  try {
+    return { fd: openBeneath(root, path.relative(root, real), flags), real };
+  } catch (error) {
+    if (isLinkRefusal(error)) throw new WorkspacePathError(`${requested} changed while it was opened (a symbolic link appeared on the way)`);
+    throw error;
+  }
+}
+
 /** Opens a regular file inside the workspace for reading and checks what was really opened. */
 export function openInsideForRead(root: string, requested: string): { fd: number; absolute: string; size: number } {
-  const absolute = realPathInside(root, resolveWorkspacePath(root, requested), requested);
-  const fd = fs.openSync(absolute, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  const { fd, real } = openRealBeneath(root, requested, READ_FILE_FLAGS);
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw new WorkspacePathError(`${requested} is not a regular file`);
     assertDescriptorInside(root, fd, stat, requested);
-    return { fd, absolute, size: stat.size };
+    return { fd, absolute: real, size: stat.size };
   } catch (error) {
     fs.closeSync(fd);
     throw error;
@@ -123,68 +144,99 @@ export function readInside(root: string, requested: string, maxBytes: number): {
 }
 
 /**
- * Writes a file inside the workspace atomically: missing folders are created (each checked),
- * the content goes to a temporary file whose real path is checked once open, then renamed over
- * the target. A rename replaces the name, never the inode, so a hard link is not written through.
+ * Writes a file inside the workspace atomically: missing folders are created (each by its
+ * parent's descriptor), the content goes to a temporary file created in the parent's descriptor,
+ * then renamed over the target there. Nothing is resolved by name after a check, so a folder
+ * swapped for a symlink mid-call cannot lead the write outside; a rename replaces the name, never
+ * the inode, so a hard link is not written through.
  */
 export function writeInside(root: string, requested: string, content: string): { absolute: string; created: boolean } {
   const absolute = resolveWorkspacePath(root, requested);
   if (absolute === root) throw new WorkspacePathError('a file path is needed, not the workspace itself');
-  const parent = ensureFolderInside(root, path.dirname(absolute), requested);
-  const target = path.join(parent, path.basename(absolute));
-  let created = true;
+  const name = path.basename(absolute);
+  const parentFd = openFolderCreating(root, path.dirname(absolute), requested);
   try {
-    const stat = fs.lstatSync(target);
-    created = false;
-    if (stat.isSymbolicLink()) throw new WorkspacePathError(`${requested} is a symbolic link; write to the file it names`);
-    if (!stat.isFile()) throw new WorkspacePathError(`${requested} is not a regular file`);
-    if (stat.nlink > 1) {
-      throw new WorkspacePathError(`${requested} has ${stat.nlink} hard links; files linked from elsewhere are refused`);
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  const temporary = path.join(parent, `.${path.basename(absolute)}.agentcsd-${process.pid}-${Date.now()}.tmp`);
-  const fd = fs.openSync(
-    temporary,
-    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
-    0o644,
-  );
-  try {
-    if (!isInside(root, descriptorPath(fd))) throw new WorkspacePathError(`${requested} leads outside the workspace`);
-    fs.writeSync(fd, content);
-    fs.fsyncSync(fd);
-    handOverToSandbox(fd);
-    fs.closeSync(fd);
-    fs.renameSync(temporary, target);
-  } catch (error) {
+    const parent = descriptorPath(parentFd);
+    if (!isInside(root, parent)) throw new WorkspacePathError(`${requested} leads outside the workspace`);
+    let created = true;
     try {
-      fs.closeSync(fd);
-    } catch {
-      // Already closed.
+      const stat = fs.lstatSync(atPath(parentFd, name));
+      created = false;
+      if (stat.isSymbolicLink()) throw new WorkspacePathError(`${requested} is a symbolic link; write to the file it names`);
+      if (!stat.isFile()) throw new WorkspacePathError(`${requested} is not a regular file`);
+      if (stat.nlink > 1) {
+        throw new WorkspacePathError(`${requested} has ${stat.nlink} hard links; files linked from elsewhere are refused`);
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    fs.rmSync(temporary, { force: true });
-    throw error;
+    const temporary = `.${name}.agentcsd-${process.pid}-${Date.now()}.tmp`.slice(-250);
+    const fd = openAt(parentFd, temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o644);
+    try {
+      fs.writeSync(fd, content);
+      fs.fsyncSync(fd);
+      handOverToSandbox(fd);
+      fs.closeSync(fd);
+      fs.renameSync(atPath(parentFd, temporary), atPath(parentFd, name));
+    } catch (error) {
+      closeQuietly(fd);
+      fs.rmSync(atPath(parentFd, temporary), { force: true });
+      throw error;
+    }
+    return { absolute: path.join(parent, name), created };
+  } finally {
+    fs.closeSync(parentFd);
   }
-  return { absolute: target, created };
 }
 
-/** Creates (and checks) each missing folder between the root and `folder`. */
-function ensureFolderInside(root: string, folder: string, requested: string): string {
-  const relative = path.relative(root, folder);
-  let current = root;
-  for (const segment of relative ? relative.split(path.sep) : []) {
-    current = path.join(current, segment);
-    try {
-      fs.mkdirSync(current, { mode: 0o755 });
-      if (process.getuid?.() === 0) fs.chownSync(current, SANDBOX_NOBODY_UID, SANDBOX_NOBODY_UID);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    current = realPathInside(root, current, requested);
-    if (!fs.statSync(current).isDirectory()) throw new WorkspacePathError(`${displayPath(root, current)} is not a folder`);
+/**
+ * Opens `folder` (lexically inside the root) by descriptors, creating what is missing: the
+ * deepest existing ancestor is resolved and checked like any path, then opened from the root
+ * segment by segment; each missing folder is made inside its parent's descriptor and opened the
+ * same way.
+ */
+function openFolderCreating(root: string, folder: string, requested: string): number {
+  const missing: string[] = [];
+  let existing = folder;
+  while (existing !== root && !fs.existsSync(existing)) {
+    missing.unshift(path.basename(existing));
+    existing = path.dirname(existing);
   }
-  return current;
+  let current: number;
+  try {
+    current = openRealBeneathFolder(root, existing, requested);
+  } catch (error) {
+    if (isLinkRefusal(error)) throw new WorkspacePathError(`${displayPath(root, existing)} is not a folder`);
+    throw error;
+  }
+  try {
+    for (const segment of missing) {
+      try {
+        fs.mkdirSync(atPath(current, segment), { mode: 0o755 });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      let next: number;
+      try {
+        next = openAt(current, segment, DIRECTORY_FLAGS);
+      } catch (error) {
+        if (isLinkRefusal(error)) throw new WorkspacePathError(`${requested}: ${segment} is not a folder`);
+        throw error;
+      }
+      fs.closeSync(current);
+      current = next;
+      if (process.getuid?.() === 0) fs.fchownSync(current, SANDBOX_NOBODY_UID, SANDBOX_NOBODY_UID);
+    }
+    return current;
+  } catch (error) {
+    closeQuietly(current);
+    throw error;
+  }
+}
+
+function openRealBeneathFolder(root: string, absolute: string, requested: string): number {
+  const real = realPathInside(root, absolute, requested);
+  return openBeneath(root, path.relative(root, real), DIRECTORY_FLAGS);
 }
 
 /** When the app runs as root the sandbox runs as nobody: files we write must be its own. */
