@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { io } from 'socket.io-client';
+import { sendMalformedCorpus } from './support/malformed-corpus';
 import { rawRequest, socketHandshake } from './support/raw-http';
 import { spawnServer, type SpawnedServer } from './support/spawn-server';
 
@@ -124,6 +125,17 @@ test('API keys: never whole in any answer, event or page, nor in the logs, even 
   }
   const mode = fs.statSync(path.join(server.dataDir, 'agentcsd.db')).mode & 0o777;
   expect(mode & 0o077, `agentcsd.db mode ${mode.toString(8)}`).toBe(0);
+});
+
+test('malformed requests before the token are answered, never left hanging; nothing is thrown', async () => {
+  const token = startupToken();
+  const bearer: [string, string] = ['Authorization', `Bearer ${token}`];
+  const anonymous = await sendMalformedCorpus(port, [], [bearer]);
+  const signedIn = await sendMalformedCorpus(port, [bearer]);
+  expect(anonymous.byStatus[400]).toBeGreaterThan(0);
+  // Refused cleanly: no stack trace, no URIError in the server's output.
+  expect(server.output()).not.toMatch(/URIError|TypeError: Invalid URL|\n\s+at .+\(.+:\d+:\d+\)/);
+  test.info().annotations.push({ type: 'answered', description: `without the token ${JSON.stringify(anonymous.byStatus)}, with it ${JSON.stringify(signedIn.byStatus)}` });
 });
 
 function listFiles(dir: string): string[] {

@@ -8,9 +8,18 @@ export interface RawResponse {
   body: string;
 }
 
-export function rawRequest(input: { port: number; method: string; path: string; headers: [string, string][]; body?: string }): Promise<RawResponse> {
+export function rawRequest(input: {
+  port: number;
+  method: string;
+  path: string;
+  headers: [string, string][];
+  body?: string;
+  /** Sent instead of `METHOD path HTTP/1.1`, byte for byte. */
+  requestLine?: string;
+  timeoutMs?: number;
+}): Promise<RawResponse> {
   const body = input.body === undefined ? undefined : Buffer.from(input.body);
-  const lines = [`${input.method} ${input.path} HTTP/1.1`, ...input.headers.map(([name, value]) => `${name}: ${value}`)];
+  const lines = [input.requestLine ?? `${input.method} ${input.path} HTTP/1.1`, ...input.headers.map(([name, value]) => `${name}: ${value}`)];
   if (body) lines.push(`Content-Length: ${body.length}`);
   if (!input.headers.some(([name]) => name.toLowerCase() === 'connection')) lines.push('Connection: close');
   const request = Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'utf8'), body ?? Buffer.alloc(0)]);
@@ -25,7 +34,7 @@ export function rawRequest(input: { port: number; method: string; path: string; 
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
       resolve({ status, head, body: end === -1 ? '' : text.slice(end + 4) });
     };
-    socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer to ${input.method} ${input.path}`)));
+    socket.setTimeout(input.timeoutMs ?? 10_000, () => socket.destroy(new Error(`no answer to ${input.method} ${input.path}`)));
     socket.on('data', (chunk) => {
       chunks.push(chunk);
       // A switched protocol never ends by itself: its head is all there is to read.

@@ -8,7 +8,8 @@ import { Server } from 'socket.io';
 import { toApiError, validationError } from '@/lib/http/api-error';
 import { sendMessageInputSchema, type Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { messageJson } from '@/lib/store/messages-repository';
-import { checkRequest, tokenFromHeaders, type GuardOptions } from '@/lib/security/request-guard';
+import type { GuardOptions } from '@/lib/security/request-guard';
+import { guardRequest } from '@/lib/security/http-entry';
 import {
   joinPayloadSchema,
   sessionRoom,
@@ -32,15 +33,8 @@ export function attachSocketServer(input: {
     transports: ['websocket'],
     // CORS is not authentication: allowRequest below is what refuses foreign pages.
     allowRequest: (request, callback) => {
-      const verdict = checkRequest(
-        {
-          method: 'POST', // a handshake opens a channel that can act: treat it as mutating
-          host: request.headers.host,
-          origin: request.headers.origin,
-          token: tokenFromHeaders({ authorization: request.headers.authorization, cookie: request.headers.cookie }),
-        },
-        input.guard,
-      );
+      // A handshake opens a channel that can act: held to the mutating-request rules. Never throws.
+      const verdict = guardRequest(request, input.guard, 'POST');
       callback(verdict.ok ? null : verdict.message, verdict.ok);
     },
   });

@@ -89,9 +89,15 @@ export function isLoopbackAddress(host: string): boolean {
   return ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host.toLowerCase()) || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-export function tokenFromHeaders(headers: { authorization?: string; cookie?: string }): string | undefined {
+/** The token a request carries; null when its cookie cannot be decoded (a malformed request, never a throw). */
+export function tokenFromHeaders(headers: { authorization?: string; cookie?: string }): string | undefined | null {
   const bearer = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
   if (bearer) return bearer[1];
   const cookie = /(?:^|;\s*)agentcsd_token=([^;]+)/.exec(headers.cookie ?? '');
-  return cookie ? decodeURIComponent(cookie[1]!) : undefined;
+  if (!cookie) return undefined;
+  try {
+    return decodeURIComponent(cookie[1]!);
+  } catch {
+    return null;
+  }
 }

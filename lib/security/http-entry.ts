@@ -1,0 +1,98 @@
+// The one guarded entry of every HTTP request and WebSocket handshake, before authentication:
+// nothing a stranger sends (an undecodable cookie, `GET //`, an absolute-form URL, a NUL) may
+// throw here — a throw leaves the connection unanswered and pins a descriptor. Malformed input is
+// a 400 with the JSON error; the server's timeouts and a cap on unauthenticated connections per
+// peer bound what a flood of slow or bad connections can hold.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { checkRequest, tokenFromHeaders, type GuardOptions, type GuardVerdict } from '@/lib/security/request-guard';
+
+/** Time to send the request head; a browser sends it at once. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** Time to send a whole request, body included (a 64 MB import on a slow link fits). */
+export const REQUEST_TIMEOUT_MS = 120_000;
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** Connections one peer address may hold open before one of them has passed the guard. */
+export const UNAUTHENTICATED_CONNECTIONS_PER_PEER = 64;
+
+export interface RequestTarget {
+  /** The path without its query, as sent (origin-form only). */
+  pathname: string;
+  searchParams: URLSearchParams;
+}
+
+/**
+ * The request target as this server serves it: origin-form (`/path?query`) only. Absolute-form
+ * (`http://host/…`), authority-form, `*`, a path starting `//` (a scheme-relative URL) or a
+ * backslash, control characters: undefined.
+ */
+export function parseRequestTarget(raw: string | undefined): RequestTarget | undefined {
+  // Browsers turn a path's backslashes into slashes; only a crafted request carries one there.
+  if (!raw || raw[0] !== '/' || raw.startsWith('//') || raw.split('?', 1)[0]!.includes('\\')) return undefined;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(raw)) return undefined;
+  try {
+    const url = new URL(raw, 'http://request.invalid');
+    if (url.host !== 'request.invalid') return undefined;
+    // A path that does not decode (`/%E0%A4%A`) would fail deeper, in the router, as a 500.
+    decodeURIComponent(url.pathname);
+    return { pathname: url.pathname, searchParams: url.searchParams };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The guard's verdict for a request, never a throw: malformed input is a 400. */
+export function guardRequest(request: IncomingMessage, options: GuardOptions, method = request.method ?? 'GET'): GuardVerdict {
+  try {
+    if (!parseRequestTarget(request.url)) {
+      return { ok: false, status: 400, code: 'bad_request', message: 'The request target must be a path on this server' };
+    }
+    const token = tokenFromHeaders({ authorization: request.headers.authorization, cookie: request.headers.cookie });
+    if (token === null) return { ok: false, status: 400, code: 'bad_request', message: 'The access-token cookie is not valid percent-encoding' };
+    return checkRequest({ method, host: request.headers.host, origin: request.headers.origin, token }, options);
+  } catch {
+    return { ok: false, status: 400, code: 'bad_request', message: 'The request could not be read' };
+  }
+}
+
+export function refuse(response: ServerResponse, status: number, code: string, message: string): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: { code, message } });
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  response.end(body);
+}
+
+/**
+ * Server-wide limits: head and request timeouts, and at most `perPeer` connections from one
+ * address that have not yet carried a request the guard let through. Returns the function that
+ * marks a connection as let through.
+ */
+export function limitConnections(server: Server, perPeer = UNAUTHENTICATED_CONNECTIONS_PER_PEER): (socket: Socket) => void {
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  const waiting = new Map<string, number>();
+  const pending = new WeakSet<Socket>();
+  const release = (socket: Socket, peer: string) => {
+    if (!pending.delete(socket)) return;
+    const left = (waiting.get(peer) ?? 1) - 1;
+    if (left <= 0) waiting.delete(peer);
+    else waiting.set(peer, left);
+  };
+  server.on('connection', (socket: Socket) => {
+    const peer = socket.remoteAddress ?? 'unknown';
+    const count = waiting.get(peer) ?? 0;
+    if (count >= perPeer) {
+      socket.destroy();
+      return;
+    }
+    waiting.set(peer, count + 1);
+    pending.add(socket);
+    socket.once('close', () => release(socket, peer));
+  });
+  return (socket) => release(socket, socket.remoteAddress ?? 'unknown');
+}
