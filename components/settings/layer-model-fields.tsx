@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { ConnectionCheck } from './connection-check';
 import { cliModelListing, deprecationOf, type ModelListing } from '@/lib/backends/model-catalog';
+import { endpointOrigin, sameKeyScope } from '@/lib/config/key-scope';
 import { backendKinds, type BackendKind, type PublicLayerModelConfig } from '@/lib/config/model-config';
 
 export interface LayerFormValue {
@@ -18,6 +19,8 @@ export interface LayerFormValue {
   clear_key: boolean;
   api_key_set: boolean;
   api_key_hint?: string;
+  /** The endpoint the stored key was saved with: it goes nowhere else (lib/config/key-scope.ts). */
+  key_endpoint: string;
 }
 
 const backendLabels: Record<BackendKind, string> = {
@@ -38,6 +41,7 @@ export function toLayerFormValue(config: PublicLayerModelConfig): LayerFormValue
     clear_key: false,
     api_key_set: config.api_key_set,
     api_key_hint: config.api_key_hint,
+    key_endpoint: config.endpoint ?? '',
   };
 }
 
@@ -165,6 +169,11 @@ export function LayerModelFields(props: {
               value={value.api_key}
               onChange={(event) => set({ api_key: event.target.value, clear_key: false })}
             />
+            {value.api_key_set && !value.api_key && !value.clear_key && !sameKeyScope(value.key_endpoint || undefined, value.endpoint.trim() || undefined) && (
+              <span role="status" className="mt-1 block text-xs text-amber-700">
+                The stored key stays with {endpointOrigin(value.key_endpoint) ?? 'the provider’s own endpoint'}: type it again to use it with this endpoint.
+              </span>
+            )}
             {value.api_key_set && (
               <span className="mt-1 flex items-center gap-2 text-xs">
                 <input

@@ -1,6 +1,7 @@
 // Anthropic Messages API through the official SDK, streaming. SDK retries are off: the one retry
 // policy lives in retry-policy.ts. The static system prefix carries cache_control.
 import Anthropic from '@anthropic-ai/sdk';
+import { endpointOrigin, environmentAnthropicKey, environmentKeyOrigins } from '@/lib/config/key-scope';
 import { BackendError, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
 import { parseToolInput, type BackendMessage, type BackendRequest, type BackendTool, type ContentBlock, type FinishReason, type ModelBackend, type StreamPart, type SystemSegment } from './model-backend';
 import { deprecationOf, withDeprecation, type ModelListing } from './model-catalog';
@@ -144,10 +145,16 @@ export class AnthropicBackend implements ModelBackend {
   readonly kind = 'anthropic' as const;
   private readonly client: Anthropic;
   private readonly hasKey: boolean;
+  private readonly missingKeyMessage: string;
 
   constructor(options: AnthropicBackendOptions) {
-    const apiKey = options.apiKey || process.env.ANTHROPIC_API_KEY || null;
+    // The environment's key goes only to Anthropic's API or ANTHROPIC_BASE_URL (key-scope.ts).
+    const apiKey = options.apiKey || environmentAnthropicKey(options.baseURL) || null;
     this.hasKey = apiKey !== null;
+    this.missingKeyMessage =
+      process.env.ANTHROPIC_API_KEY && options.baseURL
+        ? `No Anthropic API key for ${endpointOrigin(options.baseURL) ?? options.baseURL}: ANTHROPIC_API_KEY is only sent to ${environmentKeyOrigins().join(' or ')}; type a key for this endpoint in Settings`
+        : 'No Anthropic API key: set one in Settings or ANTHROPIC_API_KEY';
     this.client = new Anthropic({
       apiKey,
       baseURL: options.baseURL,
@@ -166,7 +173,7 @@ export class AnthropicBackend implements ModelBackend {
     if (!this.hasKey) {
       yield {
         type: 'error',
-        error: new BackendError({ kind: 'authentication', message: 'No Anthropic API key: set one in Settings or ANTHROPIC_API_KEY' }),
+        error: new BackendError({ kind: 'authentication', message: this.missingKeyMessage }),
       };
       return;
     }

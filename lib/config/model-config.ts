@@ -2,6 +2,7 @@
 // The seed's own keys (c_model, s_model, backend, model, max_tokens, endpoint) are kept as is.
 import { z } from 'zod';
 import { defaultModelIds } from '@/lib/backends/model-catalog';
+import { sameKeyScope } from '@/lib/config/key-scope';
 
 export const backendKinds = ['claude_code_cli', 'anthropic', 'openai_compatible'] as const;
 export type BackendKind = (typeof backendKinds)[number];
@@ -98,8 +99,9 @@ export function toPublicModels(models: ModelsConfig) {
  */
 export function mergeLayerConfig(submitted: LayerModelConfig, stored?: LayerModelConfig): LayerModelConfig {
   if (submitted.api_key === undefined) {
-    // Keep a stored key only while the backend is unchanged: a key is per provider.
-    const keep = stored?.api_key && stored.backend === submitted.backend ? stored.api_key : undefined;
+    // Keep a stored key only for the same backend and the same endpoint (origin) it was saved
+    // with: a caller choosing the endpoint must not be able to borrow it (key-scope.ts).
+    const keep = stored?.api_key && stored.backend === submitted.backend && sameKeyScope(stored.endpoint, submitted.endpoint) ? stored.api_key : undefined;
     return keep ? { ...submitted, api_key: keep } : submitted;
   }
   if (submitted.api_key === '') {

@@ -2,6 +2,7 @@
 // and on demand, one check at a time, its result kept for the home page. It also says whether the
 // default models in Settings can answer, since that is what a new session will use.
 import { detectBackends, probeAnthropicApi, probeLocalServer, type BackendAvailability, type Probe } from '@/lib/backends/detect-backends';
+import { environmentAnthropicKey } from '@/lib/config/key-scope';
 import { readEnv } from '@/lib/config/env';
 import type { LayerModelConfig } from '@/lib/config/model-config';
 import { readSettings } from '@/lib/store/settings-repository';
@@ -19,7 +20,7 @@ async function defaultsProbe(availability: BackendAvailability, layer: LayerMode
     case 'claude_code_cli':
       return availability.claude_cli;
     case 'anthropic':
-      return layer.api_key || layer.endpoint ? probeAnthropicApi({ anthropicApiKey: layer.api_key ?? process.env.ANTHROPIC_API_KEY, anthropicBaseURL: layer.endpoint }) : availability.anthropic_api;
+      return layer.api_key || layer.endpoint ? probeAnthropicApi({ anthropicApiKey: layer.api_key ?? environmentAnthropicKey(layer.endpoint), anthropicBaseURL: layer.endpoint }) : availability.anthropic_api;
     case 'openai_compatible': {
       const server = await probeLocalServer('The server in Settings', layer.endpoint ?? readEnv().AGENTCSD_OLLAMA_URL);
       if (server.status === 'ready' && !server.models.includes(layer.model)) {
