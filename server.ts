@@ -8,7 +8,9 @@ import { AgentMcpEndpoint, MCP_PATH } from './lib/agent/agent-mcp-endpoint';
 import { startOrchestrator, stopOrchestrator } from './lib/orchestrator/orchestrator';
 import { checkBackends, describeAvailability } from './lib/setup/backend-availability';
 import { attachSocketServer } from './lib/realtime/socket-server';
-import { checkRequest, isLoopbackAddress, tokenFromHeaders, type GuardOptions } from './lib/security/request-guard';
+import { checkRequest, isLoopbackAddress, type GuardOptions } from './lib/security/request-guard';
+import { guardRequest, limitConnections, parseRequestTarget, refuse } from './lib/security/http-entry';
+import { contentSecurityPolicy, hardeningHeaders, newNonce } from './lib/security/content-security-policy';
 import { closeDb, getDb, storeLocation } from './lib/store/db';
 import { DataFolderInUseError, lockDataFolder, type DataFolderLock } from './lib/store/data-folder-lock';
 import { createEngine, processName, redactUrl } from './lib/engine/create-engine';
@@ -71,22 +73,17 @@ const app = worker ? null : next({ dev, hostname: env.HOST, port: env.PORT });
 await app?.prepare();
 const handleNext = app?.getRequestHandler();
 
-function refuse(response: ServerResponse, status: number, code: string, message: string): void {
-  const body = JSON.stringify({ error: { code, message } });
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  response.end(body);
-}
-
 /** Jupyter-style: `/?token=…` once sets an HttpOnly cookie and redirects the token out of the URL. */
 function acceptTokenFromUrl(request: IncomingMessage, response: ServerResponse): boolean {
   if (!guard.accessToken) return false;
-  const url = new URL(request.url ?? '/', 'http://placeholder');
-  const token = url.searchParams.get('token');
-  if (token === null) return false;
-  url.searchParams.delete('token');
+  const target = parseRequestTarget(request.url);
+  const token = target?.searchParams.get('token');
+  if (!target || token === null || token === undefined) return false;
+  target.searchParams.delete('token');
   if (token !== guard.accessToken) return false;
+  const search = target.searchParams.toString();
   response.writeHead(303, {
-    location: `${url.pathname}${url.search}`,
+    location: `${target.pathname}${search ? `?${search}` : ''}`,
     'set-cookie': `agentcsd_token=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
   });
   response.end();
@@ -115,29 +112,44 @@ function handleToolServer(request: IncomingMessage, response: ServerResponse): v
   });
 }
 
-const httpServer = createServer((request, response) => {
+function handleRequest(request: IncomingMessage, response: ServerResponse): void {
   if (request.url === MCP_PATH || request.url?.startsWith(`${MCP_PATH}?`)) {
     handleToolServer(request, response);
     return;
   }
-  if (acceptTokenFromUrl(request, response)) return;
-  const verdict = checkRequest(
-    {
-      method: request.method ?? 'GET',
-      host: request.headers.host,
-      origin: request.headers.origin,
-      token: tokenFromHeaders({ authorization: request.headers.authorization, cookie: request.headers.cookie }),
-    },
-    guard,
-  );
+  const verdict = guardRequest(request, guard);
+  // The token in the URL is checked before the guard: it is how a browser gets the cookie.
+  if ((verdict.ok || verdict.code === 'unauthorized') && acceptTokenFromUrl(request, response)) return;
   if (!verdict.ok) {
     refuse(response, verdict.status, verdict.code, verdict.message);
     return;
   }
-  if (handleNext) void handleNext(request, response);
-  else if (request.url === '/api/health') response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, worker: cluster?.owner }));
+  letThrough(request.socket);
+  // A fresh nonce per answer: Next reads it from the request's policy header for its own scripts.
+  const policy = contentSecurityPolicy({ nonce: newNonce(), dev });
+  request.headers['content-security-policy'] = policy;
+  response.setHeader('content-security-policy', policy);
+  for (const [name, value] of Object.entries(hardeningHeaders)) response.setHeader(name, value);
+  if (handleNext) {
+    handleNext(request, response).catch((error: unknown) => {
+      console.error('[http] request failed', error);
+      refuse(response, 500, 'internal', 'The request failed');
+    });
+  } else if (request.url === '/api/health') response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, worker: cluster?.owner }));
   else refuse(response, 404, 'worker', 'This process is a worker: open the app where `npm run dev` runs');
+}
+
+// One guarded entry: whatever a request holds, it is answered (a throw here would leave the
+// connection open and unanswered).
+const httpServer = createServer((request, response) => {
+  try {
+    handleRequest(request, response);
+  } catch (error) {
+    console.error('[http] malformed request refused:', error instanceof Error ? error.message : String(error));
+    refuse(response, 400, 'bad_request', 'The request could not be read');
+  }
 });
+const letThrough = limitConnections(httpServer);
 
 const io = attachSocketServer({ httpServer, orchestrator, guard, postgresUrl: location.kind === 'postgres' ? location.url : undefined });
 
@@ -146,7 +158,7 @@ if (dev && app) {
   const handleUpgrade = app.getUpgradeHandler();
   httpServer.on('upgrade', (request, socket, head) => {
     if (request.url?.startsWith('/socket.io/')) return;
-    const verdict = checkRequest({ method: 'GET', host: request.headers.host, origin: request.headers.origin }, guard);
+    const verdict = guardRequest(request, guard, 'GET');
     if (!verdict.ok) {
       socket.destroy();
       return;

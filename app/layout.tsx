@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { connection } from 'next/server';
 import './globals.css';
 
 export const metadata: Metadata = {
@@ -7,7 +8,10 @@ export const metadata: Metadata = {
   description: 'Watch and shape a three-layer mind: External Dialog, Internal Dialog, Subconscious.',
 };
 
-export default function RootLayout({ children }: { children: React.ReactNode }) {
+export default async function RootLayout({ children }: { children: React.ReactNode }) {
+  // Every page is rendered per request so its scripts carry that request's CSP nonce
+  // (lib/security/content-security-policy.ts); a prerendered page would have none.
+  await connection();
   return (
     <html lang="en">
       <body className="min-h-screen antialiased">
