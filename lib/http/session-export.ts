@@ -5,6 +5,7 @@ import type { SessionRecord } from '@/lib/store/sessions-repository';
 import { toolCallJson, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import type { MemoryRecord } from '@/lib/memory/memory-store';
 import { sessionJson } from './session-json';
+import { storableDeep } from '@/lib/store/storable-text';
 
 type Whole = Awaited<ReturnType<typeof readWholeSession>>;
 
@@ -12,7 +13,9 @@ type Whole = Awaited<ReturnType<typeof readWholeSession>>;
 export const exportVersion = 2;
 
 export function sessionExportJson(session: SessionRecord, whole: Whole, personaSnapshot: string | null, toolCalls: ToolCallRecord[] = [], memories: MemoryRecord[] = []) {
-  return {
+  // Rows stored before NULs were replaced still hold them: the file gets what the store keeps now,
+  // so import takes everything export writes.
+  return storableDeep({
     format: 'agentcsd-session',
     version: exportVersion,
     exported_at: new Date().toISOString(),
@@ -54,7 +57,7 @@ export function sessionExportJson(session: SessionRecord, whole: Whole, personaS
       created_at: memory.createdAt.toISOString(),
       expires_at: memory.expiresAt?.toISOString() ?? null,
     })),
-  };
+  });
 }
 
 /** Quotes text as a Markdown blockquote so nothing in it can restructure the document. */

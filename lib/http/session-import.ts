@@ -14,13 +14,14 @@ import { deleteSession, type SessionRecord } from '@/lib/store/sessions-reposito
 import { readSettings } from '@/lib/store/settings-repository';
 import { layerModelConfigSchema, sessionParamsSchema, type ModelsConfig } from '@/lib/config/model-config';
 import { personaContentSchema, personaNameSchema } from '@/lib/personas/persona-name';
-import { withoutNul } from './text-schema';
+import { storableText } from '@/lib/store/storable-text';
 
 /** The largest export we take: ~10,000 messages of chat is a few MiB; this leaves room. */
 export const importBodyLimit = 64 * 1024 * 1024;
 
 const isoDate = z.iso.datetime({ message: 'must be an ISO date-time' });
-const text = (max: number) => withoutNul(z.string().max(max));
+/** Generated text (replies, tool output, errors): a NUL is stored as ␀, as the store does (storable-text.ts). */
+const text = (max: number) => z.string().max(max).transform(storableText);
 const cycle = z.number().int().min(0).max(1_000_000_000);
 const tokens = z.number().int().min(0).max(1_000_000_000_000);
 

@@ -3,6 +3,7 @@
 import { getDb, getStore } from './db';
 import { rawDb, sqliteDate, statement } from './raw-db';
 import type { Layer, MessageRecord, MoodAndCriteriaRecord } from './messages-repository';
+import { storableNullableText, storableText } from './storable-text';
 
 /** 'memory': the Subconscious's consolidation while the user is away (lib/memory/consolidation.ts). */
 export type CallLayer = 'internal' | 'subconscious' | 'summary' | 'memory';
@@ -162,9 +163,9 @@ export async function insertTurn(input: {
   const store = await getStore(); // the file exists and is migrated before the direct connection writes
   const common = { sessionId: input.sessionId, turnId: input.turnId, cycleNumber: input.cycleNumber, spontaneous: input.spontaneous, interrupted: input.interrupted };
   const rows = [
-    { ...common, layer: 'internal', tag: 'ID_loud', content: input.loud },
-    { ...common, layer: 'internal', tag: 'ID_quiet', content: input.quiet },
-    ...(input.loud.trim() ? [{ ...common, layer: 'external', tag: 'ED_agent', content: input.loud }] : []),
+    { ...common, layer: 'internal', tag: 'ID_loud', content: storableText(input.loud) },
+    { ...common, layer: 'internal', tag: 'ID_quiet', content: storableText(input.quiet) },
+    ...(input.loud.trim() ? [{ ...common, layer: 'external', tag: 'ED_agent', content: storableText(input.loud) }] : []),
   ];
   const now = new Date();
   if (store.kind === 'postgres') {
@@ -215,13 +216,13 @@ export async function insertCycle(input: {
   const db = await getDb();
   const common = { sessionId: input.sessionId, layer: 'subconscious', cycleNumber: input.cycleNumber };
   const rows = [
-    { ...common, tag: 'S_loud', content: input.sLoud },
-    { ...common, tag: 'S_quiet', content: input.sQuiet },
+    { ...common, tag: 'S_loud', content: storableText(input.sLoud) },
+    { ...common, tag: 'S_quiet', content: storableText(input.sQuiet) },
     { ...common, tag: 'trigger', content: String(input.trigger) },
   ];
   const results = await db.$transaction([
     ...rows.map((data) => db.message.create({ data })),
-    db.moodAndCriteria.create({ data: { sessionId: input.sessionId, mood: input.mood, criteria: input.criteria, cycleNumber: input.cycleNumber } }),
+    db.moodAndCriteria.create({ data: { sessionId: input.sessionId, mood: storableText(input.mood), criteria: storableText(input.criteria), cycleNumber: input.cycleNumber } }),
   ]);
   return {
     messages: (results.slice(0, rows.length) as MessageRow[]).map(toRecord),
@@ -232,7 +233,7 @@ export async function insertCycle(input: {
 export async function insertSummary(input: { sessionId: string } & SummaryRecord): Promise<void> {
   const db = await getDb();
   await db.contextSummary.create({
-    data: { sessionId: input.sessionId, layer: input.layer, summary: input.summary, fromCycle: input.fromCycle, toCycle: input.toCycle },
+    data: { sessionId: input.sessionId, layer: input.layer, summary: storableText(input.summary), fromCycle: input.fromCycle, toCycle: input.toCycle },
   });
 }
 
@@ -256,7 +257,8 @@ export interface LlmCallInput {
 }
 
 /** One row per model call, on every step of every turn: a statement prepared once (raw-db.ts). */
-export async function insertLlmCall(input: LlmCallInput): Promise<void> {
+export async function insertLlmCall(given: LlmCallInput): Promise<void> {
+  const input = { ...given, error: storableNullableText(given.error) };
   const store = await getStore(); // the file exists and is migrated before the direct connection writes
   if (store.kind === 'postgres') {
     await store.db.llmCall.create({ data: { ...input, traceId: input.traceId ?? null } });

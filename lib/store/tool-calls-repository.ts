@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { getDb, getStore } from './db';
 import { rawDb, sqliteDate, statement } from './raw-db';
+import { storableText } from './storable-text';
 
 export type ToolCallStatus =
   | 'proposed'
@@ -144,7 +145,7 @@ export async function insertAgentStep(input: {
       approval: call.approval,
       status: call.status,
       decision: call.decision ? JSON.stringify(call.decision) : null,
-      result: call.result ?? null,
+      result: call.result == null ? null : storableText(call.result),
       isError: final,
       exitCode: null,
       droppedBytes: 0,
@@ -266,7 +267,7 @@ export async function finishToolCall(input: {
   const db = await getDb();
   const finished = {
     status: input.status,
-    result: input.result,
+    result: storableText(input.result),
     isError: input.isError,
     exitCode: input.exitCode ?? null,
     droppedBytes: input.droppedBytes ?? 0,
@@ -289,7 +290,7 @@ export async function cancelPendingToolCall(input: { id: string; result: string 
   const db = await getDb();
   const moved = await db.toolCall.updateMany({
     where: { id: input.id, status: { in: ['awaiting_approval', 'approved'] } },
-    data: { status: 'cancelled', result: input.result, isError: true, finishedAt: new Date() },
+    data: { status: 'cancelled', result: storableText(input.result), isError: true, finishedAt: new Date() },
   });
   if (moved.count !== 1) return null;
   return toRecord(await db.toolCall.findUniqueOrThrow({ where: { id: input.id } }));
