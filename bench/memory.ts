@@ -25,7 +25,7 @@ import { consolidateSession } from '@/lib/memory/consolidation';
 import { createEmbedder, type Embedder } from '@/lib/memory/embeddings';
 import { defaultMemorySettings, writeMemorySettings } from '@/lib/memory/memory-settings';
 import { indexPending } from '@/lib/memory/vector-index';
-import { callModel } from '@/lib/orchestrator/model-call';
+import { callModel } from '@/lib/mind/model-call';
 import { consolidationAnswer } from '@/test/fakes/consolidation-script';
 import { startFakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { ScriptedBackend } from '@/test/support/scripted-backend';

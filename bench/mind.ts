@@ -12,7 +12,7 @@ import type { Clock } from '../lib/clock/clock';
 import type { LayerModelConfig, SessionParams } from '../lib/config/model-config';
 import { summarySystemPrompt } from '../lib/orchestrator/context-summaries';
 import { Orchestrator } from '../lib/orchestrator/orchestrator';
-import { estimateRequestTokens } from '../lib/orchestrator/token-budget';
+import { estimateRequestTokens } from '@/lib/mind/token-budget';
 import { closeDb, getDb } from '../lib/store/db';
 import { FakeClock } from '../test/support/fake-clock';
 import { ScriptedBackend, subconsciousReply } from '../test/support/scripted-backend';

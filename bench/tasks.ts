@@ -17,7 +17,7 @@ import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { closeDb, getDb } from '@/lib/store/db';
 import { grepTool } from '@/lib/tools/file-tools';
 import { ensureWorkspace } from '@/lib/tools/workspace';
-import { submitTaskSchema } from '@/lib/tasks/task-types';
+import { submitTaskSchema } from '@/lib/store/task-types';
 import { startFakeAnthropicServer } from '@/test/fakes/fake-anthropic-server';
 import { startFakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { taskScript } from '@/test/fakes/task-script';

@@ -2,7 +2,7 @@
 
 import { useState } from 'react';
 import { apiFetch } from '@/components/api-client';
-import { toLayerFormValue, toLayerPayload } from '@/components/settings/layer-model-fields';
+import { toLayerFormValue, toLayerPayload } from '@/components/settings/layer-form-value';
 import type { SessionJson } from '@/lib/http/session-json';
 import { modelNotices } from './model-notices';
 

@@ -1,6 +1,6 @@
 // Which of a session's models need the user's attention, and the one-click switch for each: a
 // deprecated model (end of life ahead or past) or one the server refused (model_not_found).
-import { cliModelAliases, defaultModelIds, deprecationOf } from '@/lib/backends/model-catalog';
+import { cliModelAliases, defaultModelIds, deprecationOf } from '@/lib/config/model-catalog';
 import type { PublicLayerModelConfig } from '@/lib/config/model-config';
 
 export type ModelLayer = 'c_model' | 's_model';

@@ -2,7 +2,8 @@
 
 import { useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
-import { LayerModelFields, toLayerFormValue, toLayerPayload } from '@/components/settings/layer-model-fields';
+import { LayerModelFields } from '@/components/settings/layer-model-fields';
+import { toLayerFormValue, toLayerPayload } from '@/components/settings/layer-form-value';
 import { ParamsFields, toParamsFormValue, toParamsPayload } from '@/components/settings/params-fields';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { useSave } from '@/components/ui/use-save';

@@ -1,6 +1,6 @@
 // The session page's state: REST pages and live events merge without duplicates or gaps.
 import { describe, expect, it } from 'vitest';
-import type { OrchestratorEvent } from '@/lib/orchestrator/events';
+import type { OrchestratorEvent } from '@/lib/mind/events';
 import type { MessageJson } from '@/lib/store/messages-repository';
 import { emptyUsageTotals } from '@/lib/store/mind-repository';
 import { initialSessionState, internalTurns, isQueued, sessionReducer, subconsciousCycles, type SessionAction, type SessionState } from './session-state';

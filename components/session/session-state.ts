@@ -1,13 +1,13 @@
 // The session page's state: REST pages and live events merged into one truth. Messages are kept
 // by id, so a page fetched after a reconnect and the events that arrived meanwhile never
 // duplicate; `seq` tells when events were missed (a gap) and the page must re-read over REST.
-import type { EventOf, MindState, OrchestratorEvent } from '@/lib/orchestrator/events';
+import type { EventOf, MindState, OrchestratorEvent } from '@/lib/mind/events';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 import type { MessageJson, MoodAndCriteriaJson } from '@/lib/store/messages-repository';
 import type { SessionJson } from '@/lib/http/session-json';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 import type { TaskJson } from '@/lib/store/tasks-repository';
-import type { ConsolidationJson } from '@/lib/memory/consolidation';
+import type { ConsolidationJson } from '@/lib/mind/events';
 
 /** Live output kept per running call in the page (the row holds it all once the call ends). */
 const TOOL_OUTPUT_CAP_CHARS = 64 * 1024;

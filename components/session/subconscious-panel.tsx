@@ -3,7 +3,7 @@
 import { memo, useMemo } from 'react';
 import { latestMood, subconsciousCycles, type CycleView, type SessionState } from './session-state';
 import { formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
-import type { ConsolidationJson } from '@/lib/memory/consolidation';
+import type { ConsolidationJson } from '@/lib/mind/events';
 
 /** A stable colour per mood, so the timeline shows when the mood changes. */
 function moodHue(mood: string): number {

@@ -2,7 +2,7 @@
 
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { io, type Socket } from 'socket.io-client';
-import type { OrchestratorEvent } from '@/lib/orchestrator/events';
+import type { OrchestratorEvent } from '@/lib/mind/events';
 import type { ClientToServerEvents, JoinAck, SendMessageAck, ServerToClientEvents } from '@/lib/realtime/socket-events';
 
 export type ConnectionState = 'connecting' | 'connected' | 'disconnected';

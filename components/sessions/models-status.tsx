@@ -4,7 +4,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import type { SettingsJson } from '@/components/settings/settings-types';
 import type { Probe } from '@/lib/backends/detect-backends';
-import { defaultModelIds } from '@/lib/backends/model-catalog';
+import { defaultModelIds } from '@/lib/config/model-catalog';
 import type { LayerModelConfig } from '@/lib/config/model-config';
 import type { AvailabilityReport } from '@/lib/setup/backend-availability';
 

@@ -3,7 +3,8 @@
 import { useEffect, useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { apiFetch } from '@/components/api-client';
-import { LayerModelFields, toLayerFormValue, toLayerPayload, type LayerFormValue } from '@/components/settings/layer-model-fields';
+import { LayerModelFields } from '@/components/settings/layer-model-fields';
+import { toLayerFormValue, toLayerPayload, type LayerFormValue } from '@/components/settings/layer-form-value';
 import type { SettingsJson } from '@/components/settings/settings-types';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import type { PersonaSummaryJson, SessionJson } from './session-types';

@@ -2,8 +2,8 @@
 
 import { useState } from 'react';
 import { apiFetch } from '@/components/api-client';
-import type { ModelListing } from '@/lib/backends/model-catalog';
-import { toLayerPayload, type LayerFormValue } from './layer-model-fields';
+import type { ModelListing } from '@/lib/config/model-catalog';
+import { toLayerPayload, type LayerFormValue } from './layer-form-value';
 
 interface ConnectionReport {
   ok: boolean;

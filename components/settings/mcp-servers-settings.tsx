@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
-import type { McpSettings, McpToolPrefs } from '@/lib/tools/mcp/mcp-config';
+import type { McpSettings, McpToolPrefs } from '@/lib/config/mcp-config';
 import type { McpServerStatus, McpToolStatus } from '@/lib/tools/mcp/mcp-pool';
 
 type ServersJson = McpSettings & { servers: McpServerStatus[] };

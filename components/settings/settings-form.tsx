@@ -4,7 +4,8 @@ import { useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { useSave } from '@/components/ui/use-save';
-import { LayerModelFields, toLayerFormValue, toLayerPayload, type LayerFormValue } from './layer-model-fields';
+import { LayerModelFields } from './layer-model-fields';
+import { toLayerFormValue, toLayerPayload, type LayerFormValue } from './layer-form-value';
 import { ParamsFields, toParamsFormValue, toParamsPayload, type ParamsFormValue } from './params-fields';
 import type { SettingsJson } from './settings-types';
 

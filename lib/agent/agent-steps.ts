@@ -3,7 +3,7 @@
 // No person's wait ever sits inside an open model request: a step's request has ended before
 // its cards are shown. A turn cut by a restart continues from its stored steps.
 import type { BackendMessage, BackendRequest, ContentBlock } from '@/lib/backends/model-backend';
-import type { ModelCallResult } from '@/lib/orchestrator/model-call';
+import type { ModelCallResult } from '@/lib/mind/model-call';
 import type { AgentStepRecord, AgentTurnRecord, ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { capForModel, type SessionToolbox, type StopKind } from './session-toolbox';
 

@@ -3,7 +3,7 @@
 // whose input is ids ({session, cycle}) and whose journal holds the cycle's outcome as ids and
 // flags — never the prompt, the histories or the messages. 10,000 cycles leave nothing behind.
 import type { ExecutionEngine } from '@/lib/engine/execution-engine';
-import type { CycleOutcome } from '@/lib/orchestrator/subconscious-cycle';
+import type { CycleOutcome } from '@/lib/mind/outcomes';
 import { ShortRuns } from './short-runs';
 
 /** What a cycle's run journals. */

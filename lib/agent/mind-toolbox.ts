@@ -3,10 +3,10 @@
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import { toolCallJson, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { currentRulesVersion, listRulesFor, type ToolRuleRecord } from '@/lib/store/tool-rules-repository';
-import type { EventBus } from '@/lib/orchestrator/events';
+import type { EventBus } from '@/lib/mind/events';
 import { appendToolCallLog } from '@/lib/store/session-logs';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
-import { ToolRegistry } from '@/lib/tools/tool-registry';
+import { ToolRegistry } from './tool-registry';
 import type { Tool } from '@/lib/tools/tool-types';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
 import { ensureWorkspace } from '@/lib/tools/workspace';

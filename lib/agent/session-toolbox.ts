@@ -16,8 +16,9 @@ import {
   INTERRUPTED_RESULT,
 } from '@/lib/store/tool-calls-repository';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
-import { decideByRules, type ApprovalRule, type CallFacts } from '@/lib/tools/approval-rules';
-import type { ToolRegistry } from '@/lib/tools/tool-registry';
+import type { ApprovalRule } from '@/lib/store/tool-rules-repository';
+import { decideByRules, type CallFacts } from '@/lib/tools/approval-rules';
+import type { ToolRegistry } from './tool-registry';
 import { WorkspacePathError, displayPath, resolveWorkspacePath } from '@/lib/tools/workspace';
 
 export type ModelToolCall = Extract<StreamPart, { type: 'tool-call' }>;

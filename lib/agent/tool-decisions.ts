@@ -6,7 +6,7 @@ import { findSession } from '@/lib/store/sessions-repository';
 import { decideToolCall, getToolCall, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { insertRule, type ToolRuleRecord } from '@/lib/store/tool-rules-repository';
 import { matcherForAlwaysAllow } from '@/lib/tools/approval-rules';
-import { builtinTools } from '@/lib/tools/tool-registry';
+import { builtinTools } from './tool-registry';
 
 export const toolCallDecisionSchema = z
   .object({

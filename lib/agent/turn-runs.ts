@@ -4,8 +4,8 @@
 // before they run and an open turn is resumed by its session's mind (resume-turns.ts) — so a turn's
 // run recovered elsewhere ends at once. A task's step is a turn inside the task's own run instead.
 import type { ExecutionEngine } from '@/lib/engine/execution-engine';
-import type { TurnOutcome } from '@/lib/orchestrator/events';
-import type { TurnResult } from '@/lib/orchestrator/internal-dialog-turn';
+import type { TurnOutcome } from '@/lib/mind/events';
+import type { TurnResult } from '@/lib/mind/outcomes';
 import { ShortRuns } from './short-runs';
 
 export interface TurnSummary {

@@ -4,7 +4,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { endpointOrigin, environmentAnthropicKey, environmentKeyOrigins } from '@/lib/config/key-scope';
 import { BackendError, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
 import { parseToolInput, type BackendMessage, type BackendRequest, type BackendTool, type ContentBlock, type FinishReason, type ModelBackend, type StreamPart, type SystemSegment } from './model-backend';
-import { deprecationOf, withDeprecation, type ModelListing } from './model-catalog';
+import { deprecationOf, withDeprecation, type ModelListing } from '@/lib/config/model-catalog';
 import { estimateCost } from './pricing';
 
 export interface AnthropicBackendOptions {

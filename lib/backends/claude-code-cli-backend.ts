@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import { BackendError } from './backend-error';
 import { CliStreamInterpreter, parseCliLine } from './claude-cli-stream-line';
 import { systemText, type BackendRequest, type ModelBackend, type StreamPart } from './model-backend';
-import { cliModelListing, type ModelListing } from './model-catalog';
+import { cliModelListing, type ModelListing } from '@/lib/config/model-catalog';
 
 export interface ClaudeCodeCliBackendOptions {
   cliPath?: string;

@@ -1,7 +1,7 @@
 // The one contract every model backend implements (ARCHITECTURE §7). Adapters hold no state
 // beyond their configuration and import nothing of the app but these types.
 import type { BackendError } from './backend-error';
-import type { ModelListing } from './model-catalog';
+import type { ModelListing } from '@/lib/config/model-catalog';
 
 /** A piece of the system prompt. `cache: true` marks the end of a stable prefix worth caching. */
 export interface SystemSegment {

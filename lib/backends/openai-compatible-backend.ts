@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import { BackendError, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
 import { systemText, type BackendMessage, type BackendRequest, type BackendTool, type FinishReason, type ModelBackend, type StreamPart } from './model-backend';
 import { OpenAIToolCallAccumulator, mightBeLeakedCall, recoverLeakedToolCalls, type ToolCallFragment } from './openai-tool-calls';
-import type { ModelListing } from './model-catalog';
+import type { ModelListing } from '@/lib/config/model-catalog';
 import { estimateCost } from './pricing';
 import { ThinkTagSplitter } from './think-tag-splitter';
 

@@ -2,8 +2,7 @@
 // the validator, the runtime, the editor's palette and its forms all read it.
 import { z } from 'zod';
 
-const hostPattern = /^(?:[a-z0-9-]+\.)*[a-z0-9-]+(?::\d{1,5})?$|^\[[0-9a-f:]+\](?::\d{1,5})?$/i;
-export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+import { httpToolConfigSchema, postgresToolConfigSchema } from '@/lib/tools/tool-node-configs';
 
 const configs = {
   'trigger.input': z.object({}).strict(),
@@ -31,27 +30,8 @@ const configs = {
   'tool.files': z.object({}).strict(),
   'tool.bash': z.object({}).strict(),
   'tool.python': z.object({}).strict(),
-  'tool.http': z
-    .object({
-      /** Hosts it may reach ("api.example.com", "127.0.0.1:8080"); the seed's `url` adds its own host. */
-      allowed_hosts: z.array(z.string().regex(hostPattern, 'a host name, optionally with :port')).max(50).optional(),
-      methods: z.array(z.enum(HTTP_METHODS)).min(1).optional(),
-      timeout_ms: z.number().int().min(100).max(120_000).optional(),
-      max_bytes: z.number().int().min(1).max(10 * 1024 * 1024).optional(),
-      /** The seed's single-endpoint form. */
-      method: z.enum(HTTP_METHODS).optional(),
-      url: z.string().url().optional(),
-    })
-    .strict(),
-  'tool.postgres': z
-    .object({
-      /** postgres://… — a secret: write-only, never in exports or events. */
-      connection: z.string().max(2_000).optional(),
-      allow_writes: z.boolean().optional(),
-      statement_timeout_ms: z.number().int().min(100).max(600_000).optional(),
-      max_rows: z.number().int().min(1).max(10_000).optional(),
-    })
-    .strict(),
+  'tool.http': httpToolConfigSchema,
+  'tool.postgres': postgresToolConfigSchema,
   'tool.mcp': z.object({ server: z.string().min(1).max(64) }).strict(),
   'response.chat': z.object({ format: z.enum(['text', 'markdown']).optional() }).strict(),
   'response.end': z.object({}).strict(),

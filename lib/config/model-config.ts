@@ -1,11 +1,8 @@
 // Per-layer model configuration and session parameters (seed 000 section 6.3; ARCHITECTURE §8).
 // The seed's own keys (c_model, s_model, backend, model, max_tokens, endpoint) are kept as is.
 import { z } from 'zod';
-import { defaultModelIds } from '@/lib/backends/model-catalog';
-import { sameKeyScope } from '@/lib/config/key-scope';
-
-export const backendKinds = ['claude_code_cli', 'anthropic', 'openai_compatible'] as const;
-export type BackendKind = (typeof backendKinds)[number];
+import { sameKeyScope } from './key-scope';
+import { backendKinds, defaultModelIds, type BackendKind } from './model-catalog';
 
 const httpUrl = z
   .string()
@@ -55,7 +52,7 @@ export const sessionParamsSchema = z
     trigger_mode: z.enum(triggerModes),
     trigger_threshold: z.number().int().min(1).max(100_000),
     spontaneous_cap: z.number().int().min(0).max(100),
-    /** The built-in tools the Internal Dialog may use; absent = all of them (lib/tools/tool-registry.ts). */
+    /** The built-in tools the Internal Dialog may use; absent = all of them (lib/agent/tool-registry.ts). */
     tools: z.array(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/)).max(100).optional(),
     /** The MCP servers whose tools it may use; absent = every server left on in Settings. */
     mcp_servers: z.array(z.string().min(1).max(64)).max(32).optional(),

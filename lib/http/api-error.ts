@@ -1,6 +1,6 @@
 // One error type for the REST boundary: it knows its status and renders `{ error: { code, message } }`.
 import { z } from 'zod';
-import { SessionNotFoundError, SessionPausedError } from '@/lib/orchestrator/orchestrator';
+import { SessionNotFoundError, SessionPausedError } from '@/lib/mind/session-errors';
 import { PersonaError } from '@/lib/personas/persona-files';
 
 export type ApiErrorCode =

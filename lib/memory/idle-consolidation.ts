@@ -1,15 +1,15 @@
 // The mind's idle-time memory work: while the Subconscious is Resting (the user away), one
 // consolidation after a cycle, when consolidation.ts finds new conversation and room under the
 // hourly caps. The user's next message cancels it (nothing is written); stopping the mind too.
-import type { EventBus } from '@/lib/orchestrator/events';
-import type { MindContext } from '@/lib/orchestrator/mind-context';
-import type { Activity } from '@/lib/orchestrator/pacing';
+import type { EventBus } from '@/lib/mind/events';
+import type { MindModelAccess } from '@/lib/mind/model-access';
+import type { Activity } from '@/lib/mind/pacing';
 import { consolidateSession, type ConsolidationOutcome } from './consolidation';
 
 export class IdleConsolidation {
   private controller: AbortController | null = null;
 
-  constructor(private readonly input: { context: MindContext; bus: EventBus; now: () => number }) {}
+  constructor(private readonly input: { context: MindModelAccess; bus: EventBus; now: () => number }) {}
 
   get running(): boolean {
     return this.controller !== null;

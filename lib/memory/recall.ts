@@ -3,7 +3,7 @@
 // then recency, importance and pinning added with weights from config; duplicates (a fact restated
 // nine times) come back once; superseded facts never come back (their successor does).
 import { getDb } from '@/lib/store/db';
-import { estimateTokens } from '@/lib/orchestrator/token-budget';
+import { estimateTokens } from '@/lib/mind/token-budget';
 import type { Embedder } from './embeddings';
 import { configuredEmbedder } from './embeddings';
 import { findMemories, normaliseMemory, type MemoryKind, type MemoryRecord } from './memory-store';

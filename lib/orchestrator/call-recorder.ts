@@ -2,8 +2,8 @@
 // totals and tells the page (the usage table updates live).
 import type { LayerModelConfig } from '@/lib/config/model-config';
 import { insertLlmCall, type CallLayer, type UsageTotals } from '@/lib/store/mind-repository';
-import type { EventBus } from './events';
-import type { ModelCallResult } from './model-call';
+import type { EventBus } from '@/lib/mind/events';
+import type { ModelCallResult } from '@/lib/mind/model-call';
 
 export async function recordLlmCall(input: {
   sessionId: string;

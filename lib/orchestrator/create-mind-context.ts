@@ -4,7 +4,7 @@ import { createMindToolbox, toolActivityLine } from '@/lib/agent/mind-toolbox';
 import type { SessionGraphParts } from '@/lib/capabilities/capability-tools';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
-import type { PromptRecord } from './events';
+import type { PromptRecord } from '@/lib/mind/events';
 import type { LayerHealth } from './layer-health';
 import type { MindContext } from './mind-context';
 import type { MindDependencies } from './mind-dependencies';

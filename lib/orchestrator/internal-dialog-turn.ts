@@ -9,18 +9,19 @@ import { MCP_SERVER_NAME, PERMISSION_TOOL } from '@/lib/agent/agent-mcp-endpoint
 import type { StopKind } from '@/lib/agent/session-toolbox';
 import type { BackendRequest, BackendTool } from '@/lib/backends/model-backend';
 import { type AgentStepRecord, type AgentTurnRecord } from '@/lib/store/tool-calls-repository';
-import type { ModelCallResult } from './model-call';
+import type { ModelCallResult } from '@/lib/mind/model-call';
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
 import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
 import { insertTurn, markAnswered } from '@/lib/store/mind-repository';
 import type { MessageRecord } from '@/lib/store/messages-repository';
-import type { TurnOutcome } from './events';
+import type { TurnOutcome } from '@/lib/mind/events';
+import type { TurnResult } from '@/lib/mind/outcomes';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
 import { memoryForTurn } from '@/lib/memory/turn-memory';
 import { appendLogsSafely, type MindContext } from './mind-context';
-import { buildInternalDialogRequest, type MoodAndCriteria } from './tags/build-prompts';
-import { ReplyRouter, type RoutedDelta } from './tags/reply-router';
-import { estimateRequestTokens, fitNewest, historyBudget } from './token-budget';
+import { buildInternalDialogRequest, type MoodAndCriteria } from '@/lib/mind/tags/build-prompts';
+import { ReplyRouter, type RoutedDelta } from '@/lib/mind/tags/reply-router';
+import { estimateRequestTokens, fitNewest, historyBudget } from '@/lib/mind/token-budget';
 
 export interface TurnWork {
   turnId: string;
@@ -35,15 +36,6 @@ export interface TurnWork {
   task?: TaskTurn;
 }
 
-export interface TurnResult {
-  outcome: TurnOutcome;
-  loud: string;
-  quiet: string;
-  messages: MessageRecord[];
-  error?: { message: string; kind: BackendErrorKind };
-  /** A task's budget refused a model call: why. */
-  budgetStop?: string;
-}
 
 export function newTurnId(): string {
   return randomUUID();

@@ -1,8 +1,8 @@
 // How a mind's two layers are faring: consecutive failures, the latest error (or retry) kept until
 // that layer succeeds, the Subconscious's backoff, and the "degraded" reason a session shows.
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
-import type { EventPayloads, MindState } from './events';
-import { degradedAfterFailures, failureBackoffMs, longestBackoffMs, needsNewSettings } from './pacing';
+import type { EventPayloads, MindState } from '@/lib/mind/events';
+import { degradedAfterFailures, failureBackoffMs, longestBackoffMs, needsNewSettings } from '@/lib/mind/pacing';
 
 export type MindLayer = 'internal' | 'subconscious';
 

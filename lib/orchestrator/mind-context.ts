@@ -3,20 +3,14 @@
 import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import type { SessionToolbox } from '@/lib/agent/session-toolbox';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
-import type { BackendRequest } from '@/lib/backends/model-backend';
-import type { LayerModelConfig } from '@/lib/config/model-config';
-import type { CallLayer } from '@/lib/store/mind-repository';
-import type { SessionRecord } from '@/lib/store/sessions-repository';
 import type { MindMemory } from './mind-memory';
-import type { ModelCallResult } from './model-call';
+import type { MindModelAccess } from '@/lib/mind/model-access';
 
-export interface MindContext {
-  readonly sessionId: string;
+export interface MindContext extends MindModelAccess {
   readonly personaCore: string;
   /** agent.core's instructions from the session's capability graph (null: none). */
   readonly instructions: string | null;
   readonly memory: MindMemory;
-  session(): SessionRecord;
   /** The model's token calibration factor (reported / estimated). */
   calibration(model: string): number;
   /** A cycle waits here while a reply runs in this process, within its allowance (foreground-gate.ts). */
@@ -25,8 +19,6 @@ export interface MindContext {
   toolbox(task?: TaskTurn): SessionToolbox | null;
   /** The app's MCP endpoint (a backend with its own tool loop reaches the tools there), once listening. */
   toolServer(): AgentMcpEndpoint | null;
-  /** Calls the layer's backend (retries included), records the call in llm_calls, reports usage. */
-  callModel(input: { layer: CallLayer; config: LayerModelConfig; request: BackendRequest; signal: AbortSignal; onText?: (text: string) => void; traceId?: string }): Promise<ModelCallResult>;
 }
 
 /**

@@ -9,9 +9,9 @@ import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import type { McpPool } from '@/lib/tools/mcp/mcp-pool';
 import type { CycleRuns } from '@/lib/agent/cycle-runs';
 import type { TurnRuns } from '@/lib/agent/turn-runs';
-import type { EventBus } from './events';
+import type { EventBus } from '@/lib/mind/events';
 import type { ForegroundGate } from './foreground-gate';
-import type { TokenCalibration } from './token-budget';
+import type { TokenCalibration } from '@/lib/mind/token-budget';
 
 export interface MindDependencies {
   bus: EventBus;
@@ -39,18 +39,3 @@ export interface MindDependencies {
   turnRuns: TurnRuns;
 }
 
-const sessionPausedBrand = Symbol.for('agentcsd.SessionPausedError');
-
-/** A message sent to a session that is not running. */
-export class SessionPausedError extends Error {
-  readonly [sessionPausedBrand] = true;
-
-  static is(error: unknown): error is SessionPausedError {
-    return typeof error === 'object' && error !== null && sessionPausedBrand in error;
-  }
-
-  constructor(readonly sessionId: string) {
-    super('This session is paused: resume it to send messages.');
-    this.name = 'SessionPausedError';
-  }
-}

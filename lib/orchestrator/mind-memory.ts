@@ -7,8 +7,8 @@
 // Internal Dialog turn that takes it gets a consistent Mood & Criteria and S_loud, never a mix.
 import type { MindSnapshot, SummaryLayer, SummaryRecord } from '@/lib/store/mind-repository';
 import type { MessageRecord } from '@/lib/store/messages-repository';
-import type { MoodAndCriteria } from './tags/build-prompts';
-import { estimateTokens, type HistoryWindow } from './token-budget';
+import type { MoodAndCriteria } from '@/lib/mind/tags/build-prompts';
+import { estimateTokens, type HistoryWindow } from '@/lib/mind/token-budget';
 
 /** One remembered output: its text, the cycle it belongs to, and its estimated tokens. */
 export interface MemoryEntry {

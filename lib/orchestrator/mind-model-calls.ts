@@ -3,11 +3,11 @@
 import type { MindContext } from './mind-context';
 import { yieldToIO } from './mind-context';
 import { recordLlmCall } from './call-recorder';
-import type { PromptRecord } from './events';
+import type { PromptRecord } from '@/lib/mind/events';
 import type { LayerHealth } from './layer-health';
-import { callModel } from './model-call';
-import type { MindDependencies } from './session-mind';
-import { estimateRequestTokens } from './token-budget';
+import { callModel } from '@/lib/mind/model-call';
+import type { MindDependencies } from './mind-dependencies';
+import { estimateRequestTokens } from '@/lib/mind/token-budget';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 
 export function mindModelCalls(input: {

@@ -33,7 +33,7 @@ import { effectivePersonaGraph, narrowToGraph, readSessionGraph, snapshotSession
 import { InMemoryEngine } from '@/lib/engine/in-memory-engine';
 import { CycleRuns } from '@/lib/agent/cycle-runs';
 import { TurnRuns } from '@/lib/agent/turn-runs';
-import { withoutNul } from '@/lib/http/text-schema';
+import { withoutNul } from '@/lib/config/text-schema';
 import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import type { ConfiguredEngine } from '@/lib/engine/create-engine';
 import type { Cluster } from '@/lib/engine/cluster';
@@ -42,13 +42,14 @@ import { interruptRunningToolCalls, toolCallJson } from '@/lib/store/tool-calls-
 import { applyToolCallDecision, type ToolCallDecisionInput, type ToolCallDecisionResult } from '@/lib/agent/tool-decisions';
 import { ApprovalBroker } from '@/lib/tools/approval-broker';
 import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
-import { EventBus, type MindState } from './events';
+import { EventBus, type MindState } from '@/lib/mind/events';
 import { ForegroundGate } from './foreground-gate';
-import { SessionMind, SessionPausedError, type MindDependencies } from './session-mind';
+import { SessionNotFoundError, SessionPausedError } from '@/lib/mind/session-errors';
+import { SessionMind } from './session-mind';
+import type { MindDependencies } from './mind-dependencies';
 import { SessionPlacement } from './session-placement';
-import { TokenCalibration } from './token-budget';
+import { TokenCalibration } from '@/lib/mind/token-budget';
 
-export { SessionPausedError };
 
 export const sendMessageInputSchema = z
   .object({ text: withoutNul(z.string().trim().min(1, 'text must not be empty').max(20_000, 'text must be at most 20,000 characters')) })
@@ -83,21 +84,6 @@ export const updateSessionInputSchema = z
   .strict();
 export type UpdateSessionInput = z.infer<typeof updateSessionInputSchema>;
 
-const sessionNotFoundBrand = Symbol.for('agentcsd.SessionNotFoundError');
-
-export class SessionNotFoundError extends Error {
-  readonly [sessionNotFoundBrand] = true;
-
-  /** instanceof fails across the server.ts / Next bundle boundary (two module copies): use this. */
-  static is(error: unknown): error is SessionNotFoundError {
-    return typeof error === 'object' && error !== null && sessionNotFoundBrand in error;
-  }
-
-  constructor(readonly sessionId: string) {
-    super(`Session ${sessionId} does not exist`);
-    this.name = 'SessionNotFoundError';
-  }
-}
 
 function defaultSessionName(persona: string, now: Date): string {
   const stamp = now.toISOString().slice(0, 16).replace('T', ' ');

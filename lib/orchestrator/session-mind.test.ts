@@ -14,8 +14,8 @@ import { FakeClock, settle } from '@/test/support/fake-clock';
 import { ScriptedBackend, subconsciousReply, type Script } from '@/test/support/scripted-backend';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 import { Orchestrator } from './orchestrator';
-import { internalDialogStaticPrompt } from './tags/build-prompts';
-import { estimateRequestTokens, TokenCalibration } from './token-budget';
+import { internalDialogStaticPrompt } from '@/lib/mind/tags/build-prompts';
+import { estimateRequestTokens, TokenCalibration } from '@/lib/mind/token-budget';
 import { summarySystemPrompt } from './context-summaries';
 
 const persona = '# Tester\nYou are a careful subconscious.\n';
@@ -129,7 +129,7 @@ describe('a user turn', () => {
     await h.clock.advance(3_000);
     await h.events.waitFor('subconscious-output', { count: cyclesBefore + 1 });
     const sRequest = h.s.calls.at(-1)!;
-    expect(sRequest.system).toEqual([{ text: `${persona.trimEnd()}\n\n${(await import('./tags/build-prompts')).subconsciousProtocolPrompt}`, cache: true }]);
+    expect(sRequest.system).toEqual([{ text: `${persona.trimEnd()}\n\n${(await import('@/lib/mind/tags/build-prompts')).subconsciousProtocolPrompt}`, cache: true }]);
     const earlier = Array.from({ length: h.s.calls.length - 1 }, (_, index) => index + 1);
     expect(sRequest.messages[0]!.content).toBe(
       [

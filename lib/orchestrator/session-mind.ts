@@ -15,26 +15,27 @@ import { messageJson, type MessageRecord } from '@/lib/store/messages-repository
 import { reconcileLogsReporting } from '@/lib/store/log-reconcile';
 import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
-import type { MindState, PromptRecord, SpontaneousOutcome } from './events';
-import { SessionPausedError, type MindDependencies } from './mind-dependencies';
+import type { MindState, PromptRecord, SpontaneousOutcome } from '@/lib/mind/events';
+import { SessionPausedError } from '@/lib/mind/session-errors';
+import type { MindDependencies } from './mind-dependencies';
 import { IdleConsolidation } from '@/lib/memory/idle-consolidation';
 import type { SessionGraphParts } from '@/lib/capabilities/capability-tools';
 import { loadResumableTurns } from '@/lib/agent/resume-turns';
 import type { StopKind } from '@/lib/agent/session-toolbox';
-import { runInternalDialogTurn, type TurnResult, type TurnWork } from './internal-dialog-turn';
+import type { CycleOutcome, TurnResult } from '@/lib/mind/outcomes';
+import { runInternalDialogTurn, type TurnWork } from './internal-dialog-turn';
 import { TurnQueue } from './turn-queue';
 import { WakeGate } from './wake-gate';
 import { createMindContext } from './create-mind-context';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
-import type { RoutedDelta } from './tags/reply-router';
+import type { RoutedDelta } from '@/lib/mind/tags/reply-router';
 import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { MindMemory } from './mind-memory';
 import { failureEvent, LayerHealth, type MindLayer } from './layer-health';
-import { currentActivity, cycleDelayMs, type Activity } from './pacing';
-import { announceCycle, runCycleGivingWay, type CycleOutcome } from './subconscious-cycle';
+import { currentActivity, cycleDelayMs, type Activity } from '@/lib/mind/pacing';
+import { announceCycle, runCycleGivingWay } from './subconscious-cycle';
 
 export type MindStatus = 'idle' | 'running' | 'paused' | 'stopping' | 'stopped';
-export { SessionPausedError, type MindDependencies } from './mind-dependencies';
 
 export class SessionMind {
   private status: MindStatus = 'idle';

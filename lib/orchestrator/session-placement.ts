@@ -9,7 +9,8 @@ import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import { findSession, type SessionRecord } from '@/lib/store/sessions-repository';
 import { TaskError, type TaskElsewhere, type TaskService } from '@/lib/tasks/task-service';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
-import { SessionPausedError, type SessionMind } from './session-mind';
+import { SessionPausedError } from '@/lib/mind/session-errors';
+import type { SessionMind } from './session-mind';
 
 /** What the orchestrator lends: its minds, and what the calls of other processes reach. */
 export interface PlacementHost {

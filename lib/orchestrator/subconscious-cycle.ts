@@ -5,29 +5,16 @@ import type { BackendErrorKind } from '@/lib/backends/backend-error';
 import { appendLogRecords, logRecordOf, moodLogRecords } from '@/lib/store/session-logs';
 import { insertCycle } from '@/lib/store/mind-repository';
 import { messageJson, moodAndCriteriaJson, type MessageRecord, type MoodAndCriteriaRecord } from '@/lib/store/messages-repository';
-import type { EventBus, SpontaneousOutcome } from './events';
+import type { EventBus, SpontaneousOutcome } from '@/lib/mind/events';
+import type { CycleOutcome } from '@/lib/mind/outcomes';
 import type { ForegroundGate } from './foreground-gate';
 import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { summarise } from './context-summaries';
 import { fitInternalDialogPrompt } from './internal-dialog-turn';
-import { buildSubconsciousRequest } from './tags/build-prompts';
-import { estimateRequestTokens, fitPairSteadily, historyBudget } from './token-budget';
-import { parseSubconsciousOutput } from './tags/parse-subconscious-output';
+import { buildSubconsciousRequest } from '@/lib/mind/tags/build-prompts';
+import { estimateRequestTokens, fitPairSteadily, historyBudget } from '@/lib/mind/token-budget';
+import { parseSubconsciousOutput } from '@/lib/mind/tags/parse-subconscious-output';
 
-export type CycleOutcome =
-  | {
-      kind: 'persisted';
-      cycle: number;
-      sLoud: string;
-      sQuiet: string;
-      trigger: boolean;
-      wellFormed: boolean;
-      messages: MessageRecord[];
-      moodAndCriteria: MoodAndCriteriaRecord;
-      previousMood: string | null;
-    }
-  | { kind: 'failed'; message: string; errorKind: BackendErrorKind; retryAfterMs?: number }
-  | { kind: 'aborted' };
 
 /** Fits the Subconscious's histories to its budget, the summary in effect first. */
 function subconsciousRequest(context: MindContext, budgetShare: number) {

@@ -5,7 +5,8 @@
 import type { ResumableTurn } from '@/lib/agent/resume-turns';
 import type { MessageRecord } from '@/lib/store/messages-repository';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
-import { newTurnId, type TurnResult, type TurnWork } from './internal-dialog-turn';
+import type { TurnResult } from '@/lib/mind/outcomes';
+import { newTurnId, type TurnWork } from './internal-dialog-turn';
 
 interface TaskStep {
   task: TaskTurn;

@@ -1,7 +1,7 @@
 // The Socket.IO contract, shared by server and browser. Inbound payloads are still zod-validated.
 import { z } from 'zod';
 import type { ApiErrorCode } from '@/lib/http/api-error';
-import type { EventType, OrchestratorEvent } from '@/lib/orchestrator/events';
+import type { EventType, OrchestratorEvent } from '@/lib/mind/events';
 import type { MessageJson } from '@/lib/store/messages-repository';
 
 export const joinPayloadSchema = z.object({ sessionId: z.string().uuid() }).strict();

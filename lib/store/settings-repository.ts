@@ -7,7 +7,7 @@ import {
   type ModelsConfig,
   type SessionParams,
 } from '@/lib/config/model-config';
-import { emptyMcpSettings, mcpSettingsSchema, type McpSettings } from '@/lib/tools/mcp/mcp-config';
+import { emptyMcpSettings, mcpSettingsSchema, type McpSettings } from '@/lib/config/mcp-config';
 import { getDb } from './db';
 import { parseJsonColumn } from './json-column';
 
@@ -44,7 +44,7 @@ export async function writeSettings(settings: AppSettings): Promise<void> {
   ]);
 }
 
-/** The user's MCP servers (lib/tools/mcp/mcp-config.ts), one JSON row under `mcp`. */
+/** The user's MCP servers (lib/config/mcp-config.ts), one JSON row under `mcp`. */
 export async function readMcpSettings(): Promise<McpSettings> {
   const db = await getDb();
   const row = await db.setting.findUnique({ where: { key: 'mcp' } });

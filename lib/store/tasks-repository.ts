@@ -1,7 +1,7 @@
 // Tasks as rows: created pending, moved by compare-and-set (a cancel and a finishing step cannot
 // both win), their plan, usage and outcome kept as they change so a restart continues from them.
 import { z } from 'zod';
-import { planItemSchema, taskConstraintsSchema, type BlockedOn, type PlanItem, type TaskConstraints, type TaskStatus, type TaskUsage } from '@/lib/tasks/task-types';
+import { planItemSchema, taskConstraintsSchema, type BlockedOn, type PlanItem, type TaskConstraints, type TaskStatus, type TaskUsage } from './task-types';
 import { getDb, getStore } from './db';
 import { parseJsonColumn } from './json-column';
 import { rawDb, sqliteDate, statement } from './raw-db';

@@ -1,7 +1,29 @@
 // Always-allow and deny rules (lib/tools/approval-rules.ts), for one session or for a persona.
 import { randomUUID } from 'node:crypto';
-import type { ApprovalRule, RuleEffect, RuleMatcher, RuleScope } from '@/lib/tools/approval-rules';
 import { getDb } from './db';
+
+// The shape of a rule as stored; lib/tools/approval-rules.ts matches calls against them.
+export type RuleEffect = 'allow' | 'deny';
+export type RuleScope = 'session' | 'persona';
+
+export type RuleMatcher =
+  /** Every call of the tool (MCP tools, or a user who trusts a tool entirely). */
+  | { kind: 'tool' }
+  /** bash: the same argv, word for word. */
+  | { kind: 'command'; argv: string[] }
+  /** bash: the command's argv starts with these words. */
+  | { kind: 'command-prefix'; argv: string[] }
+  /** python: exactly this source. */
+  | { kind: 'code'; code: string }
+  /** file tools: the target's real path relative to the workspace matches this glob. */
+  | { kind: 'path-glob'; glob: string };
+
+export interface ApprovalRule {
+  id: string;
+  tool: string;
+  effect: RuleEffect;
+  matcher: RuleMatcher;
+}
 
 export interface ToolRuleRecord extends ApprovalRule {
   scope: RuleScope;

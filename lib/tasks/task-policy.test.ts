@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callBudgetStop, RepeatDetector, stepsExhausted, timedOut } from './task-policy';
-import { taskConstraintsSchema, type TaskUsage } from './task-types';
+import { taskConstraintsSchema, type TaskUsage } from '@/lib/store/task-types';
 
 const constraints = (extra: object = {}) => taskConstraintsSchema.parse(extra);
 const usage = (extra: Partial<TaskUsage> = {}): TaskUsage => ({ inputTokens: 0, outputTokens: 0, costUsd: 0, costUnknown: false, ...extra });

@@ -2,7 +2,7 @@
 // worst case (the prompt as estimated plus max_tokens of answer) still fits every cap, so a cap
 // is never exceeded. Each limit ends the task with its own reason. Pure: the loop passes the time.
 import { estimateCost } from '@/lib/backends/pricing';
-import type { TaskConstraints, TaskUsage } from './task-types';
+import type { TaskConstraints, TaskUsage } from '@/lib/store/task-types';
 
 export function stepsExhausted(stepsUsed: number, constraints: TaskConstraints): string | null {
   return stepsUsed >= constraints.max_steps ? `max steps reached: ${stepsUsed} of ${constraints.max_steps}` : null;

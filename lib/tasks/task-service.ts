@@ -5,13 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import { RunCancelledError } from '@/lib/engine/execution-engine';
-import type { EventBus } from '@/lib/orchestrator/events';
+import type { EventBus } from '@/lib/mind/events';
 import { closeAgentTurn, listToolCalls, loadOpenTaskTurn } from '@/lib/store/tool-calls-repository';
 import { listLlmCallsByTrace } from '@/lib/store/mind-repository';
 import { findTask, insertTask, listTasks, taskJson, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
 import { runTaskWorkflow, type TaskMind } from './task-workflow';
 import type { Workflow } from '@/lib/engine/execution-engine';
-import type { SubmitTaskInput } from './task-types';
+import type { SubmitTaskInput } from '@/lib/store/task-types';
 
 export class TaskError extends Error {
   constructor(

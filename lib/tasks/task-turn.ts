@@ -4,10 +4,10 @@
 // M&C, S_loud, streaming to the chat, cards — so a task step is the mind at work, not a side loop.
 import { z } from 'zod';
 import type { BackendRequest } from '@/lib/backends/model-backend';
-import type { ModelCallResult } from '@/lib/orchestrator/model-call';
+import type { ModelCallResult } from '@/lib/mind/model-call';
 import type { ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { builtinTool, type Tool, type ToolOutcome } from '@/lib/tools/tool-types';
-import { planItemSchema, type PlanItem } from './task-types';
+import { planItemSchema, type PlanItem } from '@/lib/store/task-types';
 
 export interface TaskTurn {
   taskId: string;

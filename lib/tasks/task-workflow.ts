@@ -10,9 +10,9 @@
 // that finished are not run again).
 import { RunCancelledError, type WorkflowContext } from '@/lib/engine/execution-engine';
 import type { BackendRequest } from '@/lib/backends/model-backend';
-import type { TurnResult } from '@/lib/orchestrator/internal-dialog-turn';
-import type { ModelCallResult } from '@/lib/orchestrator/model-call';
-import { estimateRequestTokens } from '@/lib/orchestrator/token-budget';
+import type { TurnResult } from '@/lib/mind/outcomes';
+import type { ModelCallResult } from '@/lib/mind/model-call';
+import { estimateRequestTokens } from '@/lib/mind/token-budget';
 import { findTask, updateTask, type TaskPatch, type TaskRecord } from '@/lib/store/tasks-repository';
 import { FINAL_STATUSES, listToolCalls, loadOpenTaskTurn, type AgentStepRecord, type AgentTurnRecord, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { callBudgetStop, RepeatDetector, stepsExhausted, timedOut, type RepeatVerdict } from './task-policy';
@@ -20,7 +20,7 @@ import { taskBrief } from './task-prompt';
 import { appendMemory, promoteTaskMemories } from '@/lib/memory/memory-store';
 import { findSession } from '@/lib/store/sessions-repository';
 import { emptyStepRequests, taskTools, type StepRequests, type TaskTurn } from './task-turn';
-import type { NextStep, TaskStatus, TaskUsage } from './task-types';
+import type { NextStep, TaskStatus, TaskUsage } from '@/lib/store/task-types';
 
 /** What the loop needs from the session's mind. */
 export interface TaskMind {

@@ -6,8 +6,8 @@ import {
   matcherForAlwaysAllow,
   plainCommandWords,
   ruleMatches,
-  type ApprovalRule,
 } from '@/lib/tools/approval-rules';
+import type { ApprovalRule } from '@/lib/store/tool-rules-repository';
 
 const rule = (partial: Partial<ApprovalRule> & Pick<ApprovalRule, 'matcher'>): ApprovalRule => ({
   id: 'r1',

@@ -5,28 +5,7 @@
 // so `git status; rm -rf ~` cannot ride on a `git status` rule (Claude Code #4956, #28784,
 // #94314). File rules are globs on the real path inside the workspace. Deny beats allow.
 import path from 'node:path';
-
-export type RuleEffect = 'allow' | 'deny';
-export type RuleScope = 'session' | 'persona';
-
-export type RuleMatcher =
-  /** Every call of the tool (MCP tools, or a user who trusts a tool entirely). */
-  | { kind: 'tool' }
-  /** bash: the same argv, word for word. */
-  | { kind: 'command'; argv: string[] }
-  /** bash: the command's argv starts with these words. */
-  | { kind: 'command-prefix'; argv: string[] }
-  /** python: exactly this source. */
-  | { kind: 'code'; code: string }
-  /** file tools: the target's real path relative to the workspace matches this glob. */
-  | { kind: 'path-glob'; glob: string };
-
-export interface ApprovalRule {
-  id: string;
-  tool: string;
-  effect: RuleEffect;
-  matcher: RuleMatcher;
-}
+import type { ApprovalRule, RuleMatcher } from '@/lib/store/tool-rules-repository';
 
 /** Characters a plain word may hold outside quotes. Everything else makes a command unmatchable. */
 const PLAIN_WORD_CHARACTER = /[A-Za-z0-9_@%+=:,./-]/;

@@ -4,10 +4,9 @@
 // a person approves each call). Redirects are not followed (the model sees where they point and
 // may ask again, within the same allow-list); nothing is sent to a host that is not listed.
 import { z } from 'zod';
-import type { NodeConfig } from '@/lib/capabilities/node-types';
+import type { HttpConfig } from '@/lib/tools/tool-node-configs';
 import { builtinTool, errorOutcome, type Tool, type ToolOutcome, type ToolRunContext } from './tool-types';
 
-export type HttpConfig = NodeConfig<'tool.http'>;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_BYTES = 256 * 1024;

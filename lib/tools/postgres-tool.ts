@@ -8,10 +8,9 @@
 import pg from 'pg';
 import { quietClient } from '@/lib/store/pg-errors';
 import { z } from 'zod';
-import type { NodeConfig } from '@/lib/capabilities/node-types';
+import type { PostgresConfig } from '@/lib/tools/tool-node-configs';
 import { builtinTool, errorOutcome, type Tool, type ToolOutcome, type ToolRunContext } from './tool-types';
 
-export type PostgresConfig = NodeConfig<'tool.postgres'>;
 
 const DEFAULT_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_ROWS = 200;

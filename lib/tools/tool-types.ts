@@ -51,8 +51,6 @@ export interface Tool<Args = unknown> {
   run(args: Args, context: ToolRunContext): Promise<ToolOutcome>;
 }
 
-export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
-
 /** A result the model gets instead of a crash: the reason, verbatim. */
 export function errorOutcome(message: string, extra: Partial<ToolOutcome> = {}): ToolOutcome {
   return { isError: true, content: message, ...extra };

@@ -7,8 +7,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/store/db';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
-import { builtinToolNames } from '@/lib/tools/tool-registry';
-import { emptyMcpSettings } from '@/lib/tools/mcp/mcp-config';
+import { builtinToolNames } from '@/lib/agent/tool-registry';
+import { emptyMcpSettings } from '@/lib/config/mcp-config';
 import { apiBackendNames, useApiBackendsHarness } from '@/test/support/api-backends-harness';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 

@@ -4,7 +4,8 @@
 // and a person's approval; the connection string appears in no definition, card or result.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { postgresTools, type PostgresConfig } from '@/lib/tools/postgres-tool';
+import { postgresTools } from '@/lib/tools/postgres-tool';
+import type { PostgresConfig } from '@/lib/tools/tool-node-configs';
 import type { Tool, ToolOutcome } from '@/lib/tools/tool-types';
 import { startPostgres, type TestPostgres } from '@/test/support/postgres';
 

@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { CycleRuns } from '@/lib/agent/cycle-runs';
 import { TurnRuns } from '@/lib/agent/turn-runs';
-import type { TurnResult } from '@/lib/orchestrator/internal-dialog-turn';
+import type { TurnResult } from '@/lib/mind/outcomes';
 import { realClock } from '@/lib/clock/clock';
 import { DbosEngine } from '@/lib/engine/dbos-engine';
 import type { ExecutionEngine, RunStatus, Workflow, WorkflowContext } from '@/lib/engine/execution-engine';
 import { InMemoryEngine } from '@/lib/engine/in-memory-engine';
-import type { CycleOutcome } from '@/lib/orchestrator/subconscious-cycle';
+import type { CycleOutcome } from '@/lib/mind/outcomes';
 import { startPostgres, type TestPostgres } from '@/test/support/postgres';
 
 const SECRET = 'the persona core and every message stay out of the journal';

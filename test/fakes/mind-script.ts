@@ -8,7 +8,7 @@
 //                      reply quoting each result's first line. [[mcp]] does the same with two
 //                      calls to the everything__ tools of server-everything; [[remember]] keeps
 //                      what the user said with the remember tool.
-import { unescapeTagContent } from '@/lib/orchestrator/tags/escape';
+import { unescapeTagContent } from '@/lib/mind/tags/escape';
 import type { FakeReply, FakeRequest } from './fake-server-core';
 
 export const spontaneousMarker = '(on my own)';

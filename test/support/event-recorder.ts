@@ -1,5 +1,5 @@
 // Records a bus's events and lets a test wait for the one it needs (with a real-time timeout).
-import type { EventBus, EventOf, EventType, OrchestratorEvent } from '@/lib/orchestrator/events';
+import type { EventBus, EventOf, EventType, OrchestratorEvent } from '@/lib/mind/events';
 
 interface Waiter {
   matches: (event: OrchestratorEvent) => boolean;

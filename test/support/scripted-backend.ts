@@ -3,7 +3,7 @@
 // It speaks the same StreamPart contract as the real adapters; production never sees it.
 import { BackendError, type BackendErrorKind } from '@/lib/backends/backend-error';
 import type { BackendRequest, ModelBackend, StreamPart, Usage } from '@/lib/backends/model-backend';
-import { estimateRequestTokens } from '@/lib/orchestrator/token-budget';
+import { estimateRequestTokens } from '@/lib/mind/token-budget';
 
 export interface ScriptStep {
   /** The output, streamed in `chunks` if given, else in pieces of `chunkSize` characters. */

@@ -12,7 +12,7 @@ import { readLogRecords } from '@/lib/store/session-logs';
 import { listMemories } from '@/lib/memory/memory-store';
 import { findTask } from '@/lib/store/tasks-repository';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
-import { submitTaskSchema } from '@/lib/tasks/task-types';
+import { submitTaskSchema } from '@/lib/store/task-types';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { taskScript } from '@/test/fakes/task-script';
 import { EventRecorder } from '@/test/support/event-recorder';

@@ -2,7 +2,7 @@ import { ApiError } from '@/lib/http/api-error';
 import { handle, readJsonBody } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { readMcpSettings, writeMcpSettings } from '@/lib/store/settings-repository';
-import { findUnrestoredMask, maskedMcpSettings, restoreMaskedSecrets, type McpSettings } from '@/lib/tools/mcp/mcp-config';
+import { findUnrestoredMask, maskedMcpSettings, restoreMaskedSecrets, type McpSettings } from '@/lib/config/mcp-config';
 import { putMcpServersBodySchema } from './schema';
 
 export const dynamic = 'force-dynamic';

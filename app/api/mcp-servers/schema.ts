@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { mcpServerNameSchema, mcpSettingsSchema, mcpToolPrefsSchema } from '@/lib/tools/mcp/mcp-config';
+import { mcpServerNameSchema, mcpSettingsSchema, mcpToolPrefsSchema } from '@/lib/config/mcp-config';
 
 /** A paste of `{"mcpServers": …}` alone keeps the per-tool choices and switches already stored. */
 export const putMcpServersBodySchema = mcpSettingsSchema.extend({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { withoutNul } from '@/lib/http/text-schema';
+import { withoutNul } from '@/lib/config/text-schema';
 import { MEMORY_KINDS } from '@/lib/memory/memory-store';
 import { personaNameSchema } from '@/lib/personas/persona-name';
 

@@ -1,7 +1,7 @@
 import { handle } from '@/lib/http/route-helpers';
 import { probeSandbox } from '@/lib/tools/sandbox';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
-import { builtinTools } from '@/lib/tools/tool-registry';
+import { builtinTools } from '@/lib/agent/tool-registry';
 
 export const dynamic = 'force-dynamic';
 

@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { errorOutcome, type ToolOutcome } from '@/lib/tools/tool-types';
-import { isHttpServer, type McpServerConfig } from './mcp-config';
+import { isHttpServer, type McpServerConfig } from '@/lib/config/mcp-config';
 import { ProcessGroupStdioTransport } from './stdio-transport';
 
 export type McpServerState = 'stopped' | 'starting' | 'ready' | 'failed';

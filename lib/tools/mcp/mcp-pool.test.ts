@@ -8,8 +8,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TOOL_NAME_PATTERN, type Tool, type ToolRunContext } from '@/lib/tools/tool-types';
-import { emptyMcpSettings, mcpToolName, type McpSettings } from './mcp-config';
+import { TOOL_NAME_PATTERN } from '@/lib/config/mcp-config';
+import type { Tool, ToolRunContext } from '@/lib/tools/tool-types';
+import { emptyMcpSettings, mcpToolName, type McpSettings } from '@/lib/config/mcp-config';
 import { McpPool } from './mcp-pool';
 
 const everything = path.resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');

@@ -4,9 +4,9 @@
 // the server's own annotation (only a tool it marks read-only and not destructive runs without a
 // card), never anything a model or a tool's output says.
 import { z } from 'zod';
-import { estimateTokens } from '@/lib/orchestrator/token-budget';
+import { estimateTokens } from '@/lib/mind/token-budget';
 import type { Tool, ToolInputSchema } from '@/lib/tools/tool-types';
-import { emptyMcpSettings, isHttpServer, mcpToolName, sameServerConfig, type McpSettings } from './mcp-config';
+import { emptyMcpSettings, isHttpServer, mcpToolName, sameServerConfig, type McpSettings } from '@/lib/config/mcp-config';
 import { McpConnection, type McpConnectionOptions, type McpServerState, type McpToolInfo } from './mcp-connection';
 
 export interface McpToolStatus {

@@ -1,8 +1,8 @@
 import { ApiError } from '@/lib/http/api-error';
 import { handle, parseParams } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
-import type { PromptRecord } from '@/lib/orchestrator/events';
-import { estimateTokens } from '@/lib/orchestrator/token-budget';
+import type { PromptRecord } from '@/lib/mind/events';
+import { estimateTokens } from '@/lib/mind/token-budget';
 import { contextWindowFor } from '@/lib/backends/model-limits';
 import type { LayerModelConfig } from '@/lib/config/model-config';
 import { findSession } from '@/lib/store/sessions-repository';

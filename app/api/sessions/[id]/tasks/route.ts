@@ -3,7 +3,7 @@ import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { findSession } from '@/lib/store/sessions-repository';
 import { listTasks, taskJson } from '@/lib/store/tasks-repository';
-import { submitTaskSchema } from '@/lib/tasks/task-types';
+import { submitTaskSchema } from '@/lib/store/task-types';
 import { sessionParamsSchema } from '../schema';
 
 export const dynamic = 'force-dynamic';

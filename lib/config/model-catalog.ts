@@ -1,7 +1,8 @@
 // What we know of models without asking a server: the Claude Code CLI's aliases, the Anthropic
 // model ids the pinned SDK lists with its deprecation table, and per-backend defaults that do not
 // go stale. A server's own list (listModels) is the better source and wins where it answers.
-import type { BackendKind } from '@/lib/config/model-config';
+export const backendKinds = ['claude_code_cli', 'anthropic', 'openai_compatible'] as const;
+export type BackendKind = (typeof backendKinds)[number];
 
 /**
  * The CLI resolves these to the newest model of each line itself (`claude --help`: "Use an

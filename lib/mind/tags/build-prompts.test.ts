@@ -1,6 +1,6 @@
 // Golden tests of the exact tagged inputs each layer receives.
 import { describe, expect, it } from 'vitest';
-import { buildInternalDialogRequest, buildSubconsciousRequest, internalDialogStaticPrompt } from './build-prompts';
+import { buildInternalDialogRequest, buildSubconsciousRequest, internalDialogStaticPrompt } from '@/lib/mind/tags/build-prompts';
 
 describe('Internal Dialog prompt', () => {
   it('user turn: static cached system + M&C after it; ED_user, S_loud, ID_quiet_history', () => {

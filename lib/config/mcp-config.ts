@@ -5,9 +5,11 @@
 // that sends the mask back keeps the stored value.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { TOOL_NAME_PATTERN } from '@/lib/tools/tool-types';
 
 /** A server's name: what the `mcpServers` key says, shown in Settings and on cards. */
+/** What a model provider accepts as a tool's name; MCP tools are renamed to fit it. */
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+
 export const mcpServerNameSchema = z
   .string()
   .min(1, 'a server name must not be empty')

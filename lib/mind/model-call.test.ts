@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BackendError } from '@/lib/backends/backend-error';
 import type { BackendRequest, ModelBackend, StreamPart } from '@/lib/backends/model-backend';
 import { realClock } from '@/lib/clock/clock';
-import { callModel } from './model-call';
+import { callModel } from '@/lib/mind/model-call';
 
 const request: BackendRequest = { system: [{ text: 'system' }], messages: [{ role: 'user', content: 'hi' }], model: 'm', maxTokens: 10 };
 const policy = { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 10, maxRetryAfterMs: 1_000 };

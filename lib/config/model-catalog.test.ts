@@ -5,8 +5,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultModels } from '@/lib/config/model-config';
-import { anthropicSdkModels, cliModelListing, defaultModelIds, deprecatedModels, deprecationOf } from './model-catalog';
-import { estimateCost, priceOf } from './pricing';
+import { anthropicSdkModels, cliModelListing, defaultModelIds, deprecatedModels, deprecationOf } from '@/lib/config/model-catalog';
+import { estimateCost, priceOf } from '@/lib/backends/pricing';
 
 // The package's exports hide its files; its main entry sits at the package root.
 const sdkDir = path.dirname(createRequire(import.meta.url).resolve('@anthropic-ai/sdk'));

@@ -1,14 +1,13 @@
 // Every event the orchestrator emits, as plain JSON in one discriminated union derived from a
 // payload map. Each carries its session, a per-session monotonic `seq` and the time it happened.
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
-import type { ConsolidationJson } from '@/lib/memory/consolidation';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 import type { MessageJson, MoodAndCriteriaJson } from '@/lib/store/messages-repository';
 import type { SessionStatus } from '@/lib/store/sessions-repository';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 import type { TaskJson } from '@/lib/store/tasks-repository';
 import type { Activity } from './pacing';
-import type { SubconsciousOutput } from './tags/parse-subconscious-output';
+import type { SubconsciousOutput } from '@/lib/mind/tags/parse-subconscious-output';
 
 /** What the mind is doing right now; sent whenever it changes and returned by GET /api/sessions/:id. */
 export interface MindState {
@@ -121,4 +120,22 @@ export interface PromptRecord {
   user: string;
   /** The input tokens the backend reported for this call, when it did. */
   reportedInputTokens: number | null;
+}
+
+/** A memory consolidation as the page shows it (lib/memory/consolidation.ts writes them). */
+export interface ConsolidationJson {
+  id: number;
+  session_id: string;
+  status: 'running' | 'done' | 'cancelled' | 'failed';
+  from_message_id: number;
+  through_message_id: number;
+  facts_added: number;
+  facts_superseded: number;
+  facts: { id: number; content: string; replaces: number | null }[];
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number | null;
+  error: string | null;
+  started_at: string;
+  finished_at: string | null;
 }

@@ -1,6 +1,6 @@
 // A task (ARCHITECTURE §11): a goal, its limits, its plan, and how each step ends.
 import { z } from 'zod';
-import { withoutNul } from '@/lib/http/text-schema';
+import { withoutNul } from '@/lib/config/text-schema';
 
 export const TASK_STATUSES = ['pending', 'running', 'blocked', 'completed', 'failed', 'cancelled'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { contextWindowFor, unknownModelWindow } from '@/lib/backends/model-limits';
-import { estimateRequestTokens, estimateTokens, fitNewest, fitPair, fitPairSteadily, historyBudget, TokenCalibration } from './token-budget';
+import { estimateRequestTokens, estimateTokens, fitNewest, fitPair, fitPairSteadily, historyBudget, TokenCalibration } from '@/lib/mind/token-budget';
 
 const items = (...tokens: number[]) => tokens.map((count, index) => ({ id: index, tokens: count }));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adaptiveDelayMs, currentActivity, cycleDelayMs, failureBackoffMs } from './pacing';
+import { adaptiveDelayMs, currentActivity, cycleDelayMs, failureBackoffMs } from '@/lib/mind/pacing';
 
 const base = { now: 1_000_000, lastUserAt: 1_000_000, turnRunning: false, lastTurnEndedAt: null, spontaneousCapReached: false };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOOL_NAME_PATTERN } from '@/lib/tools/tool-types';
+import { TOOL_NAME_PATTERN } from '@/lib/config/mcp-config';
 import {
   findUnrestoredMask,
   maskedMcpSettings,
@@ -7,7 +7,7 @@ import {
   mcpToolName,
   restoreMaskedSecrets,
   sameServerConfig,
-} from './mcp-config';
+} from '@/lib/config/mcp-config';
 
 // As Claude Desktop's claude_desktop_config.json and a project's .mcp.json write them.
 const claudeDesktop = {

@@ -1,0 +1,134 @@
+// The floors of the house (issue 27; docs/architecture.md opens with the same table). A room may
+// import only rooms on a lower floor — never one beside it or above it — and no file may reach
+// itself through its imports. A new room gets a row here before it gets its first import; the
+// test reads every import of lib/, components/, app/ and server.ts (tests, e2e and benchmarks
+// may import anything).
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** Floor per room; rooms on one floor know nothing of each other. */
+export const floors: Record<string, number> = {
+  'lib/generated': 0, // Prisma's generated clients
+  'lib/clock': 0,
+  'lib/security': 0,
+  'lib/config': 1,
+  'lib/store': 2,
+  'lib/backends': 2,
+  'lib/personas': 2,
+  'lib/engine': 3,
+  'lib/mind': 4, // the mind kernel: events, tags, pacing, tokens, model calls, outcomes
+  'lib/tools': 5,
+  'lib/capabilities': 6,
+  'lib/memory': 6,
+  'lib/tasks': 7,
+  'lib/agent': 8,
+  'lib/orchestrator': 9,
+  'lib/http': 10,
+  'lib/setup': 10,
+  'lib/realtime': 11,
+  components: 12,
+  app: 13,
+  'server.ts': 13,
+};
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+function sourceFiles(): string[] {
+  const found: string[] = ['server.ts'];
+  const walk = (folder: string) => {
+    for (const entry of fs.readdirSync(path.join(root, folder), { withFileTypes: true })) {
+      const relative = path.join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (relative !== 'lib/generated') walk(relative);
+      } else if (/\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) found.push(relative);
+    }
+  };
+  for (const top of ['lib', 'components', 'app']) walk(top);
+  return found;
+}
+
+function roomOf(file: string): string {
+  const parts = file.split('/');
+  if (parts[0] === 'lib') return `lib/${parts[1]}`;
+  return parts[0]!;
+}
+
+/** Every project file a file imports (static and type-only imports, re-exports, dynamic imports). */
+function importsOf(file: string): string[] {
+  const text = fs.readFileSync(path.join(root, file), 'utf8');
+  const targets: string[] = [];
+  for (const match of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)) {
+    const spec = match[1]!;
+    let target: string;
+    if (spec.startsWith('@/')) target = spec.slice(2);
+    else if (spec.startsWith('.')) target = path.normalize(path.join(path.dirname(file), spec));
+    else continue;
+    const resolved = [`${target}.ts`, `${target}.tsx`, path.join(target, 'index.ts'), target].find((candidate) => fs.existsSync(path.join(root, candidate)) && fs.statSync(path.join(root, candidate)).isFile());
+    if (resolved) targets.push(resolved);
+  }
+  return targets;
+}
+
+const files = sourceFiles();
+const graph = new Map(files.map((file) => [file, importsOf(file)]));
+
+describe('the floors of the house', () => {
+  it('every room has a floor', () => {
+    const rooms = new Set(files.map(roomOf));
+    expect([...rooms].filter((room) => floors[room] === undefined)).toEqual([]);
+  });
+
+  it('no import runs up a floor or across one', () => {
+    const upward: string[] = [];
+    for (const [file, targets] of graph) {
+      for (const target of targets) {
+        const from = roomOf(file);
+        const to = roomOf(target);
+        if (from === to) continue;
+        if ((floors[to] ?? Infinity) >= (floors[from] ?? -Infinity)) upward.push(`${file} → ${target} (${from} ${floors[from]} → ${to} ${floors[to]})`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it('no file reaches itself through its imports', () => {
+    // Tarjan's strongly connected components: any component of more than one file is a circle.
+    let index = 0;
+    const order = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const circles: string[][] = [];
+    const visit = (file: string) => {
+      order.set(file, index);
+      low.set(file, index++);
+      stack.push(file);
+      onStack.add(file);
+      for (const target of graph.get(file) ?? []) {
+        if (!order.has(target)) {
+          visit(target);
+          low.set(file, Math.min(low.get(file)!, low.get(target)!));
+        } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, order.get(target)!));
+      }
+      if (low.get(file) === order.get(file)) {
+        const component: string[] = [];
+        let member: string;
+        do {
+          member = stack.pop()!;
+          onStack.delete(member);
+          component.push(member);
+        } while (member !== file);
+        if (component.length > 1 || (graph.get(file) ?? []).includes(file)) circles.push(component.sort());
+      }
+    };
+    for (const file of graph.keys()) if (!order.has(file)) visit(file);
+    expect(circles).toEqual([]);
+  });
+
+  it('the check sees imports at all (a parser that found none would pass everything)', () => {
+    expect(graph.get('lib/orchestrator/orchestrator.ts')!.length).toBeGreaterThan(10);
+    expect(graph.get('server.ts')).toContain('lib/orchestrator/orchestrator.ts');
+    expect(files.length).toBeGreaterThan(150);
+  });
+});
