@@ -1,6 +1,7 @@
 // Time to the first text delta through each adapter versus a direct call with the official SDK to
 // the same fake server, interleaved sample by sample so the machine's speed cancels out; and the
 // Claude Code CLI's per-call overhead over the API adapter against the same fake.
+import { defaultModelIds } from '@/lib/config/model-catalog';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,7 +18,7 @@ import { formatMs, median, percentile } from './stats';
 const request: BackendRequest = {
   system: [{ text: 'You are a benchmark.', cache: true }],
   messages: [{ role: 'user', content: 'Say something.' }],
-  model: 'claude-haiku-4-5',
+  model: defaultModelIds.anthropic!.s_model,
   maxTokens: 64,
 };
 

@@ -4,6 +4,7 @@
 // runs a session through a conversation (a message every 90 s for 45 minutes) and then 45 idle
 // minutes with adaptive pacing; each call's usage is what the fake reports. The steady state is
 // everything after the first 10 minutes.
+import { defaultModelIds } from '../lib/config/model-catalog';
 import type { LayerModelConfig } from '../lib/config/model-config';
 import { estimateCost } from '../lib/backends/pricing';
 import { Orchestrator } from '../lib/orchestrator/orchestrator';
@@ -48,6 +49,8 @@ export async function benchPromptCache(input: { label: string; sModel: LayerMode
   orchestrator.bus.subscribe((event) => {
     if (event.type !== 'usage' || clock.now() < steadyFrom) return;
     const totals = (run.byLayer[event.layer] ??= { calls: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, model: '' });
+    // The model each call ran on, as the call itself says (consolidation's is memory settings', not a layer's).
+    if (!totals.model.split(', ').includes(event.call.model)) totals.model = totals.model ? `${totals.model}, ${event.call.model}` : event.call.model;
     totals.calls++;
     totals.input += event.call.inputTokens;
     totals.cacheRead += event.call.cacheReadTokens;
@@ -57,13 +60,10 @@ export async function benchPromptCache(input: { label: string; sModel: LayerMode
   try {
     await orchestrator.start();
     const models = {
-      c_model: layer('claude-sonnet-4-5'),
+      c_model: layer(defaultModelIds.anthropic!.c_model),
       s_model: layer(input.sModel, input.sContextWindow ? { context_window: input.sContextWindow } : {}),
     };
     const session = await orchestrator.createSession({ persona: 'bench', models, params: { pacing: 'adaptive' } });
-    for (const [name, config] of Object.entries({ internal: models.c_model, subconscious: models.s_model, summary: models.s_model })) {
-      (run.byLayer[name] ??= { calls: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, model: '' }).model = config.model;
-    }
     // The real calls take real milliseconds while simulated time stands still: after each step,
     // wait until the mind is asleep again before time moves on.
     const asleep = async () => {
@@ -98,11 +98,25 @@ export async function benchPromptCache(input: { label: string; sModel: LayerMode
 
 const share = (layer: { input: number; cacheRead: number; cacheWrite: number }) => layer.cacheRead / Math.max(1, layer.input + layer.cacheRead + layer.cacheWrite);
 
-/** Dollars for a layer's tokens as billed (the app's own estimate) and as if nothing were cached. */
-function dollars(layer: CacheRun['byLayer'][string]): { billed: number; uncached: number } {
-  const asBilled = estimateCost(layer.model, { inputTokens: layer.input, cacheReadTokens: layer.cacheRead, cacheWriteTokens: layer.cacheWrite, outputTokens: layer.output });
+type Dollars = number | 'unknown';
+
+/** Dollars for a layer's tokens as billed (the app's own estimate) and as if nothing were cached; 'unknown' for a model without a price. */
+function dollars(layer: CacheRun['byLayer'][string]): { billed: Dollars; uncached: Dollars } {
+  // Several models on one layer (a settings change mid-run): no single price applies.
+  if (!layer.model || layer.model.includes(', ')) return { billed: 'unknown', uncached: 'unknown' };
+  const billed = estimateCost(layer.model, { inputTokens: layer.input, cacheReadTokens: layer.cacheRead, cacheWriteTokens: layer.cacheWrite, outputTokens: layer.output });
   const uncached = estimateCost(layer.model, { inputTokens: layer.input + layer.cacheRead + layer.cacheWrite, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: layer.output });
-  return { billed: asBilled === 'unknown' ? Number.NaN : asBilled, uncached: uncached === 'unknown' ? Number.NaN : uncached };
+  return { billed, uncached };
+}
+
+const shown = (value: Dollars) => (value === 'unknown' ? 'unknown' : `$${value.toFixed(3)}`);
+
+/** A total over layers: the priced sum, and what could not be priced said in words. */
+function totalShown(values: Dollars[]): string {
+  const priced = values.filter((value): value is number => value !== 'unknown');
+  const unpriced = values.length - priced.length;
+  const sum = `$${priced.reduce((total, value) => total + value, 0).toFixed(3)}`;
+  return unpriced === 0 ? sum : `${sum} + ${unpriced} layer(s) unknown`;
 }
 
 export function cacheTable(runs: CacheRun[]): string {
@@ -113,21 +127,21 @@ export function cacheTable(runs: CacheRun[]): string {
   for (const run of runs) {
     const layers = Object.entries(run.byLayer).filter(([, layer]) => layer.calls > 0);
     const all = { calls: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
-    let billed = 0;
-    let uncached = 0;
+    const billed: Dollars[] = [];
+    const uncached: Dollars[] = [];
     for (const [name, layer] of layers) {
       const cost = dollars(layer);
-      billed += cost.billed;
-      uncached += cost.uncached;
+      billed.push(cost.billed);
+      uncached.push(cost.uncached);
       for (const key of ['calls', 'input', 'cacheRead', 'cacheWrite', 'output'] as const) all[key] += layer[key];
       const total = layer.input + layer.cacheRead + layer.cacheWrite;
       lines.push(
-        `| ${run.label} | ${name} (${layer.model}) | ${layer.calls} | ${total.toLocaleString('en')} | ${layer.cacheRead.toLocaleString('en')} | ${layer.cacheWrite.toLocaleString('en')} | ${(share(layer) * 100).toFixed(1)}% | $${cost.billed.toFixed(3)} | $${cost.uncached.toFixed(3)} |`,
+        `| ${run.label} | ${name} (${layer.model || 'model not reported'}) | ${layer.calls} | ${total.toLocaleString('en')} | ${layer.cacheRead.toLocaleString('en')} | ${layer.cacheWrite.toLocaleString('en')} | ${(share(layer) * 100).toFixed(1)}% | ${shown(cost.billed)} | ${shown(cost.uncached)} |`,
       );
     }
     const total = all.input + all.cacheRead + all.cacheWrite;
     lines.push(
-      `| ${run.label} | **all** | ${all.calls} | ${total.toLocaleString('en')} | ${all.cacheRead.toLocaleString('en')} | ${all.cacheWrite.toLocaleString('en')} | **${(share(all) * 100).toFixed(1)}%** | $${billed.toFixed(3)} | $${uncached.toFixed(3)} |`,
+      `| ${run.label} | **all** | ${all.calls} | ${total.toLocaleString('en')} | ${all.cacheRead.toLocaleString('en')} | ${all.cacheWrite.toLocaleString('en')} | **${(share(all) * 100).toFixed(1)}%** | ${totalShown(billed)} | ${totalShown(uncached)} |`,
     );
   }
   return lines.join('\n');

@@ -67,7 +67,7 @@ export interface EventPayloads extends Record<TaskEventName, { task: TaskJson }>
   'tool-output': { callId: string; stream: 'stdout' | 'stderr'; text: string };
   /** The Subconscious consolidating memory while the user is away (started, then how it ended). */
   'memory-consolidation': { consolidation: ConsolidationJson };
-  usage: { layer: CallLayer; call: Omit<UsageTotals, 'calls' | 'unpricedCalls'> & { priced: boolean }; totals: UsageTotals };
+  usage: { layer: CallLayer; call: Omit<UsageTotals, 'calls' | 'unpricedCalls'> & { priced: boolean; backend: string; model: string }; totals: UsageTotals };
 }
 
 export type EventType = keyof EventPayloads;

@@ -51,6 +51,8 @@ export async function recordLlmCall(input: {
   input.bus.emit('usage', input.sessionId, {
     layer,
     call: {
+      backend: input.config.backend,
+      model: input.config.model,
       inputTokens: usage.inputTokens,
       outputTokens: usage.outputTokens,
       cacheReadTokens: usage.cacheReadTokens,

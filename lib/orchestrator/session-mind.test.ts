@@ -148,6 +148,8 @@ describe('a user turn', () => {
     expect(calls.filter((call) => call.layer === 'subconscious').length).toBe(h.s.calls.length);
     expect(calls.every((call) => call.inputTokens > 0 && call.outputTokens > 0)).toBe(true);
     expect(h.events.of('usage').at(-1)!.totals.calls).toBeGreaterThan(0);
+    // Each call names its model, so a usage table can price it (issue 27).
+    expect(h.events.of('usage').at(-1)!.call.model.length).toBeGreaterThan(0);
   });
 
   it('hands each S_loud to the Internal Dialog once', async () => {
