@@ -55,6 +55,9 @@ export class SessionMind {
   /** Entered when a message arrived, handed to the turn that answers it. */
   private pendingForeground: (() => void) | null = null;
   private readonly prompts: Partial<Record<CallLayer, PromptRecord>> = {};
+  private settleStarted!: (error?: Error) => void;
+  /** Settles once start() has loaded the mind; rejects if it stops first. */
+  private readonly started = new Promise<void>((resolve, reject) => (this.settleStarted = (error) => (error ? reject(error) : resolve())));
 
   private readonly turns = new TurnQueue();
   /** Turns that acted before a restart (a card waiting, a call interrupted): continued first. */
@@ -75,6 +78,7 @@ export class SessionMind {
   ) {
     this.health = new LayerHealth(() => deps.clock.now(), deps.random);
     this.gate = new WakeGate(deps.clock);
+    this.started.catch(() => undefined);
   }
 
   get sessionId(): string {
@@ -108,6 +112,12 @@ export class SessionMind {
     this.loopDone = this.runLoop();
     if (this.status === 'running') this.drainTurns();
     this.emitState();
+    this.settleStarted();
+  }
+
+  /** A task's run recovered at launch finds the mind registered before it has loaded: it waits for this. */
+  whenStarted(): Promise<void> {
+    return this.started;
   }
 
   state(): MindState {
@@ -205,6 +215,7 @@ export class SessionMind {
   async stop(options: { graceMs: number }): Promise<void> {
     if (this.status === 'stopped' || this.status === 'stopping') return this.settled();
     this.status = 'stopping';
+    this.settleStarted(new Error('the session stopped'));
     this.gate.wake();
     const grace = new AbortController();
     await Promise.race([this.settled(), this.deps.clock.sleep(options.graceMs, grace.signal), this.deps.approvals.whenWaiting(this.session.id, grace.signal)]);
@@ -350,13 +361,7 @@ export class SessionMind {
         console.error(`[mind ${this.session.id}] turn ${work.turnId} failed`, error);
         this.turn = null;
         this.recordFailure('internal', `Could not save the reply: ${(error as Error).message}`, 'protocol', { turnId: work.turnId });
-        this.deps.bus.emit('turn-end', this.session.id, {
-          turnId: work.turnId,
-          outcome: 'failed',
-          spontaneous: work.spontaneous,
-          messages: [],
-          error: (error as Error).message,
-        });
+        this.deps.bus.emit('turn-end', this.session.id, { turnId: work.turnId, outcome: 'failed', spontaneous: work.spontaneous, messages: [], error: (error as Error).message });
       }
     }
   }
@@ -369,15 +374,10 @@ export class SessionMind {
     const controller = new AbortController();
     const abort = () => controller.abort();
     this.stopController.signal.addEventListener('abort', abort, { once: true });
-    this.turn = { turnId: work.turnId, spontaneous: work.spontaneous, answering: work.userMessages.map((message) => message.id), controller };
     const taskIds = work.task ? { taskId: work.task.taskId, traceId: work.task.traceId } : {};
-    this.deps.bus.emit('turn-start', this.session.id, {
-      turnId: work.turnId,
-      spontaneous: work.spontaneous,
-      answering: work.userMessages.map((message) => message.id),
-      cycle: work.taken.cycle,
-      ...taskIds,
-    });
+    const answering = work.userMessages.map((message) => message.id);
+    this.turn = { turnId: work.turnId, spontaneous: work.spontaneous, answering, controller };
+    this.deps.bus.emit('turn-start', this.session.id, { turnId: work.turnId, spontaneous: work.spontaneous, answering, cycle: work.taken.cycle, ...taskIds });
     this.emitState();
     this.gate.wakeSoon(); // the Subconscious paces itself by what the Internal Dialog is doing
     const leaveForeground = this.pendingForeground ?? this.deps.foreground.enter();

@@ -95,8 +95,26 @@ export class TaskService {
     if (failed) this.announce('failed', failed);
   }
 
-  /** The session's mind here, now or when it starts; rejects when `signal` aborts first. */
-  private awaitMind(sessionId: string, signal: AbortSignal): Promise<TaskMind> {
+  /**
+   * The session's mind here once it has started, now or later; rejects when `signal` aborts or
+   * the mind stops first. A durable run recovered at a takeover can ask while the mind is loading.
+   */
+  private async awaitMind(sessionId: string, signal: AbortSignal): Promise<TaskMind> {
+    const mind = await this.findMind(sessionId, signal);
+    let abort = () => {};
+    const aborted = new Promise<never>((_, reject) => (abort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled'))));
+    aborted.catch(() => undefined);
+    if (signal.aborted) abort();
+    signal.addEventListener('abort', abort, { once: true });
+    try {
+      await Promise.race([mind.whenStarted(), aborted]);
+    } finally {
+      signal.removeEventListener('abort', abort);
+    }
+    return mind;
+  }
+
+  private findMind(sessionId: string, signal: AbortSignal): Promise<TaskMind> {
     const present = this.deps.mind(sessionId);
     if (present) return Promise.resolve(present);
     return new Promise<TaskMind>((resolve, reject) => {

@@ -27,6 +27,8 @@ export interface TaskMind {
   runTaskStep(task: TaskTurn, resume?: { turn: AgentTurnRecord; steps: AgentStepRecord[] }): Promise<TurnResult>;
   setTaskActive(active: boolean): void;
   noteForSubconscious(line: string): void;
+  /** Resolves once the mind has loaded (it is registered a moment before); rejects if it stops first. */
+  whenStarted(): Promise<void>;
 }
 
 export interface TaskWorkflowDeps {
@@ -75,11 +77,13 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
   let mind: TaskMind;
   try {
     mind = await deps.mind(task.sessionId, context.signal);
-  } catch {
-    // Cancelled while its session was not running here.
+  } catch (error) {
+    // Cancelled while its session was not running here, or its mind stopped before it loaded.
     if (deps.stopping()) return;
-    const cancelled = await updateTask(id, { status: 'cancelled', error: 'cancelled by the user', blockedOn: null, finishedAt: new Date(context.now()) }, ['pending', 'running', 'blocked']);
-    if (cancelled) deps.announce('cancelled', cancelled);
+    const status = context.signal.aborted ? 'cancelled' : 'failed';
+    const reason = status === 'cancelled' ? 'cancelled by the user' : `the session's mind stopped before the task could run: ${(error as Error).message}`;
+    const ended = await updateTask(id, { status, error: reason, blockedOn: null, finishedAt: new Date(context.now()) }, ['pending', 'running', 'blocked']);
+    if (ended) deps.announce(status, ended);
     return;
   }
   const constraints = task.constraints;
