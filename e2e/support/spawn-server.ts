@@ -25,7 +25,7 @@ export function serverFolders(root: string): { dataDir: string; personasDir: str
 
 export async function spawnServer(input: { root: string; port: number; host?: string; env?: Record<string, string> }): Promise<SpawnedServer> {
   const { dataDir, personasDir } = serverFolders(input.root);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'server.ts'], {
     env: {
       ...process.env,
       NODE_ENV: 'production',

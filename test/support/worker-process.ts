@@ -13,7 +13,7 @@ export interface WorkerProcess {
 export async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('server.ts'), '--worker'], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', path.resolve('server.ts'), '--worker'], {
     env: { ...process.env, PORT: String(port), NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
