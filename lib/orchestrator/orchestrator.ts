@@ -49,6 +49,8 @@ import { SessionMind } from './session-mind';
 import type { MindDependencies } from './mind-dependencies';
 import { SessionPlacement } from './session-placement';
 import { TokenCalibration } from '@/lib/mind/token-budget';
+import { ChannelService } from '@/lib/channels/channel-service';
+import { channelHost } from './channel-host';
 
 
 export const sendMessageInputSchema = z
@@ -97,6 +99,8 @@ export type OrchestratorOptions = Partial<Omit<MindDependencies, 'bus' | 'cycles
   engine?: ExecutionEngine;
   /** Several processes on one PostgreSQL: which sessions' minds run here (lib/engine/cluster.ts). */
   cluster?: Cluster;
+  /** Connects the Telegram and IRC channels here (the app's process; a worker does not). */
+  channels?: boolean;
 };
 
 export class Orchestrator {
@@ -111,11 +115,14 @@ export class Orchestrator {
   readonly tasks: TaskService;
   /** Embeds new messages and memories in the background while an embeddings endpoint is set. */
   readonly vectors = new VectorIndexer();
+  /** Telegram and IRC (lib/channels); null in a process that does not connect them. */
+  readonly channels: ChannelService | null;
 
   /** Options exist for tests (a scripted backend, a simulated clock); the app uses the defaults. */
   constructor(options: OrchestratorOptions = {}) {
     const clock = options.clock ?? realClock;
     const engine = options.engine ?? new InMemoryEngine(clock);
+    this.channels = options.channels ? new ChannelService(channelHost(this)) : null;
     this.deps = {
       cycles: new CycleRuns(engine),
       turnRuns: new TurnRuns(engine),
@@ -192,6 +199,7 @@ export class Orchestrator {
     // Alone, every active session's mind runs here; with others, the ones this process holds.
     await this.placement.start(() => listSessionIdsByStatus({ status: 'active' }));
     this.vectors.start();
+    await this.channels?.start().catch((error: unknown) => console.error('[channels] could not start', error));
   }
 
   /** Closing the program pauses every running session (seed 000 section 10.4). */
@@ -199,6 +207,7 @@ export class Orchestrator {
     if (!this.started) return;
     this.started = false;
     this.tasks.beginShutdown(); // tasks stay running or blocked for the restart
+    await this.channels?.stop();
     const minds = [...this.minds.values()];
     this.minds.clear();
     await Promise.all(minds.map((mind) => mind.stop({ graceMs: shutdownGraceMs })));

@@ -92,6 +92,13 @@ export async function listSessions(input: {
   return { sessions: rows.map(toRecord), total };
 }
 
+/** The persona's session most recently active with this status (a channel bound to the persona talks to it). */
+export async function latestSessionOfPersona(input: { persona: string; status: SessionStatus }): Promise<SessionRecord | null> {
+  const db = await getDb();
+  const row = await db.session.findFirst({ where: { personaName: input.persona, status: input.status }, orderBy: [{ lastActivityAt: 'desc' }, { id: 'asc' }] });
+  return row ? toRecord(row) : null;
+}
+
 export async function listSessionIdsByStatus(input: { status: SessionStatus }): Promise<string[]> {
   const db = await getDb();
   const rows = await db.session.findMany({ where: { status: input.status }, select: { id: true } });

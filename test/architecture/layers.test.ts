@@ -23,6 +23,7 @@ export const floors: Record<string, number> = {
   'lib/memory': 6,
   'lib/tasks': 7,
   'lib/agent': 8,
+  'lib/channels': 8, // Telegram and IRC: the page's calls, from a chat
   'lib/orchestrator': 9,
   'lib/http': 10,
   'lib/setup': 10,

@@ -46,11 +46,16 @@ async function writeAndReadEveryModel(db: PostgresDb) {
     consolidation: { ...(await db.consolidation.create({ data: { sessionId, personaName: 'iris', fromMessageId: 1, throughMessageId: 2, status: 'done', factsAdded: 1, costUsd: null, startedAt: at, finishedAt: at } })), id: 0 },
     graph: await db.capabilityGraph.create({ data: { personaName: 'iris', graph: '{"nodes":[]}', updatedAt: at } }),
     snapshot: await db.sessionCapabilities.create({ data: { sessionId, graph: '{}', fromDefault: true } }),
+    channel: await db.channel.create({ data: { id: 'ch-1', kind: 'irc', name: 'libera', config: '{"host":"irc.example"}', createdAt: at, updatedAt: at } }),
+    pairing: await db.channelPairing.create({ data: { code: 'K7Q2MX', channelId: 'ch-1', sender: 'irc:ana!a@h', senderName: 'ana', address: 'ana', firstText: 'hola', expiresAt: at, createdAt: at } }),
+    binding: await db.channelBinding.create({ data: { id: 'b-1', channelId: 'ch-1', sender: 'irc:ana!a@h', senderName: 'ana', address: 'ana', sessionId, push: 'cards', quietHours: '{"from":"22:00","to":"07:00"}', createdAt: at } }),
+    offset: await db.channelOffset.create({ data: { channelId: 'ch-1', value: '12345', updatedAt: at } }),
+    outbox: { ...(await db.channelOutbox.create({ data: { channelId: 'ch-1', address: 'ana', payload: '{"text":"hi"}', state: 'sent', providerMessageId: '77', attempts: 1, nextAt: at, createdAt: at, sentAt: at } })), id: 0 },
   };
   const loaded = await db.session.findUniqueOrThrow({ where: { id: sessionId }, include: { messages: true, toolCalls: true, tasks: true } });
   // Deleting the session takes what belongs to it (foreign keys with cascade on both).
   await db.session.delete({ where: { id: sessionId } });
-  const left = { messages: await db.message.count(), toolCalls: await db.toolCall.count(), tasks: await db.task.count(), memories: await db.memory.count() };
+  const left = { messages: await db.message.count(), toolCalls: await db.toolCall.count(), tasks: await db.task.count(), memories: await db.memory.count(), bindings: await db.channelBinding.count() };
   return { rows, loaded: { ...loaded, messages: loaded.messages.map((row) => ({ ...row, id: 0 })) }, left };
 }
 
@@ -80,7 +85,7 @@ describe('the store on PostgreSQL', () => {
     try {
       const onPostgres = await writeAndReadEveryModel(db);
       expect(onPostgres).toEqual(onSqlite);
-      expect(onPostgres.left).toEqual({ messages: 0, toolCalls: 0, tasks: 0, memories: 1 });
+      expect(onPostgres.left).toEqual({ messages: 0, toolCalls: 0, tasks: 0, memories: 1, bindings: 0 });
       expect(onPostgres.rows.message.content).toBe('héllo 👋 — ünïcode');
     } finally {
       await db.$disconnect();

@@ -1,0 +1,172 @@
+// What a channel does with what arrives (issue 28): a stranger gets one pairing code and nothing
+// reaches a model; a paired sender's text becomes a user message of the bound session (the page's
+// own path), a reply to a task's question answers it, and a few exact commands steer the session.
+// Decisions come only from a signed button (Telegram) or an exact `!approve N` line from the
+// bound sender (IRC) — a message whose text merely says "approve" is a message to the mind.
+import { randomInt } from 'node:crypto';
+import {
+  enqueueOutbox,
+  findBinding,
+  findOpenPairing,
+  findOutbox,
+  findOutboxByProviderId,
+  insertPairing,
+  listOpenPairings,
+  type BindingRecord,
+  type ChannelRecord,
+} from '@/lib/store/channels-repository';
+import type { SessionRecord } from '@/lib/store/sessions-repository';
+import type { ChannelHost, InboundButton, InboundMessage } from './channel-types';
+import { verifyCallback, type CardDecision } from './telegram-channel';
+
+export const PAIRING_TTL_MS = 60 * 60 * 1000;
+/** Open pairings per channel: strangers beyond this get nothing (a flood cannot fill the page). */
+const MAX_OPEN_PAIRINGS = 20;
+const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+
+/** Eight characters from 31 (about 40 bits), shown as XXXX-XXXX. */
+export function newPairingCode(): string {
+  const letters = Array.from({ length: 8 }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]);
+  return `${letters.slice(0, 4).join('')}-${letters.slice(4).join('')}`;
+}
+
+export interface InboundCounters {
+  received: number;
+  ignored: number;
+}
+
+export interface InboundContext {
+  channel: ChannelRecord;
+  host: ChannelHost;
+  counters: InboundCounters;
+  /** A message of the session was sent from this binding: its answer goes back there. */
+  expectAnswer(sessionId: string, messageId: number, binding: BindingRecord): void;
+  /** Something was queued in the outbox: send it now. */
+  wake(): void;
+  now(): Date;
+}
+
+async function reply(context: InboundContext, address: string, text: string): Promise<void> {
+  await enqueueOutbox({ channelId: context.channel.id, address, payload: { text } });
+  context.wake();
+}
+
+/** The session a binding talks to now: its own, or its persona's latest active one. */
+export async function boundSession(host: ChannelHost, binding: BindingRecord): Promise<SessionRecord | null> {
+  if (binding.sessionId) return host.findSession(binding.sessionId);
+  return binding.persona ? host.latestActiveSession(binding.persona) : null;
+}
+
+export async function handleMessage(context: InboundContext, message: InboundMessage): Promise<void> {
+  context.counters.received++;
+  const binding = await findBinding(context.channel.id, message.sender);
+  if (!binding) return offerPairing(context, message);
+  const text = message.text.trim();
+  if (!text) return;
+
+  const command = /^[/!](status|pause|resume|stop|new|approve|always|deny|answer)(?:@\w+)?(?:\s+([\s\S]*))?$/i.exec(text);
+  const session = await boundSession(context.host, binding);
+  if (command && !text.includes('\n')) return runCommand(context, binding, session, command[1]!.toLowerCase(), (command[2] ?? '').trim());
+  if (!session) return reply(context, binding.address, `No session is bound here now${binding.persona ? ` (no active session of ${binding.persona}: send /new ${binding.persona})` : ''}.`);
+
+  // A reply to a task's question answers it.
+  if (message.replyTo) {
+    const asked = await findOutboxByProviderId(context.channel.id, binding.address, message.replyTo);
+    if (asked?.payload.question && asked.payload.question.sessionId === session.id) {
+      const answered = await context.host.answerTask(session.id, text);
+      return reply(context, binding.address, answered ? 'Answer passed to the task.' : 'That question is no longer waiting.');
+    }
+  }
+  try {
+    const stored = await context.host.sendUserMessage(session.id, text.slice(0, 20_000));
+    context.expectAnswer(session.id, stored.id, binding);
+  } catch (error) {
+    await reply(context, binding.address, `Not delivered: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+async function offerPairing(context: InboundContext, message: InboundMessage): Promise<void> {
+  context.counters.ignored++;
+  const now = context.now();
+  if (await findOpenPairing(context.channel.id, message.sender, now)) return; // one code per stranger, once
+  if ((await listOpenPairings(context.channel.id, now)).length >= MAX_OPEN_PAIRINGS) return;
+  const code = newPairingCode();
+  await insertPairing({
+    code,
+    channelId: context.channel.id,
+    sender: message.sender,
+    senderName: message.senderName.slice(0, 200),
+    address: message.address,
+    firstText: message.text.slice(0, 200),
+    expiresAt: new Date(now.getTime() + PAIRING_TTL_MS),
+  });
+  await reply(context, message.address, `Pairing code: ${code}\nThis agent talks only to people its owner approved. Ask them to approve this code on the Channels page within an hour.`);
+}
+
+async function runCommand(context: InboundContext, binding: BindingRecord, session: SessionRecord | null, name: string, argument: string): Promise<void> {
+  const { host } = context;
+  const to = binding.address;
+  if (name === 'new') {
+    const persona = argument || binding.persona || session?.personaName;
+    if (!persona) return reply(context, to, 'Usage: /new <persona>');
+    try {
+      const created = await host.createSession(persona);
+      return reply(context, to, `New session "${created.name}" started${binding.sessionId ? '; this chat stays bound to its session (change it on the Channels page)' : ''}.`);
+    } catch (error) {
+      return reply(context, to, `Could not start a session of ${persona}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  if (!session) return reply(context, to, 'No session is bound here now.');
+  switch (name) {
+    case 'status':
+      return reply(context, to, `${session.name}: ${session.status} (persona ${session.personaName})`);
+    case 'pause':
+      await host.pauseSession(session.id);
+      return reply(context, to, 'Paused.');
+    case 'resume':
+      await host.resumeSession(session.id);
+      return reply(context, to, 'Resumed.');
+    case 'stop':
+      return reply(context, to, (await host.stopTurn(session.id)) ? 'Stopped the reply.' : 'Nothing was running.');
+    case 'answer': {
+      const answered = argument ? await host.answerTask(session.id, argument) : false;
+      return reply(context, to, answered ? 'Answer passed to the task.' : 'No task is waiting for an answer.');
+    }
+    default: {
+      const match = /^(\d{1,12})(?:\s+([\s\S]*))?$/.exec(argument);
+      if (!match) return reply(context, to, `Usage: !${name} <card number>${name === 'deny' ? ' [reason]' : ''}`);
+      const decision: CardDecision = name === 'deny' ? 'deny' : name === 'always' ? 'always' : 'approve';
+      return reply(context, to, await decideCard(context, binding, Number(match[1]), decision, match[2]?.trim()));
+    }
+  }
+}
+
+/** One decision on a card this binding was sent: the same server-side decision as the page's. */
+async function decideCard(context: InboundContext, binding: BindingRecord, outboxId: number, decision: CardDecision, reason?: string): Promise<string> {
+  const row = await findOutbox(outboxId);
+  const card = row?.payload.card;
+  // Only a card sent to this very chat of this channel, for the session bound now.
+  const session = await boundSession(context.host, binding);
+  if (!row || !card || row.channelId !== context.channel.id || row.address !== binding.address || card.sessionId !== session?.id) return `No card ${outboxId} here.`;
+  const outcome = await context.host.decideToolCall({
+    id: card.callId,
+    decision: decision === 'deny' ? 'deny' : 'approve',
+    ...(decision === 'always' && { remember: 'session' as const }),
+    ...(decision === 'deny' && reason && { reason: reason.slice(0, 2_000) }),
+    args_hash: card.argsHash,
+    session_id: card.sessionId,
+  });
+  if (outcome.ok) return decision === 'deny' ? `Card ${outboxId}: denied.` : `Card ${outboxId}: approved${decision === 'always' ? ' (and from now on in this session)' : ''}.`;
+  return `Card ${outboxId}: ${outcome.message}`;
+}
+
+export async function handleButton(context: InboundContext, button: InboundButton): Promise<void> {
+  const binding = await findBinding(context.channel.id, button.sender);
+  const secret = (context.channel.config as { callback_secret?: string }).callback_secret;
+  const verified = secret ? verifyCallback(secret, context.channel.id, button.data) : null;
+  if (!binding || !verified || binding.address !== button.address) {
+    context.counters.ignored++;
+    return button.answer('This button is not valid here.');
+  }
+  await button.answer(await decideCard(context, binding, verified.outboxId, verified.decision));
+}

@@ -1,0 +1,101 @@
+// What the mind says, pushed to the chats bound to its session (issue 28): the answer to a message
+// that came from a chat always goes back to it; beyond that each binding chooses — `all` (everything
+// the agent says), `spontaneous` (speech on its own, task results, questions, cards) or `cards`
+// (approval cards and task questions only). Quiet hours hold pushes until they end; an answer the
+// person asked for is never held. Every push is a row of the outbox before anything is sent.
+import type { OrchestratorEvent } from '@/lib/mind/events';
+import { enqueueOutbox, listBindings, type BindingRecord, type OutboxPayload, type QuietHours } from '@/lib/store/channels-repository';
+import type { SessionRecord } from '@/lib/store/sessions-repository';
+
+type Kind = 'answer' | 'speech' | 'spontaneous' | 'task' | 'question' | 'card';
+
+/** Whether a binding's push mode takes this kind of message (answers to its own messages always go). */
+export function pushes(binding: Pick<BindingRecord, 'push'>, kind: Kind): boolean {
+  if (kind === 'answer' || kind === 'card' || kind === 'question') return true;
+  if (binding.push === 'all') return true;
+  return binding.push === 'spontaneous' && (kind === 'spontaneous' || kind === 'task');
+}
+
+/** Minutes to wait until the quiet hours end, or 0 outside them. */
+export function quietMinutesLeft(quiet: QuietHours | null, now: Date): number {
+  if (!quiet) return 0;
+  const toMinutes = (clock: string) => Number(clock.slice(0, 2)) * 60 + Number(clock.slice(3, 5));
+  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: quiet.time_zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(now);
+  const minute = Number(parts.find((part) => part.type === 'hour')!.value) * 60 + Number(parts.find((part) => part.type === 'minute')!.value);
+  const from = toMinutes(quiet.from);
+  const to = toMinutes(quiet.to);
+  const inside = from <= to ? minute >= from && minute < to : minute >= from || minute < to;
+  return inside ? (to - minute + 1440) % 1440 : 0;
+}
+
+function describeArgs(name: string, args: Record<string, unknown>): string {
+  const shown = typeof args.command === 'string' ? args.command : typeof args.code === 'string' ? args.code : JSON.stringify(args, null, 2);
+  const text = shown.length > 3_000 ? `${shown.slice(0, 3_000)}\n… (${shown.length - 3_000} more characters on the page)` : shown;
+  return `The agent wants to run ${name}:\n\`\`\`\n${text}\n\`\`\``;
+}
+
+export interface OutboundContext {
+  /** The session behind an event (its persona decides persona bindings). */
+  session(sessionId: string): Promise<SessionRecord | null>;
+  /** Whether the binding talks to this session now (a persona binding: its latest active session). */
+  talksTo(binding: BindingRecord, session: SessionRecord): Promise<boolean>;
+  /** Bindings waiting for the answer to a message they sent, by turn. */
+  takeAnswerTargets(sessionId: string, turnId: string): string[];
+  noteTurnStart(sessionId: string, turnId: string, answering: number[]): void;
+  channelRunsHere(channelId: string): boolean;
+  wake(channelId: string): void;
+  now(): Date;
+}
+
+/** The outbox rows one event makes (none for most events). */
+export async function pushEvent(context: OutboundContext, event: OrchestratorEvent): Promise<number> {
+  let kind: Kind;
+  let payload: OutboxPayload;
+  let answerTo: string[] = [];
+  switch (event.type) {
+    case 'turn-start':
+      context.noteTurnStart(event.sessionId, event.turnId, event.answering);
+      return 0;
+    case 'turn-end': {
+      answerTo = context.takeAnswerTargets(event.sessionId, event.turnId);
+      const text = event.messages.filter((message) => message.tag === 'ED_agent').map((message) => message.content).join('\n\n').trim();
+      if (!text) return 0;
+      kind = event.spontaneous ? 'spontaneous' : event.taskId ? 'task' : 'speech';
+      payload = { text };
+      break;
+    }
+    case 'tool-call':
+      if (event.call.status !== 'awaiting_approval') return 0;
+      kind = 'card';
+      payload = { text: describeArgs(event.call.name, event.call.args ?? {}), card: { callId: event.call.id, sessionId: event.sessionId, argsHash: event.call.args_hash } };
+      break;
+    case 'task.completed':
+    case 'task.failed':
+      kind = 'task';
+      payload = { text: `Task ${event.type === 'task.completed' ? 'finished' : 'failed'}: ${event.task.goal}\n\n${event.task.result ?? event.task.error ?? ''}`.trim() };
+      break;
+    case 'task.blocked':
+      if (event.task.blocked_on?.kind !== 'question') return 0;
+      kind = 'question';
+      payload = { text: `The task "${event.task.goal}" asks: ${event.task.blocked_on.question}\n(Reply to this message to answer.)`, question: { taskId: event.task.id, sessionId: event.sessionId } };
+      break;
+    default:
+      return 0;
+  }
+  const session = await context.session(event.sessionId);
+  if (!session) return 0;
+  const candidates = [...(await listBindings({ sessionId: session.id })), ...(await listBindings({ persona: session.personaName })).filter((binding) => !binding.sessionId)];
+  let queued = 0;
+  for (const binding of candidates) {
+    if (!context.channelRunsHere(binding.channelId)) continue;
+    const asked = answerTo.includes(binding.id);
+    const effective: Kind = asked ? 'answer' : kind;
+    if (!pushes(binding, effective)) continue;
+    if (!asked && !binding.sessionId && !(await context.talksTo(binding, session))) continue;
+    const wait = effective === 'answer' ? 0 : quietMinutesLeft(binding.quietHours, context.now());
+    await enqueueOutbox({ channelId: binding.channelId, address: binding.address, payload, ...(wait > 0 && { nextAt: new Date(context.now().getTime() + wait * 60_000) }) });
+    queued++;
+    context.wake(binding.channelId);
+  }
+  return queued;
+}

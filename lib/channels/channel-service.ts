@@ -1,0 +1,203 @@
+// The channels of one app (issue 28, ARCHITECTURE §15): a runtime per enabled channel — its
+// adapter connected, its inbound handled (channel-inbound.ts), its outbox drained in order by one
+// sender that honours the provider's limits (a 429's retry_after holds the whole channel; other
+// failures back off per message, and a permanent refusal fails that message only). Pushes come
+// from the event bus (channel-outbound.ts). State and traffic counts are what the Channels page
+// shows.
+import { findChannel, listChannels, dueOutbox, markOutboxRetry, markOutboxSent, nextOutboxAt, outboxCounts, type BindingRecord, type ChannelRecord } from '@/lib/store/channels-repository';
+import type { IrcConfig, TelegramConfig } from './channel-config';
+import { ChannelSendError, type ChannelAdapter, type ChannelHost, type ChannelState } from './channel-types';
+import { boundSession, handleButton, handleMessage, type InboundContext, type InboundCounters } from './channel-inbound';
+import { pushEvent, type OutboundContext } from './channel-outbound';
+import { IrcChannel } from './irc-channel';
+import { TelegramChannel } from './telegram-channel';
+
+const MAX_ATTEMPTS = 8;
+const BACKOFF_MS = [1_000, 5_000, 15_000, 60_000, 300_000];
+
+export function createAdapter(channel: Pick<ChannelRecord, 'id' | 'kind' | 'config'>): ChannelAdapter {
+  return channel.kind === 'telegram' ? new TelegramChannel(channel.id, channel.config as TelegramConfig) : new IrcChannel(channel.config as IrcConfig);
+}
+
+export interface ChannelStatus {
+  state: ChannelState;
+  counters: InboundCounters & { sent: number };
+  outbox: { pending: number; sent: number; failed: number };
+}
+
+class ChannelRuntime {
+  state: ChannelState = { kind: 'connecting' };
+  readonly counters = { received: 0, ignored: 0, sent: 0 };
+  private readonly adapter: ChannelAdapter;
+  private draining: Promise<void> | null = null;
+  private again = false;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    readonly channel: ChannelRecord,
+    private readonly service: ChannelService,
+  ) {
+    this.adapter = createAdapter(channel);
+  }
+
+  async start(): Promise<void> {
+    const context: InboundContext = {
+      channel: this.channel,
+      host: this.service.host,
+      counters: this.counters,
+      expectAnswer: (sessionId, messageId, binding) => this.service.expectAnswer(sessionId, messageId, binding),
+      wake: () => this.wake(),
+      now: () => new Date(),
+    };
+    await this.adapter.start({
+      message: (message) => handleMessage(context, message),
+      button: (button) => handleButton(context, button),
+      state: (state) => {
+        this.state = state;
+        if (state.kind === 'connected') this.wake();
+      },
+    });
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.draining;
+    await this.adapter.stop();
+    this.state = { kind: 'stopped' };
+  }
+
+  /** Drains what is due now; one drain at a time, in id order. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.draining = this.drain()
+      .catch((error: unknown) => console.error(`[channels] ${this.channel.name}: sending failed`, error))
+      .finally(() => {
+        this.draining = null;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else void this.scheduleNext();
+      });
+  }
+
+  private async scheduleNext(): Promise<void> {
+    if (this.stopped) return;
+    const next = await nextOutboxAt(this.channel.id);
+    if (this.timer) clearTimeout(this.timer);
+    if (next) this.timer = setTimeout(() => this.wake(), Math.max(0, Math.min(next.getTime() - Date.now(), 2 ** 31 - 1)));
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      const due = await dueOutbox(this.channel.id, new Date());
+      if (due.length === 0 || this.stopped) return;
+      for (const row of due) {
+        if (this.stopped) return;
+        try {
+          const id = await this.adapter.send(row.address, { ...row.payload, outboxId: row.id });
+          await markOutboxSent(row.id, id, new Date());
+          this.counters.sent++;
+          if (this.state.kind === 'rate_limited') this.state = { kind: 'connected' };
+        } catch (error) {
+          const failure = error instanceof ChannelSendError ? error : new ChannelSendError(error instanceof Error ? error.message : String(error), null);
+          const permanent = failure.permanent || row.attempts + 1 >= MAX_ATTEMPTS;
+          const waitMs = failure.retryAfterMs ?? BACKOFF_MS[Math.min(row.attempts, BACKOFF_MS.length - 1)]!;
+          await markOutboxRetry(row.id, new Date(Date.now() + waitMs), failure.message, permanent);
+          if (permanent) continue;
+          // The provider said wait: the whole channel waits (later messages keep their order).
+          if (failure.retryAfterMs !== null) this.state = { kind: 'rate_limited', until: new Date(Date.now() + waitMs).toISOString() };
+          return;
+        }
+      }
+    }
+  }
+}
+
+export class ChannelService {
+  private readonly runtimes = new Map<string, ChannelRuntime>();
+  /** Messages sent from a chat, by session: their turn's answer goes back to that chat. */
+  private readonly awaitingAnswer = new Map<string, Map<number, string>>();
+  private readonly turnTargets = new Map<string, string[]>();
+  private unsubscribe: (() => void) | null = null;
+  private pushing: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly host: ChannelHost) {}
+
+  async start(): Promise<void> {
+    const outbound: OutboundContext = {
+      session: (id) => this.host.findSession(id),
+      talksTo: async (binding, session) => (await boundSession(this.host, binding))?.id === session.id,
+      takeAnswerTargets: (sessionId, turnId) => {
+        const key = `${sessionId}:${turnId}`;
+        const targets = this.turnTargets.get(key) ?? [];
+        this.turnTargets.delete(key);
+        return targets;
+      },
+      noteTurnStart: (sessionId, turnId, answering) => {
+        const waiting = this.awaitingAnswer.get(sessionId);
+        const targets = answering.flatMap((id) => {
+          const binding = waiting?.get(id);
+          waiting?.delete(id);
+          return binding ? [binding] : [];
+        });
+        if (targets.length > 0) this.turnTargets.set(`${sessionId}:${turnId}`, [...new Set(targets)]);
+      },
+      channelRunsHere: (channelId) => this.runtimes.has(channelId),
+      wake: (channelId) => this.runtimes.get(channelId)?.wake(),
+      now: () => new Date(),
+    };
+    // In order, one event after another: a turn's start is noted before its end is pushed.
+    this.unsubscribe = this.host.bus.subscribe((event) => {
+      this.pushing = this.pushing.then(() => pushEvent(outbound, event)).catch((error: unknown) => console.error('[channels] push failed', error));
+    });
+    for (const channel of await listChannels()) if (channel.enabled) await this.run(channel);
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    await this.pushing;
+    await Promise.all([...this.runtimes.values()].map((runtime) => runtime.stop()));
+    this.runtimes.clear();
+  }
+
+  /** After a channel was saved or deleted: its runtime restarts with the new settings, or goes. */
+  async reload(channelId: string): Promise<void> {
+    await this.runtimes.get(channelId)?.stop();
+    this.runtimes.delete(channelId);
+    const channel = await findChannel(channelId);
+    if (channel?.enabled) await this.run(channel);
+  }
+
+  private async run(channel: ChannelRecord): Promise<void> {
+    const runtime = new ChannelRuntime(channel, this);
+    this.runtimes.set(channel.id, runtime);
+    await runtime.start();
+  }
+
+  expectAnswer(sessionId: string, messageId: number, binding: BindingRecord): void {
+    const waiting = this.awaitingAnswer.get(sessionId) ?? new Map<number, string>();
+    waiting.set(messageId, binding.id);
+    this.awaitingAnswer.set(sessionId, waiting);
+  }
+
+  /** Wakes a channel's sender (a message queued from a route). */
+  wake(channelId: string): void {
+    this.runtimes.get(channelId)?.wake();
+  }
+
+  async status(channelId: string): Promise<ChannelStatus> {
+    const runtime = this.runtimes.get(channelId);
+    return {
+      state: runtime?.state ?? { kind: 'stopped' },
+      counters: runtime?.counters ?? { received: 0, ignored: 0, sent: 0 },
+      outbox: await outboxCounts(channelId),
+    };
+  }
+}

@@ -1,0 +1,78 @@
+// The one contract every provider's adapter keeps (ARCHITECTURE §15), and what the channels
+// need of the app around them (the orchestrator wires it; this room never imports it).
+import type { EventBus } from '@/lib/mind/events';
+import type { MessageRecord } from '@/lib/store/messages-repository';
+import type { SessionRecord } from '@/lib/store/sessions-repository';
+import type { OutboxPayload } from '@/lib/store/channels-repository';
+
+/** Who wrote: `sender` is the identity pairing binds (stable, unforgeable by the sender); `address` where answers go. */
+export interface InboundMessage {
+  sender: string;
+  senderName: string;
+  address: string;
+  text: string;
+  /** The provider's id of the message this one replies to (Telegram), if any. */
+  replyTo?: string;
+}
+
+/** A button pressed under a card (Telegram's callback query). */
+export interface InboundButton {
+  sender: string;
+  address: string;
+  data: string;
+  /** Tells the person what came of it (a toast under the button). */
+  answer(text: string): Promise<void>;
+}
+
+export interface InboundHandlers {
+  message(message: InboundMessage): Promise<void>;
+  button(button: InboundButton): Promise<void>;
+  /** Connection state for the Channels page. */
+  state(state: ChannelState): void;
+}
+
+export type ChannelState =
+  | { kind: 'connecting'; retryAt?: string; reason?: string }
+  | { kind: 'connected'; detail?: string }
+  | { kind: 'rate_limited'; until: string }
+  | { kind: 'failed'; reason: string }
+  | { kind: 'stopped' };
+
+/** A provider's refusal to send now: try again after `retryAfterMs`; `permanent` never. */
+export class ChannelSendError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | null,
+    readonly permanent = false,
+  ) {
+    super(message);
+    this.name = 'ChannelSendError';
+  }
+}
+
+export interface ChannelAdapter {
+  /** Connects and keeps connecting (with backoff) until stop(); inbound goes to the handlers. */
+  start(handlers: InboundHandlers): Promise<void>;
+  stop(): Promise<void>;
+  /** Sends one outbox message; the provider's id of the (first) message sent. */
+  send(address: string, payload: OutboxPayload & { outboxId: number }): Promise<string | null>;
+  /** Proves the settings work without starting: the bot's name, the server's welcome. */
+  test(): Promise<string>;
+}
+
+/** What the channels ask of the app: the same calls as the page's socket and buttons. */
+export interface ChannelHost {
+  bus: EventBus;
+  sendUserMessage(sessionId: string, text: string): Promise<MessageRecord>;
+  decideToolCall(input: { id: string; decision: 'approve' | 'deny'; reason?: string; remember?: 'session'; args_hash: string; session_id: string }): Promise<
+    { ok: true } | { ok: false; code: string; message: string; status?: string }
+  >;
+  answerTask(sessionId: string, text: string): Promise<boolean>;
+  pauseSession(sessionId: string): Promise<void>;
+  resumeSession(sessionId: string): Promise<void>;
+  stopTurn(sessionId: string): Promise<boolean>;
+  createSession(persona: string): Promise<SessionRecord>;
+  findSession(sessionId: string): Promise<SessionRecord | null>;
+  /** The persona's most recently active session that is not paused, if any. */
+  latestActiveSession(persona: string): Promise<SessionRecord | null>;
+}

@@ -1,0 +1,81 @@
+// Formatting that survives (issue 28 §3): Markdown to Telegram HTML and IRC lines, split at the
+// limits, code blocks kept, hostile text escaped and never interpreted.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { IRC_LINE_BYTES, TELEGRAM_MAX_CHARS, toIrcLines, toTelegramMessages } from './format';
+
+/** What Telegram's HTML parser accepts: only these tags, every other '<' escaped. */
+function telegramTags(html: string): string[] {
+  return [...html.matchAll(/<\/?([a-z]+)[^>]*>/g)].map((match) => match[1]!);
+}
+
+describe('Telegram HTML', () => {
+  it('renders bold, italic, code, links and code blocks; escapes everything else', () => {
+    const [html] = toTelegramMessages('**Done** — see *notes* and `a<b>`\n[docs](https://example.com/x?a=1&b=2)\n\n```ts\nif (a < b && c) {}\n```');
+    expect(html).toBe(
+      '<b>Done</b> — see <i>notes</i> and <code>a&lt;b&gt;</code>\n<a href="https://example.com/x?a=1&amp;b=2">docs</a>\n\n<pre><code class="language-ts">if (a &lt; b &amp;&amp; c) {}</code></pre>',
+    );
+  });
+
+  it('hostile HTML and links that are not http(s) stay text', () => {
+    const [html] = toTelegramMessages('<b onclick="x">hi</b> <a href="tg://evil">x</a> [y](javascript:alert(1)) <tg-spoiler>s</tg-spoiler>');
+    expect(telegramTags(html!)).toEqual([]);
+    expect(html).toContain('&lt;b onclick=&quot;x&quot;&gt;');
+  });
+
+  it('splits long replies under 4,096 characters; a long code block stays code in every part', () => {
+    const code = Array.from({ length: 400 }, (_, index) => `line ${index} <${'x'.repeat(20)}>`).join('\n');
+    const messages = toTelegramMessages(`Intro paragraph.\n\n\`\`\`\n${code}\n\`\`\`\n\nThe end.`);
+    expect(messages.length).toBeGreaterThan(2);
+    for (const message of messages) expect(message.length).toBeLessThanOrEqual(TELEGRAM_MAX_CHARS);
+    const codeParts = messages.filter((message) => message.includes('<pre>'));
+    for (const part of codeParts) expect(part.match(/<pre><code>/g)!.length).toBe(part.match(/<\/code><\/pre>/g)!.length);
+    const back = codeParts.map((part) => /<pre><code>([\s\S]*)<\/code><\/pre>/.exec(part)![1]).join('\n');
+    expect(back.replace(/&lt;/g, '<').replace(/&gt;/g, '>')).toBe(code);
+  });
+
+  it('any text: every message within the limit, tags balanced and from the allowed set', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 12_000 }), (text) => {
+        for (const message of toTelegramMessages(text, 500)) {
+          expect(message.length).toBeLessThanOrEqual(500);
+          const tags = telegramTags(message);
+          expect(tags.every((tag) => ['b', 'i', 'code', 'pre', 'a'].includes(tag))).toBe(true);
+          expect(message).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('IRC lines', () => {
+  it('bold as \\x02, links as label <url>, code lines as they are', () => {
+    expect(toIrcLines('# Title\n**Done**, see [docs](https://e.x/d)\n\n```\n  indented();\n```')).toEqual(['\x02Title\x02', '\x02Done\x02, see docs <https://e.x/d>', '  indented();']);
+  });
+
+  it('control codes, CTCP and newlines in model text are removed or become new lines', () => {
+    const lines = toIrcLines('\x01ACTION dances\x01 \x03' + '4red\x0f\r\nPRIVMSG #x :injected\u0000');
+    expect(lines).toEqual(['ACTION dances 4red', 'PRIVMSG #x :injected']);
+    for (const line of lines) expect(line).not.toMatch(/[\x00\x01\x03\x0f\r\n]/);
+  });
+
+  it('any text: lines within the byte limit, never cutting a UTF-8 sequence, nothing but bold as control code', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 3_000 }), (text) => {
+        for (const line of toIrcLines(text)) {
+          expect(Buffer.byteLength(line)).toBeLessThanOrEqual(IRC_LINE_BYTES);
+          expect(Buffer.from(line).toString('utf8')).toBe(line);
+          expect(line).not.toMatch(/[\x00\x01\x03-\x1f\x7f]/);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a long line of multi-byte characters splits between characters', () => {
+    const lines = toIrcLines('é👍🏽'.repeat(200));
+    expect(lines.join('')).toBe('é👍🏽'.repeat(200));
+    for (const line of lines) expect(Buffer.byteLength(line)).toBeLessThanOrEqual(IRC_LINE_BYTES);
+  });
+});

@@ -1,0 +1,234 @@
+// Channels as rows (issue 28, ARCHITECTURE §15): the connections, the pairings strangers ask for,
+// the senders bound to sessions, each channel's last handled update, and the outbox. Pairing
+// approval and outbox state move by compare-and-set: a code is approved once, a message is
+// confirmed once.
+import { getDb } from './db';
+
+export type ChannelKind = 'telegram' | 'irc';
+export type PushMode = 'all' | 'spontaneous' | 'cards';
+
+export interface ChannelRecord {
+  id: string;
+  kind: ChannelKind;
+  name: string;
+  /** The provider's settings as stored, secrets included: never hand this to a browser. */
+  config: unknown;
+  enabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface PairingRecord {
+  code: string;
+  channelId: string;
+  sender: string;
+  senderName: string;
+  address: string;
+  firstText: string;
+  expiresAt: Date;
+  approvedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface QuietHours {
+  from: string;
+  to: string;
+  time_zone: string;
+}
+
+export interface BindingRecord {
+  id: string;
+  channelId: string;
+  sender: string;
+  senderName: string;
+  address: string;
+  sessionId: string | null;
+  persona: string | null;
+  push: PushMode;
+  quietHours: QuietHours | null;
+  createdAt: Date;
+}
+
+export interface OutboxPayload {
+  text: string;
+  /** An approval card: its buttons (Telegram) or `!approve <outbox id>` (IRC) decide this call, with these arguments. */
+  card?: { callId: string; sessionId: string; argsHash: string };
+  /** A task's question: a reply to this message answers it. */
+  question?: { taskId: string; sessionId: string };
+}
+
+export interface OutboxRecord {
+  id: number;
+  channelId: string;
+  address: string;
+  payload: OutboxPayload;
+  state: 'pending' | 'sent' | 'failed';
+  providerMessageId: string | null;
+  attempts: number;
+  nextAt: Date;
+  error: string | null;
+  createdAt: Date;
+  sentAt: Date | null;
+}
+
+type ChannelRow = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['channel']['findUniqueOrThrow']>>;
+type BindingRow = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['channelBinding']['findUniqueOrThrow']>>;
+type OutboxRow = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['channelOutbox']['findUniqueOrThrow']>>;
+
+const channelRecord = (row: ChannelRow): ChannelRecord => ({ ...row, kind: row.kind as ChannelKind, config: JSON.parse(row.config) as unknown });
+const bindingRecord = (row: BindingRow): BindingRecord => ({
+  ...row,
+  push: row.push as PushMode,
+  quietHours: row.quietHours ? (JSON.parse(row.quietHours) as QuietHours) : null,
+});
+const outboxRecord = (row: OutboxRow): OutboxRecord => ({ ...row, state: row.state as OutboxRecord['state'], payload: JSON.parse(row.payload) as OutboxPayload });
+
+// ── Channels ───────────────────────────────────────────────────────────────────────────────
+
+export async function listChannels(): Promise<ChannelRecord[]> {
+  return (await (await getDb()).channel.findMany({ orderBy: { createdAt: 'asc' } })).map(channelRecord);
+}
+
+export async function findChannel(id: string): Promise<ChannelRecord | null> {
+  const row = await (await getDb()).channel.findUnique({ where: { id } });
+  return row ? channelRecord(row) : null;
+}
+
+export async function saveChannel(input: { id: string; kind: ChannelKind; name: string; config: unknown; enabled: boolean }): Promise<ChannelRecord> {
+  const data = { kind: input.kind, name: input.name, config: JSON.stringify(input.config), enabled: input.enabled, updatedAt: new Date() };
+  const row = await (await getDb()).channel.upsert({ where: { id: input.id }, create: { id: input.id, ...data }, update: data });
+  return channelRecord(row);
+}
+
+export async function deleteChannel(id: string): Promise<boolean> {
+  return (await (await getDb()).channel.deleteMany({ where: { id } })).count > 0;
+}
+
+// ── Pairings ───────────────────────────────────────────────────────────────────────────────
+
+export async function insertPairing(input: Omit<PairingRecord, 'approvedAt' | 'createdAt'>): Promise<PairingRecord> {
+  return (await getDb()).channelPairing.create({ data: input });
+}
+
+/** The sender's pairing still waiting, if any (one code per sender at a time). */
+export async function findOpenPairing(channelId: string, sender: string, now: Date): Promise<PairingRecord | null> {
+  return (await getDb()).channelPairing.findFirst({ where: { channelId, sender, approvedAt: null, expiresAt: { gt: now } } });
+}
+
+export async function listOpenPairings(channelId: string, now: Date): Promise<PairingRecord[]> {
+  return (await getDb()).channelPairing.findMany({ where: { channelId, approvedAt: null, expiresAt: { gt: now } }, orderBy: { createdAt: 'asc' } });
+}
+
+/** Approves a code of this channel once, while it is valid: null for an unknown, expired or used code. */
+export async function approvePairing(channelId: string, code: string, now: Date): Promise<PairingRecord | null> {
+  const db = await getDb();
+  const { count } = await db.channelPairing.updateMany({ where: { code, channelId, approvedAt: null, expiresAt: { gt: now } }, data: { approvedAt: now } });
+  return count === 1 ? db.channelPairing.findUnique({ where: { code } }) : null;
+}
+
+// ── Bindings ───────────────────────────────────────────────────────────────────────────────
+
+export async function saveBinding(input: Omit<BindingRecord, 'createdAt'>): Promise<BindingRecord> {
+  const data = {
+    senderName: input.senderName,
+    address: input.address,
+    sessionId: input.sessionId,
+    persona: input.persona,
+    push: input.push,
+    quietHours: input.quietHours ? JSON.stringify(input.quietHours) : null,
+  };
+  const row = await (await getDb()).channelBinding.upsert({
+    where: { channelId_sender: { channelId: input.channelId, sender: input.sender } },
+    create: { id: input.id, channelId: input.channelId, sender: input.sender, ...data },
+    update: data,
+  });
+  return bindingRecord(row);
+}
+
+export async function findBinding(channelId: string, sender: string): Promise<BindingRecord | null> {
+  const row = await (await getDb()).channelBinding.findUnique({ where: { channelId_sender: { channelId, sender } } });
+  return row ? bindingRecord(row) : null;
+}
+
+export async function findBindingById(id: string): Promise<BindingRecord | null> {
+  const row = await (await getDb()).channelBinding.findUnique({ where: { id } });
+  return row ? bindingRecord(row) : null;
+}
+
+export async function listBindings(where: { sessionId?: string; channelId?: string; persona?: string } = {}): Promise<BindingRecord[]> {
+  return (await (await getDb()).channelBinding.findMany({ where, orderBy: { createdAt: 'asc' } })).map(bindingRecord);
+}
+
+export async function updateBinding(id: string, patch: { push?: PushMode; quietHours?: QuietHours | null; sessionId?: string | null }): Promise<BindingRecord | null> {
+  const data = {
+    ...(patch.push && { push: patch.push }),
+    ...(patch.quietHours !== undefined && { quietHours: patch.quietHours ? JSON.stringify(patch.quietHours) : null }),
+    ...(patch.sessionId !== undefined && { sessionId: patch.sessionId }),
+  };
+  const db = await getDb();
+  const { count } = await db.channelBinding.updateMany({ where: { id }, data });
+  return count === 1 ? findBindingById(id) : null;
+}
+
+export async function deleteBinding(id: string): Promise<boolean> {
+  return (await (await getDb()).channelBinding.deleteMany({ where: { id } })).count > 0;
+}
+
+// ── Offsets ────────────────────────────────────────────────────────────────────────────────
+
+export async function readOffset(channelId: string): Promise<string | null> {
+  return (await (await getDb()).channelOffset.findUnique({ where: { channelId } }))?.value ?? null;
+}
+
+export async function writeOffset(channelId: string, value: string): Promise<void> {
+  const data = { value, updatedAt: new Date() };
+  await (await getDb()).channelOffset.upsert({ where: { channelId }, create: { channelId, ...data }, update: data });
+}
+
+// ── Outbox ─────────────────────────────────────────────────────────────────────────────────
+
+/** Queues one message; `nextAt` holds it (quiet hours). */
+export async function enqueueOutbox(input: { channelId: string; address: string; payload: OutboxPayload; nextAt?: Date }): Promise<OutboxRecord> {
+  const row = await (await getDb()).channelOutbox.create({
+    data: { channelId: input.channelId, address: input.address, payload: JSON.stringify(input.payload), ...(input.nextAt && { nextAt: input.nextAt }) },
+  });
+  return outboxRecord(row);
+}
+
+/** The channel's messages due now, oldest first (one sender per channel drains them in order). */
+export async function dueOutbox(channelId: string, now: Date, limit = 20): Promise<OutboxRecord[]> {
+  const rows = await (await getDb()).channelOutbox.findMany({ where: { channelId, state: 'pending', nextAt: { lte: now } }, orderBy: { id: 'asc' }, take: limit });
+  return rows.map(outboxRecord);
+}
+
+/** When the next pending message of the channel is due, or null. */
+export async function nextOutboxAt(channelId: string): Promise<Date | null> {
+  const row = await (await getDb()).channelOutbox.findFirst({ where: { channelId, state: 'pending' }, orderBy: { nextAt: 'asc' }, select: { nextAt: true } });
+  return row?.nextAt ?? null;
+}
+
+export async function findOutbox(id: number): Promise<OutboxRecord | null> {
+  const row = await (await getDb()).channelOutbox.findUnique({ where: { id } });
+  return row ? outboxRecord(row) : null;
+}
+
+/** The message a person replied to, by the provider's id, in their own chat. */
+export async function findOutboxByProviderId(channelId: string, address: string, providerMessageId: string): Promise<OutboxRecord | null> {
+  const row = await (await getDb()).channelOutbox.findFirst({ where: { channelId, address, providerMessageId } });
+  return row ? outboxRecord(row) : null;
+}
+
+export async function markOutboxSent(id: number, providerMessageId: string | null, now: Date): Promise<void> {
+  await (await getDb()).channelOutbox.updateMany({ where: { id, state: 'pending' }, data: { state: 'sent', providerMessageId, sentAt: now, attempts: { increment: 1 }, error: null } });
+}
+
+export async function markOutboxRetry(id: number, nextAt: Date, error: string, failed = false): Promise<void> {
+  await (await getDb()).channelOutbox.updateMany({ where: { id, state: 'pending' }, data: { nextAt, error, attempts: { increment: 1 }, ...(failed && { state: 'failed' }) } });
+}
+
+export async function outboxCounts(channelId: string): Promise<Record<OutboxRecord['state'], number>> {
+  const groups = await (await getDb()).channelOutbox.groupBy({ by: ['state'], where: { channelId }, _count: { _all: true } });
+  const counts = { pending: 0, sent: 0, failed: 0 };
+  for (const group of groups) counts[group.state as OutboxRecord['state']] = group._count._all;
+  return counts;
+}

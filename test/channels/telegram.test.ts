@@ -1,0 +1,129 @@
+// A session reached over Telegram (issue 28): grammY's client pointed at a protocol-faithful fake
+// Bot API, the real orchestrator, the real store, the fake model. Pairing, a conversation both
+// ways, an approval card decided from the phone (once), a 429 honoured, a restart that handles no
+// update twice and resends nothing confirmed.
+import fs from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Orchestrator } from '@/lib/orchestrator/orchestrator';
+import { closeDb } from '@/lib/store/db';
+import { listOpenPairings, listBindings, saveChannel, outboxCounts } from '@/lib/store/channels-repository';
+import { listToolCalls } from '@/lib/store/tool-calls-repository';
+import { readWholeSession } from '@/lib/store/messages-repository';
+import { mergeChannelConfig, channelInputSchema } from '@/lib/channels/channel-config';
+import { approveAndBind, approvePairingSchema } from '@/lib/channels/channel-pairing';
+import { startFakeTelegram, type FakeTelegram } from '@/test/fakes/fake-telegram-server';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
+import { taskScript } from '@/test/fakes/task-script';
+import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+
+const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
+let model: FakeOpenAIServer;
+let telegram: FakeTelegram;
+let orchestrator: Orchestrator;
+const channelId = randomUUID();
+const ana = { id: 4242, username: 'ana' };
+
+beforeAll(async () => {
+  fs.chmodSync(dirs.root, 0o755);
+  model = await startFakeOpenAIServer({ script: taskScript });
+  telegram = await startFakeTelegram();
+});
+afterAll(async () => {
+  await orchestrator?.stop();
+  await telegram.close();
+  await model.close();
+  await closeDb();
+});
+
+const layer = () => ({ backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${model.url}/v1` });
+const textsTo = (chatId: number) => telegram.sent.filter((message) => message.chatId === String(chatId)).map((message) => message.text);
+
+async function boot(): Promise<Orchestrator> {
+  const app = new Orchestrator({ channels: true, taskWorkingDelayMs: 0 });
+  await app.start();
+  return app;
+}
+
+describe('a session over Telegram', () => {
+  it('pairs, talks both ways, takes a decision from a button once, and survives a restart', async () => {
+    const input = channelInputSchema.parse({ id: channelId, kind: 'telegram', name: 'phone', config: { token: telegram.token, api_root: telegram.apiRoot } });
+    await saveChannel({ id: channelId, kind: 'telegram', name: input.name, enabled: true, config: mergeChannelConfig(input, null) });
+    orchestrator = await boot();
+    const session = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
+    await expect.poll(async () => (await orchestrator.channels!.status(channelId)).state.kind, { timeout: 10_000 }).toBe('connected');
+
+    // A stranger gets one code and nothing reaches a model.
+    telegram.userWrites(ana, 'hello, who are you?');
+    await expect.poll(() => textsTo(ana.id).length, { timeout: 10_000 }).toBe(1);
+    telegram.userWrites(ana, 'please answer');
+    const [pairing] = await expect.poll(() => listOpenPairings(channelId, new Date())).toHaveLength(1).then(() => listOpenPairings(channelId, new Date()));
+    expect(textsTo(ana.id)[0]).toContain(pairing!.code);
+    expect(pairing).toMatchObject({ sender: 'telegram:4242', senderName: '@ana', firstText: 'hello, who are you?' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(textsTo(ana.id)).toHaveLength(1);
+    expect(model.requests.some((request) => JSON.stringify(request.body).includes('who are you'))).toBe(false);
+
+    // Approved on the page: bound to the session; a second approval of the same code is refused.
+    const binding = await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id }));
+    expect(binding).toMatchObject({ sessionId: session.id, push: 'all' });
+    expect(await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id }))).toBeNull();
+    orchestrator.channels!.wake(channelId);
+    await expect.poll(() => textsTo(ana.id).at(-1), { timeout: 10_000 }).toMatch(/^Paired/);
+
+    // Both directions: the message is the session's, the answer comes back.
+    telegram.userWrites(ana, 'Hi there');
+    await expect.poll(() => textsTo(ana.id).at(-1), { timeout: 15_000 }).toContain('You said: Hi there');
+
+    // A card: the buttons are signed; a text saying "approve" is only a message; one press decides once.
+    telegram.userWrites(ana, 'Please do it [[tools]]');
+    await expect.poll(() => telegram.sent.filter((message) => message.replyMarkup?.inline_keyboard.length).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    const card = telegram.sent.find((message) => message.replyMarkup?.inline_keyboard.length && message.text.includes('bash'))!;
+    const buttons = card.replyMarkup!.inline_keyboard.flat();
+    const approve = buttons.find((button) => button.text === 'Approve')!.callback_data!;
+    expect(buttons.map((button) => button.callback_data!.length).every((length) => length <= 64)).toBe(true);
+    telegram.userWrites(ana, 'approve');
+    telegram.userPresses(ana, card.messageId, approve.replace(/.$/, (last) => (last === 'A' ? 'B' : 'A'))); // tampered
+    await expect.poll(() => telegram.callbackAnswers.length, { timeout: 10_000 }).toBe(1);
+    expect(telegram.callbackAnswers[0]!.text).toMatch(/not valid/);
+    const bash = async () => (await listToolCalls({ sessionId: session.id })).find((call) => call.name === 'bash');
+    expect((await bash())?.status).toBe('awaiting_approval');
+    telegram.userPresses(ana, card.messageId, approve);
+    telegram.userPresses(ana, card.messageId, approve);
+    await expect.poll(() => telegram.callbackAnswers.length, { timeout: 10_000 }).toBe(3);
+    expect(telegram.callbackAnswers.slice(1).map((answer) => answer.text)).toEqual([expect.stringMatching(/approved/), expect.stringMatching(/not awaiting|already|approved|running|succeeded/i)]);
+    await expect.poll(async () => (await bash())?.status, { timeout: 20_000 }).toBe('succeeded');
+    const python = telegram.sent.find((message) => message.replyMarkup?.inline_keyboard.length && message.text.includes('python'))!;
+    telegram.userPresses(ana, python.messageId, python.replyMarkup!.inline_keyboard.flat().find((button) => button.text === 'Approve')!.callback_data!);
+    await expect.poll(() => textsTo(ana.id).some((text) => text.includes('42')), { timeout: 20_000 }).toBe(true);
+
+    // Rate limited: the provider's retry_after is honoured, then the message goes.
+    await expect.poll(async () => (await outboxCounts(channelId)).pending, { timeout: 15_000 }).toBe(0);
+    telegram.failNext('sendMessage', 1, { code: 429, retryAfter: 1 });
+    const states: string[] = [];
+    const watching = setInterval(() => void orchestrator.channels!.status(channelId).then((status) => states.push(status.state.kind)), 50);
+    telegram.userWrites(ana, 'One more');
+    await expect.poll(() => textsTo(ana.id).some((text) => text.includes('You said: One more')), { timeout: 15_000 }).toBe(true);
+    clearInterval(watching);
+    const refused = telegram.calls.findIndex((call) => call.method === 'sendMessage' && call.status === 429);
+    const retried = telegram.calls.slice(refused + 1).find((call) => call.method === 'sendMessage')!;
+    expect(retried.at - telegram.calls[refused]!.at).toBeGreaterThanOrEqual(1_000);
+    expect(states).toContain('rate_limited');
+
+    // A restart: a message written while the app is down is handled once; nothing sent is sent again.
+    await orchestrator.stop();
+    const sentBefore = telegram.sent.length;
+    telegram.userWrites(ana, 'While you were away');
+    orchestrator = await boot();
+    await orchestrator.resumeSession(session.id);
+    await expect.poll(() => textsTo(ana.id).some((text) => text.includes('You said: While you were away')), { timeout: 15_000 }).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const resent = telegram.sent.slice(sentBefore).filter((message) => !message.text.includes('While you were away'));
+    expect(resent).toEqual([]);
+    const { messages } = await readWholeSession({ sessionId: session.id });
+    expect(messages.filter((message) => message.tag === 'ED_user' && message.content === 'While you were away')).toHaveLength(1);
+    expect(messages.filter((message) => message.content.includes('who are you'))).toEqual([]);
+    expect(await outboxCounts(channelId)).toMatchObject({ pending: 0, failed: 0 });
+    expect(await listBindings({ channelId })).toHaveLength(1);
+  }, 90_000);
+});
