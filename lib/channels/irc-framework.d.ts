@@ -35,6 +35,7 @@ declare module 'irc-framework' {
     quit(message?: string): void;
     say(target: string, message: string): void;
     join(channel: string, key?: string): void;
+    changeNick(nick: string): void;
     raw(...args: string[]): void;
   }
 }
