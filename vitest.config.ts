@@ -17,6 +17,7 @@ const storeTests = [
   'test/capabilities/capabilities-flow.test.ts',
   'test/capabilities/hostile-graphs.test.ts',
   'test/tasks/*.test.ts',
+  'test/channels/telegram.test.ts',
 ];
 
 export default defineConfig({

@@ -26,6 +26,9 @@ export async function sendMalformedCorpus(
     'api read': (headers, path = '/api/sessions') => rawRequest({ port, method: 'GET', path, headers, timeoutMs: HANG_MS }),
     'api write': (headers, path = '/api/personas') =>
       rawRequest({ port, method: 'POST', path, headers: [...headers, json], body: '{"name":"malformed-probe","content":"x"}', timeoutMs: HANG_MS }),
+    // The channels' routes (issue 28): a pairing approval for a channel that does not exist.
+    'channels write': (headers, path = '/api/channels/00000000-0000-4000-8000-000000000000/pairings') =>
+      rawRequest({ port, method: 'POST', path, headers: [...headers, json], body: '{"code":"AAAA-AAAA","persona":"probe"}', timeoutMs: HANG_MS }),
     'socket handshake': (headers) => rawRequest({ port, ...socketHandshake(headers), timeoutMs: HANG_MS }),
   };
   const byStatus: Record<number, number> = {};

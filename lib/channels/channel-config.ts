@@ -6,12 +6,14 @@ import { z } from 'zod';
 import { withoutNul } from '@/lib/config/text-schema';
 import type { ChannelRecord } from '@/lib/store/channels-repository';
 
+export const MASK = '••••';
+
 const secret = (what: string) => withoutNul(z.string().trim().max(500, `${what} must be at most 500 characters`));
 
 export const telegramConfigSchema = z
   .object({
     /** From @BotFather: 123456:ABC-… */
-    token: secret('token').refine((value) => value === '' || /^\d{3,20}:[\w-]{20,}$/.test(value), 'token must look like 123456789:AA… (from @BotFather)'),
+    token: secret('token').refine((value) => value === '' || value.startsWith(MASK) || /^\d{3,20}:[\w-]{20,}$/.test(value), 'token must look like 123456789:AA… (from @BotFather)'),
     /** The Bot API's address: https://api.telegram.org unless a local Bot API server is used. */
     api_root: z.string().url().default('https://api.telegram.org'),
   })
@@ -41,8 +43,6 @@ export const channelInputSchema = z.discriminatedUnion('kind', [
 ]);
 export type ChannelInput = z.infer<typeof channelInputSchema>;
 
-export const MASK = '••••';
-
 export function maskSecret(value: string | undefined): string {
   if (!value) return '';
   return `${MASK}${value.slice(-4)}`;
@@ -70,4 +70,20 @@ export function publicChannelConfig(channel: ChannelRecord): Record<string, unkn
     delete config.callback_secret;
   } else config.password = maskSecret(config.password as string | undefined);
   return config;
+}
+
+export const channelIdSchema = z.object({ id: z.string().uuid('the channel id is a UUID') }).strict();
+
+/** A channel as GET /api/channels shows it: secrets masked, its live state and counts. */
+export function channelJson(channel: ChannelRecord, status: { state: unknown; counters: unknown; outbox: unknown }) {
+  return {
+    id: channel.id,
+    kind: channel.kind,
+    name: channel.name,
+    enabled: channel.enabled,
+    config: publicChannelConfig(channel),
+    ...status,
+    created_at: channel.createdAt.toISOString(),
+    updated_at: channel.updatedAt.toISOString(),
+  };
 }

@@ -1,0 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import { handle, readJsonBody } from '@/lib/http/route-helpers';
+import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
+import { channelInputSchema, mergeChannelConfig } from '@/lib/channels/channel-config';
+import { describeChannel } from '@/lib/http/channel-json';
+import { findChannel, listChannels, saveChannel } from '@/lib/store/channels-repository';
+import { ApiError } from '@/lib/http/api-error';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = handle(async () => {
+  return Response.json({ channels: await Promise.all((await listChannels()).map(describeChannel)) });
+});
+
+/** Adds a channel (no id) or changes one; secrets left empty or masked keep the stored ones. It (re)connects at once. */
+export const PUT = handle(async (request) => {
+  const input = await readJsonBody(request, channelInputSchema);
+  const previous = input.id ? await findChannel(input.id) : null;
+  if (input.id && !previous) throw new ApiError('not_found', `No channel ${input.id}`);
+  if (previous && previous.kind !== input.kind) throw new ApiError('conflict', `Channel ${input.id} is a ${previous.kind} channel; add a new one for ${input.kind}`);
+  const config = mergeChannelConfig(input, previous);
+  const secret = input.kind === 'telegram' ? (config as { token: string }).token : null;
+  if (input.kind === 'telegram' && !secret) throw new ApiError('validation_failed', 'Invalid body: config.token is required (from @BotFather)');
+  const channel = await saveChannel({ id: input.id ?? randomUUID(), kind: input.kind, name: input.name, enabled: input.enabled, config });
+  await getOrchestrator().channels?.reload(channel.id);
+  return Response.json(await describeChannel(channel), { status: previous ? 200 : 201 });
+});
