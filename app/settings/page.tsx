@@ -2,6 +2,7 @@ import { SettingsForm } from '@/components/settings/settings-form';
 import { McpServersSettings } from '@/components/settings/mcp-servers-settings';
 import { ToolsSettings } from '@/components/settings/tools-settings';
 import { MemorySettings } from '@/components/settings/memory-settings';
+import { ChannelsSettings } from '@/components/settings/channels-settings';
 
 export const metadata = { title: 'Settings · AgentCSD' };
 
@@ -16,6 +17,7 @@ export default function SettingsPage() {
       <ToolsSettings />
       <McpServersSettings />
       <MemorySettings />
+      <ChannelsSettings />
     </div>
   );
 }

@@ -22,6 +22,7 @@ import { SessionSettings } from './session-settings';
 import { SubconsciousPanel } from './subconscious-panel';
 import { UsageSummary } from './usage-summary';
 import { useSessionSocket, type ConnectionState } from './use-session-socket';
+import { useBackgroundNotices } from './background-notices';
 
 const pageSize = 100;
 const layers: HistoryLayer[] = ['external', 'internal', 'subconscious'];
@@ -99,9 +100,13 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     [sessionId, state.history],
   );
 
+  const notices = useBackgroundNotices(state.session?.name ?? null);
+  const notify = notices.onEvent;
   const onEvent = useCallback((event: OrchestratorEvent) => {
-    if (event.sessionId === sessionId) dispatch({ type: 'event', event });
-  }, [sessionId]);
+    if (event.sessionId !== sessionId) return;
+    dispatch({ type: 'event', event });
+    notify(event);
+  }, [sessionId, notify]);
 
   const socket = useSessionSocket({
     sessionId,
@@ -182,6 +187,12 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         <MindLine mind={state.mind} status={session.status} />
         <div className="ml-auto flex items-center gap-3">
           <ConnectionIndicator state={socket.state} />
+          {notices.permission === 'default' && (
+            <button type="button" className="btn" onClick={() => void notices.enable()} title="A system notification when the agent speaks on its own, a card waits or a task ends while this tab is in the background">
+              Notify me
+            </button>
+          )}
+          {notices.permission === 'granted' && <span className="text-xs text-zinc-500">notifications on</span>}
           <a className="btn" href={`/api/sessions/${sessionId}/export?format=md`} download>
             Export Markdown
           </a>

@@ -1,0 +1,209 @@
+'use client';
+
+import { useCallback, useEffect, useState } from 'react';
+import { apiFetch } from '@/components/api-client';
+import { ErrorBanner } from '@/components/ui/error-banner';
+import { ChannelForm, type ChannelJson } from './channel-form';
+
+interface PairingJson {
+  code: string;
+  sender: string;
+  first_text: string;
+  expires_at: string;
+}
+
+interface Target {
+  sessions: { id: string; name: string; persona: string }[];
+  personas: string[];
+}
+
+function stateText(state: ChannelJson['state']): string {
+  switch (state.kind) {
+    case 'connected':
+      return `connected${state.detail ? ` ${state.detail}` : ''}`;
+    case 'connecting':
+      return `connecting${state.retryAt ? `, next try ${new Date(state.retryAt).toLocaleTimeString()}` : ''}${state.reason ? ` (${state.reason})` : ''}`;
+    case 'rate_limited':
+      return `rate limited by the provider until ${state.until ? new Date(state.until).toLocaleTimeString() : 'soon'}`;
+    case 'failed':
+      return `failed: ${state.reason ?? 'unknown reason'}`;
+    default:
+      return 'stopped';
+  }
+}
+
+/** A stranger's code, approved by binding them to a session or to a persona's latest active session. */
+function PairingRow({ channel, pairing, targets, onApproved }: { channel: ChannelJson; pairing: PairingJson; targets: Target; onApproved: (message: string) => void }) {
+  const [target, setTarget] = useState(targets.sessions[0] ? `session:${targets.sessions[0].id}` : targets.personas[0] ? `persona:${targets.personas[0]}` : '');
+  const [push, setPush] = useState('all');
+  const [error, setError] = useState<string | null>(null);
+  async function approve() {
+    const [kind, value] = [target.slice(0, target.indexOf(':')), target.slice(target.indexOf(':') + 1)];
+    try {
+      await apiFetch(`/api/channels/${channel.id}/pairings`, { method: 'POST', body: { code: pairing.code, push, ...(kind === 'session' ? { session_id: value } : { persona: value }) } });
+      onApproved(`${pairing.sender} paired.`);
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  }
+  return (
+    <li className="space-y-1 rounded border border-amber-300 p-2 text-sm dark:border-amber-700" data-testid="pairing">
+      <p>
+        <strong className="font-mono">{pairing.code}</strong> from {pairing.sender}: “{pairing.first_text}” <span className="text-xs text-zinc-500">(expires {new Date(pairing.expires_at).toLocaleTimeString()})</span>
+      </p>
+      <div className="flex flex-wrap items-end gap-2">
+        <label className="flex flex-col text-xs">
+          Bind to
+          <select className="field" value={target} onChange={(event) => setTarget(event.target.value)}>
+            {targets.sessions.map((session) => (
+              <option key={session.id} value={`session:${session.id}`}>
+                session {session.name}
+              </option>
+            ))}
+            {targets.personas.map((persona) => (
+              <option key={persona} value={`persona:${persona}`}>
+                persona {persona} (its latest active session)
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col text-xs">
+          Push
+          <select className="field" value={push} onChange={(event) => setPush(event.target.value)}>
+            <option value="all">everything the agent says</option>
+            <option value="spontaneous">spontaneous speech, task results, questions, cards</option>
+            <option value="cards">approval cards and questions only</option>
+          </select>
+        </label>
+        <button type="button" className="btn btn-primary" onClick={approve} disabled={!target}>
+          Approve {pairing.code}
+        </button>
+      </div>
+      <ErrorBanner message={error} />
+    </li>
+  );
+}
+
+/** Settings › Channels: Telegram bots and IRC connections, their state, and the codes waiting for approval. */
+export function ChannelsSettings() {
+  const [channels, setChannels] = useState<ChannelJson[] | null>(null);
+  const [pairings, setPairings] = useState<Record<string, PairingJson[]>>({});
+  const [targets, setTargets] = useState<Target>({ sessions: [], personas: [] });
+  const [editing, setEditing] = useState<ChannelJson | 'new' | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  const refresh = useCallback(async () => {
+    try {
+      const { channels: list } = await apiFetch<{ channels: ChannelJson[] }>('/api/channels');
+      setChannels(list);
+      const waiting = await Promise.all(list.map(async (channel) => [channel.id, (await apiFetch<{ pairings: PairingJson[] }>(`/api/channels/${channel.id}/pairings`)).pairings] as const));
+      setPairings(Object.fromEntries(waiting));
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  }, []);
+
+  useEffect(() => {
+    void refresh();
+    Promise.all([apiFetch<{ sessions: Target['sessions'] }>('/api/sessions?page_size=100'), apiFetch<{ personas: { name: string }[] }>('/api/personas')]).then(
+      ([sessions, personas]) => setTargets({ sessions: sessions.sessions, personas: personas.personas.map((persona) => persona.name) }),
+      (caught: Error) => setError(caught.message),
+    );
+    const timer = setInterval(() => void refresh(), 3_000);
+    return () => clearInterval(timer);
+  }, [refresh]);
+
+  async function save(body: unknown) {
+    try {
+      await apiFetch('/api/channels', { method: 'PUT', body });
+      setEditing(null);
+      setError(null);
+      setNotice('Saved; connecting.');
+      await refresh();
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  }
+
+  async function act(channel: ChannelJson, action: 'test' | 'delete' | 'toggle') {
+    try {
+      if (action === 'test') {
+        const answer = await apiFetch<{ ok: boolean; detail?: string; error?: string }>(`/api/channels/${channel.id}/test`, { method: 'POST' });
+        setNotice(answer.ok ? `${channel.name} works: ${answer.detail}` : `${channel.name} does not work: ${answer.error}`);
+      } else if (action === 'delete') {
+        if (!window.confirm(`Delete ${channel.name}, its pairings and bindings?`)) return;
+        await apiFetch(`/api/channels/${channel.id}`, { method: 'DELETE' });
+      } else {
+        await apiFetch('/api/channels', { method: 'PUT', body: { id: channel.id, kind: channel.kind, name: channel.name, enabled: !channel.enabled, config: { ...channel.config, ...(channel.kind === 'irc' && { port: Number(channel.config.port) }) } } });
+      }
+      await refresh();
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  }
+
+  return (
+    <section aria-labelledby="channels-heading" className="space-y-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
+      <h2 id="channels-heading" className="text-lg font-semibold">
+        Channels
+      </h2>
+      <p className="text-sm text-zinc-500">
+        Talk to a session from Telegram or IRC. Nobody gets through until you approve the pairing code they were sent; approval cards can be decided from there too.
+      </p>
+      <ErrorBanner message={error} />
+      {notice && (
+        <p role="status" className="text-sm text-emerald-700 dark:text-emerald-400">
+          {notice}
+        </p>
+      )}
+      {!channels && !error && <p aria-busy="true">Loading…</p>}
+      <ul className="space-y-3">
+        {channels?.map((channel) => (
+          <li key={channel.id} className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800" data-testid="channel">
+            <div className="flex flex-wrap items-center justify-between gap-2">
+              <div>
+                <strong>{channel.name}</strong> <span className="text-xs text-zinc-500">{channel.kind === 'telegram' ? 'Telegram' : `IRC ${String(channel.config.host)}`}</span>
+                <p className="text-sm" data-testid="channel-state">
+                  {channel.enabled ? stateText(channel.state) : 'disabled'}
+                </p>
+                <p className="text-xs text-zinc-500">
+                  {channel.counters.received} received · {channel.counters.ignored} from strangers (ignored) · {channel.outbox.sent} sent · {channel.outbox.pending} waiting
+                  {channel.outbox.failed > 0 && ` · ${channel.outbox.failed} failed`}
+                </p>
+              </div>
+              <div className="flex gap-2">
+                <button type="button" className="btn" onClick={() => act(channel, 'test')}>
+                  Test
+                </button>
+                <button type="button" className="btn" onClick={() => setEditing(channel)}>
+                  Edit
+                </button>
+                <button type="button" className="btn" onClick={() => act(channel, 'toggle')}>
+                  {channel.enabled ? 'Disable' : 'Enable'}
+                </button>
+                <button type="button" className="btn btn-danger" onClick={() => act(channel, 'delete')}>
+                  Delete
+                </button>
+              </div>
+            </div>
+            {(pairings[channel.id] ?? []).length > 0 && (
+              <ul className="space-y-2" aria-label={`Pairing codes waiting on ${channel.name}`}>
+                {pairings[channel.id]!.map((pairing) => (
+                  <PairingRow key={pairing.code} channel={channel} pairing={pairing} targets={targets} onApproved={(message) => (setNotice(message), void refresh())} />
+                ))}
+              </ul>
+            )}
+          </li>
+        ))}
+      </ul>
+      {editing ? (
+        <ChannelForm key={editing === 'new' ? 'new' : editing.id} editing={editing === 'new' ? null : editing} onSave={save} onCancel={() => setEditing(null)} />
+      ) : (
+        <button type="button" className="btn" onClick={() => setEditing('new')}>
+          Add a channel
+        </button>
+      )}
+    </section>
+  );
+}
