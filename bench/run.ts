@@ -6,6 +6,7 @@ import { backendsTable, benchBackends } from './backends-first-token';
 import { benchBrowser, browserTable } from './browser';
 import { benchPromptCache, cacheTable } from './prompt-cache';
 import { benchStreamingPath, loadTable, streamingTable } from './streaming-path';
+import { benchChannels, channelsTable } from './channels';
 import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } from './tools';
 import { benchTaskOverhead, benchTaskTokens, tasksTables } from './tasks';
 import { defaultModelIds } from '@/lib/config/model-catalog';
@@ -41,6 +42,9 @@ const streaming = await benchStreamingPath({
 console.log(streamingTable(streaming));
 console.log('\n### While other sessions cycle continuously in the same server (the peer streams beside them)\n');
 console.log(loadTable(streaming));
+
+console.log('\n## Channels: a message from a chat against one from the page; the outbox against a throttling Bot API\n');
+console.log(channelsTable(await benchChannels({ samples: quick ? 10 : 40, outboxMessages: 300 })));
 
 console.log('\n## Tools: orchestration per tool step, sandbox start, decision to start\n');
 console.log(

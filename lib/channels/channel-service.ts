@@ -33,6 +33,8 @@ class ChannelRuntime {
   private again = false;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** A message that must be retried holds the channel until then: nothing overtakes it, and a 429 holds every chat. */
+  private holdUntil = 0;
 
   constructor(
     readonly channel: ChannelRecord,
@@ -91,11 +93,12 @@ class ChannelRuntime {
     if (this.stopped) return;
     const next = await nextOutboxAt(this.channel.id);
     if (this.timer) clearTimeout(this.timer);
-    if (next) this.timer = setTimeout(() => this.wake(), Math.max(0, Math.min(next.getTime() - Date.now(), 2 ** 31 - 1)));
+    if (next) this.timer = setTimeout(() => this.wake(), Math.max(0, Math.min(Math.max(next.getTime(), this.holdUntil) - Date.now(), 2 ** 31 - 1)));
   }
 
   private async drain(): Promise<void> {
     for (;;) {
+      if (Date.now() < this.holdUntil) return;
       const due = await dueOutbox(this.channel.id, new Date());
       if (due.length === 0 || this.stopped) return;
       for (const row of due) {
@@ -111,8 +114,9 @@ class ChannelRuntime {
           const waitMs = failure.retryAfterMs ?? BACKOFF_MS[Math.min(row.attempts, BACKOFF_MS.length - 1)]!;
           await markOutboxRetry(row.id, new Date(Date.now() + waitMs), failure.message, permanent);
           if (permanent) continue;
-          // The provider said wait: the whole channel waits (later messages keep their order).
-          if (failure.retryAfterMs !== null) this.state = { kind: 'rate_limited', until: new Date(Date.now() + waitMs).toISOString() };
+          // The channel waits for this message: later ones keep their order.
+          this.holdUntil = Date.now() + waitMs;
+          if (failure.retryAfterMs !== null) this.state = { kind: 'rate_limited', until: new Date(this.holdUntil).toISOString() };
           return;
         }
       }

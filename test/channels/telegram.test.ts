@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { closeDb } from '@/lib/store/db';
-import { listOpenPairings, listBindings, saveChannel, outboxCounts } from '@/lib/store/channels-repository';
+import { enqueueOutbox, listOpenPairings, listBindings, saveChannel, outboxCounts } from '@/lib/store/channels-repository';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import { readWholeSession } from '@/lib/store/messages-repository';
 import { mergeChannelConfig, channelInputSchema } from '@/lib/channels/channel-config';
@@ -126,4 +126,23 @@ describe('a session over Telegram', () => {
     expect(await outboxCounts(channelId)).toMatchObject({ pending: 0, failed: 0 });
     expect(await listBindings({ channelId })).toHaveLength(1);
   }, 90_000);
+
+  it('the outbox under a throttling Bot API and a restart mid-way: every message once, in order', async () => {
+    const [bound] = await listBindings({ channelId });
+    telegram.throttle(5);
+    const before = telegram.sent.length;
+    for (let index = 0; index < 20; index++) await enqueueOutbox({ channelId, address: bound!.address, payload: { text: `queued ${index}` } });
+    orchestrator.channels!.wake(channelId);
+    await expect.poll(() => telegram.sent.length - before, { timeout: 10_000 }).toBeGreaterThanOrEqual(6);
+    await orchestrator.stop(); // some confirmed, some not
+    orchestrator = await boot();
+    await expect.poll(() => telegram.sent.length - before, { timeout: 20_000 }).toBe(20);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const order = telegram.sent.slice(before).map((message) => Number(/queued (\d+)/.exec(message.text)![1]));
+    expect(order).toEqual(Array.from({ length: 20 }, (_, index) => index));
+    const throttled = telegram.calls.filter((call) => call.method === 'sendMessage' && call.status === 429).length;
+    expect(throttled).toBeGreaterThan(0);
+    expect(await outboxCounts(channelId)).toMatchObject({ pending: 0, failed: 0 });
+    telegram.throttle(null);
+  }, 40_000);
 });

@@ -33,6 +33,8 @@ export interface FakeTelegram {
   /** The next `count` calls of `method` answer this error instead. */
   failNext(method: string, count: number, error: { code: 429; retryAfter: number } | { code: 500 | 502 }): void;
   callbackAnswers: { id: string; text?: string }[];
+  /** Telegram's flood limit, played: more than `perSecond` sendMessage calls in a second get 429 retry_after 1. */
+  throttle(perSecond: number | null): void;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,8 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   let nextMessageId = 1;
   const waiters = new Set<() => void>();
   const failures = new Map<string, { count: number; error: { code: number; retryAfter?: number } }>();
+  let perSecond: number | null = null;
+  const recentSends: number[] = [];
   const fake = { sent: [] as SentMessage[], calls: [] as FakeTelegram['calls'], callbackAnswers: [] as FakeTelegram['callbackAnswers'] };
 
   const push = (update: Record<string, unknown>) => {
@@ -147,6 +151,15 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
         if (failure.error.code === 429) return answer(429, { ok: false, error_code: 429, description: `Too Many Requests: retry after ${failure.error.retryAfter}`, parameters: { retry_after: failure.error.retryAfter } });
         return answer(failure.error.code, { ok: false, error_code: failure.error.code, description: 'Internal Server Error' });
       }
+      if (method === 'sendMessage' && perSecond !== null) {
+        const now = Date.now();
+        while (recentSends.length > 0 && recentSends[0]! <= now - 1000) recentSends.shift();
+        if (recentSends.length >= perSecond) {
+          call.status = 429;
+          return answer(429, { ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: { retry_after: 1 } });
+        }
+        recentSends.push(now);
+      }
       const handler = methods[method];
       if (!handler) return answer(404, { ok: false, error_code: 404, description: 'Not Found: method not found' });
       try {
@@ -178,6 +191,9 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
         update_id: nextUpdateId++,
         callback_query: { id: `cb${nextUpdateId}`, from: { id: user.id, is_bot: false, first_name: 'Ana' }, chat_instance: 'x', data, message: { message_id: messageId, date: 0, chat: { id: Number(sent?.chatId ?? user.id), type: 'private' }, text: sent?.text ?? '' } },
       });
+    },
+    throttle(limit) {
+      perSecond = limit;
     },
     failNext(method, count, error) {
       failures.set(method, { count, error: error.code === 429 ? { code: 429, retryAfter: error.retryAfter } : { code: error.code } });
