@@ -110,10 +110,11 @@ export async function benchChannels(options: { samples: number; outboxMessages: 
   const started = performance.now();
   for (let index = 0; index < options.outboxMessages; index++) await enqueueOutbox({ channelId, address: String(user.id), payload: { text: `queued ${index}` } });
   orchestrator.channels!.wake(channelId);
-  while (telegram.sent.length - sentBefore < options.outboxMessages) await new Promise((resolve) => setTimeout(resolve, 20));
+  const queued = () => telegram.sent.slice(sentBefore).filter((message) => /^queued \d+$/.test(message.text));
+  while (queued().length < options.outboxMessages) await new Promise((resolve) => setTimeout(resolve, 20));
   result.outbox.seconds = (performance.now() - started) / 1000;
   result.outbox.throttled = telegram.calls.slice(callsBefore).filter((call) => call.status === 429).length;
-  const order = telegram.sent.slice(sentBefore).map((message) => Number(/queued (\d+)/.exec(message.text)?.[1]));
+  const order = queued().map((message) => Number(/^queued (\d+)$/.exec(message.text)![1]));
   result.outbox.inOrder = order.every((value, index) => value === index);
 
   await orchestrator.stop();

@@ -8,7 +8,7 @@ export interface ChannelJson {
   name: string;
   enabled: boolean;
   config: Record<string, unknown>;
-  state: { kind: 'connecting' | 'connected' | 'rate_limited' | 'failed' | 'stopped'; retryAt?: string; reason?: string; until?: string; detail?: string };
+  state: { kind: 'connecting' | 'connected' | 'rate_limited' | 'failed' | 'stopped' | 'elsewhere'; retryAt?: string; reason?: string; until?: string; detail?: string };
   counters: { received: number; ignored: number; sent: number };
   outbox: { pending: number; sent: number; failed: number };
 }

@@ -27,6 +27,8 @@ function stateText(state: ChannelJson['state']): string {
       return `rate limited by the provider until ${state.until ? new Date(state.until).toLocaleTimeString() : 'soon'}`;
     case 'failed':
       return `failed: ${state.reason ?? 'unknown reason'}`;
+    case 'elsewhere':
+      return 'connected by another process of the cluster';
     default:
       return 'stopped';
   }

@@ -12,6 +12,7 @@ import {
   findOutboxByProviderId,
   insertPairing,
   listOpenPairings,
+  recordInbound,
   type BindingRecord,
   type ChannelRecord,
 } from '@/lib/store/channels-repository';
@@ -39,8 +40,6 @@ export interface InboundContext {
   channel: ChannelRecord;
   host: ChannelHost;
   counters: InboundCounters;
-  /** A message of the session was sent from this binding: its answer goes back there. */
-  expectAnswer(sessionId: string, messageId: number, binding: BindingRecord): void;
   /** Something was queued in the outbox: send it now. */
   wake(): void;
   now(): Date;
@@ -79,7 +78,7 @@ export async function handleMessage(context: InboundContext, message: InboundMes
   }
   try {
     const stored = await context.host.sendUserMessage(session.id, text.slice(0, 20_000));
-    context.expectAnswer(session.id, stored.id, binding);
+    await recordInbound({ messageId: stored.id, sessionId: session.id, bindingId: binding.id }); // its answer comes back here
   } catch (error) {
     await reply(context, binding.address, `Not delivered: ${error instanceof Error ? error.message : String(error)}`);
   }

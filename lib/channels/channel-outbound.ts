@@ -39,8 +39,8 @@ export interface OutboundContext {
   session(sessionId: string): Promise<SessionRecord | null>;
   /** Whether the binding talks to this session now (a persona binding: its latest active session). */
   talksTo(binding: BindingRecord, session: SessionRecord): Promise<boolean>;
-  /** Bindings waiting for the answer to a message they sent, by turn. */
-  takeAnswerTargets(sessionId: string, turnId: string): string[];
+  /** Bindings whose messages the turn answered (they sent them from their chat). */
+  takeAnswerTargets(sessionId: string, turnId: string): Promise<string[]>;
   noteTurnStart(sessionId: string, turnId: string, answering: number[]): void;
   channelRunsHere(channelId: string): boolean;
   wake(channelId: string): void;
@@ -57,7 +57,7 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
       context.noteTurnStart(event.sessionId, event.turnId, event.answering);
       return 0;
     case 'turn-end': {
-      answerTo = context.takeAnswerTargets(event.sessionId, event.turnId);
+      answerTo = await context.takeAnswerTargets(event.sessionId, event.turnId);
       const text = event.messages.filter((message) => message.tag === 'ED_agent').map((message) => message.content).join('\n\n').trim();
       if (!text) return 0;
       kind = event.spontaneous ? 'spontaneous' : event.taskId ? 'task' : 'speech';

@@ -4,7 +4,7 @@
 // failures back off per message, and a permanent refusal fails that message only). Pushes come
 // from the event bus (channel-outbound.ts). State and traffic counts are what the Channels page
 // shows.
-import { findChannel, listChannels, dueOutbox, markOutboxRetry, markOutboxSent, nextOutboxAt, outboxCounts, type BindingRecord, type ChannelRecord } from '@/lib/store/channels-repository';
+import { findChannel, inboundBindings, listChannels, dueOutbox, markOutboxRetry, markOutboxSent, nextOutboxAt, outboxCounts, type ChannelRecord } from '@/lib/store/channels-repository';
 import type { IrcConfig, TelegramConfig } from './channel-config';
 import { ChannelSendError, type ChannelAdapter, type ChannelHost, type ChannelState } from './channel-types';
 import { boundSession, handleButton, handleMessage, type InboundContext, type InboundCounters } from './channel-inbound';
@@ -48,7 +48,6 @@ class ChannelRuntime {
       channel: this.channel,
       host: this.service.host,
       counters: this.counters,
-      expectAnswer: (sessionId, messageId, binding) => this.service.expectAnswer(sessionId, messageId, binding),
       wake: () => this.wake(),
       now: () => new Date(),
     };
@@ -126,34 +125,37 @@ class ChannelRuntime {
 
 export class ChannelService {
   private readonly runtimes = new Map<string, ChannelRuntime>();
-  /** Messages sent from a chat, by session: their turn's answer goes back to that chat. */
-  private readonly awaitingAnswer = new Map<string, Map<number, string>>();
-  private readonly turnTargets = new Map<string, string[]>();
+  /** What each running turn answers (its start and end are emitted in the same process). */
+  private readonly turnAnswering = new Map<string, number[]>();
   private unsubscribe: (() => void) | null = null;
   private pushing: Promise<unknown> = Promise.resolve();
 
-  constructor(readonly host: ChannelHost) {}
+  /** Leased: several processes share one database and the cluster says which channels run here (reconcile). */
+  private readonly leased: boolean;
+  private enabledIds = new Set<string>();
+
+  constructor(
+    readonly host: ChannelHost,
+    options: { leased?: boolean } = {},
+  ) {
+    this.leased = options.leased ?? false;
+  }
 
   async start(): Promise<void> {
     const outbound: OutboundContext = {
       session: (id) => this.host.findSession(id),
       talksTo: async (binding, session) => (await boundSession(this.host, binding))?.id === session.id,
-      takeAnswerTargets: (sessionId, turnId) => {
+      takeAnswerTargets: async (sessionId, turnId) => {
         const key = `${sessionId}:${turnId}`;
-        const targets = this.turnTargets.get(key) ?? [];
-        this.turnTargets.delete(key);
-        return targets;
+        const answering = this.turnAnswering.get(key) ?? [];
+        this.turnAnswering.delete(key);
+        return inboundBindings(sessionId, answering);
       },
       noteTurnStart: (sessionId, turnId, answering) => {
-        const waiting = this.awaitingAnswer.get(sessionId);
-        const targets = answering.flatMap((id) => {
-          const binding = waiting?.get(id);
-          waiting?.delete(id);
-          return binding ? [binding] : [];
-        });
-        if (targets.length > 0) this.turnTargets.set(`${sessionId}:${turnId}`, [...new Set(targets)]);
+        if (answering.length > 0) this.turnAnswering.set(`${sessionId}:${turnId}`, answering);
       },
-      channelRunsHere: (channelId) => this.runtimes.has(channelId),
+      // With a cluster the chat's channel may run in another process: the outbox row reaches it there.
+      channelRunsHere: (channelId) => (this.leased ? this.enabledIds.has(channelId) : this.runtimes.has(channelId)),
       wake: (channelId) => this.runtimes.get(channelId)?.wake(),
       now: () => new Date(),
     };
@@ -161,7 +163,31 @@ export class ChannelService {
     this.unsubscribe = this.host.bus.subscribe((event) => {
       this.pushing = this.pushing.then(() => pushEvent(outbound, event)).catch((error: unknown) => console.error('[channels] push failed', error));
     });
-    for (const channel of await listChannels()) if (channel.enabled) await this.run(channel);
+    const channels = await listChannels();
+    this.enabledIds = new Set(channels.filter((channel) => channel.enabled).map((channel) => channel.id));
+    if (!this.leased) for (const channel of channels) if (channel.enabled) await this.run(channel);
+  }
+
+  /**
+   * The channels the cluster gives this process (every round): the ones taken start, the ones
+   * lost, disabled or deleted stop, one changed in another process restarts with its new settings;
+   * each drains what other processes queued for it.
+   */
+  async reconcile(owned: ReadonlySet<string>): Promise<void> {
+    const channels = await listChannels();
+    this.enabledIds = new Set(channels.filter((channel) => channel.enabled).map((channel) => channel.id));
+    const byId = new Map(channels.map((channel) => [channel.id, channel]));
+    for (const [id, runtime] of this.runtimes) {
+      const current = byId.get(id);
+      if (owned.has(id) && current?.enabled && current.updatedAt.getTime() === runtime.channel.updatedAt.getTime()) continue;
+      this.runtimes.delete(id);
+      await runtime.stop();
+    }
+    for (const id of owned) {
+      const channel = byId.get(id);
+      if (channel?.enabled && !this.runtimes.has(id)) await this.run(channel);
+    }
+    for (const runtime of this.runtimes.values()) runtime.wake();
   }
 
   async stop(): Promise<void> {
@@ -173,9 +199,12 @@ export class ChannelService {
 
   /** After a channel was saved or deleted: its runtime restarts with the new settings, or goes. */
   async reload(channelId: string): Promise<void> {
+    const channel = await findChannel(channelId);
+    if (channel?.enabled) this.enabledIds.add(channelId);
+    else this.enabledIds.delete(channelId);
+    if (this.leased) return; // its holder sees the change on its next round
     await this.runtimes.get(channelId)?.stop();
     this.runtimes.delete(channelId);
-    const channel = await findChannel(channelId);
     if (channel?.enabled) await this.run(channel);
   }
 
@@ -183,12 +212,6 @@ export class ChannelService {
     const runtime = new ChannelRuntime(channel, this);
     this.runtimes.set(channel.id, runtime);
     await runtime.start();
-  }
-
-  expectAnswer(sessionId: string, messageId: number, binding: BindingRecord): void {
-    const waiting = this.awaitingAnswer.get(sessionId) ?? new Map<number, string>();
-    waiting.set(messageId, binding.id);
-    this.awaitingAnswer.set(sessionId, waiting);
   }
 
   /** Wakes a channel's sender (a message queued from a route). */
@@ -199,7 +222,7 @@ export class ChannelService {
   async status(channelId: string): Promise<ChannelStatus> {
     const runtime = this.runtimes.get(channelId);
     return {
-      state: runtime?.state ?? { kind: 'stopped' },
+      state: runtime?.state ?? (this.leased && this.enabledIds.has(channelId) ? { kind: 'elsewhere' } : { kind: 'stopped' }),
       counters: runtime?.counters ?? { received: 0, ignored: 0, sent: 0 },
       outbox: await outboxCounts(channelId),
     };

@@ -36,7 +36,9 @@ export type ChannelState =
   | { kind: 'connected'; detail?: string }
   | { kind: 'rate_limited'; until: string }
   | { kind: 'failed'; reason: string }
-  | { kind: 'stopped' };
+  | { kind: 'stopped' }
+  /** Connected by another process of the cluster. */
+  | { kind: 'elsewhere' };
 
 /** A provider's refusal to send now: try again after `retryAfterMs`; `permanent` never. */
 export class ChannelSendError extends Error {

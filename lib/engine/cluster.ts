@@ -33,6 +33,8 @@ export interface ClusterMember {
   reconcile(owned: ReadonlySet<string>): Promise<void>;
   /** Members gone (dead, or stopped) whose sessions this process took: their durable runs continue here. */
   tookOver?(owners: readonly string[]): Promise<void>;
+  /** A process that connects channels (Telegram, IRC) holds some: exactly one process connects each. */
+  reconcileChannels?(owned: ReadonlySet<string>): Promise<void>;
 }
 
 /** A call's error, as the caller rethrows it. */
@@ -186,6 +188,19 @@ export class Cluster {
          WHERE status = 'active' AND id NOT IN (SELECT session_id FROM session_leases) ON CONFLICT DO NOTHING`,
         [this.owner],
       );
+      if (this.member.reconcileChannels) {
+        // Channels the same way: a dead holder's are taken, enabled ones nobody holds are taken.
+        await client.query(
+          `WITH free AS (SELECT channel_id FROM channel_leases WHERE owner NOT IN (SELECT owner FROM cluster_members) FOR UPDATE SKIP LOCKED)
+           UPDATE channel_leases SET owner = $1 FROM free WHERE channel_leases.channel_id = free.channel_id`,
+          [this.owner],
+        );
+        await client.query(
+          `INSERT INTO channel_leases (channel_id, owner) SELECT id, $1 FROM channels
+           WHERE enabled AND id NOT IN (SELECT channel_id FROM channel_leases) ON CONFLICT DO NOTHING`,
+          [this.owner],
+        );
+      }
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -195,6 +210,10 @@ export class Cluster {
     }
     if (previous.length > 0) await this.member.tookOver?.(previous);
     await this.member.reconcile(await this.owned());
+    if (this.member.reconcileChannels) {
+      const { rows } = await this.pool.query<{ channel_id: string }>('SELECT channel_id FROM channel_leases WHERE owner = $1', [this.owner]);
+      await this.member.reconcileChannels(new Set(rows.map((row) => row.channel_id)));
+    }
   }
 
   /** The sessions this process holds. */

@@ -122,7 +122,7 @@ export class Orchestrator {
   constructor(options: OrchestratorOptions = {}) {
     const clock = options.clock ?? realClock;
     const engine = options.engine ?? new InMemoryEngine(clock);
-    this.channels = options.channels ? new ChannelService(channelHost(this)) : null;
+    this.channels = options.channels ? new ChannelService(channelHost(this), { leased: !!options.cluster }) : null;
     this.deps = {
       cycles: new CycleRuns(engine),
       turnRuns: new TurnRuns(engine),
@@ -161,6 +161,7 @@ export class Orchestrator {
         eventPosition: (id) => ({ bootId: this.bus.bootId, lastSeq: this.bus.lastSeq(id) }),
         approvals: this.deps.approvals,
         engine,
+        channels: this.channels,
       },
       options.cluster ?? null,
     );

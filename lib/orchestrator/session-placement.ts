@@ -11,6 +11,7 @@ import { TaskError, type TaskElsewhere, type TaskService } from '@/lib/tasks/tas
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { SessionMind } from './session-mind';
+import type { ChannelService } from '@/lib/channels/channel-service';
 
 /** What the orchestrator lends: its minds, and what the calls of other processes reach. */
 export interface PlacementHost {
@@ -24,6 +25,8 @@ export interface PlacementHost {
   eventPosition(id: string): EventPosition;
   approvals: ApprovalBroker;
   engine: ExecutionEngine;
+  /** The channels this process connects, when it connects any. */
+  channels: ChannelService | null;
 }
 
 export type Place = { here: SessionMind | null } | { owner: string };
@@ -34,10 +37,16 @@ export interface EventPosition {
 }
 
 export class SessionPlacement implements ClusterMember {
+  /** Present only where channels run: the cluster gives this process its share of them. */
+  readonly reconcileChannels?: (owned: ReadonlySet<string>) => Promise<void>;
+
   constructor(
     private readonly host: PlacementHost,
     readonly cluster: Cluster | null,
-  ) {}
+  ) {
+    const channels = host.channels;
+    if (channels) this.reconcileChannels = (owned) => channels.reconcile(owned);
+  }
 
   /** Alone: every active session's mind starts here. With others: this process joins them. */
   async start(activeIds: () => Promise<string[]>): Promise<void> {

@@ -232,3 +232,17 @@ export async function outboxCounts(channelId: string): Promise<Record<OutboxReco
   for (const group of groups) counts[group.state as OutboxRecord['state']] = group._count._all;
   return counts;
 }
+
+// ── Messages from chats ────────────────────────────────────────────────────────────────────
+
+/** A user message came from this binding's chat: its answer goes back there. */
+export async function recordInbound(input: { messageId: number; sessionId: string; bindingId: string }): Promise<void> {
+  await (await getDb()).channelInbound.upsert({ where: { messageId: input.messageId }, create: input, update: {} });
+}
+
+/** The bindings that sent any of these messages (a turn answers them). */
+export async function inboundBindings(sessionId: string, messageIds: number[]): Promise<string[]> {
+  if (messageIds.length === 0) return [];
+  const rows = await (await getDb()).channelInbound.findMany({ where: { sessionId, messageId: { in: messageIds } }, select: { bindingId: true } });
+  return [...new Set(rows.map((row) => row.bindingId))];
+}

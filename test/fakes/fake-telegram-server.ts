@@ -33,6 +33,8 @@ export interface FakeTelegram {
   /** The next `count` calls of `method` answer this error instead. */
   failNext(method: string, count: number, error: { code: 429; retryAfter: number } | { code: 500 | 502 }): void;
   callbackAnswers: { id: string; text?: string }[];
+  /** getUpdates calls answered 409 because another one started meanwhile (two pollers on one bot). */
+  conflicts(): number;
   /** Telegram's flood limit, played: more than `perSecond` sendMessage calls in a second get 429 retry_after 1. */
   throttle(perSecond: number | null): void;
   close(): Promise<void>;
@@ -68,6 +70,9 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   const waiters = new Set<() => void>();
   const failures = new Map<string, { count: number; error: { code: number; retryAfter?: number } }>();
   let perSecond: number | null = null;
+  let conflicts = 0;
+  /** The long poll waiting now: a new getUpdates ends it with 409, as the Bot API does. */
+  let polling: (() => void) | null = null;
   const recentSends: number[] = [];
   const fake = { sent: [] as SentMessage[], calls: [] as FakeTelegram['calls'], callbackAnswers: [] as FakeTelegram['callbackAnswers'] };
 
@@ -77,22 +82,37 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
     return update.update_id as number;
   };
 
-  const methods: Record<string, (body: Record<string, unknown>) => Promise<unknown> | unknown> = {
+  const methods: Record<string, (body: Record<string, unknown>, response: http.ServerResponse) => Promise<unknown> | unknown> = {
     getMe: () => ({ id: bot.id, is_bot: true, first_name: 'AgentCSD test', username: bot.username }),
-    getUpdates: async (body) => {
+    getUpdates: async (body, response) => {
       const offset = typeof body.offset === 'number' ? body.offset : 0;
       // Confirmed: gone for good (the Bot API forgets updates below the offset).
       while (updates.length > 0 && (updates[0]!.update_id as number) < offset) updates.shift();
+      polling?.(); // only one getUpdates at a time per bot
       if (updates.length === 0 && Number(body.timeout ?? 0) > 0) {
-        await new Promise<void>((resolve) => {
+        const ended = await new Promise<'conflict' | 'done'>((resolve) => {
           const timer = setTimeout(done, Number(body.timeout) * 1000);
           function done() {
             clearTimeout(timer);
             waiters.delete(done);
-            resolve();
+            if (polling === conflict) polling = null;
+            resolve('done');
+          }
+          function conflict() {
+            clearTimeout(timer);
+            waiters.delete(done);
+            polling = null;
+            resolve('conflict');
           }
           waiters.add(done);
+          polling = conflict;
+          // The client went away (aborted, or its process died): not a poller any more.
+          response.once('close', () => !response.writableFinished && done());
         });
+        if (ended === 'conflict') {
+          conflicts++;
+          throw { code: 409, description: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running' };
+        }
       }
       return updates.filter((update) => (update.update_id as number) >= offset).slice(0, Number(body.limit ?? 100));
     },
@@ -163,7 +183,7 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
       const handler = methods[method];
       if (!handler) return answer(404, { ok: false, error_code: 404, description: 'Not Found: method not found' });
       try {
-        answer(200, { ok: true, result: await handler(body) });
+        answer(200, { ok: true, result: await handler(body, response) });
       } catch (error) {
         const { code, description } = error as { code: number; description: string };
         answer(code ?? 500, { ok: false, error_code: code ?? 500, description: description ?? String(error) });
@@ -192,6 +212,7 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
         callback_query: { id: `cb${nextUpdateId}`, from: { id: user.id, is_bot: false, first_name: 'Ana' }, chat_instance: 'x', data, message: { message_id: messageId, date: 0, chat: { id: Number(sent?.chatId ?? user.id), type: 'private' }, text: sent?.text ?? '' } },
       });
     },
+    conflicts: () => conflicts,
     throttle(limit) {
       perSecond = limit;
     },
