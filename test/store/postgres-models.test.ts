@@ -50,6 +50,7 @@ async function writeAndReadEveryModel(db: PostgresDb) {
     pairing: await db.channelPairing.create({ data: { code: 'K7Q2MX', channelId: 'ch-1', sender: 'irc:ana!a@h', senderName: 'ana', address: 'ana', firstText: 'hola', expiresAt: at, createdAt: at } }),
     binding: await db.channelBinding.create({ data: { id: 'b-1', channelId: 'ch-1', sender: 'irc:ana!a@h', senderName: 'ana', address: 'ana', sessionId, push: 'cards', quietHours: '{"from":"22:00","to":"07:00"}', createdAt: at } }),
     offset: await db.channelOffset.create({ data: { channelId: 'ch-1', value: '12345', updatedAt: at } }),
+    inbound: await db.channelInbound.create({ data: { messageId: message.id, sessionId, bindingId: 'b-1', createdAt: at } }).then((row) => ({ ...row, messageId: 0 })),
     outbox: { ...(await db.channelOutbox.create({ data: { channelId: 'ch-1', address: 'ana', payload: '{"text":"hi"}', state: 'sent', providerMessageId: '77', attempts: 1, nextAt: at, createdAt: at, sentAt: at } })), id: 0 },
   };
   const loaded = await db.session.findUniqueOrThrow({ where: { id: sessionId }, include: { messages: true, toolCalls: true, tasks: true } });

@@ -4,6 +4,7 @@ CREATE TABLE "channel_inbound" (
     "message_id" INTEGER NOT NULL PRIMARY KEY,
     "session_id" TEXT NOT NULL,
     "binding_id" TEXT NOT NULL,
-    "created_at" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+    "created_at" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "channel_inbound_session_id_fkey" FOREIGN KEY ("session_id") REFERENCES "sessions" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 CREATE INDEX "channel_inbound_session_id_idx" ON "channel_inbound"("session_id");
