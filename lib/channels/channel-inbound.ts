@@ -65,7 +65,12 @@ export async function handleMessage(context: InboundContext, message: InboundMes
 
   const command = /^[/!](status|pause|resume|stop|new|approve|always|deny|answer)(?:@\w+)?(?:\s+([\s\S]*))?$/i.exec(text);
   const session = await boundSession(context.host, binding);
-  if (command && !text.includes('\n')) return runCommand(context, binding, session, command[1]!.toLowerCase(), (command[2] ?? '').trim());
+  if (command && !text.includes('\n')) {
+    const name = command[1]!.toLowerCase();
+    // A persona's chat whose sessions all rest: /status and /resume reach the latest of them.
+    const resting = !session && binding.persona && (name === 'resume' || name === 'status') ? await context.host.latestPausedSession(binding.persona) : null;
+    return runCommand(context, binding, session ?? resting, name, (command[2] ?? '').trim());
+  }
   if (!session) return reply(context, binding.address, `No session is bound here now${binding.persona ? ` (no active session of ${binding.persona}: send /new ${binding.persona})` : ''}.`);
 
   // A reply to a task's question answers it.

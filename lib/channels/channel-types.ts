@@ -77,4 +77,6 @@ export interface ChannelHost {
   findSession(sessionId: string): Promise<SessionRecord | null>;
   /** The persona's most recently active session that is not paused, if any. */
   latestActiveSession(persona: string): Promise<SessionRecord | null>;
+  /** The persona's most recently active paused session (what /resume wakes for a persona's chat). */
+  latestPausedSession(persona: string): Promise<SessionRecord | null>;
 }

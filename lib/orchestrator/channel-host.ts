@@ -41,5 +41,6 @@ export function channelHost(orchestrator: ChannelHostSource): ChannelHost {
     createSession: (persona) => orchestrator.createSession({ persona }),
     findSession: (id) => findSession({ id }),
     latestActiveSession: (persona) => latestSessionOfPersona({ persona, status: 'active' }),
+    latestPausedSession: (persona) => latestSessionOfPersona({ persona, status: 'paused' }),
   };
 }

@@ -7,8 +7,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { closeDb } from '@/lib/store/db';
-import { enqueueOutbox, listOpenPairings, listBindings, saveChannel, outboxCounts } from '@/lib/store/channels-repository';
+import { enqueueOutbox, listChannels, listOpenPairings, listBindings, saveChannel, outboxCounts } from '@/lib/store/channels-repository';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
+import { findTask } from '@/lib/store/tasks-repository';
+import { submitTaskSchema } from '@/lib/store/task-types';
+import { getDb } from '@/lib/store/db';
+import { signCallback } from '@/lib/channels/telegram-channel';
 import { readWholeSession } from '@/lib/store/messages-repository';
 import { mergeChannelConfig, channelInputSchema } from '@/lib/channels/channel-config';
 import { approveAndBind, approvePairingSchema } from '@/lib/channels/channel-pairing';
@@ -145,4 +149,50 @@ describe('a session over Telegram', () => {
     expect(await outboxCounts(channelId)).toMatchObject({ pending: 0, failed: 0 });
     telegram.throttle(null);
   }, 40_000);
+
+  it("a persona's chat: commands, a task's question answered by replying, another chat's card refused", async () => {
+    const bea = { id: 5151, username: 'bea' };
+    const [session] = (await listBindings({ channelId })).map((binding) => binding.sessionId!);
+    telegram.userWrites(bea, 'hi');
+    const last = () => textsTo(bea.id).at(-1) ?? '';
+    await expect.poll(last, { timeout: 10_000 }).toMatch(/^Pairing code/);
+    await expect.poll(async () => (await listOpenPairings(channelId, new Date())).length, { timeout: 10_000 }).toBe(1);
+    const [pairing] = await listOpenPairings(channelId, new Date());
+    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, persona: 'tester', push: 'cards' }));
+    orchestrator.channels!.wake(channelId);
+    await expect.poll(last, { timeout: 10_000 }).toMatch(/^Paired/);
+    // A persona's chat talks to its latest active session: none while the restart left it paused.
+    telegram.userWrites(bea, 'anyone there?');
+    await expect.poll(last, { timeout: 10_000 }).toMatch(/^No session is bound here now \(no active session of tester/);
+    telegram.userWrites(bea, '/resume');
+    await expect.poll(last, { timeout: 10_000 }).toBe('Resumed.');
+
+    telegram.userWrites(bea, '/status');
+    await expect.poll(last, { timeout: 10_000 }).toMatch(/: active \(persona tester\)$/);
+    telegram.userWrites(bea, '/pause');
+    await expect.poll(last, { timeout: 10_000 }).toBe('Paused.');
+    expect((await orchestrator.mindState(session!))?.running ?? false).toBe(false);
+    telegram.userWrites(bea, '/resume');
+    await expect.poll(last, { timeout: 10_000 }).toBe('Resumed.');
+
+    // A task's question reaches the chat (even pushing cards only) and a reply to it answers it.
+    const task = await orchestrator.tasks.submit(session!, submitTaskSchema.parse({ goal: 'Pick a colour [[ask]]' }));
+    await expect.poll(last, { timeout: 15_000 }).toContain('asks: Which colour?');
+    const question = telegram.sent.filter((message) => message.chatId === String(bea.id)).at(-1)!;
+    telegram.userWrites(bea, 'teal', question.messageId);
+    await expect.poll(async () => (await findTask(task.id))?.result, { timeout: 15_000 }).toBe('Colour chosen: teal');
+
+    // A button signed for a card sent to another chat: refused, nothing decided.
+    telegram.userWrites(ana, 'One more card [[tools]]');
+    await expect.poll(() => telegram.sent.filter((message) => message.chatId === String(ana.id) && message.replyMarkup?.inline_keyboard.length).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(4);
+    const rows = await (await getDb()).channelOutbox.findMany({ where: { channelId, address: String(ana.id) }, orderBy: { id: 'desc' } });
+    const card = rows.find((row) => row.payload.includes('"card"'))!;
+    const secret = ((await listChannels()).find((channel) => channel.id === channelId)!.config as { callback_secret: string }).callback_secret;
+    const answers = telegram.callbackAnswers.length;
+    telegram.userPresses(bea, question.messageId, signCallback(secret, channelId, card.id, 'approve'));
+    await expect.poll(() => telegram.callbackAnswers.length, { timeout: 10_000 }).toBe(answers + 1);
+    expect(telegram.callbackAnswers.at(-1)!.text).toMatch(/not valid here|No card/);
+    const callId = (JSON.parse(card.payload) as { card: { callId: string } }).card.callId;
+    expect((await listToolCalls({ sessionId: session! })).find((call) => call.id === callId)?.status).toBe('awaiting_approval');
+  }, 60_000);
 });
