@@ -1,6 +1,7 @@
 // The session page's state: REST pages and live events merged into one truth. Messages are kept
 // by id, so a page fetched after a reconnect and the events that arrived meanwhile never
 // duplicate; `seq` tells when events were missed (a gap) and the page must re-read over REST.
+import type { ScheduleJson } from '@/lib/store/triggers-repository';
 import type { EventOf, MindState, OrchestratorEvent } from '@/lib/mind/events';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 import type { MessageJson, MoodAndCriteriaJson } from '@/lib/store/messages-repository';
@@ -49,6 +50,8 @@ export interface SessionState {
   toolCalls: Record<string, ToolCallJson>;
   /** The session's tasks by id, as their events last said. */
   tasks: Record<string, TaskJson>;
+  /** Schedules as their events told (the Schedules panel reads the rest over REST). */
+  schedules: Record<string, ScheduleJson>;
   /** Live output of running calls, by call id. */
   toolOutput: Record<string, string>;
   /** Memory consolidations by id (the Subconscious panel), from REST and events. */
@@ -80,6 +83,7 @@ export function initialSessionState(): SessionState {
     streaming: null,
     toolCalls: {},
     tasks: {},
+    schedules: {},
     toolOutput: {},
     consolidations: {},
     deleted: false,
@@ -212,6 +216,13 @@ function reduceEvent(state: SessionState, event: OrchestratorEvent): SessionStat
     case 'task.failed':
     case 'task.cancelled':
       return { ...state, tasks: { ...state.tasks, [event.task.id]: event.task } };
+    case 'schedule.created':
+    case 'schedule.fired':
+    case 'schedule.skipped':
+    case 'schedule.failed':
+      return { ...state, schedules: { ...state.schedules, [event.schedule.id]: event.schedule } };
+    case 'hook.received':
+      return state;
     case 'memory-consolidation':
       return { ...state, consolidations: { ...state.consolidations, [event.consolidation.id]: event.consolidation } };
     case 'tool-output': {

@@ -19,6 +19,8 @@ const envSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
   /** Seed 003's *Working* pause between a task's steps. */
   AGENTCSD_TASK_STEP_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
+  /** Active schedules a persona may have at once (its sessions together), user's and agent's. */
+  AGENTCSD_MAX_SCHEDULES: z.coerce.number().int().min(1).max(10_000).default(20),
   /** What runs tasks: `memory` (one process) or `dbos` (durable, on AGENTCSD_DATABASE_URL). */
   AGENTCSD_ENGINE: z.enum(['memory', 'dbos']).default('memory'),
   /** PostgreSQL for the durable engine, e.g. postgres://agentcsd@127.0.0.1:5432/agentcsd. */

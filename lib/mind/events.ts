@@ -6,6 +6,7 @@ import type { MessageJson, MoodAndCriteriaJson } from '@/lib/store/messages-repo
 import type { SessionStatus } from '@/lib/store/sessions-repository';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 import type { TaskJson } from '@/lib/store/tasks-repository';
+import type { ScheduleJson } from '@/lib/store/triggers-repository';
 import type { Activity } from './pacing';
 import type { SubconsciousOutput } from '@/lib/mind/tags/parse-subconscious-output';
 
@@ -34,7 +35,13 @@ export type TurnOutcome = 'complete' | 'stopped' | 'failed';
 export const TASK_EVENTS = ['task.created', 'task.started', 'task.step', 'task.blocked', 'task.completed', 'task.failed', 'task.cancelled'] as const;
 export type TaskEventName = (typeof TASK_EVENTS)[number];
 
-export interface EventPayloads extends Record<TaskEventName, { task: TaskJson }> {
+/** A schedule's life (lib/triggers): made, fired, a slot skipped, a fire failed. */
+export const SCHEDULE_EVENTS = ['schedule.created', 'schedule.fired', 'schedule.skipped', 'schedule.failed'] as const;
+export type ScheduleEventName = (typeof SCHEDULE_EVENTS)[number];
+
+export interface EventPayloads extends Record<TaskEventName, { task: TaskJson }>, Record<ScheduleEventName, { schedule: ScheduleJson; traceId: string; result?: string }> {
+  /** A webhook's delivery was accepted and its action started. */
+  'hook.received': { hookId: string; deliveryId: string; traceId: string; result: string };
   'session-status': { status: SessionStatus; reason?: string };
   'session-updated': { name: string };
   'session-deleted': Record<string, never>;

@@ -51,6 +51,8 @@ import { SessionPlacement } from './session-placement';
 import { TokenCalibration } from '@/lib/mind/token-budget';
 import { ChannelService } from '@/lib/channels/channel-service';
 import { channelHost } from './channel-host';
+import { Scheduler } from '@/lib/triggers/scheduler';
+import { triggerHost } from './trigger-host';
 
 
 export const sendMessageInputSchema = z
@@ -117,12 +119,15 @@ export class Orchestrator {
   readonly vectors = new VectorIndexer();
   /** Telegram and IRC (lib/channels); null in a process that does not connect them. */
   readonly channels: ChannelService | null;
+  /** Schedules (lib/triggers): one timer for all of them; every process runs one, each slot fires once. */
+  readonly scheduler: Scheduler;
 
   /** Options exist for tests (a scripted backend, a simulated clock); the app uses the defaults. */
   constructor(options: OrchestratorOptions = {}) {
     const clock = options.clock ?? realClock;
     const engine = options.engine ?? new InMemoryEngine(clock);
     this.channels = options.channels ? new ChannelService(channelHost(this), { leased: !!options.cluster }) : null;
+    this.scheduler = new Scheduler(triggerHost(this, clock));
     this.deps = {
       cycles: new CycleRuns(engine),
       turnRuns: new TurnRuns(engine),
@@ -201,6 +206,7 @@ export class Orchestrator {
     await this.placement.start(() => listSessionIdsByStatus({ status: 'active' }));
     this.vectors.start();
     await this.channels?.start().catch((error: unknown) => console.error('[channels] could not start', error));
+    await this.scheduler.start().catch((error: unknown) => console.error('[schedules] could not start', error));
   }
 
   /** Closing the program pauses every running session (seed 000 section 10.4). */
@@ -209,6 +215,7 @@ export class Orchestrator {
     this.started = false;
     this.tasks.beginShutdown(); // tasks stay running or blocked for the restart
     await this.channels?.stop();
+    await this.scheduler.stop();
     const minds = [...this.minds.values()];
     this.minds.clear();
     await Promise.all(minds.map((mind) => mind.stop({ graceMs: shutdownGraceMs })));

@@ -105,3 +105,9 @@ export async function readWholeSession(input: { sessionId: string }) {
   ]);
   return { messages: messages.map((row) => ({ ...row, layer: row.layer as Layer })), moodAndCriteria, summaries, calls };
 }
+
+/** Whether the session already has this exact user message since `since` (a scheduled message delivered before a crash). */
+export async function hasUserMessage(input: { sessionId: string; content: string; since: Date }): Promise<boolean> {
+  const db = await getDb();
+  return (await db.message.count({ where: { sessionId: input.sessionId, tag: 'ED_user', content: input.content, createdAt: { gte: input.since } } })) > 0;
+}

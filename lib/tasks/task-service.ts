@@ -54,8 +54,13 @@ export class TaskService {
     this.workflow = deps.engine.define('task.run', (context, taskId: string) => runTaskWorkflow(context, this.workflowDeps(), taskId));
   }
 
-  async submit(sessionId: string, input: SubmitTaskInput): Promise<TaskRecord> {
-    const task = await insertTask({ id: randomUUID(), sessionId, goal: input.goal, context: input.context ?? null, constraints: input.constraints, traceId: randomUUID() });
+  /** A new task; `ids` fixes its id and trace (a schedule's slot: submitting it again returns the same task). */
+  async submit(sessionId: string, input: SubmitTaskInput, ids?: { id: string; traceId: string }): Promise<TaskRecord> {
+    if (ids) {
+      const existing = await findTask(ids.id);
+      if (existing) return existing;
+    }
+    const task = await insertTask({ id: ids?.id ?? randomUUID(), sessionId, goal: input.goal, context: input.context ?? null, constraints: input.constraints, traceId: ids?.traceId ?? randomUUID() });
     this.announce('created', task);
     await this.schedule(sessionId);
     return (await findTask(task.id)) ?? task;

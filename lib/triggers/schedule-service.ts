@@ -1,0 +1,110 @@
+// Making and changing schedules, the same for the page's routes and the agent's `schedule` tool:
+// the expression must give a next time (a one-shot in the past is refused), a persona has at most
+// AGENTCSD_MAX_SCHEDULES active schedules, and every change is announced.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { readEnv } from '@/lib/config/env';
+import { withoutNul } from '@/lib/config/text-schema';
+import type { EventBus } from '@/lib/mind/events';
+import { findSession } from '@/lib/store/sessions-repository';
+import { taskConstraintsSchema } from '@/lib/store/task-types';
+import { countActiveSchedulesOfPersona, insertSchedule, scheduleJson, updateSchedule, type ScheduleRecord } from '@/lib/store/triggers-repository';
+import { nextFireAfter, ScheduleExpressionError, timeZoneSchema } from './schedule-times';
+
+const text = (max: number) => withoutNul(z.string().trim().min(1).max(max));
+
+export const scheduleActionSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('message'), text: text(4_000) }).strict(),
+  z.object({ kind: z.literal('task'), goal: text(2_000), constraints: taskConstraintsSchema.partial().optional() }).strict(),
+]);
+
+export const createScheduleSchema = z
+  .object({
+    name: text(120).optional(),
+    kind: z.enum(['once', 'cron']),
+    expression: text(200),
+    time_zone: timeZoneSchema.default('UTC'),
+    action: scheduleActionSchema,
+    catch_up: z.enum(['once', 'skip']).default('once'),
+  })
+  .strict();
+export type CreateScheduleInput = z.infer<typeof createScheduleSchema>;
+
+export const patchScheduleSchema = z
+  .object({
+    state: z.enum(['active', 'paused']).optional(),
+    name: text(120).optional(),
+    expression: text(200).optional(),
+    time_zone: timeZoneSchema.optional(),
+    action: scheduleActionSchema.optional(),
+    catch_up: z.enum(['once', 'skip']).optional(),
+  })
+  .strict();
+
+export class ScheduleError extends Error {
+  constructor(
+    readonly code: 'validation' | 'not_found' | 'conflict',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ScheduleError';
+  }
+}
+
+function firstFire(schedule: { kind: 'once' | 'cron'; expression: string; timeZone: string }, now: Date): Date {
+  try {
+    const next = nextFireAfter(schedule, now);
+    if (!next) throw new ScheduleError('validation', `${schedule.expression} (${schedule.timeZone}) is in the past`);
+    return next;
+  } catch (error) {
+    if (error instanceof ScheduleExpressionError) throw new ScheduleError('validation', error.message);
+    throw error;
+  }
+}
+
+export async function createSchedule(input: { sessionId: string; body: CreateScheduleInput; createdBy: 'user' | 'agent'; now: Date; bus?: EventBus }): Promise<ScheduleRecord> {
+  const session = await findSession({ id: input.sessionId });
+  if (!session) throw new ScheduleError('not_found', `No session ${input.sessionId}`);
+  const { body } = input;
+  const nextFireAt = firstFire({ kind: body.kind, expression: body.expression, timeZone: body.time_zone }, input.now);
+  const cap = readEnv().AGENTCSD_MAX_SCHEDULES;
+  if ((await countActiveSchedulesOfPersona(session.personaName)) >= cap) {
+    throw new ScheduleError('conflict', `${session.personaName} already has ${cap} active schedules (AGENTCSD_MAX_SCHEDULES): pause or delete one first`);
+  }
+  const name = body.name ?? (body.action.kind === 'message' ? body.action.text : body.action.goal).slice(0, 60);
+  const schedule = await insertSchedule({
+    id: randomUUID(),
+    sessionId: session.id,
+    name,
+    kind: body.kind,
+    expression: body.expression,
+    timeZone: body.time_zone,
+    action: body.action,
+    catchUp: body.catch_up,
+    createdBy: input.createdBy,
+    nextFireAt,
+  });
+  input.bus?.emit('schedule.created', session.id, { schedule: scheduleJson(schedule), traceId: schedule.id });
+  return schedule;
+}
+
+/** Pause, resume or edit: the next time is computed again from now. */
+export async function changeSchedule(input: { schedule: ScheduleRecord; patch: z.infer<typeof patchScheduleSchema>; now: Date }): Promise<ScheduleRecord> {
+  const { schedule, patch } = input;
+  if (schedule.state === 'done' && patch.state === 'active' && !patch.expression) throw new ScheduleError('conflict', 'This one-shot schedule already fired: give it a new time to use it again');
+  const kindTimes = { kind: schedule.kind, expression: patch.expression ?? schedule.expression, timeZone: patch.time_zone ?? schedule.timeZone };
+  const state = patch.state ?? (schedule.state === 'done' && patch.expression ? 'active' : schedule.state);
+  const nextFireAt = state === 'active' ? firstFire(kindTimes, input.now) : schedule.nextFireAt;
+  const updated = await updateSchedule(schedule.id, {
+    state,
+    nextFireAt,
+    ...(patch.name && { name: patch.name }),
+    ...(patch.expression && { expression: patch.expression }),
+    ...(patch.time_zone && { timeZone: patch.time_zone }),
+    ...(patch.action && { action: patch.action }),
+    ...(patch.catch_up && { catchUp: patch.catch_up }),
+    ...(patch.state === 'active' && { failures: 0 }),
+  });
+  if (!updated) throw new ScheduleError('not_found', `No schedule ${schedule.id}`);
+  return updated;
+}
