@@ -25,7 +25,13 @@ export async function readJsonBody<T>(request: Request, schema: z.ZodType<T>, li
 }
 
 async function readLimitedText(request: Request, limit: number): Promise<string> {
-  if (!request.body) return '';
+  return new TextDecoder().decode(await readLimitedBytes(request, limit));
+}
+
+/** The raw body, refused (413) past `limit` bytes without reading the rest. */
+export async function readLimitedBytes(request: Request, limit: number): Promise<Buffer> {
+  if (Number(request.headers.get('content-length') ?? '0') > limit) throw new ApiError('payload_too_large', `Body is larger than ${limit} bytes`);
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -39,7 +45,7 @@ async function readLimitedText(request: Request, limit: number): Promise<string>
     }
     chunks.push(value);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }
 
 export function parseSearchParams<T>(request: Request, schema: z.ZodType<T>): T {

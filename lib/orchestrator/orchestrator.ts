@@ -51,7 +51,7 @@ import { SessionPlacement } from './session-placement';
 import { TokenCalibration } from '@/lib/mind/token-budget';
 import { ChannelService } from '@/lib/channels/channel-service';
 import { channelHost } from './channel-host';
-import { Scheduler } from '@/lib/triggers/scheduler';
+import { Scheduler, type TriggerHost } from '@/lib/triggers/scheduler';
 import { triggerHost } from './trigger-host';
 
 
@@ -121,13 +121,16 @@ export class Orchestrator {
   readonly channels: ChannelService | null;
   /** Schedules (lib/triggers): one timer for all of them; every process runs one, each slot fires once. */
   readonly scheduler: Scheduler;
+  /** What schedules and webhooks may do here (the webhook route uses it too). */
+  readonly triggerHost: TriggerHost;
 
   /** Options exist for tests (a scripted backend, a simulated clock); the app uses the defaults. */
   constructor(options: OrchestratorOptions = {}) {
     const clock = options.clock ?? realClock;
     const engine = options.engine ?? new InMemoryEngine(clock);
     this.channels = options.channels ? new ChannelService(channelHost(this), { leased: !!options.cluster }) : null;
-    this.scheduler = new Scheduler(triggerHost(this, clock));
+    this.triggerHost = triggerHost(this, clock);
+    this.scheduler = new Scheduler(this.triggerHost);
     this.deps = {
       cycles: new CycleRuns(engine),
       turnRuns: new TurnRuns(engine),

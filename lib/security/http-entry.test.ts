@@ -47,3 +47,21 @@ describe('the guarded entry never throws', () => {
     expect(guardRequest(request({ cookie: 'agentcsd_token=secret-token' }), withToken)).toEqual({ ok: true });
   });
 });
+
+describe('webhook deliveries (issue 29)', () => {
+  const hook = '/api/hooks/00000000-0000-4000-8000-000000000001';
+  it('POST to a hook needs no Origin and no token (its route checks the signature); its Host still must be ours', () => {
+    for (const options of [open, withToken]) {
+      expect(guardRequest(request({ method: 'POST', url: hook }), options)).toEqual({ ok: true });
+      expect(guardRequest(request({ method: 'POST', url: hook, origin: 'https://github.com' }), options)).toEqual({ ok: true });
+      expect(guardRequest(request({ method: 'POST', url: hook, host: 'evil.com:3000' }), options)).toMatchObject({ ok: false, status: 421 });
+    }
+  });
+  it('only POST, only that path: managing a hook, or a look-alike path, is guarded as every route', () => {
+    expect(guardRequest(request({ method: 'DELETE', url: hook }), open)).toMatchObject({ ok: false, status: 403, code: 'origin_required' });
+    expect(guardRequest(request({ method: 'PATCH', url: hook, origin: 'http://localhost:3000' }), withToken)).toMatchObject({ ok: false, status: 401 });
+    for (const url of [`${hook}/x`, '/api/hooks', `/api/sessions${hook}`, `/x${hook}`]) {
+      expect(guardRequest(request({ method: 'POST', url }), open), url).toMatchObject({ ok: false, status: 403 });
+    }
+  });
+});

@@ -45,12 +45,14 @@ export function parseRequestTarget(raw: string | undefined): RequestTarget | und
 /** The guard's verdict for a request, never a throw: malformed input is a 400. */
 export function guardRequest(request: IncomingMessage, options: GuardOptions, method = request.method ?? 'GET'): GuardVerdict {
   try {
-    if (!parseRequestTarget(request.url)) {
+    const target = parseRequestTarget(request.url);
+    if (!target) {
       return { ok: false, status: 400, code: 'bad_request', message: 'The request target must be a path on this server' };
     }
+    const webhook = method.toUpperCase() === 'POST' && /^\/api\/hooks\/[^/]+$/.test(target.pathname);
     const token = tokenFromHeaders({ authorization: request.headers.authorization, cookie: request.headers.cookie });
     if (token === null) return { ok: false, status: 400, code: 'bad_request', message: 'The access-token cookie is not valid percent-encoding' };
-    return checkRequest({ method, host: request.headers.host, origin: request.headers.origin, token }, options);
+    return checkRequest({ method, host: request.headers.host, origin: request.headers.origin, token, webhook }, options);
   } catch {
     return { ok: false, status: 400, code: 'bad_request', message: 'The request could not be read' };
   }

@@ -17,6 +17,11 @@ export interface GuardInput {
   origin: string | undefined;
   /** Value of the `agentcsd_token` cookie or the `Authorization: Bearer` header. */
   token?: string | undefined;
+  /**
+   * A delivery to a webhook (`POST /api/hooks/:id`): it comes from another server, with no Origin
+   * and no access token — the route refuses anything its hook's secret did not sign.
+   */
+  webhook?: boolean;
 }
 
 export type GuardVerdict = { ok: true } | { ok: false; status: number; code: string; message: string };
@@ -65,6 +70,7 @@ export function checkRequest(input: GuardInput, options: GuardOptions): GuardVer
   if (!isAllowedHost(input.host, options)) {
     return { ok: false, status: 421, code: 'forbidden_host', message: 'Host not allowed' };
   }
+  if (input.webhook) return { ok: true };
   if (input.origin !== undefined && !isAllowedOrigin(input.origin, options)) {
     return { ok: false, status: 403, code: 'forbidden_origin', message: 'Origin not allowed' };
   }
