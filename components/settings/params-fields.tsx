@@ -1,7 +1,7 @@
 'use client';
 
 import { pacingModes, triggerModes, type SessionParams } from '@/lib/config/model-config';
-import { BUILTIN_TOOL_NAMES, GATED_TOOL_NAMES } from '@/lib/tools/builtin-tool-names';
+import { BUILTIN_TOOL_NAMES, GATED_TOOL_NAMES, SOMETIMES_GATED_TOOL_NAMES } from '@/lib/tools/builtin-tool-names';
 
 export interface ParamsFormValue {
   summary_every_n: string;
@@ -99,6 +99,7 @@ export function ParamsFields(props: {
               />
               <span className="font-mono">{name}</span>
               {GATED_TOOL_NAMES.includes(name) && <span className="text-xs text-zinc-500">(asks you first)</span>}
+              {SOMETIMES_GATED_TOOL_NAMES.includes(name) && <span className="text-xs text-zinc-500">(asks for recurring ones)</span>}
             </label>
           ))}
         </div>

@@ -94,13 +94,14 @@ export class SessionToolbox {
     if (!tool) {
       return { ...base, approval: 'none', status: 'failed', result: `CAPABILITY_NOT_AVAILABLE: there is no tool named "${call.name}" in this session. Available: ${this.deps.registry.definitions().map((definition) => definition.name).join(', ') || 'none'}.` };
     }
-    const approval = tool.approval === 'required' ? 'required' : 'none';
+    let approval: NewToolCall['approval'] = tool.approval === 'required' ? 'required' : 'none';
     if (call.input === null) return { ...base, approval, status: 'failed', result: call.inputError ?? 'The arguments are not a JSON object' };
     const parsed = tool.args.safeParse(call.input);
     if (!parsed.success) {
       const details = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ');
       return { ...base, approval, status: 'failed', result: `Invalid arguments for ${call.name}: ${details}` };
     }
+    if (tool.approvalFor) approval = tool.approvalFor(parsed.data) === 'required' ? 'required' : 'none';
     const verdict = decideByRules(rules, this.factsOf(call.name, call.input));
     if (verdict.verdict === 'deny') {
       return { ...base, approval, status: 'denied', decision: { decision: 'deny', by: 'rule', ruleId: verdict.rule.id }, result: `Denied by a rule the user set for ${call.name}.` };

@@ -4,10 +4,11 @@ import { BUILTIN_TOOL_NAMES } from '@/lib/tools/builtin-tool-names';
 import { fileTools } from '@/lib/tools/file-tools';
 import { shellTools } from '@/lib/tools/shell-tools';
 import { memoryTools } from '@/lib/memory/memory-tools';
+import { scheduleTool } from '@/lib/triggers/schedule-tool';
 import type { Tool, ToolDefinition } from '@/lib/tools/tool-types';
 
 /** Every built-in tool, in the order models see them. */
-export const builtinTools: readonly Tool[] = [...fileTools, ...shellTools, ...memoryTools] as Tool[];
+export const builtinTools: readonly Tool[] = [...fileTools, ...shellTools, ...memoryTools, scheduleTool] as Tool[];
 
 export const builtinToolNames: readonly string[] = BUILTIN_TOOL_NAMES;
 

@@ -36,6 +36,10 @@ export function capabilitiesOf(graph: AgentGraph): CapabilitySet {
   const connected = graph.nodes.filter((node) => targets.has(node.id)).sort((a, b) => a.id.localeCompare(b.id));
   const ofType = (type: NodeType) => connected.filter((node) => node.type === type);
   const tools = new Set<string>();
+  // Triggers point at the core: a schedule trigger brings the agent its own `schedule` tool.
+  const triggerIds = new Set(graph.edges.filter((edge) => edge.target === core.id).map((edge) => edge.source));
+  const triggers = graph.nodes.filter((node) => triggerIds.has(node.id));
+  if (triggers.some((node) => node.type === 'trigger.schedule')) tools.add('schedule');
   for (const node of connected) {
     const brought = node.type === 'memory.kv' && node.config?.read_only === true ? ['recall'] : (TOOLS_OF[node.type as NodeType] ?? []);
     for (const tool of brought) tools.add(tool);
@@ -56,7 +60,7 @@ export function capabilitiesOf(graph: AgentGraph): CapabilitySet {
   };
 }
 
-/** Today's behaviour as a graph: both models, memory, files, bash, python, every MCP server, chat and end. */
+/** Today's behaviour as a graph: messages, schedules and webhooks wake it; both models, memory, files, bash, python, every MCP server, chat and end. */
 export function defaultGraph(personaName: string, mcpServers: readonly string[] = []): AgentGraph {
   const capabilities: GraphNode[] = [
     { id: 'c_model', type: 'model.llm', config: { role: 'c_model' } },
@@ -79,8 +83,19 @@ export function defaultGraph(personaName: string, mcpServers: readonly string[] 
     id: `${personaName}-agent`,
     version: 1,
     start: 'input',
-    nodes: [{ id: 'input', type: 'trigger.input', config: {}, position: { x: 400, y: 0 } }, { id: 'core', type: 'agent.core', config: { strategy: 'reactive' }, position: { x: 400, y: 140 } }, ...around],
-    edges: [{ id: 'e_input', source: 'input', target: 'core' }, ...capabilities.map((node) => ({ id: `e_${node.id}`, source: 'core', target: node.id }))],
+    nodes: [
+      { id: 'input', type: 'trigger.input', config: {}, position: { x: 400, y: 0 } },
+      { id: 'schedule', type: 'trigger.schedule', config: {}, position: { x: 200, y: 0 } },
+      { id: 'webhook', type: 'trigger.webhook', config: {}, position: { x: 600, y: 0 } },
+      { id: 'core', type: 'agent.core', config: { strategy: 'reactive' }, position: { x: 400, y: 140 } },
+      ...around,
+    ],
+    edges: [
+      { id: 'e_input', source: 'input', target: 'core' },
+      { id: 'e_schedule', source: 'schedule', target: 'core' },
+      { id: 'e_webhook', source: 'webhook', target: 'core' },
+      ...capabilities.map((node) => ({ id: `e_${node.id}`, source: 'core', target: node.id })),
+    ],
   };
 }
 

@@ -6,6 +6,10 @@ import { httpToolConfigSchema, postgresToolConfigSchema } from '@/lib/tools/tool
 
 const configs = {
   'trigger.input': z.object({}).strict(),
+  /** Schedules may wake this agent, and it gets the `schedule` tool (issue 29). */
+  'trigger.schedule': z.object({}).strict(),
+  /** Webhooks may wake this agent (POST /api/hooks/:id, signed). */
+  'trigger.webhook': z.object({}).strict(),
   'agent.core': z
     .object({
       strategy: z.enum(['reactive']).default('reactive'),
@@ -59,6 +63,8 @@ export function kindOf(type: NodeType): NodeKind {
 /** What the palette and the node cards say about each type. */
 export const NODE_LABELS: Record<NodeType, { label: string; help: string }> = {
   'trigger.input': { label: 'User message', help: 'Starts a run when the user writes.' },
+  'trigger.schedule': { label: 'Schedule', help: 'Reminders and recurring jobs wake the agent; it may schedule them itself (recurring ones ask first).' },
+  'trigger.webhook': { label: 'Webhook', help: 'A signed call from another server wakes the agent with its payload, as untrusted data.' },
   'agent.core': { label: 'Agent core', help: 'The one node that decides; everything else is a capability it may use.' },
   'model.llm': { label: 'Model', help: 'A language model: the Internal Dialog (C) or the Subconscious (S).' },
   'memory.kv': { label: 'Memory', help: 'recall, remember, journal and forget_memory over what the persona remembers.' },

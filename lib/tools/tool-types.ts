@@ -43,6 +43,8 @@ export interface ToolOutcome {
 export interface Tool<Args = unknown> {
   definition: ToolDefinition;
   approval: ApprovalPolicy;
+  /** When the need for approval depends on the call (a reminder tomorrow vs a recurring job): decided on the server from the checked arguments. */
+  approvalFor?(args: Args): ApprovalPolicy;
   /** Where the tool comes from: shown in Settings and on the card. */
   source: 'builtin' | { mcpServer: string };
   args: z.ZodType<Args>;

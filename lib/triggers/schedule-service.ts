@@ -5,10 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { readEnv } from '@/lib/config/env';
 import { withoutNul } from '@/lib/config/text-schema';
-import type { EventBus } from '@/lib/mind/events';
 import { findSession } from '@/lib/store/sessions-repository';
 import { taskConstraintsSchema } from '@/lib/store/task-types';
-import { countActiveSchedulesOfPersona, insertSchedule, scheduleJson, updateSchedule, type ScheduleRecord } from '@/lib/store/triggers-repository';
+import { countActiveSchedulesOfPersona, insertSchedule, updateSchedule, type ScheduleRecord } from '@/lib/store/triggers-repository';
 import { nextFireAfter, ScheduleExpressionError, timeZoneSchema } from './schedule-times';
 
 const text = (max: number) => withoutNul(z.string().trim().min(1).max(max));
@@ -41,6 +40,18 @@ export const patchScheduleSchema = z
   })
   .strict();
 
+/** In-process listeners (the scheduler): a schedule was made or changed here, by a route or by the agent. */
+const listeners = new Set<(change: { created?: ScheduleRecord }) => void>();
+
+export function whenSchedulesChange(listener: (change: { created?: ScheduleRecord }) => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+function changed(change: { created?: ScheduleRecord }): void {
+  for (const listener of listeners) listener(change);
+}
+
 export class ScheduleError extends Error {
   constructor(
     readonly code: 'validation' | 'not_found' | 'conflict',
@@ -62,7 +73,7 @@ function firstFire(schedule: { kind: 'once' | 'cron'; expression: string; timeZo
   }
 }
 
-export async function createSchedule(input: { sessionId: string; body: CreateScheduleInput; createdBy: 'user' | 'agent'; now: Date; bus?: EventBus }): Promise<ScheduleRecord> {
+export async function createSchedule(input: { sessionId: string; body: CreateScheduleInput; createdBy: 'user' | 'agent'; now: Date }): Promise<ScheduleRecord> {
   const session = await findSession({ id: input.sessionId });
   if (!session) throw new ScheduleError('not_found', `No session ${input.sessionId}`);
   const { body } = input;
@@ -84,7 +95,7 @@ export async function createSchedule(input: { sessionId: string; body: CreateSch
     createdBy: input.createdBy,
     nextFireAt,
   });
-  input.bus?.emit('schedule.created', session.id, { schedule: scheduleJson(schedule), traceId: schedule.id });
+  changed({ created: schedule });
   return schedule;
 }
 
@@ -106,5 +117,6 @@ export async function changeSchedule(input: { schedule: ScheduleRecord; patch: z
     ...(patch.state === 'active' && { failures: 0 }),
   });
   if (!updated) throw new ScheduleError('not_found', `No schedule ${schedule.id}`);
+  changed({});
   return updated;
 }

@@ -14,6 +14,7 @@ import { listTasks, type TaskRecord } from '@/lib/store/tasks-repository';
 import { claimSlot, dueSchedules, findSchedule, listSchedules, nextDueAt, scheduleJson, updateSchedule, type ScheduleRecord } from '@/lib/store/triggers-repository';
 import { submitTaskSchema, type SubmitTaskInput } from '@/lib/store/task-types';
 import { nextFireAfter } from './schedule-times';
+import { whenSchedulesChange } from './schedule-service';
 
 /** A slot later than this when its turn comes counts as missed (catch-up policy applies). */
 export const MISSED_AFTER_MS = 60_000;
@@ -54,13 +55,20 @@ export class Scheduler {
 
   constructor(private readonly host: TriggerHost) {}
 
+  private unsubscribe: (() => void) | null = null;
+
   async start(): Promise<void> {
     this.stopped = false;
+    this.unsubscribe = whenSchedulesChange(({ created }) => {
+      if (created) this.host.bus.emit('schedule.created', created.sessionId, { schedule: scheduleJson(created), traceId: created.id });
+      this.poke();
+    });
     await this.recover();
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
+    this.unsubscribe?.();
     this.stopped = true;
     this.wake.abort();
     await this.loop;

@@ -7,7 +7,8 @@
 //                      calls — write_file, bash, python — and, once their results come back, a
 //                      reply quoting each result's first line. [[mcp]] does the same with two
 //                      calls to the everything__ tools of server-everything; [[remember]] keeps
-//                      what the user said with the remember tool.
+//                      what the user said with the remember tool; [[remind YYYY-MM-DD HH:MM]] makes a
+//                      one-shot reminder then and a weekday cron job with the schedule tool.
 import { unescapeTagContent } from '@/lib/mind/tags/escape';
 import type { FakeReply, FakeRequest } from './fake-server-core';
 
@@ -83,6 +84,17 @@ export function mindScript(request: FakeRequest): FakeReply {
   const user = tagContent(prompt, 'ED_user');
   if (user?.includes('[[remember]]') && offers(request.body, 'remember')) {
     return { text: '<ID_loud>I will remember that.</ID_loud>', toolCalls: [{ name: 'remember', input: { content: user.replace('[[remember]]', '').trim() } }] };
+  }
+  const remind = /\[\[remind (\S+ \S+)\]\]/.exec(user ?? '');
+  if (remind && offers(request.body, 'schedule')) {
+    // A reminder at the given local time, and a recurring job (which asks first).
+    return {
+      text: '<ID_loud>I will remind you, and check every weekday.</ID_loud>',
+      toolCalls: [
+        { name: 'schedule', input: { operation: 'create', kind: 'once', when: remind[1], time_zone: 'Europe/Madrid', message: 'Call the dentist' } },
+        { name: 'schedule', input: { operation: 'create', kind: 'cron', when: '0 8 * * 1-5', time_zone: 'Europe/Madrid', message: 'Morning check' } },
+      ],
+    };
   }
   if (user?.includes('[[mcp]]') && offers(request.body, 'everything__echo')) {
     return { text: '<ID_loud>Asking the MCP server.</ID_loud>', toolCalls: mcpStepCalls };

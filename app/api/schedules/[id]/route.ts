@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { ApiError } from '@/lib/http/api-error';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
 import { asApiError } from '@/lib/http/trigger-errors';
-import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { deleteSchedule, findSchedule, scheduleJson } from '@/lib/store/triggers-repository';
 import { changeSchedule, patchScheduleSchema } from '@/lib/triggers/schedule-service';
 
@@ -19,7 +18,6 @@ export const PATCH = handle(async (request, context: { params: Promise<{ id: str
   const changed = await changeSchedule({ schedule, patch, now: new Date() }).catch((error: unknown) => {
     throw asApiError(error);
   });
-  getOrchestrator().scheduler.poke();
   return Response.json({ schedule: scheduleJson(changed) });
 });
 
