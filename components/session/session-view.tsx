@@ -14,6 +14,7 @@ import { ChatPanel } from './chat-panel';
 import { ContextViewer } from './context-viewer';
 import { InternalPanel } from './internal-panel';
 import { TasksPanel } from './tasks-panel';
+import { SchedulesPanel } from './schedules-panel';
 import type { TaskJson } from '@/lib/store/tasks-repository';
 import type { ConsolidationJson } from '@/lib/mind/events';
 import { formatTime } from './panel-frame';
@@ -220,6 +221,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         </p>
       )}
       <TasksPanel sessionId={sessionId} tasks={state.tasks} onError={setError} />
+      <SchedulesPanel sessionId={sessionId} live={state.schedules} onError={setError} />
       <div className="grid gap-4 lg:grid-cols-3">
         <ChatPanel state={state} onSend={send} onStop={() => void stopReply()} onLoadEarlier={() => void loadEarlier('external')} onError={setError} />
         <InternalPanel state={state} onLoadEarlier={() => void loadEarlier('internal')} />

@@ -40,10 +40,16 @@ export const patchScheduleSchema = z
   })
   .strict();
 
-/** In-process listeners (the scheduler): a schedule was made or changed here, by a route or by the agent. */
-const listeners = new Set<(change: { created?: ScheduleRecord }) => void>();
+/**
+ * In-process listeners (the scheduler): a schedule was made or changed here, by a route or by the
+ * agent. On globalThis: server.ts and Next's bundled route handlers load separate module
+ * instances, and a route's change must reach the scheduler server.ts started.
+ */
+type ScheduleListener = (change: { created?: ScheduleRecord }) => void;
+const globalForSchedules = globalThis as typeof globalThis & { __agentcsdScheduleListeners?: Set<ScheduleListener> };
+const listeners = (globalForSchedules.__agentcsdScheduleListeners ??= new Set<ScheduleListener>());
 
-export function whenSchedulesChange(listener: (change: { created?: ScheduleRecord }) => void): () => void {
+export function whenSchedulesChange(listener: ScheduleListener): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
