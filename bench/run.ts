@@ -7,6 +7,7 @@ import { benchBrowser, browserTable } from './browser';
 import { benchPromptCache, cacheTable } from './prompt-cache';
 import { benchStreamingPath, loadTable, streamingTable } from './streaming-path';
 import { benchChannels, channelsTable } from './channels';
+import { benchTriggers, triggersTable } from './triggers';
 import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } from './tools';
 import { benchTaskOverhead, benchTaskTokens, tasksTables } from './tasks';
 import { defaultModelIds } from '@/lib/config/model-catalog';
@@ -45,6 +46,9 @@ console.log(loadTable(streaming));
 
 console.log('\n## Channels: a message from a chat against one from the page; the outbox against a throttling Bot API\n');
 console.log(channelsTable(await benchChannels({ samples: quick ? 10 : 40, outboxMessages: 300 })));
+
+console.log('\n## Schedules: slot to model call, and 1,000 schedules waiting\n');
+console.log(triggersTable(await benchTriggers({ reminders: quick ? 10 : 30, schedules: 1_000, idleMs: quick ? 10_000 : 30_000 })));
 
 console.log('\n## Tools: orchestration per tool step, sandbox start, decision to start\n');
 console.log(

@@ -20,6 +20,8 @@ import { whenSchedulesChange } from './schedule-service';
 export const MISSED_AFTER_MS = 60_000;
 /** The longest the timer sleeps: schedules made in another process are seen within it. */
 const MAX_SLEEP_MS = 60_000;
+/** The longest delay a Node timer takes (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 export const FAILURES_TO_PAUSE = 3;
 
 export interface TriggerHost {
@@ -56,6 +58,8 @@ export class Scheduler {
   constructor(private readonly host: TriggerHost) {}
 
   private unsubscribe: (() => void) | null = null;
+  /** Rounds the timer has run (each: fire what is due, look for the next slot): what waiting costs. */
+  rounds = 0;
 
   async start(): Promise<void> {
     this.stopped = false;
@@ -83,6 +87,7 @@ export class Scheduler {
   private async run(): Promise<void> {
     while (!this.stopped) {
       this.poked = false;
+      this.rounds++;
       try {
         await this.fireDue();
       } catch (error) {
@@ -99,7 +104,8 @@ export class Scheduler {
         const timer = setTimeout(resolve, MAX_SLEEP_MS);
         signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
       });
-      const due = next ? this.host.clock.sleep(Math.max(0, next.getTime() - this.host.clock.now()), signal) : rescan;
+      // Capped: a slot months away must not overflow a timer (Node fires those at once: a busy loop).
+      const due = next ? this.host.clock.sleep(Math.min(MAX_TIMER_MS, Math.max(0, next.getTime() - this.host.clock.now())), signal) : rescan;
       await Promise.race([due, rescan]);
       this.wake.abort(); // ends whichever wait is left
     }

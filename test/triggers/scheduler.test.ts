@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultParams, type LayerModelConfig } from '@/lib/config/model-config';
 import { EventBus } from '@/lib/mind/events';
+import { realClock } from '@/lib/clock/clock';
 import { getDb } from '@/lib/store/db';
 import { SessionPausedError } from '@/lib/mind/session-errors';
 import { insertSession } from '@/lib/store/sessions-repository';
@@ -167,5 +168,17 @@ describe('schedules on a simulated clock', () => {
     await startScheduler(paused.host);
     await clock.advance(11 * 60_000);
     expect(await findSchedule(resting.id)).toMatchObject({ state: 'active', failures: 0, lastResult: expect.stringMatching(/: the session is paused$/) });
+  });
+
+  it('a slot months away keeps the timer asleep (a 32-bit timer overflow made it spin: found by the benchmark)', async () => {
+    const clock = new FakeClock(Date.now());
+    const sessionId = await newSession();
+    await schedule(sessionId, clock, { kind: 'cron', expression: '0 0 1 1 *', action: { kind: 'message', text: 'new year' } });
+    let sleeps = 0;
+    const counting = { now: () => Date.now(), sleep: (ms: number, signal?: AbortSignal) => (sleeps++, realClock.sleep(ms, signal)) };
+    const { host } = recordingHost(clock);
+    await startScheduler({ ...host, clock: counting });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(sleeps).toBeLessThanOrEqual(2);
   });
 });
