@@ -22,7 +22,11 @@ export type ClusterRequest =
   | { kind: 'task-resume'; sessionId: string; taskId: string; input: string }
   | { kind: 'task-cancel'; sessionId: string; taskId: string };
 
-export type ClusterBroadcast = { kind: 'tool-call-decided'; callId: string } | { kind: 'tool-call-cancelled'; callId: string };
+export type ClusterBroadcast =
+  | { kind: 'tool-call-decided'; callId: string }
+  | { kind: 'tool-call-cancelled'; callId: string }
+  /** A schedule was made or changed: every process's timer looks again (the earliest slot may be new). */
+  | { kind: 'schedules-changed' };
 
 export interface ClusterMember {
   /** Runs a request for a session this process owns; what it returns goes back as JSON. */

@@ -52,6 +52,7 @@ import { TokenCalibration } from '@/lib/mind/token-budget';
 import { ChannelService } from '@/lib/channels/channel-service';
 import { channelHost } from './channel-host';
 import { Scheduler, type TriggerHost } from '@/lib/triggers/scheduler';
+import { whenSchedulesChange } from '@/lib/triggers/schedule-service';
 import { triggerHost } from './trigger-host';
 
 
@@ -110,6 +111,7 @@ export class Orchestrator {
   /** Where each session's mind runs: here, or in another process on the same database. */
   private readonly placement: SessionPlacement;
   private started = false;
+  private stopScheduleNotices: (() => void) | null = null;
   private readonly minds = new Map<string, SessionMind>();
   private readonly starting = new Map<string, Promise<void>>();
   private readonly deps: MindDependencies;
@@ -170,6 +172,7 @@ export class Orchestrator {
         approvals: this.deps.approvals,
         engine,
         channels: this.channels,
+        schedulesChanged: () => this.scheduler.poke(),
       },
       options.cluster ?? null,
     );
@@ -210,6 +213,8 @@ export class Orchestrator {
     this.vectors.start();
     await this.channels?.start().catch((error: unknown) => console.error('[channels] could not start', error));
     await this.scheduler.start().catch((error: unknown) => console.error('[schedules] could not start', error));
+    // A schedule made here may be due before another process's timer looks again: tell them.
+    if (this.placement.cluster) this.stopScheduleNotices = whenSchedulesChange(() => void this.placement.broadcast({ kind: 'schedules-changed' }).catch(() => undefined));
   }
 
   /** Closing the program pauses every running session (seed 000 section 10.4). */
@@ -218,6 +223,7 @@ export class Orchestrator {
     this.started = false;
     this.tasks.beginShutdown(); // tasks stay running or blocked for the restart
     await this.channels?.stop();
+    this.stopScheduleNotices?.();
     await this.scheduler.stop();
     const minds = [...this.minds.values()];
     this.minds.clear();

@@ -27,6 +27,8 @@ export interface PlacementHost {
   engine: ExecutionEngine;
   /** The channels this process connects, when it connects any. */
   channels: ChannelService | null;
+  /** Another process made or changed a schedule: this one's timer looks again. */
+  schedulesChanged(): void;
 }
 
 export type Place = { here: SessionMind | null } | { owner: string };
@@ -148,7 +150,8 @@ export class SessionPlacement implements ClusterMember {
 
   hear(event: ClusterBroadcast): void {
     if (event.kind === 'tool-call-decided') this.host.approvals.notify(event.callId);
-    else this.host.approvals.cancelRunning(event.callId);
+    else if (event.kind === 'tool-call-cancelled') this.host.approvals.cancelRunning(event.callId);
+    else this.host.schedulesChanged();
   }
 
   /** A dead process's sessions came here: its unfinished durable runs (tasks) continue here too. */

@@ -50,6 +50,9 @@ async function writeAndReadEveryModel(db: PostgresDb) {
     pairing: await db.channelPairing.create({ data: { code: 'K7Q2MX', channelId: 'ch-1', sender: 'irc:ana!a@h', senderName: 'ana', address: 'ana', firstText: 'hola', expiresAt: at, createdAt: at } }),
     binding: await db.channelBinding.create({ data: { id: 'b-1', channelId: 'ch-1', sender: 'irc:ana!a@h', senderName: 'ana', address: 'ana', sessionId, push: 'cards', quietHours: '{"from":"22:00","to":"07:00"}', createdAt: at } }),
     offset: await db.channelOffset.create({ data: { channelId: 'ch-1', value: '12345', updatedAt: at } }),
+    schedule: await db.schedule.create({ data: { id: 'sch-1', sessionId, name: 'inbox', kind: 'cron', expression: '0 8 * * 1-5', timeZone: 'Europe/Madrid', action: '{"kind":"message","text":"x"}', createdBy: 'agent', nextFireAt: at, lastFireAt: at, lastResult: 'message sent', failures: 1, createdAt: at, updatedAt: at } }),
+    hook: await db.hook.create({ data: { id: 'hook-1', sessionId, name: 'ci', secret: 's3cret', action: '{"kind":"message"}', createdAt: at } }),
+    delivery: { ...(await db.hookDelivery.create({ data: { hookId: 'hook-1', deliveryId: 'd-1', receivedAt: at } })), id: 0 },
     inbound: await db.channelInbound.create({ data: { messageId: message.id, sessionId, bindingId: 'b-1', createdAt: at } }).then((row) => ({ ...row, messageId: 0 })),
     outbox: { ...(await db.channelOutbox.create({ data: { channelId: 'ch-1', address: 'ana', payload: '{"text":"hi"}', state: 'sent', providerMessageId: '77', attempts: 1, nextAt: at, createdAt: at, sentAt: at } })), id: 0 },
   };
