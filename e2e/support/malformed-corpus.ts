@@ -29,6 +29,9 @@ export async function sendMalformedCorpus(
     // The channels' routes (issue 28): a pairing approval for a channel that does not exist.
     'channels write': (headers, path = '/api/channels/00000000-0000-4000-8000-000000000000/pairings') =>
       rawRequest({ port, method: 'POST', path, headers: [...headers, json], body: '{"code":"AAAA-AAAA","persona":"probe"}', timeoutMs: HANG_MS }),
+    // A webhook delivery (issue 29): no Origin or token needed, an unknown hook is 404 and nothing is signed.
+    'webhook delivery': (headers, path = '/api/hooks/00000000-0000-4000-8000-000000000000') =>
+      rawRequest({ port, method: 'POST', path, headers: [...headers, json], body: '{"probe":true}', timeoutMs: HANG_MS }),
     'socket handshake': (headers) => rawRequest({ port, ...socketHandshake(headers), timeoutMs: HANG_MS }),
   };
   const byStatus: Record<number, number> = {};
