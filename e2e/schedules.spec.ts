@@ -12,7 +12,7 @@ function inSeconds(seconds: number): string {
 }
 
 test('a reminder from the panel fires and is answered; a signed webhook wakes the mind', async ({ page, request, playwright }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(120_000);
   const created = await request.post('/api/sessions', { data: { persona: 'iris', name: 'Keeps appointments' } });
   const { session } = (await created.json()) as { session: { id: string } };
   await page.goto(`/sessions/${session.id}`);
@@ -31,6 +31,14 @@ test('a reminder from the panel fires and is answered; a signed webhook wakes th
   await expect(page.getByText('You said: ⏰ Scheduled "Stretch your legs"').first()).toBeVisible({ timeout: 30_000 });
   await expect(row).toContainText('message sent');
   await expect(row).toContainText('done');
+
+  // Edited to a new time, the one-shot is active again and fires again.
+  await row.getByRole('button', { name: 'Edit' }).click();
+  const edit = row.getByRole('form', { name: 'Edit Stretch your legs' });
+  await edit.getByLabel('Time', { exact: true }).fill(inSeconds(5));
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(row).toContainText('active');
+  await expect(page.getByText('You said: ⏰ Scheduled "Stretch your legs"')).toHaveCount(2, { timeout: 30_000 });
 
   // A webhook: its secret once, then a signed delivery from outside the browser.
   page.once('dialog', (dialog) => void dialog.accept('build server'));

@@ -17,6 +17,10 @@ const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'â€
 
 function ScheduleRow(props: { schedule: ScheduleJson; onChanged: () => void; onError: (message: string) => void }) {
   const { schedule } = props;
+  const [editing, setEditing] = useState(false);
+  const [expression, setExpression] = useState(schedule.expression);
+  const [timeZone, setTimeZone] = useState(schedule.time_zone);
+  const [text, setText] = useState(schedule.action.kind === 'message' ? schedule.action.text : schedule.action.goal);
   const act = async (init: { method: string; body?: unknown }) => {
     try {
       await apiFetch(`/api/schedules/${schedule.id}`, init);
@@ -45,11 +49,41 @@ function ScheduleRow(props: { schedule: ScheduleJson; onChanged: () => void; onE
               Resume
             </button>
           )}
+          <button type="button" className="btn py-0.5 text-xs" onClick={() => setEditing(!editing)}>
+            Edit
+          </button>
           <button type="button" className="btn py-0.5 text-xs" onClick={() => void act({ method: 'DELETE' })}>
             Delete
           </button>
         </span>
       </div>
+      {editing && (
+        <form
+          aria-label={`Edit ${schedule.name}`}
+          className="flex flex-wrap items-end gap-2"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const action = schedule.action.kind === 'message' ? { kind: 'message', text } : { ...schedule.action, goal: text };
+            void act({ method: 'PATCH', body: { expression, time_zone: timeZone, action } }).then(() => setEditing(false));
+          }}
+        >
+          <label className="flex flex-col text-xs">
+            {schedule.kind === 'once' ? 'Time' : 'Cron expression'}
+            <input className="field" value={expression} onChange={(event) => setExpression(event.target.value)} />
+          </label>
+          <label className="flex flex-col text-xs">
+            Time zone
+            <input className="field" value={timeZone} onChange={(event) => setTimeZone(event.target.value)} />
+          </label>
+          <label className="flex flex-1 flex-col text-xs">
+            {schedule.action.kind === 'message' ? 'Message' : 'Goal'}
+            <input className="field" value={text} onChange={(event) => setText(event.target.value)} />
+          </label>
+          <button type="submit" className="btn btn-primary py-0.5 text-xs">
+            Save
+          </button>
+        </form>
+      )}
       <p className="text-xs text-zinc-600 dark:text-zinc-400">{what}</p>
       <p className="text-xs text-zinc-500">
         next {when(schedule.next_fire_at)} Â· last {when(schedule.last_fire_at)}

@@ -79,15 +79,20 @@ function firstFire(schedule: { kind: 'once' | 'cron'; expression: string; timeZo
   }
 }
 
+/** Refuses one more active schedule past the persona's cap. */
+async function checkCap(personaName: string): Promise<void> {
+  const cap = readEnv().AGENTCSD_MAX_SCHEDULES;
+  if ((await countActiveSchedulesOfPersona(personaName)) >= cap) {
+    throw new ScheduleError('conflict', `${personaName} already has ${cap} active schedules (AGENTCSD_MAX_SCHEDULES): pause or delete one first`);
+  }
+}
+
 export async function createSchedule(input: { sessionId: string; body: CreateScheduleInput; createdBy: 'user' | 'agent'; now: Date }): Promise<ScheduleRecord> {
   const session = await findSession({ id: input.sessionId });
   if (!session) throw new ScheduleError('not_found', `No session ${input.sessionId}`);
   const { body } = input;
   const nextFireAt = firstFire({ kind: body.kind, expression: body.expression, timeZone: body.time_zone }, input.now);
-  const cap = readEnv().AGENTCSD_MAX_SCHEDULES;
-  if ((await countActiveSchedulesOfPersona(session.personaName)) >= cap) {
-    throw new ScheduleError('conflict', `${session.personaName} already has ${cap} active schedules (AGENTCSD_MAX_SCHEDULES): pause or delete one first`);
-  }
+  await checkCap(session.personaName);
   const name = body.name ?? (body.action.kind === 'message' ? body.action.text : body.action.goal).slice(0, 60);
   const schedule = await insertSchedule({
     id: randomUUID(),
@@ -111,6 +116,10 @@ export async function changeSchedule(input: { schedule: ScheduleRecord; patch: z
   if (schedule.state === 'done' && patch.state === 'active' && !patch.expression) throw new ScheduleError('conflict', 'This one-shot schedule already fired: give it a new time to use it again');
   const kindTimes = { kind: schedule.kind, expression: patch.expression ?? schedule.expression, timeZone: patch.time_zone ?? schedule.timeZone };
   const state = patch.state ?? (schedule.state === 'done' && patch.expression ? 'active' : schedule.state);
+  if (state === 'active' && schedule.state !== 'active') {
+    const session = await findSession({ id: schedule.sessionId });
+    if (session) await checkCap(session.personaName);
+  }
   const nextFireAt = state === 'active' ? firstFire(kindTimes, input.now) : schedule.nextFireAt;
   const updated = await updateSchedule(schedule.id, {
     state,

@@ -66,6 +66,30 @@ describe('/api/sessions/:id/schedules and /api/schedules/:id', () => {
   });
 });
 
+describe('the per-persona cap', () => {
+  it('refuses a schedule past AGENTCSD_MAX_SCHEDULES active ones of the persona, across its sessions; a paused one frees a place', async () => {
+    process.env.AGENTCSD_MAX_SCHEDULES = '2';
+    try {
+      const one = await getOrchestrator().createSession({ persona: 'tester' });
+      const two = await getOrchestrator().createSession({ persona: 'tester' });
+      await (await import('@/lib/store/db')).getDb().then((db) => db.schedule.deleteMany());
+      const make = (sessionId: string) => schedules.POST(json('POST', `/api/sessions/${sessionId}/schedules`, { kind: 'cron', expression: '0 9 * * *', action: { kind: 'message', text: 'x' } }), idContext(sessionId));
+      expect((await make(one.id)).status).toBe(201);
+      const second = await read(await make(two.id));
+      expect(second.status).toBe(201);
+      const refused = await read(await make(one.id));
+      expect(refused).toMatchObject({ status: 409, body: { error: { code: 'conflict', message: expect.stringMatching(/already has 2 active schedules/) } } });
+      await schedule.PATCH(json('PATCH', `/api/schedules/${second.body.schedule.id}`, { state: 'paused' }), idContext(second.body.schedule.id));
+      expect((await make(one.id)).status).toBe(201);
+      // Resuming the paused one would make three: refused the same way.
+      const resumed = await read(await schedule.PATCH(json('PATCH', `/api/schedules/${second.body.schedule.id}`, { state: 'active' }), idContext(second.body.schedule.id)));
+      expect(resumed.status).toBe(409);
+    } finally {
+      delete process.env.AGENTCSD_MAX_SCHEDULES;
+    }
+  });
+});
+
 describe('webhooks', () => {
   it('a signed delivery is 202 and reaches the mind as escaped, untrusted data; the corpus is refused and runs nothing', async () => {
     const orchestrator = getOrchestrator();
