@@ -17,6 +17,7 @@ import {
   type ChannelRecord,
 } from '@/lib/store/channels-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
+import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { ChannelHost, InboundButton, InboundMessage } from './channel-types';
 import { verifyCallback, type CardDecision } from './telegram-channel';
 
@@ -71,7 +72,11 @@ export async function handleMessage(context: InboundContext, message: InboundMes
     const resting = !session && binding.persona && (name === 'resume' || name === 'status') ? await context.host.latestPausedSession(binding.persona) : null;
     return runCommand(context, binding, session ?? resting, name, (command[2] ?? '').trim());
   }
-  if (!session) return reply(context, binding.address, `No session is bound here now${binding.persona ? ` (no active session of ${binding.persona}: send /new ${binding.persona})` : ''}.`);
+  if (!session) {
+    const resting = binding.persona ? await context.host.latestPausedSession(binding.persona) : null;
+    if (resting) return reply(context, binding.address, `Not delivered: "${resting.name}" is paused. Send /resume, then write again.`);
+    return reply(context, binding.address, `No session is bound here now${binding.persona ? ` (no active session of ${binding.persona}: send /new ${binding.persona})` : ''}.`);
+  }
 
   // A reply to a task's question answers it.
   if (message.replyTo) {
@@ -85,6 +90,7 @@ export async function handleMessage(context: InboundContext, message: InboundMes
     const stored = await context.host.sendUserMessage(session.id, text.slice(0, 20_000));
     await recordInbound({ messageId: stored.id, sessionId: session.id, bindingId: binding.id }); // its answer comes back here
   } catch (error) {
+    if (error instanceof SessionPausedError) return reply(context, binding.address, `Not delivered: "${session.name}" is paused. Send /resume, then write again.`);
     await reply(context, binding.address, `Not delivered: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -14,6 +14,7 @@ import { submitTaskSchema } from '@/lib/store/task-types';
 import { getDb } from '@/lib/store/db';
 import { signCallback } from '@/lib/channels/telegram-channel';
 import { readWholeSession } from '@/lib/store/messages-repository';
+import { updateSession } from '@/lib/store/sessions-repository';
 import { mergeChannelConfig, channelInputSchema } from '@/lib/channels/channel-config';
 import { approveAndBind, approvePairingSchema } from '@/lib/channels/channel-pairing';
 import { startFakeTelegram, type FakeTelegram } from '@/test/fakes/fake-telegram-server';
@@ -101,6 +102,9 @@ describe('a session over Telegram', () => {
     telegram.userPresses(ana, python.messageId, python.replyMarkup!.inline_keyboard.flat().find((button) => button.text === 'Approve')!.callback_data!);
     await expect.poll(() => textsTo(ana.id).some((text) => text.includes('42')), { timeout: 20_000 }).toBe(true);
 
+    // The text "approve" was only a message: it waited for the tools' turn and got its own answer.
+    await expect.poll(() => textsTo(ana.id).some((text) => text.includes('You said: approve')), { timeout: 20_000 }).toBe(true);
+
     // Rate limited: the provider's retry_after is honoured, then the message goes.
     await expect.poll(async () => (await outboxCounts(channelId)).pending, { timeout: 15_000 }).toBe(0);
     telegram.failNext('sendMessage', 1, { code: 429, retryAfter: 1 });
@@ -114,12 +118,14 @@ describe('a session over Telegram', () => {
     expect(retried.at - telegram.calls[refused]!.at).toBeGreaterThanOrEqual(1_000);
     expect(states).toContain('rate_limited');
 
-    // A restart: a message written while the app is down is handled once; nothing sent is sent again.
+    // A crash and a restart: a message written while the app is down is handled once; nothing sent
+    // is sent again. (A graceful stop pauses sessions; a crash leaves them active, and the restart
+    // starts their minds before the channels, so the message finds its session running.)
     await orchestrator.stop();
+    await updateSession({ id: session.id, status: 'active' });
     const sentBefore = telegram.sent.length;
     telegram.userWrites(ana, 'While you were away');
     orchestrator = await boot();
-    await orchestrator.resumeSession(session.id);
     await expect.poll(() => textsTo(ana.id).some((text) => text.includes('You said: While you were away')), { timeout: 15_000 }).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 500));
     const resent = telegram.sent.slice(sentBefore).filter((message) => !message.text.includes('While you were away'));
@@ -163,7 +169,7 @@ describe('a session over Telegram', () => {
     await expect.poll(last, { timeout: 10_000 }).toMatch(/^Paired/);
     // A persona's chat talks to its latest active session: none while the restart left it paused.
     telegram.userWrites(bea, 'anyone there?');
-    await expect.poll(last, { timeout: 10_000 }).toMatch(/^No session is bound here now \(no active session of tester/);
+    await expect.poll(last, { timeout: 10_000 }).toMatch(/^Not delivered: &quot;.*&quot; is paused\. Send \/resume, then write again\.$/);
     telegram.userWrites(bea, '/resume');
     await expect.poll(last, { timeout: 10_000 }).toBe('Resumed.');
 
@@ -171,6 +177,8 @@ describe('a session over Telegram', () => {
     await expect.poll(last, { timeout: 10_000 }).toMatch(/: active \(persona tester\)$/);
     telegram.userWrites(bea, '/pause');
     await expect.poll(last, { timeout: 10_000 }).toBe('Paused.');
+    telegram.userWrites(bea, 'are you there?');
+    await expect.poll(last, { timeout: 10_000 }).toMatch(/^Not delivered: &quot;.*&quot; is paused\. Send \/resume, then write again\.$/);
     expect((await orchestrator.mindState(session!))?.running ?? false).toBe(false);
     telegram.userWrites(bea, '/resume');
     await expect.poll(last, { timeout: 10_000 }).toBe('Resumed.');
