@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { withoutNul } from '@/lib/config/text-schema';
+import { maskSecret } from '@/lib/config/mcp-config';
 import type { ChannelRecord } from '@/lib/store/channels-repository';
 
 export const MASK = '••••';
@@ -43,9 +44,9 @@ export const channelInputSchema = z.discriminatedUnion('kind', [
 ]);
 export type ChannelInput = z.infer<typeof channelInputSchema>;
 
-export function maskSecret(value: string | undefined): string {
-  if (!value) return '';
-  return `${MASK}${value.slice(-4)}`;
+/** An answer's view of a stored secret: empty when none is set. */
+function masked(value: unknown): string {
+  return typeof value === 'string' && value ? maskSecret(value) : '';
 }
 
 /** A saved value that shows as masked: the form sent it back untouched. */
@@ -66,9 +67,9 @@ export function mergeChannelConfig(input: ChannelInput, previous: ChannelRecord 
 export function publicChannelConfig(channel: ChannelRecord): Record<string, unknown> {
   const config = { ...(channel.config as Record<string, unknown>) };
   if (channel.kind === 'telegram') {
-    config.token = maskSecret(config.token as string | undefined);
+    config.token = masked(config.token);
     delete config.callback_secret;
-  } else config.password = maskSecret(config.password as string | undefined);
+  } else config.password = masked(config.password);
   return config;
 }
 

@@ -7,6 +7,9 @@ import type { OrchestratorEvent } from '@/lib/mind/events';
 import { enqueueOutbox, listBindings, type BindingRecord, type OutboxPayload, type QuietHours } from '@/lib/store/channels-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 
+/** The events a push can come from (the rest never reach pushEvent). */
+export const PUSHED_EVENTS: ReadonlySet<OrchestratorEvent['type']> = new Set(['turn-start', 'turn-end', 'tool-call', 'task.completed', 'task.failed', 'task.blocked']);
+
 type Kind = 'answer' | 'speech' | 'spontaneous' | 'task' | 'question' | 'card';
 
 /** Whether a binding's push mode takes this kind of message (answers to its own messages always go). */

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { approvePairing, enqueueOutbox, saveBinding, type BindingRecord } from '@/lib/store/channels-repository';
 import { personaNameSchema } from '@/lib/personas/persona-name';
+import { timeZoneSchema } from '@/lib/config/time-zone';
 
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'times are HH:MM');
 
@@ -12,14 +13,7 @@ export const quietHoursSchema = z
   .object({
     from: clock,
     to: clock,
-    time_zone: z.string().refine((zone) => {
-      try {
-        new Intl.DateTimeFormat('en', { timeZone: zone });
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'time_zone must be an IANA time zone such as Europe/Madrid'),
+    time_zone: timeZoneSchema,
   })
   .strict();
 

@@ -8,7 +8,7 @@ import { findChannel, inboundBindings, listChannels, dueOutbox, markOutboxRetry,
 import type { IrcConfig, TelegramConfig } from './channel-config';
 import { ChannelSendError, type ChannelAdapter, type ChannelHost, type ChannelState } from './channel-types';
 import { boundSession, handleButton, handleMessage, type InboundContext, type InboundCounters } from './channel-inbound';
-import { pushEvent, type OutboundContext } from './channel-outbound';
+import { PUSHED_EVENTS, pushEvent, type OutboundContext } from './channel-outbound';
 import { IrcChannel } from './irc-channel';
 import { TelegramChannel } from './telegram-channel';
 
@@ -161,6 +161,9 @@ export class ChannelService {
     };
     // In order, one event after another: a turn's start is noted before its end is pushed.
     this.unsubscribe = this.host.bus.subscribe((event) => {
+      // Decided synchronously: a reply's token deltas (the hot path) and every event while no
+      // channel is enabled cost nothing here.
+      if (!PUSHED_EVENTS.has(event.type) || this.enabledIds.size === 0) return;
       this.pushing = this.pushing.then(() => pushEvent(outbound, event)).catch((error: unknown) => console.error('[channels] push failed', error));
     });
     const channels = await listChannels();

@@ -72,22 +72,30 @@ export class TelegramChannel implements ChannelAdapter {
     const signal = this.stopController.signal;
     let failures = 0;
     let connected = false;
+    // The stored offset once, then this loop's own (it writes each one it handles).
+    let offset: number | undefined;
+    let offsetRead = false;
     handlers.state({ kind: 'connecting' });
     while (!signal.aborted) {
       try {
         // A long poll answers only when something comes: getMe says at once that the bot is reachable.
+        if (!offsetRead) {
+          const stored = await readOffset(this.channelId);
+          offset = stored ? Number(stored) + 1 : undefined;
+          offsetRead = true;
+        }
         if (!connected) {
           const me = await this.api.getMe(signal as Parameters<Api['getMe']>[0]);
           handlers.state({ kind: 'connected', detail: `@${me.username}` });
           connected = true;
         }
-        const stored = await readOffset(this.channelId);
-        const updates = await this.api.getUpdates({ offset: stored ? Number(stored) + 1 : undefined, timeout: POLL_TIMEOUT_S, allowed_updates: ['message', 'callback_query'] }, signal as Parameters<Api['getUpdates']>[1]);
+        const updates = await this.api.getUpdates({ offset, timeout: POLL_TIMEOUT_S, allowed_updates: ['message', 'callback_query'] }, signal as Parameters<Api['getUpdates']>[1]);
         failures = 0;
         for (const update of updates) {
           if (signal.aborted) return;
           await this.handle(update, handlers).catch((error) => console.error(`[channels] telegram update ${update.update_id} failed:`, this.describe(error)));
           await writeOffset(this.channelId, String(update.update_id)); // handled: never again
+          offset = update.update_id + 1;
         }
       } catch (error) {
         if (signal.aborted) return;

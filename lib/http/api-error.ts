@@ -59,6 +59,9 @@ export function toApiError(error: unknown): ApiError {
   if (SessionPausedError.is(error)) return new ApiError('conflict', error.message);
   // By name: the task service runs in server.ts's copy of the modules, the route in Next's.
   if (error instanceof Error && (error.name === 'TaskError' || error.name === 'MemoryError') && 'code' in error) return new ApiError(error.code === 'not_found' ? 'not_found' : 'conflict', error.message);
+  if (error instanceof Error && error.name === 'ScheduleError' && 'code' in error) {
+    return new ApiError(error.code === 'validation' ? 'validation_failed' : error.code === 'not_found' ? 'not_found' : 'conflict', error.message);
+  }
   if (PersonaError.is(error)) {
     switch (error.kind) {
       case 'not_found':

@@ -8,7 +8,8 @@ import { withoutNul } from '@/lib/config/text-schema';
 import { findSession } from '@/lib/store/sessions-repository';
 import { taskConstraintsSchema } from '@/lib/store/task-types';
 import { countActiveSchedulesOfPersona, insertSchedule, updateSchedule, type ScheduleRecord } from '@/lib/store/triggers-repository';
-import { nextFireAfter, ScheduleExpressionError, timeZoneSchema } from './schedule-times';
+import { timeZoneSchema } from '@/lib/config/time-zone';
+import { nextFireAfter, ScheduleExpressionError } from './schedule-times';
 
 const text = (max: number) => withoutNul(z.string().trim().min(1).max(max));
 

@@ -3,16 +3,6 @@
 // saving rules (a time skipped when clocks go forward fires at the first valid minute after it, a
 // time that happens twice when they go back fires once). No hand-written cron parsing here.
 import { Cron } from 'croner';
-import { z } from 'zod';
-
-export const timeZoneSchema = z.string().refine((zone) => {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}, 'time_zone must be an IANA time zone such as Europe/Madrid');
 
 /** "2026-12-01 09:00" or "2026-12-01T09:00[:00]": a local time, read in the schedule's zone. */
 const localTime = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)$/;

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { listSchedules, updateSchedule } from '@/lib/store/triggers-repository';
 import { builtinTool, errorOutcome, type ApprovalPolicy } from '@/lib/tools/tool-types';
 import { createSchedule, createScheduleSchema, ScheduleError } from './schedule-service';
-import { nextFireAfter, timeZoneSchema } from './schedule-times';
+import { timeZoneSchema } from '@/lib/config/time-zone';
+import { nextFireAfter } from './schedule-times';
 
 const WITHOUT_CARD_MS = 30 * 24 * 3600_000;
 

@@ -7,6 +7,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { withoutNul } from '@/lib/config/text-schema';
+import { maskSecret } from '@/lib/config/mcp-config';
 import { escapeTagContent } from '@/lib/mind/tags/escape';
 import { SessionPausedError } from '@/lib/mind/session-errors';
 import { taskConstraintsSchema, submitTaskSchema } from '@/lib/store/task-types';
@@ -34,7 +35,7 @@ export function hookJson(hook: HookRecord, origin: string, secretShown = false) 
     session_id: hook.sessionId,
     name: hook.name,
     url: `${origin}/api/hooks/${hook.id}`,
-    secret: secretShown ? hook.secret : `••••${hook.secret.slice(-4)}`,
+    secret: secretShown ? hook.secret : maskSecret(hook.secret),
     action: hook.action,
     enabled: hook.enabled,
     created_at: hook.createdAt.toISOString(),

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from '@/lib/http/api-error';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
-import { asApiError } from '@/lib/http/trigger-errors';
 import { deleteSchedule, findSchedule, scheduleJson } from '@/lib/store/triggers-repository';
 import { changeSchedule, patchScheduleSchema } from '@/lib/triggers/schedule-service';
 
@@ -15,9 +14,7 @@ export const PATCH = handle(async (request, context: { params: Promise<{ id: str
   const patch = await readJsonBody(request, patchScheduleSchema);
   const schedule = await findSchedule(id);
   if (!schedule) throw new ApiError('not_found', `No schedule ${id}`);
-  const changed = await changeSchedule({ schedule, patch, now: new Date() }).catch((error: unknown) => {
-    throw asApiError(error);
-  });
+  const changed = await changeSchedule({ schedule, patch, now: new Date() });
   return Response.json({ schedule: scheduleJson(changed) });
 });
 

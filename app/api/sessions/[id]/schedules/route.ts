@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from '@/lib/http/api-error';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
-import { asApiError } from '@/lib/http/trigger-errors';
 import { findSession } from '@/lib/store/sessions-repository';
 import { listSchedules, scheduleJson } from '@/lib/store/triggers-repository';
 import { createSchedule, createScheduleSchema } from '@/lib/triggers/schedule-service';
@@ -20,8 +19,6 @@ export const GET = handle(async (_request, context: { params: Promise<{ id: stri
 export const POST = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, paramsSchema);
   const body = await readJsonBody(request, createScheduleSchema);
-  const schedule = await createSchedule({ sessionId: id, body, createdBy: 'user', now: new Date() }).catch((error: unknown) => {
-    throw asApiError(error);
-  });
+  const schedule = await createSchedule({ sessionId: id, body, createdBy: 'user', now: new Date() });
   return Response.json({ schedule: scheduleJson(schedule) }, { status: 201 });
 });
