@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
+import { McpSignIn } from './mcp-sign-in';
 import type { McpSettings, McpToolPrefs } from '@/lib/config/mcp-config';
 import type { McpServerStatus, McpToolStatus } from '@/lib/tools/mcp/mcp-pool';
 
@@ -19,6 +20,7 @@ const stateLabels: Record<McpServerStatus['state'], { text: string; className: s
   ready: { text: 'connected', className: 'text-green-700 dark:text-green-400' },
   starting: { text: 'starting…', className: 'text-amber-700 dark:text-amber-400' },
   failed: { text: 'failed', className: 'text-red-700 dark:text-red-400' },
+  needs_sign_in: { text: 'needs sign-in', className: 'text-amber-700 dark:text-amber-400' },
   stopped: { text: 'off', className: 'text-zinc-500' },
 };
 
@@ -56,6 +58,13 @@ export function McpServersSettings() {
 
   useEffect(() => {
     void load(true);
+    // Back from a sign-in (/oauth/callback): say how it went, once.
+    const query = new URLSearchParams(window.location.search);
+    const signedIn = query.get('mcp_signed_in');
+    const failed = query.get('mcp_error');
+    if (signedIn) setNotice(`${signedIn}: signed in.`);
+    if (failed) setError(failed);
+    if (signedIn || failed) window.history.replaceState(null, '', `${window.location.pathname}${window.location.hash}`);
   }, [load]);
 
   // While a server starts (or waits to retry), its state changes without us: look again.
@@ -146,7 +155,7 @@ export function McpServersSettings() {
   }
 
   return (
-    <section aria-labelledby="mcp-heading" className="space-y-4 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
+    <section id="mcp-servers" aria-labelledby="mcp-heading" className="space-y-4 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
       <h2 id="mcp-heading" className="text-lg font-semibold">
         MCP servers
       </h2>
@@ -195,6 +204,16 @@ export function McpServersSettings() {
                   {server.tool_count} tools · ~{server.definition_tokens.toLocaleString()} definition tokens{server.restarts > 0 ? ` · restarted ${server.restarts}×` : ''}
                 </span>
                 <span className="ml-auto flex gap-2">
+                  <McpSignIn
+                    server={server}
+                    busy={busy}
+                    onError={setError}
+                    onChanged={async (message) => {
+                      setError(null);
+                      setNotice(message);
+                      await load(false);
+                    }}
+                  />
                   <button type="button" className="btn py-0.5 text-xs" disabled={busy || !server.enabled} onClick={() => void test(server.name)}>
                     Test
                   </button>
@@ -213,6 +232,9 @@ export function McpServersSettings() {
                   </button>
                 </span>
               </div>
+              {server.state === 'needs_sign_in' && server.enabled && (
+                <p className="mt-1 text-xs text-amber-700 dark:text-amber-400">This server needs you to sign in: press Sign in, approve AgentCSD on its page, and you come back here.</p>
+              )}
               {server.last_error && (
                 <p className="mt-1 break-words font-mono text-xs text-red-700 dark:text-red-400">
                   {server.last_error}

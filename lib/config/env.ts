@@ -13,6 +13,11 @@ const envSchema = z.object({
   /** Access token required when bound to a non-loopback address; generated when absent. */
   AGENTCSD_ACCESS_TOKEN: z.string().min(32).optional(),
   ANTHROPIC_API_KEY: z.string().optional(),
+  /** The key that seals stored sign-in tokens (32 bytes, base64); default: data/secret.key, made on first use. */
+  AGENTCSD_SECRET_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
+    .optional(),
   /** Where the first-run check looks for local OpenAI-compatible servers. */
   AGENTCSD_OLLAMA_URL: z.string().url().default('http://127.0.0.1:11434/v1'),
   AGENTCSD_LMSTUDIO_URL: z.string().url().default('http://127.0.0.1:1234/v1'),

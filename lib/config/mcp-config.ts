@@ -33,6 +33,17 @@ const httpServerSchema = z
     type: z.enum(['http', 'streamable-http', 'streamableHttp']),
     url: z.string().url('url must be an absolute http(s) URL').refine((url) => /^https?:\/\//i.test(url), 'url must use http or https'),
     headers: stringMap.default({}),
+    /** For servers that sign in with OAuth and offer no registration: a client the user made there. */
+    oauth: z
+      .object({
+        client_id: z.string().min(1).max(500).optional(),
+        client_secret: z.string().max(2_000).optional(),
+        scope: z.string().max(1_000).optional(),
+        /** An https URL where a Client ID Metadata Document for this app is published. */
+        client_metadata_url: z.string().url().max(2_000).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .passthrough();
 
@@ -94,7 +105,9 @@ export function maskedMcpSettings(settings: McpSettings): McpSettings {
   const servers = Object.fromEntries(
     Object.entries(settings.mcpServers).map(([name, config]) => [
       name,
-      isHttpServer(config) ? { ...config, headers: maskMap(config.headers) } : { ...config, env: maskMap(config.env) },
+      isHttpServer(config)
+        ? { ...config, headers: maskMap(config.headers), ...(config.oauth?.client_secret && { oauth: { ...config.oauth, client_secret: maskSecret(config.oauth.client_secret) } }) }
+        : { ...config, env: maskMap(config.env) },
     ]),
   );
   return { ...settings, mcpServers: servers };
@@ -112,7 +125,13 @@ export function restoreMaskedSecrets(incoming: McpSettings, stored: McpSettings)
   const servers = Object.fromEntries(
     Object.entries(incoming.mcpServers).map(([name, config]) => {
       const before = stored.mcpServers[name];
-      if (isHttpServer(config)) return [name, { ...config, headers: restore(config.headers, before && isHttpServer(before) ? before.headers : undefined) }];
+      if (isHttpServer(config)) {
+        const previous = before && isHttpServer(before) ? before : undefined;
+        const secret = config.oauth?.client_secret;
+        const oldSecret = previous?.oauth?.client_secret;
+        const oauth = config.oauth && secret !== undefined && oldSecret !== undefined && secret === maskSecret(oldSecret) ? { ...config.oauth, client_secret: oldSecret } : config.oauth;
+        return [name, { ...config, headers: restore(config.headers, previous?.headers), ...(oauth && { oauth }) }];
+      }
       return [name, { ...config, env: restore(config.env, before && !isHttpServer(before) ? before.env : undefined) }];
     }),
   );
@@ -122,6 +141,7 @@ export function restoreMaskedSecrets(incoming: McpSettings, stored: McpSettings)
 /** A masked value that matches no stored secret was pasted from a masked page by mistake. */
 export function findUnrestoredMask(settings: McpSettings): string | null {
   for (const [name, config] of Object.entries(settings.mcpServers)) {
+    if (isHttpServer(config) && config.oauth?.client_secret?.startsWith('••••')) return `${name}.oauth.client_secret`;
     const values = isHttpServer(config) ? config.headers : config.env;
     for (const [key, value] of Object.entries(values)) if (value.startsWith('••••')) return `${name}.${isHttpServer(config) ? 'headers' : 'env'}.${key}`;
   }

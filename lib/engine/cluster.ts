@@ -26,7 +26,9 @@ export type ClusterBroadcast =
   | { kind: 'tool-call-decided'; callId: string }
   | { kind: 'tool-call-cancelled'; callId: string }
   /** A schedule was made or changed: every process's timer looks again (the earliest slot may be new). */
-  | { kind: 'schedules-changed' };
+  | { kind: 'schedules-changed' }
+  /** A remote MCP server's sign-in changed: every process connects it again with what is stored. */
+  | { kind: 'mcp-auth-changed'; server: string };
 
 export interface ClusterMember {
   /** Runs a request for a session this process owns; what it returns goes back as JSON. */

@@ -11,6 +11,7 @@ export type ApiErrorCode =
   | 'not_found'
   | 'conflict'
   | 'forbidden'
+  | 'upstream_failed'
   | 'internal';
 
 const statusByCode: Record<ApiErrorCode, number> = {
@@ -21,6 +22,7 @@ const statusByCode: Record<ApiErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   forbidden: 403,
+  upstream_failed: 502,
   internal: 500,
 };
 
@@ -61,6 +63,10 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof Error && (error.name === 'TaskError' || error.name === 'MemoryError') && 'code' in error) return new ApiError(error.code === 'not_found' ? 'not_found' : 'conflict', error.message);
   if (error instanceof Error && error.name === 'ScheduleError' && 'code' in error) {
     return new ApiError(error.code === 'validation' ? 'validation_failed' : error.code === 'not_found' ? 'not_found' : 'conflict', error.message);
+  }
+  if (error instanceof Error && error.name === 'McpServerError' && 'code' in error) return new ApiError(error.code === 'not_found' ? 'not_found' : 'conflict', error.message);
+  if (error instanceof Error && error.name === 'SignInError' && 'code' in error) {
+    return new ApiError(error.code === 'unknown_state' ? 'validation_failed' : error.code === 'refused' ? 'forbidden' : 'upstream_failed', error.message);
   }
   if (PersonaError.is(error)) {
     switch (error.kind) {

@@ -2,19 +2,12 @@
 // sessions' lifecycle (create, pause, resume, delete) to their minds, and owns the event bus
 // the realtime layer reads. The logic of a running mind lives in session-mind.ts.
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
-import {
-  layerModelConfigSchema,
-  mergeModels,
-  sessionParamsSchema,
-  type ModelsConfig,
-  type SessionParams,
-} from '@/lib/config/model-config';
+import { hostname } from 'node:os';
+import { mergeModels, type ModelsConfig, type SessionParams } from '@/lib/config/model-config';
 import { createBackend } from '@/lib/backends/create-backend';
 import { defaultRetryPolicy } from '@/lib/backends/retry-policy';
 import { realClock } from '@/lib/clock/clock';
 import { readPersonaBytes } from '@/lib/personas/persona-files';
-import { personaNameSchema } from '@/lib/personas/persona-name';
 import type { MessageRecord } from '@/lib/store/messages-repository';
 import { deleteSessionLogs, readPersonaSnapshot, writePersonaSnapshot } from '@/lib/store/session-logs';
 import {
@@ -27,13 +20,14 @@ import {
 } from '@/lib/store/sessions-repository';
 import { readMcpSettings, readSettings } from '@/lib/store/settings-repository';
 import { McpPool } from '@/lib/tools/mcp/mcp-pool';
+import { McpAuth } from '@/lib/tools/mcp/mcp-auth';
+import { readEnv } from '@/lib/config/env';
 import { VectorIndexer } from '@/lib/memory/vector-indexer';
 import { sessionGraphParts } from '@/lib/capabilities/capability-tools';
 import { effectivePersonaGraph, narrowToGraph, readSessionGraph, snapshotSessionGraph } from '@/lib/capabilities/graph-store';
 import { InMemoryEngine } from '@/lib/engine/in-memory-engine';
 import { CycleRuns } from '@/lib/agent/cycle-runs';
 import { TurnRuns } from '@/lib/agent/turn-runs';
-import { withoutNul } from '@/lib/config/text-schema';
 import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import type { ConfiguredEngine } from '@/lib/engine/create-engine';
 import type { Cluster } from '@/lib/engine/cluster';
@@ -56,44 +50,12 @@ import { whenSchedulesChange } from '@/lib/triggers/schedule-service';
 import { triggerHost } from './trigger-host';
 
 
-export const sendMessageInputSchema = z
-  .object({ text: withoutNul(z.string().trim().min(1, 'text must not be empty').max(20_000, 'text must be at most 20,000 characters')) })
-  .strict();
-export type SendMessageInput = z.infer<typeof sendMessageInputSchema>;
+export { sendMessageInputSchema, createSessionInputSchema, updateSessionInputSchema } from './session-inputs';
+export type { SendMessageInput, CreateSessionInput, UpdateSessionInput } from './session-inputs';
+import { defaultSessionName, type CreateSessionInput, type SendMessageInput, type UpdateSessionInput } from './session-inputs';
 
 /** How long a shutdown waits for running cycles and replies before cutting them off. */
 const shutdownGraceMs = 3_000;
-
-export const createSessionInputSchema = z
-  .object({
-    name: z.string().trim().max(120, 'name must be at most 120 characters').optional(),
-    persona: personaNameSchema,
-    models: z
-      .object({ c_model: layerModelConfigSchema.optional(), s_model: layerModelConfigSchema.optional() })
-      .strict()
-      .optional(),
-    params: sessionParamsSchema.partial().optional(),
-  })
-  .strict();
-export type CreateSessionInput = z.infer<typeof createSessionInputSchema>;
-
-export const updateSessionInputSchema = z
-  .object({
-    name: z.string().trim().min(1, 'name must not be empty').max(120, 'name must be at most 120 characters').optional(),
-    models: z
-      .object({ c_model: layerModelConfigSchema.optional(), s_model: layerModelConfigSchema.optional() })
-      .strict()
-      .optional(),
-    params: sessionParamsSchema.partial().optional(),
-  })
-  .strict();
-export type UpdateSessionInput = z.infer<typeof updateSessionInputSchema>;
-
-
-function defaultSessionName(persona: string, now: Date): string {
-  const stamp = now.toISOString().slice(0, 16).replace('T', ' ');
-  return `${persona} · ${stamp}`;
-}
 
 export type OrchestratorOptions = Partial<Omit<MindDependencies, 'bus' | 'cycles' | 'turnRuns'>> & {
   /** Seed 003's *Working* pause between a task's steps (default 3 s). */
@@ -105,6 +67,15 @@ export type OrchestratorOptions = Partial<Omit<MindDependencies, 'bus' | 'cycles
   /** Connects the Telegram and IRC channels here (the app's process; a worker does not). */
   channels?: boolean;
 };
+
+/** Sign-ins of remote MCP servers come back to this app's /oauth/callback. */
+function defaultMcpAuth(): McpAuth {
+  const env = readEnv();
+  return new McpAuth({
+    defaultRedirectUrl: () => `http://localhost:${env.PORT}/oauth/callback`,
+    owner: env.AGENTCSD_EXECUTOR_ID ?? `${hostname()}:${process.pid}`,
+  });
+}
 
 export class Orchestrator {
   readonly bus = new EventBus();
@@ -147,7 +118,7 @@ export class Orchestrator {
       foreground: options.foreground ?? new ForegroundGate(clock),
       approvals: options.approvals ?? new ApprovalBroker(),
       toolServer: options.toolServer ?? { current: null },
-      mcp: options.mcp ?? new McpPool(),
+      mcp: options.mcp ?? new McpPool({ auth: defaultMcpAuth() }),
     };
     this.tasks = new TaskService({
       bus: this.bus,
@@ -173,6 +144,7 @@ export class Orchestrator {
         engine,
         channels: this.channels,
         schedulesChanged: () => this.scheduler.poke(),
+        mcpAuthChanged: (server) => void this.deps.mcp.reconnect(server),
       },
       options.cluster ?? null,
     );
@@ -214,7 +186,11 @@ export class Orchestrator {
     await this.channels?.start().catch((error: unknown) => console.error('[channels] could not start', error));
     await this.scheduler.start().catch((error: unknown) => console.error('[schedules] could not start', error));
     // A schedule made here may be due before another process's timer looks again: tell them.
-    if (this.placement.cluster) this.stopScheduleNotices = whenSchedulesChange(() => void this.placement.broadcast({ kind: 'schedules-changed' }).catch(() => undefined));
+    if (this.placement.cluster) {
+      this.stopScheduleNotices = whenSchedulesChange(() => void this.placement.broadcast({ kind: 'schedules-changed' }).catch(() => undefined));
+      // A sign-in finished (or ended) here: the other processes connect that server again.
+      this.deps.mcp.onAuthChanged((server) => void this.placement.broadcast({ kind: 'mcp-auth-changed', server }).catch(() => undefined));
+    }
   }
 
   /** Closing the program pauses every running session (seed 000 section 10.4). */

@@ -29,6 +29,8 @@ export interface PlacementHost {
   channels: ChannelService | null;
   /** Another process made or changed a schedule: this one's timer looks again. */
   schedulesChanged(): void;
+  /** A remote MCP server was signed in or out in another process. */
+  mcpAuthChanged(server: string): void;
 }
 
 export type Place = { here: SessionMind | null } | { owner: string };
@@ -151,6 +153,7 @@ export class SessionPlacement implements ClusterMember {
   hear(event: ClusterBroadcast): void {
     if (event.kind === 'tool-call-decided') this.host.approvals.notify(event.callId);
     else if (event.kind === 'tool-call-cancelled') this.host.approvals.cancelRunning(event.callId);
+    else if (event.kind === 'mcp-auth-changed') this.host.mcpAuthChanged(event.server);
     else this.host.schedulesChanged();
   }
 

@@ -3,14 +3,17 @@
 // with a timeout that progress notifications reset, cancelled when the turn's Stop fires, and
 // its result capped with a marker before it reaches the model.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { errorOutcome, type ToolOutcome } from '@/lib/tools/tool-types';
-import { isHttpServer, type McpServerConfig } from '@/lib/config/mcp-config';
+import { isHttpServer, type McpHttpConfig, type McpServerConfig } from '@/lib/config/mcp-config';
+import type { McpAuth } from './mcp-auth';
+import { NeedsSignIn } from './mcp-oauth-provider';
 import { ProcessGroupStdioTransport } from './stdio-transport';
 
-export type McpServerState = 'stopped' | 'starting' | 'ready' | 'failed';
+export type McpServerState = 'stopped' | 'starting' | 'ready' | 'failed' | 'needs_sign_in';
 export type { McpToolInfo };
 
 export interface McpConnectionOptions {
@@ -24,6 +27,8 @@ export interface McpConnectionOptions {
   backoffMs?: readonly number[];
   /** Characters of one result kept; the rest is cut with a marker. */
   resultCapChars?: number;
+  /** Sign-ins of remote servers (OAuth); without it a server that answers 401 just fails. */
+  auth?: McpAuth | null;
   onChange?: () => void;
 }
 
@@ -31,6 +36,26 @@ const DEFAULT_BACKOFF_MS = [1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 60_000] 
 /** A connection that stayed up this long starts its backoff from the beginning again. */
 const HEALTHY_AFTER_MS = 30_000;
 export const MCP_RESULT_CAP_CHARS = 100_000;
+/** setTimeout's longest wait. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Why a server needs a sign-in, when that is what an error means; null otherwise. */
+export function signInReason(error: unknown): string | null {
+  if (error instanceof NeedsSignIn) return error.reason;
+  if (error instanceof UnauthorizedError) return 'the server asks for a sign-in';
+  // By shape: the SDK's error classes may come from its CommonJS and its ESM build at once.
+  if ((error instanceof StreamableHTTPError || (error instanceof Error && error.message.startsWith('Streamable HTTP error'))) && (error as { code?: unknown }).code === 401) {
+    return 'the server asks for a sign-in (it answered 401)';
+  }
+  if (error instanceof Error && error.name === 'NeedsSignIn') return error.message;
+  return null;
+}
+
+/** When to refresh a token that expires at `expiresAt`: ahead of it by a fifth of what is left, 5–60 s. */
+export function refreshDelay(expiresAt: number, now: number): number {
+  const left = expiresAt - now;
+  return Math.max(0, Math.min(MAX_TIMER_MS, left - Math.max(5_000, Math.min(60_000, left / 5))));
+}
 
 /** An error's message with its cause (fetch's "fetch failed" says nothing without it). */
 function message(error: unknown): string {
@@ -45,6 +70,8 @@ export class McpConnection {
   tools: McpToolInfo[] = [];
   restarts = 0;
   nextRetryAt: number | null = null;
+  /** Whether the last connect ran on stored sign-in tokens. */
+  signedIn = false;
 
   private client: Client | null = null;
   private transport: Transport | null = null;
@@ -53,9 +80,12 @@ export class McpConnection {
   private connectedAt = 0;
   /** The transport's last complaint (a stdio server's exit code and stderr). */
   private transportError: string | null = null;
+  /** Why the server wants a sign-in, when that is what the transport's last complaint meant. */
+  private transportSignIn: string | null = null;
   private attempt = 0;
   private stopped = true;
-  private readonly options: Required<Omit<McpConnectionOptions, 'onChange'>> & Pick<McpConnectionOptions, 'onChange'>;
+  private refreshTimer: NodeJS.Timeout | null = null;
+  private readonly options: Required<Omit<McpConnectionOptions, 'onChange' | 'auth'>> & Pick<McpConnectionOptions, 'onChange' | 'auth'>;
 
   constructor(
     readonly name: string,
@@ -68,6 +98,7 @@ export class McpConnection {
       callMaxMs: options.callMaxMs ?? 600_000,
       backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS,
       resultCapChars: options.resultCapChars ?? MCP_RESULT_CAP_CHARS,
+      auth: options.auth,
       onChange: options.onChange,
     };
   }
@@ -104,14 +135,23 @@ export class McpConnection {
     this.clearRetry();
     this.state = 'starting';
     this.transportError = null;
+    this.transportSignIn = null;
     this.changed();
-    const transport = this.createTransport();
+    let transport: Transport;
+    try {
+      transport = await this.createTransport();
+    } catch (error) {
+      this.fail(`could not start: ${message(error)}`);
+      return;
+    }
     const client = new Client({ name: 'agentcsd', version: '0.1.0' }, { capabilities: {} });
     this.transport = transport;
     this.client = client;
     client.onclose = () => this.lost(client);
     client.onerror = (error) => {
-      if (this.client === client) this.transportError = message(error);
+      if (this.client !== client) return;
+      this.transportError = message(error);
+      this.transportSignIn = signInReason(error) ?? this.transportSignIn;
     };
     try {
       await client.connect(transport, { timeout: this.options.connectTimeoutMs });
@@ -122,8 +162,17 @@ export class McpConnection {
       this.lastError = null;
       this.connectedAt = Date.now();
       this.changed();
+      void this.scheduleRefresh();
     } catch (error) {
       if (this.client !== client) return;
+      const reason = signInReason(error);
+      if (reason) {
+        this.client = null;
+        this.transport = null;
+        await client.close().catch(() => undefined);
+        await this.needsSignIn(reason);
+        return;
+      }
       const stderr = transport instanceof ProcessGroupStdioTransport ? transport.stderr() : '';
       this.fail(`could not start: ${message(error)}${stderr ? ` — stderr: ${stderr.slice(-500)}` : ''}`);
       this.client = null;
@@ -132,9 +181,22 @@ export class McpConnection {
     }
   }
 
-  private createTransport(): Transport {
+  private async createTransport(): Promise<Transport> {
     const config = this.config;
-    if (isHttpServer(config)) return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+    if (isHttpServer(config)) {
+      const auth = this.options.auth;
+      // Signed in: the SDK adds the bearer token and refreshes it on a 401. Not signed in: a 401
+      // means "needs sign-in", and nothing is registered anywhere until the user presses Sign in.
+      this.signedIn = Boolean(auth && (await auth.hasTokens(this.name)));
+      if (auth && this.signedIn) {
+        return new StreamableHTTPClientTransport(new URL(config.url), {
+          requestInit: { headers: config.headers },
+          authProvider: await auth.backgroundProvider(this.name, config),
+          fetch: auth.fetchFor(config),
+        });
+      }
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+    }
     return new ProcessGroupStdioTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd });
   }
 
@@ -146,6 +208,7 @@ export class McpConnection {
     this.client = null;
     this.transport = null;
     if (this.stopped) return;
+    if (this.transportSignIn) return void this.needsSignIn(this.transportSignIn);
     const during = this.state === 'starting' ? 'could not start: ' : '';
     this.fail(during + (this.transportError ?? `the connection closed${stderr ? ` — stderr: ${stderr.slice(-500)}` : ''}`));
   }
@@ -170,6 +233,49 @@ export class McpConnection {
     this.changed();
   }
 
+  /** Stops here until the user signs in: no retries (they could only fail the same way). */
+  private async needsSignIn(reason: string): Promise<void> {
+    this.clearRetry();
+    this.clearRefresh();
+    this.state = 'needs_sign_in';
+    this.lastError = reason;
+    this.connectedAt = 0;
+    this.changed();
+    await this.options.auth?.markNeedsSignIn(this.name, reason).catch(() => undefined);
+  }
+
+  /** Refreshes the access token ahead of its expiry (one process of a cluster does it). */
+  private async scheduleRefresh(): Promise<void> {
+    const auth = this.options.auth;
+    if (!auth || !isHttpServer(this.config) || this.stopped) return;
+    const config: McpHttpConfig = this.config;
+    const expiresAt = await auth.expiresAt(this.name).catch(() => null);
+    this.clearRefresh();
+    if (!expiresAt || this.state !== 'ready') return;
+    const delay = refreshDelay(expiresAt.getTime(), Date.now());
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = null;
+      void (async () => {
+        const outcome = await auth.refresh(this.name, config, expiresAt.getTime() - Date.now() + 1_000);
+        if (this.state !== 'ready') return;
+        if (outcome === 'needs_sign_in') {
+          const reason = (await auth.needsSignInReason(this.name)) ?? 'the refresh failed; sign in again';
+          await this.disconnect();
+          await this.needsSignIn(reason);
+        } else if (outcome === 'claimed_elsewhere') {
+          this.refreshTimer = setTimeout(() => void this.scheduleRefresh(), 2_000);
+          this.refreshTimer.unref();
+        } else void this.scheduleRefresh();
+      })();
+    }, delay);
+    this.refreshTimer.unref();
+  }
+
+  private clearRefresh(): void {
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    this.refreshTimer = null;
+  }
+
   private clearRetry(): void {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
@@ -178,6 +284,7 @@ export class McpConnection {
 
   private async disconnect(): Promise<void> {
     this.clearRetry();
+    this.clearRefresh();
     const client = this.client;
     this.client = null;
     this.transport = null;
@@ -197,6 +304,7 @@ export class McpConnection {
     context: { signal: AbortSignal; onProgress?: (progress: { progress: number; total?: number; message?: string }) => void },
   ): Promise<ToolOutcome> {
     const client = this.client;
+    if (this.state === 'needs_sign_in') return errorOutcome(`MCP server "${this.name}" needs a sign-in (Settings › MCP servers): ${this.lastError ?? ''}`);
     if (this.state !== 'ready' || !client) {
       const retry = this.nextRetryAt ? ` (retrying in ${Math.max(1, Math.round((this.nextRetryAt - Date.now()) / 1000))} s)` : '';
       return errorOutcome(`MCP server "${this.name}" is not running${retry}${this.lastError ? `: ${this.lastError}` : ''}`);
@@ -214,6 +322,14 @@ export class McpConnection {
       return { isError: result.isError === true, content: text, ...(dropped > 0 && { droppedBytes: dropped }) };
     } catch (error) {
       if (context.signal.aborted) return errorOutcome(`Cancelled: the call to ${this.name} was stopped`, { cancelled: true });
+      const reason = signInReason(error);
+      if (reason) {
+        if (this.client === client) {
+          await this.disconnect();
+          await this.needsSignIn(reason);
+        }
+        return errorOutcome(`MCP server "${this.name}" needs a sign-in (Settings › MCP servers): ${reason}`);
+      }
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         return errorOutcome(`MCP server "${this.name}" did not answer ${tool} in time (${message(error)})`, { timedOut: true });
       }

@@ -6,8 +6,20 @@
 import { z } from 'zod';
 import { estimateTokens } from '@/lib/mind/token-budget';
 import type { Tool, ToolInputSchema } from '@/lib/tools/tool-types';
-import { emptyMcpSettings, isHttpServer, mcpToolName, sameServerConfig, type McpSettings } from '@/lib/config/mcp-config';
+import { emptyMcpSettings, isHttpServer, mcpToolName, sameServerConfig, type McpHttpConfig, type McpSettings } from '@/lib/config/mcp-config';
+import { deleteMcpAuthExcept } from '@/lib/store/mcp-tokens-repository';
+import type { McpAuth } from './mcp-auth';
 import { McpConnection, type McpConnectionOptions, type McpServerState, type McpToolInfo } from './mcp-connection';
+
+export class McpServerError extends Error {
+  constructor(
+    readonly code: 'not_found' | 'conflict',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'McpServerError';
+  }
+}
 
 export interface McpToolStatus {
   /** The server's own name for it. */
@@ -34,6 +46,8 @@ export interface McpServerStatus {
   restarts: number;
   next_retry_at: string | null;
   pid: number | null;
+  /** Remote servers: whether a sign-in is stored (null for local servers). */
+  signed_in: boolean | null;
   tools: McpToolStatus[];
 }
 
@@ -53,8 +67,14 @@ export class McpPool {
   private readonly connections = new Map<string, McpConnection>();
   private readonly listeners = new Set<() => void>();
   private cachedTools: Tool[] | null = null;
+  private readonly authListeners = new Set<(server: string) => void>();
 
   constructor(private readonly options: Omit<McpConnectionOptions, 'onChange'> = {}) {}
+
+  /** Sign-ins of remote servers, when this pool has them (the app's does). */
+  get auth(): McpAuth | null {
+    return this.options.auth ?? null;
+  }
 
   /** Called on every state change of any server (Settings refreshes, tools are rebuilt). */
   subscribe(listener: () => void): () => void {
@@ -82,6 +102,8 @@ export class McpPool {
       stopping.push(connection.stop());
     }
     await Promise.all(stopping);
+    // A server removed takes its sign-in with it (a server added again under its name signs in again).
+    if (this.options.auth) await deleteMcpAuthExcept(Object.keys(settings.mcpServers)).catch(() => undefined);
     for (const [name, config] of wanted) {
       if (this.connections.has(name)) continue;
       const connection = new McpConnection(name, config, { ...this.options, onChange: () => this.changed() });
@@ -103,6 +125,63 @@ export class McpPool {
     await connection.restart();
     const status = this.statusOf(name, connection);
     return { ok: connection.state === 'ready', tools: status.tools, error: connection.state === 'ready' ? null : connection.lastError };
+  }
+
+  /** The remote server's configuration, or why there is none. */
+  httpConfig(name: string): McpHttpConfig {
+    const config = this.settings.mcpServers[name];
+    if (!config) throw new McpServerError('not_found', `No MCP server named ${JSON.stringify(name)} is configured`);
+    if (!isHttpServer(config)) throw new McpServerError('conflict', `"${name}" is a local (stdio) server: only remote servers sign in`);
+    return config;
+  }
+
+  private requireAuth(): McpAuth {
+    if (!this.options.auth) throw new McpServerError('conflict', 'sign-in is not available in this process');
+    return this.options.auth;
+  }
+
+  /** Starts a sign-in: the authorization URL to open, or null when stored credentials were enough. */
+  async signIn(name: string, redirectUrl: string): Promise<string | null> {
+    const url = await this.requireAuth().signIn(name, this.httpConfig(name), redirectUrl);
+    if (url === null) {
+      await this.reconnect(name);
+      this.authChanged(name);
+    }
+    return url;
+  }
+
+  /** The callback: signs the server in and connects it; returns its name. */
+  async finishSignIn(input: { state: string; code?: string; error?: string; errorDescription?: string }): Promise<string> {
+    const name = await this.requireAuth().finishSignIn(input, (server) => {
+      const config = this.settings.mcpServers[server];
+      return config && isHttpServer(config) ? config : null;
+    });
+    await this.reconnect(name);
+    this.authChanged(name);
+    return name;
+  }
+
+  async signOut(name: string): Promise<{ revoked: boolean; error: string | null }> {
+    const result = await this.requireAuth().signOut(name, this.httpConfig(name));
+    await this.reconnect(name);
+    this.authChanged(name);
+    return result;
+  }
+
+  /** Called when a sign-in finishes or ends here (the cluster tells the other processes). */
+  onAuthChanged(listener: (server: string) => void): () => void {
+    this.authListeners.add(listener);
+    return () => this.authListeners.delete(listener);
+  }
+
+  private authChanged(name: string): void {
+    for (const listener of this.authListeners) listener(name);
+  }
+
+  /** A server's sign-in changed (here or in another process): connect it again now. */
+  async reconnect(name: string): Promise<void> {
+    const connection = this.connections.get(name);
+    if (connection) await connection.restart();
   }
 
   async stop(): Promise<void> {
@@ -194,6 +273,7 @@ export class McpPool {
       restarts: connection?.restarts ?? 0,
       next_retry_at: connection?.nextRetryAt ? new Date(connection.nextRetryAt).toISOString() : null,
       pid: connection?.pid ?? null,
+      signed_in: isHttpServer(config) ? (connection?.signedIn ?? false) : null,
       tools,
     };
   }

@@ -1,0 +1,16 @@
+import { handle, parseParams } from '@/lib/http/route-helpers';
+import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
+import { mcpServerParamsSchema } from '../../schema';
+
+export const dynamic = 'force-dynamic';
+
+/**
+ * Starts a sign-in to a remote server: `{ authorization_url }` to open in the browser (null when
+ * stored credentials were enough). The callback comes back to this same origin.
+ */
+export const POST = handle(async (request, context: { params: Promise<{ name: string }> }) => {
+  const { name } = parseParams(await context.params, mcpServerParamsSchema);
+  const redirect = new URL('/oauth/callback', new URL(request.url).origin).href;
+  const authorizationUrl = await getOrchestrator().mcp.signIn(name, redirect);
+  return Response.json({ authorization_url: authorizationUrl });
+});

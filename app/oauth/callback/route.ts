@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { toApiError } from '@/lib/http/api-error';
+import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
+
+export const dynamic = 'force-dynamic';
+
+const querySchema = z.object({
+  state: z.string().min(1).max(512),
+  code: z.string().min(1).max(4_096).optional(),
+  error: z.string().max(200).optional(),
+  error_description: z.string().max(1_000).optional(),
+});
+
+const escape = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+
+function page(status: number, message: string): Response {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in refused · AgentCSD</title></head><body style="font-family:system-ui;max-width:40rem;margin:4rem auto"><h1>Sign-in refused</h1><p data-testid="oauth-refused">${escape(message)}</p><p><a href="/settings#mcp-servers">Back to Settings › MCP servers</a></p></body></html>`;
+  return new Response(html, { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
+}
+
+/**
+ * Where an authorization server sends the browser back (ARCHITECTURE §17). The state must be one
+ * this app started and not used yet; then the code is exchanged with the kept PKCE verifier and
+ * the browser goes back to Settings, which says how it went.
+ */
+export async function GET(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const query = querySchema.safeParse(Object.fromEntries(url.searchParams));
+  if (!query.success) return page(400, 'This address is not a sign-in coming back: it has no state. Start again from Settings › MCP servers.');
+  const settings = new URL('/settings', url.origin);
+  try {
+    const name = await getOrchestrator().mcp.finishSignIn({
+      state: query.data.state,
+      code: query.data.code,
+      error: query.data.error,
+      errorDescription: query.data.error_description,
+    });
+    settings.searchParams.set('mcp_signed_in', name);
+  } catch (error) {
+    const failure = toApiError(error);
+    if (failure.status === 400) return page(400, failure.message);
+    settings.searchParams.set('mcp_error', failure.message);
+  }
+  settings.hash = 'mcp-servers';
+  return new Response(null, { status: 303, headers: { location: `${settings.pathname}${settings.search}${settings.hash}`, 'cache-control': 'no-store' } });
+}

@@ -1,0 +1,44 @@
+// What a session is made, changed and written to with: the inputs the REST routes and sockets
+// validate before the orchestrator acts on them.
+import { z } from 'zod';
+import { layerModelConfigSchema, sessionParamsSchema } from '@/lib/config/model-config';
+import { withoutNul } from '@/lib/config/text-schema';
+import { personaNameSchema } from '@/lib/personas/persona-name';
+
+export const sendMessageInputSchema = z
+  .object({ text: withoutNul(z.string().trim().min(1, 'text must not be empty').max(20_000, 'text must be at most 20,000 characters')) })
+  .strict();
+export type SendMessageInput = z.infer<typeof sendMessageInputSchema>;
+
+
+/** A session's own models and parameters, over the defaults in Settings. */
+const sessionSettingsShape = {
+  models: z
+    .object({ c_model: layerModelConfigSchema.optional(), s_model: layerModelConfigSchema.optional() })
+    .strict()
+    .optional(),
+  params: sessionParamsSchema.partial().optional(),
+};
+
+export const createSessionInputSchema = z
+  .object({
+    name: z.string().trim().max(120, 'name must be at most 120 characters').optional(),
+    persona: personaNameSchema,
+    ...sessionSettingsShape,
+  })
+  .strict();
+export type CreateSessionInput = z.infer<typeof createSessionInputSchema>;
+
+export const updateSessionInputSchema = z
+  .object({
+    name: z.string().trim().min(1, 'name must not be empty').max(120, 'name must be at most 120 characters').optional(),
+    ...sessionSettingsShape,
+  })
+  .strict();
+export type UpdateSessionInput = z.infer<typeof updateSessionInputSchema>;
+
+export function defaultSessionName(persona: string, now: Date): string {
+  const stamp = now.toISOString().slice(0, 16).replace('T', ' ');
+  return `${persona} · ${stamp}`;
+}
+
