@@ -1,11 +1,15 @@
 'use client';
 
-import { memo, useEffect, useRef, useState } from 'react';
+import { memo } from 'react';
+import type { McpAttachment } from '@/lib/tools/mcp/mcp-attachments';
 import { MarkdownView } from '@/components/personas/markdown-view';
 import type { MessageJson } from '@/lib/store/messages-repository';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 import { isQueued, type SessionState } from './session-state';
 import { DecideAll, ToolCallCard } from './tool-call-card';
+import { ElicitationCard } from './elicitation-card';
+import { Composer } from './composer';
+import { MessageWithAttachments } from './attachment-blocks';
 import { formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
 
 /** Memoised: a streaming reply re-renders the chat on every delta, but not the stored bubbles. */
@@ -19,7 +23,7 @@ const Bubble = memo(function Bubble(props: { message: MessageJson; queued: boole
           mine ? 'bg-indigo-600 text-white [&_code]:bg-indigo-500' : 'bg-zinc-100 dark:bg-zinc-800'
         } ${message.spontaneous ? 'ring-2 ring-amber-400/70' : ''}`}
       >
-        {mine ? <p className="text-sm break-words whitespace-pre-wrap">{message.content}</p> : <MarkdownView text={message.content} />}
+        {mine ? <MessageWithAttachments content={message.content} /> : <MarkdownView text={message.content} />}
         <p className={`mt-1 flex flex-wrap gap-2 text-[11px] ${mine ? 'text-indigo-100' : 'text-zinc-500'}`}>
           <time dateTime={message.created_at}>{formatTime(message.created_at)}</time>
           {message.spontaneous && <span className="font-medium text-amber-700 dark:text-amber-300">spoke on its own</span>}
@@ -34,7 +38,7 @@ const Bubble = memo(function Bubble(props: { message: MessageJson; queued: boole
 /** The External Dialog: the chat, the reply as it streams, and the composer. */
 export function ChatPanel(props: {
   state: SessionState;
-  onSend: (text: string) => Promise<boolean>;
+  onSend: (text: string, attachments: McpAttachment[]) => Promise<boolean>;
   onStop: () => void;
   onLoadEarlier: () => void;
   onError: (message: string) => void;
@@ -51,26 +55,10 @@ export function ChatPanel(props: {
     ...state.history.external.messages.map((message) => ({ kind: 'message' as const, message })),
     ...cards.filter((call) => call.turn_id !== state.streaming?.turnId).map((call) => ({ kind: 'call' as const, call })),
   ].sort((a, b) => (a.kind === 'message' ? a.message.created_at : a.call.created_at).localeCompare(b.kind === 'message' ? b.message.created_at : b.call.created_at));
-  const [draft, setDraft] = useState('');
-  const [sending, setSending] = useState(false);
   const messages = state.history.external.messages;
   const streaming = state.streaming;
   const paused = state.session?.status !== 'active';
   const scroller = useStickToBottom([messages.length, streaming?.loud.length, cards.length]);
-  const input = useRef<HTMLTextAreaElement>(null);
-
-  useEffect(() => {
-    if (!paused) input.current?.focus();
-  }, [paused]);
-
-  async function send() {
-    const text = draft.trim();
-    if (!text || sending) return;
-    setSending(true);
-    if (await props.onSend(text)) setDraft('');
-    setSending(false);
-    input.current?.focus();
-  }
 
   return (
     <PanelFrame
@@ -79,43 +67,7 @@ export function ChatPanel(props: {
       labelledBy="panel-external"
       scrollRef={scroller}
       footer={
-        <form
-          className="space-y-2 border-t border-zinc-200 p-3 dark:border-zinc-800"
-          onSubmit={(event) => {
-            event.preventDefault();
-            void send();
-          }}
-        >
-          <label htmlFor="chat-input" className="sr-only">
-            Message
-          </label>
-          <textarea
-            id="chat-input"
-            ref={input}
-            rows={2}
-            className="field resize-y"
-            placeholder={paused ? 'Paused — resume the session to talk' : 'Write a message (Enter sends, Shift+Enter for a new line)'}
-            value={draft}
-            disabled={paused}
-            onChange={(event) => setDraft(event.target.value)}
-            onKeyDown={(event) => {
-              if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
-                event.preventDefault();
-                void send();
-              }
-            }}
-          />
-          <div className="flex items-center justify-end gap-2">
-            {streaming && (
-              <button type="button" className="btn" onClick={props.onStop}>
-                Stop reply
-              </button>
-            )}
-            <button type="submit" className="btn btn-primary" disabled={paused || sending || !draft.trim()}>
-              Send
-            </button>
-          </div>
-        </form>
+        <Composer paused={paused} streaming={streaming !== null} onSend={props.onSend} onStop={props.onStop} onError={props.onError} />
       }
     >
       <LoadEarlier visible={state.history.external.nextBefore !== null} onClick={props.onLoadEarlier} />
@@ -139,6 +91,11 @@ export function ChatPanel(props: {
         {liveCards.map((call) => (
           <ToolCallCard key={call.id} call={call} liveOutput={state.toolOutput[call.id]} onError={props.onError} />
         ))}
+        {Object.values(state.elicitations)
+          .sort((a, b) => a.created_at.localeCompare(b.created_at))
+          .map((elicitation) => (
+            <ElicitationCard key={elicitation.id} elicitation={elicitation} onError={props.onError} />
+          ))}
         <DecideAll calls={waiting} onError={props.onError} />
       </ol>
     </PanelFrame>

@@ -1,6 +1,7 @@
 // The session page's state: REST pages and live events merged into one truth. Messages are kept
 // by id, so a page fetched after a reconnect and the events that arrived meanwhile never
 // duplicate; `seq` tells when events were missed (a gap) and the page must re-read over REST.
+import type { ElicitationJson } from '@/lib/mind/elicitation-json';
 import type { ScheduleJson } from '@/lib/store/triggers-repository';
 import type { EventOf, MindState, OrchestratorEvent } from '@/lib/mind/events';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
@@ -54,6 +55,8 @@ export interface SessionState {
   schedules: Record<string, ScheduleJson>;
   /** Live output of running calls, by call id. */
   toolOutput: Record<string, string>;
+  /** MCP servers' questions to the user by id (cards in the chat); answered ones stay, shown as such. */
+  elicitations: Record<string, ElicitationJson>;
   /** Memory consolidations by id (the Subconscious panel), from REST and events. */
   consolidations: Record<number, ConsolidationJson>;
   deleted: boolean;
@@ -64,7 +67,7 @@ export interface SessionState {
 }
 
 export type SessionAction =
-  | { type: 'loaded'; session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals>; pages: Record<HistoryLayer, HistoryPage>; toolCalls?: ToolCallJson[]; tasks?: TaskJson[]; consolidations?: ConsolidationJson[] }
+  | { type: 'loaded'; session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals>; pages: Record<HistoryLayer, HistoryPage>; toolCalls?: ToolCallJson[]; tasks?: TaskJson[]; consolidations?: ConsolidationJson[]; elicitations?: ElicitationJson[] }
   | { type: 'older'; layer: HistoryLayer; page: HistoryPage }
   | { type: 'joined'; bootId: string; lastSeq: number }
   | { type: 'session'; session: SessionJson }
@@ -85,6 +88,7 @@ export function initialSessionState(): SessionState {
     tasks: {},
     schedules: {},
     toolOutput: {},
+    elicitations: {},
     consolidations: {},
     deleted: false,
     bootId: null,
@@ -141,7 +145,9 @@ export function sessionReducer(state: SessionState, action: SessionAction): Sess
       for (const task of action.tasks ?? []) tasks[task.id] = task;
       const consolidations = { ...state.consolidations };
       for (const consolidation of action.consolidations ?? []) consolidations[consolidation.id] = consolidation;
-      return { ...state, session: action.session, mind: action.mind, usage: action.usage, history, moods, streaming, answeredBy, toolCalls, tasks, consolidations, needsResync: false };
+      const elicitations = { ...state.elicitations };
+      for (const elicitation of action.elicitations ?? []) elicitations[elicitation.id] = elicitation;
+      return { ...state, session: action.session, mind: action.mind, usage: action.usage, history, moods, streaming, answeredBy, toolCalls, tasks, consolidations, elicitations, needsResync: false };
     }
     case 'older': {
       const layer = state.history[action.layer];
@@ -223,6 +229,8 @@ function reduceEvent(state: SessionState, event: OrchestratorEvent): SessionStat
       return { ...state, schedules: { ...state.schedules, [event.schedule.id]: event.schedule } };
     case 'hook.received':
       return state;
+    case 'elicitation':
+      return { ...state, elicitations: { ...state.elicitations, [event.elicitation.id]: event.elicitation } };
     case 'memory-consolidation':
       return { ...state, consolidations: { ...state.consolidations, [event.consolidation.id]: event.consolidation } };
     case 'tool-output': {

@@ -1,5 +1,7 @@
 'use client';
 
+import type { ElicitationJson } from '@/lib/mind/elicitation-json';
+import type { McpAttachment } from '@/lib/tools/mcp/mcp-attachments';
 import Link from 'next/link';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
@@ -62,11 +64,12 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     if (loading.current) return;
     loading.current = true;
     try {
-      const [detail, calls, tasks, consolidations, ...pages] = await Promise.all([
+      const [detail, calls, tasks, consolidations, elicitations, ...pages] = await Promise.all([
         apiFetch<{ session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals> }>(`/api/sessions/${sessionId}`),
         apiFetch<{ tool_calls: ToolCallJson[] }>(`/api/sessions/${sessionId}/tool-calls`),
         apiFetch<{ tasks: TaskJson[] }>(`/api/sessions/${sessionId}/tasks`),
         apiFetch<{ consolidations: ConsolidationJson[] }>(`/api/sessions/${sessionId}/consolidations`),
+        apiFetch<{ elicitations: ElicitationJson[] }>(`/api/sessions/${sessionId}/elicitations`),
         ...layers.map((layer) => apiFetch<HistoryPage>(`/api/sessions/${sessionId}/history?layer=${layer}&limit=${pageSize}`)),
       ]);
       dispatch({
@@ -78,6 +81,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         toolCalls: calls.tool_calls,
         tasks: tasks.tasks,
         consolidations: consolidations.consolidations,
+        elicitations: elicitations.elicitations,
       });
       setError(null);
     } catch (caught) {
@@ -143,14 +147,14 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     }
   }
 
-  async function send(text: string): Promise<boolean> {
+  async function send(text: string, attachments: McpAttachment[] = []): Promise<boolean> {
     try {
-      const sent = socket.send(text);
+      const sent = socket.send(text, attachments);
       if (sent) {
         const ack = await sent;
         if (!ack.ok) throw new Error(ack.error.message);
       } else {
-        await apiFetch(`/api/sessions/${sessionId}/messages`, { method: 'POST', body: { text } });
+        await apiFetch(`/api/sessions/${sessionId}/messages`, { method: 'POST', body: attachments.length ? { text, attachments } : { text } });
       }
       return true;
     } catch (caught) {

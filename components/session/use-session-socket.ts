@@ -1,5 +1,6 @@
 'use client';
 
+import type { McpAttachment } from '@/lib/tools/mcp/mcp-attachments';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { io, type Socket } from 'socket.io-client';
 import type { OrchestratorEvent } from '@/lib/mind/events';
@@ -17,7 +18,7 @@ export interface SessionSocket {
    * not connected: the caller then uses the REST route, so a message is never queued in the
    * socket's buffer and sent twice.
    */
-  send: (text: string) => Promise<SendMessageAck> | null;
+  send: (text: string, attachments?: McpAttachment[]) => Promise<SendMessageAck> | null;
 }
 
 /**
@@ -55,12 +56,12 @@ export function useSessionSocket(input: {
   }, [input.sessionId]);
 
   const send = useCallback(
-    (text: string) => {
+    (text: string, attachments: McpAttachment[] = []) => {
       const socket = socketRef.current;
       if (!socket?.connected) return null;
       return socket
         .timeout(sendAckTimeoutMs)
-        .emitWithAck('send-message', { sessionId: input.sessionId, text })
+        .emitWithAck('send-message', { sessionId: input.sessionId, text, ...(attachments.length && { attachments }) })
         .catch(
           (): SendMessageAck => ({
             ok: false,

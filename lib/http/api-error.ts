@@ -65,6 +65,12 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError(error.code === 'validation' ? 'validation_failed' : error.code === 'not_found' ? 'not_found' : 'conflict', error.message);
   }
   if (error instanceof Error && error.name === 'McpServerError' && 'code' in error) return new ApiError(error.code === 'not_found' ? 'not_found' : 'conflict', error.message);
+  if (error instanceof Error && error.name === 'ElicitationError' && 'code' in error) {
+    return new ApiError(error.code === 'validation' ? 'validation_failed' : error.code === 'not_found' ? 'not_found' : 'conflict', error.message);
+  }
+  if (error instanceof Error && error.name === 'McpCatalogError' && 'code' in error) {
+    return new ApiError(error.code === 'validation' ? 'validation_failed' : error.code === 'not_found' ? 'not_found' : 'upstream_failed', error.message);
+  }
   if (error instanceof Error && error.name === 'SignInError' && 'code' in error) {
     return new ApiError(error.code === 'unknown_state' ? 'validation_failed' : error.code === 'refused' ? 'forbidden' : 'upstream_failed', error.message);
   }

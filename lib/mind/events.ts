@@ -8,6 +8,7 @@ import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 import type { TaskJson } from '@/lib/store/tasks-repository';
 import type { ScheduleJson } from '@/lib/store/triggers-repository';
 import type { Activity } from './pacing';
+import type { ElicitationJson } from './elicitation-json';
 import type { SubconsciousOutput } from '@/lib/mind/tags/parse-subconscious-output';
 
 /** What the mind is doing right now; sent whenever it changes and returned by GET /api/sessions/:id. */
@@ -72,6 +73,8 @@ export interface EventPayloads extends Record<TaskEventName, { task: TaskJson }>
   'tool-call': { call: ToolCallJson };
   /** Live output of a running shell call (the kept part; the row holds it all when it ends). */
   'tool-output': { callId: string; stream: 'stdout' | 'stderr'; text: string };
+  /** An MCP server asks the user something mid-call (a card in the chat), or the question ended. */
+  elicitation: { elicitation: ElicitationJson };
   /** The Subconscious consolidating memory while the user is away (started, then how it ended). */
   'memory-consolidation': { consolidation: ConsolidationJson };
   usage: { layer: CallLayer; call: Omit<UsageTotals, 'calls' | 'unpricedCalls'> & { priced: boolean; backend: string; model: string }; totals: UsageTotals };

@@ -21,6 +21,8 @@ import {
 import { readMcpSettings, readSettings } from '@/lib/store/settings-repository';
 import { McpPool } from '@/lib/tools/mcp/mcp-pool';
 import { McpAuth } from '@/lib/tools/mcp/mcp-auth';
+import { renderAttachments } from '@/lib/tools/mcp/mcp-attachments';
+import { ElicitationBroker } from '@/lib/tools/mcp/elicitation';
 import { readEnv } from '@/lib/config/env';
 import { VectorIndexer } from '@/lib/memory/vector-indexer';
 import { sessionGraphParts } from '@/lib/capabilities/capability-tools';
@@ -94,6 +96,8 @@ export class Orchestrator {
   readonly channels: ChannelService | null;
   /** Schedules (lib/triggers): one timer for all of them; every process runs one, each slot fires once. */
   readonly scheduler: Scheduler;
+  /** What MCP servers ask the user mid-call: cards in the chat, answered over REST. */
+  readonly elicitations = new ElicitationBroker((elicitation) => this.bus.emit('elicitation', elicitation.session_id, { elicitation }));
   /** What schedules and webhooks may do here (the webhook route uses it too). */
   readonly triggerHost: TriggerHost;
 
@@ -118,7 +122,13 @@ export class Orchestrator {
       foreground: options.foreground ?? new ForegroundGate(clock),
       approvals: options.approvals ?? new ApprovalBroker(),
       toolServer: options.toolServer ?? { current: null },
-      mcp: options.mcp ?? new McpPool({ auth: defaultMcpAuth() }),
+      mcp:
+        options.mcp ??
+        new McpPool({
+          auth: defaultMcpAuth(),
+          elicit: (request) => this.elicitations.ask(request),
+          callEnded: (server, sessionId) => this.elicitations.cancelFor(server, sessionId),
+        }),
     };
     this.tasks = new TaskService({
       bus: this.bus,
@@ -234,6 +244,8 @@ export class Orchestrator {
   }
 
   async sendUserMessage(id: string, input: SendMessageInput): Promise<MessageRecord> {
+    // Attachments are read now, here, so what is stored is what the model reads (and nothing is stored if one fails).
+    if (input.attachments?.length) input = { text: `${input.text}\n\n${await renderAttachments(this.deps.mcp, input.attachments)}` };
     // A mind is the live session (it refuses while paused): no database read on a reply's path.
     await this.starting.get(id); // one being started (it moved here a moment ago) is waited for
     const mind = this.minds.get(id);

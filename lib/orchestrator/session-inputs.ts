@@ -4,9 +4,14 @@ import { z } from 'zod';
 import { layerModelConfigSchema, sessionParamsSchema } from '@/lib/config/model-config';
 import { withoutNul } from '@/lib/config/text-schema';
 import { personaNameSchema } from '@/lib/personas/persona-name';
+import { mcpAttachmentSchema } from '@/lib/tools/mcp/mcp-attachments';
 
 export const sendMessageInputSchema = z
-  .object({ text: withoutNul(z.string().trim().min(1, 'text must not be empty').max(20_000, 'text must be at most 20,000 characters')) })
+  .object({
+    text: withoutNul(z.string().trim().min(1, 'text must not be empty').max(20_000, 'text must be at most 20,000 characters')),
+    /** MCP resources and prompts, resolved when the message is sent (ARCHITECTURE §17). */
+    attachments: z.array(mcpAttachmentSchema).max(5, 'at most 5 attachments').optional(),
+  })
   .strict();
 export type SendMessageInput = z.infer<typeof sendMessageInputSchema>;
 

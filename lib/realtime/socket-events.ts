@@ -13,6 +13,8 @@ export type JoinAck = { ok: true; lastSeq: number; bootId: string } | { ok: fals
 export interface SendMessagePayload {
   sessionId: string;
   text: string;
+  /** MCP resources and prompts (ARCHITECTURE §17), read on the server when the message is sent. */
+  attachments?: unknown[];
 }
 
 /** Acknowledged only once the message is stored, like the REST route's 202; errors as the REST body's. */

@@ -68,7 +68,7 @@ export function attachSocketServer(input: {
         return;
       }
       try {
-        const message = await input.orchestrator.sendUserMessage(parsed.data.sessionId, { text: parsed.data.text });
+        const message = await input.orchestrator.sendUserMessage(parsed.data.sessionId, { text: parsed.data.text, ...(parsed.data.attachments && { attachments: parsed.data.attachments }) });
         reply({ ok: true, message: messageJson(message) });
       } catch (caught) {
         reply({ ok: false, error: toApiError(caught).body });

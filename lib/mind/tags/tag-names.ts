@@ -23,6 +23,9 @@ export const tagNames = [
   'conversation',
   'known_facts',
   'fact',
+  /** What a person attached from an MCP server (issue 30): a resource's text, a prompt's. */
+  'mcp_resource',
+  'mcp_prompt',
 ] as const;
 
 export type TagName = (typeof tagNames)[number];

@@ -6,7 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, type CallToolResult, type Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ErrorCode, McpError, type CallToolResult, type Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitAnswer, ElicitRequest } from './elicitation';
 import { errorOutcome, type ToolOutcome } from '@/lib/tools/tool-types';
 import { isHttpServer, type McpHttpConfig, type McpServerConfig } from '@/lib/config/mcp-config';
 import type { McpAuth } from './mcp-auth';
@@ -29,6 +30,10 @@ export interface McpConnectionOptions {
   resultCapChars?: number;
   /** Sign-ins of remote servers (OAuth); without it a server that answers 401 just fails. */
   auth?: McpAuth | null;
+  /** Asks the user what a server asks mid-call (elicitation); without it, every question is declined. */
+  elicit?: (request: ElicitRequest) => Promise<ElicitAnswer>;
+  /** A call ended: its open questions are over. */
+  callEnded?: (server: string, sessionId: string) => void;
   onChange?: () => void;
 }
 
@@ -85,7 +90,9 @@ export class McpConnection {
   private attempt = 0;
   private stopped = true;
   private refreshTimer: NodeJS.Timeout | null = null;
-  private readonly options: Required<Omit<McpConnectionOptions, 'onChange' | 'auth'>> & Pick<McpConnectionOptions, 'onChange' | 'auth'>;
+  /** Sessions whose calls are running now, latest last: a question mid-call goes to the latest. */
+  private readonly callingSessions: string[] = [];
+  private readonly options: Required<Omit<McpConnectionOptions, 'onChange' | 'auth' | 'elicit' | 'callEnded'>> & Pick<McpConnectionOptions, 'onChange' | 'auth' | 'elicit' | 'callEnded'>;
 
   constructor(
     readonly name: string,
@@ -99,8 +106,15 @@ export class McpConnection {
       backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS,
       resultCapChars: options.resultCapChars ?? MCP_RESULT_CAP_CHARS,
       auth: options.auth,
+      elicit: options.elicit,
+      callEnded: options.callEnded,
       onChange: options.onChange,
     };
+  }
+
+  /** The connected client (resources, prompts), or null when the server is not ready. */
+  get liveClient(): Client | null {
+    return this.state === 'ready' ? this.client : null;
   }
 
   get pid(): number | null {
@@ -144,7 +158,13 @@ export class McpConnection {
       this.fail(`could not start: ${message(error)}`);
       return;
     }
-    const client = new Client({ name: 'agentcsd', version: '0.1.0' }, { capabilities: {} });
+    const client = new Client({ name: 'agentcsd', version: '0.1.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const sessionId = this.callingSessions.at(-1);
+      if (!sessionId || !this.options.elicit) return { action: 'decline' };
+      const params = request.params as { mode?: 'form' | 'url'; message: string; requestedSchema?: ElicitRequest['requestedSchema']; url?: string };
+      return this.options.elicit({ server: this.name, sessionId, mode: params.mode ?? 'form', message: params.message, requestedSchema: params.requestedSchema, url: params.url });
+    });
     this.transport = transport;
     this.client = client;
     client.onclose = () => this.lost(client);
@@ -301,7 +321,7 @@ export class McpConnection {
   async call(
     tool: string,
     args: Record<string, unknown>,
-    context: { signal: AbortSignal; onProgress?: (progress: { progress: number; total?: number; message?: string }) => void },
+    context: { signal: AbortSignal; sessionId?: string; onProgress?: (progress: { progress: number; total?: number; message?: string }) => void },
   ): Promise<ToolOutcome> {
     const client = this.client;
     if (this.state === 'needs_sign_in') return errorOutcome(`MCP server "${this.name}" needs a sign-in (Settings › MCP servers): ${this.lastError ?? ''}`);
@@ -309,6 +329,7 @@ export class McpConnection {
       const retry = this.nextRetryAt ? ` (retrying in ${Math.max(1, Math.round((this.nextRetryAt - Date.now()) / 1000))} s)` : '';
       return errorOutcome(`MCP server "${this.name}" is not running${retry}${this.lastError ? `: ${this.lastError}` : ''}`);
     }
+    if (context.sessionId) this.callingSessions.push(context.sessionId);
     try {
       const result = (await client.callTool({ name: tool, arguments: args }, undefined, {
         signal: context.signal,
@@ -334,6 +355,11 @@ export class McpConnection {
         return errorOutcome(`MCP server "${this.name}" did not answer ${tool} in time (${message(error)})`, { timedOut: true });
       }
       return errorOutcome(`MCP server "${this.name}" failed on ${tool}: ${message(error)}`);
+    } finally {
+      if (context.sessionId) {
+        this.callingSessions.splice(this.callingSessions.lastIndexOf(context.sessionId), 1);
+        if (!this.callingSessions.includes(context.sessionId)) this.options.callEnded?.(this.name, context.sessionId);
+      }
     }
   }
 }

@@ -4,6 +4,7 @@
 // the server's own annotation (only a tool it marks read-only and not destructive runs without a
 // card), never anything a model or a tool's output says.
 import { z } from 'zod';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { estimateTokens } from '@/lib/mind/token-budget';
 import type { Tool, ToolInputSchema } from '@/lib/tools/tool-types';
 import { emptyMcpSettings, isHttpServer, mcpToolName, sameServerConfig, type McpHttpConfig, type McpSettings } from '@/lib/config/mcp-config';
@@ -168,6 +169,14 @@ export class McpPool {
     return result;
   }
 
+  /** A ready server's client (resources, prompts), or why there is none. */
+  client(name: string): Client {
+    if (!this.settings.mcpServers[name]) throw new McpServerError('not_found', `No MCP server named ${JSON.stringify(name)} is configured`);
+    const client = this.connections.get(name)?.liveClient;
+    if (!client) throw new McpServerError('conflict', `"${name}" is not connected (${this.connections.get(name)?.state ?? 'off'})`);
+    return client;
+  }
+
   /** Called when a sign-in finishes or ends here (the cluster tells the other processes). */
   onAuthChanged(listener: (server: string) => void): () => void {
     this.authListeners.add(listener);
@@ -229,6 +238,7 @@ export class McpPool {
       run: (args, context) =>
         connection.call(info.name, args, {
           signal: context.signal,
+          sessionId: context.sessionId,
           onProgress: (progress) =>
             context.onOutput?.({
               stream: 'stdout',
