@@ -7,7 +7,7 @@ import { McpSignIn } from './mcp-sign-in';
 import type { McpSettings, McpToolPrefs } from '@/lib/config/mcp-config';
 import type { McpServerStatus, McpToolStatus } from '@/lib/tools/mcp/mcp-pool';
 
-type ServersJson = McpSettings & { servers: McpServerStatus[] };
+type ServersJson = McpSettings & { servers: McpServerStatus[]; tool_search: { budget_tokens: number; definition_tokens: number; active: boolean } };
 
 const example = `{
   "mcpServers": {
@@ -189,6 +189,16 @@ export function McpServersSettings() {
         Save servers
       </button>
       {data?.servers.length === 0 && <p className="text-sm text-zinc-500">No MCP servers yet.</p>}
+      {data && data.servers.length > 0 && (
+        <p className="text-xs text-zinc-500" data-testid="tool-search">
+          The connected servers&rsquo; tools take ~{data.tool_search.definition_tokens.toLocaleString()} tokens of every prompt
+          {data.tool_search.active
+            ? ` — more than ${data.tool_search.budget_tokens.toLocaleString()}, so the agent searches for the tools it needs (search_tools) and only those are sent.`
+            : data.tool_search.budget_tokens > 0
+              ? `; above ${data.tool_search.budget_tokens.toLocaleString()} the agent would search for them instead.`
+              : '; tool search is off (AGENTCSD_TOOL_SEARCH_TOKENS=0).'}
+        </p>
+      )}
       <ul className="space-y-3" aria-label="MCP servers">
         {data?.servers.map((server) => {
           const label = server.enabled ? stateLabels[server.state] : stateLabels.stopped;

@@ -71,7 +71,6 @@ export async function runAgentSteps(input: AgentStepsInput): Promise<AgentStepsR
 
 async function runSteps(input: AgentStepsInput): Promise<AgentStepsResult> {
   const messages: BackendMessage[] = [...input.request.messages];
-  const tools = input.toolbox.definitions();
   const maxSteps = input.maxSteps ?? MAX_TOOL_STEPS_PER_TURN;
   let step = 0;
   let toolSteps = 0;
@@ -98,7 +97,8 @@ async function runSteps(input: AgentStepsInput): Promise<AgentStepsResult> {
   while (!input.signal.aborted) {
     if (step >= maxSteps) return { last, toolSteps, leftOpen: false, limitReached: true, stopped: false };
     if (toolSteps > 0 && input.endAfterTools?.()) return { last, toolSteps, leftOpen: false, limitReached: false, stopped: false };
-    const request = { ...input.request, messages, tools };
+    // Read each step: a tool search may have loaded more definitions since the last one.
+    const request = { ...input.request, messages, tools: input.toolbox.definitions() };
     const budgetStop = input.beforeCall?.(request);
     if (budgetStop) return { last, toolSteps, leftOpen: false, limitReached: false, stopped: false, budgetStop };
     last = await input.callModel(request, (text) => input.onStepText(text));

@@ -6,6 +6,7 @@ import { currentRulesVersion, listRulesFor, type ToolRuleRecord } from '@/lib/st
 import type { EventBus } from '@/lib/mind/events';
 import { appendToolCallLog } from '@/lib/store/session-logs';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
+import type { LoadedTools } from './tool-search';
 import { ToolRegistry } from './tool-registry';
 import type { Tool } from '@/lib/tools/tool-types';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
@@ -51,11 +52,13 @@ export function createMindToolbox(input: {
   capabilityTools?: readonly Tool[];
   /** Each call that reached its final state (the Subconscious's next input). */
   onFinished?: (call: ToolCallRecord) => void;
+  /** Tool search: the session's loaded tools, and the budget above which MCP tools are searched. */
+  search?: { loaded: LoadedTools; budgetTokens: number };
 }): SessionToolbox | null {
   const { session, bus } = input;
   const backend = session.models.c_model.backend;
   if (!NATIVE_TOOL_BACKENDS.has(backend) && !(backend === 'claude_code_cli' && input.toolServer)) return null;
-  const sessionTools = ToolRegistry.forSession({ builtins: session.params.tools, mcpServers: session.params.mcp_servers }, input.mcpTools, input.capabilityTools);
+  const sessionTools = ToolRegistry.forSession({ builtins: session.params.tools, mcpServers: session.params.mcp_servers }, input.mcpTools, input.capabilityTools, input.search);
   const task = input.task;
   const registry = task ? sessionTools.narrowed(task.allowedTools, task.taskTools) : sessionTools;
   if (registry.size === 0) return null;

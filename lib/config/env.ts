@@ -24,6 +24,8 @@ const envSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
   /** Seed 003's *Working* pause between a task's steps. */
   AGENTCSD_TASK_STEP_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
+  /** Tokens of MCP tool definitions above which the model searches for tools instead of seeing them all (0: never). */
+  AGENTCSD_TOOL_SEARCH_TOKENS: z.coerce.number().int().min(0).max(1_000_000).default(8_000),
   /** Active schedules a persona may have at once (its sessions together), user's and agent's. */
   AGENTCSD_MAX_SCHEDULES: z.coerce.number().int().min(1).max(10_000).default(20),
   /** What runs tasks: `memory` (one process) or `dbos` (durable, on AGENTCSD_DATABASE_URL). */

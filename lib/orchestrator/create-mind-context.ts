@@ -10,6 +10,8 @@ import type { MindContext } from './mind-context';
 import type { MindDependencies } from './mind-dependencies';
 import type { MindMemory } from './mind-memory';
 import { mindModelCalls } from './mind-model-calls';
+import { LoadedTools } from '@/lib/agent/tool-search';
+import { readEnv } from '@/lib/config/env';
 
 export function createMindContext(input: {
   session: () => SessionRecord;
@@ -27,6 +29,8 @@ export function createMindContext(input: {
 }): MindContext {
   const { deps, memory } = input;
   const sessionId = input.session().id;
+  // What the session loaded with search_tools stays loaded for the life of its mind.
+  const loadedTools = new LoadedTools();
   return {
     sessionId,
     personaCore: input.personaCore,
@@ -45,6 +49,7 @@ export function createMindContext(input: {
         mcpTools: deps.mcp.tools(),
         capabilityTools: input.graph.tools,
         onFinished: (call) => memory.recordToolActivity(toolActivityLine(call)),
+        search: { loaded: loadedTools, budgetTokens: readEnv().AGENTCSD_TOOL_SEARCH_TOKENS },
       }),
     toolServer: () => deps.toolServer.current,
     callModel: mindModelCalls({ sessionId, deps, health: input.health, prompts: input.prompts, usage: input.usage, changed: input.changed }),

@@ -1,4 +1,5 @@
 import { ApiError } from '@/lib/http/api-error';
+import { readEnv } from '@/lib/config/env';
 import { handle, readJsonBody } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { readMcpSettings, writeMcpSettings } from '@/lib/store/settings-repository';
@@ -9,7 +10,11 @@ export const dynamic = 'force-dynamic';
 
 /** The configuration as pasted (secrets masked) and each server's live status. */
 function mcpJson(settings: McpSettings) {
-  return { ...maskedMcpSettings(settings), servers: getOrchestrator().mcp.status() };
+  const servers = getOrchestrator().mcp.status();
+  const budget = readEnv().AGENTCSD_TOOL_SEARCH_TOKENS;
+  const total = servers.filter((server) => server.enabled && server.state === 'ready').reduce((sum, server) => sum + server.definition_tokens, 0);
+  // Above the budget, sessions see search_tools instead of every definition (lib/agent/tool-search.ts).
+  return { ...maskedMcpSettings(settings), servers, tool_search: { budget_tokens: budget, definition_tokens: total, active: budget > 0 && total > budget } };
 }
 
 export const GET = handle(async () => {
