@@ -8,6 +8,7 @@ import { benchPromptCache, cacheTable } from './prompt-cache';
 import { benchStreamingPath, loadTable, streamingTable } from './streaming-path';
 import { benchChannels, channelsTable } from './channels';
 import { benchTriggers, triggersTable } from './triggers';
+import { benchToolSearch, toolSearchTable } from './tool-search';
 import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } from './tools';
 import { benchTaskOverhead, benchTaskTokens, tasksTables } from './tasks';
 import { defaultModelIds } from '@/lib/config/model-catalog';
@@ -49,6 +50,9 @@ console.log(channelsTable(await benchChannels({ samples: quick ? 10 : 40, outbox
 
 console.log('\n## Schedules: slot to model call, and 1,000 schedules waiting\n');
 console.log(triggersTable(await benchTriggers({ reminders: quick ? 10 : 30, schedules: 1_000, idleMs: quick ? 10_000 : 30_000 })));
+
+console.log('\n## MCP tool search: 10 and 200 tools, with and without search (prompt tokens, cache, first token)\n');
+console.log(toolSearchTable(await benchToolSearch()));
 
 console.log('\n## Tools: orchestration per tool step, sandbox start, decision to start\n');
 console.log(
