@@ -8,7 +8,7 @@ import { AgentMcpEndpoint, MCP_PATH } from './lib/agent/agent-mcp-endpoint';
 import { startOrchestrator, stopOrchestrator } from './lib/orchestrator/orchestrator';
 import { checkBackends, describeAvailability } from './lib/setup/backend-availability';
 import { attachSocketServer } from './lib/realtime/socket-server';
-import { checkRequest, isLoopbackAddress, type GuardOptions } from './lib/security/request-guard';
+import { isLoopbackAddress, type GuardOptions } from './lib/security/request-guard';
 import { guardRequest, limitConnections, parseRequestTarget, refuse } from './lib/security/http-entry';
 import { contentSecurityPolicy, hardeningHeaders, newNonce } from './lib/security/content-security-policy';
 import { closeDb, getDb, storeLocation } from './lib/store/db';
@@ -94,27 +94,9 @@ function acceptTokenFromUrl(request: IncomingMessage, response: ServerResponse):
 // peers only, the usual Host check, and a token per CLI run instead of an Origin.
 const toolServer = new AgentMcpEndpoint(`http://127.0.0.1:${env.PORT}${MCP_PATH}`);
 
-function handleToolServer(request: IncomingMessage, response: ServerResponse): void {
-  const peer = (request.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
-  // A browser always sends Origin: no web page may call it, whatever it guesses.
-  if (!isLoopbackAddress(peer) || request.headers.origin !== undefined) {
-    refuse(response, 403, 'forbidden', 'The tool server answers the Claude Code CLI on this machine only');
-    return;
-  }
-  const verdict = checkRequest({ method: 'GET', host: request.headers.host, origin: undefined }, guard);
-  if (!verdict.ok && verdict.status === 421) {
-    refuse(response, verdict.status, verdict.code, verdict.message);
-    return;
-  }
-  void toolServer.handle(request, response).catch((error: unknown) => {
-    console.error('[tools] MCP request failed', error);
-    if (!response.headersSent) refuse(response, 500, 'internal', 'The tool server failed');
-  });
-}
-
 function handleRequest(request: IncomingMessage, response: ServerResponse): void {
   if (request.url === MCP_PATH || request.url?.startsWith(`${MCP_PATH}?`)) {
-    handleToolServer(request, response);
+    toolServer.handleGuarded(request, response, guard);
     return;
   }
   const verdict = guardRequest(request, guard);

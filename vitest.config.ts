@@ -26,7 +26,7 @@ export default defineConfig({
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
   test: {
     environment: 'node',
-    exclude: ['node_modules', 'e2e', '.next'],
+    exclude: ['**/node_modules/**', 'e2e', '.next'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     // Each file gets its own data folder; forks keep native modules and globals apart.

@@ -9,6 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { checkRequest, isLoopbackAddress, type GuardOptions } from '@/lib/security/request-guard';
+import { refuse } from '@/lib/security/http-entry';
 import { hashArgs, type AgentTurnRecord, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { capForModel, type SessionToolbox, type StopKind } from './session-toolbox';
 
@@ -81,6 +83,27 @@ export class AgentMcpEndpoint {
   }
 
   /** Serves one HTTP request on MCP_PATH (stateless: a server and transport per request). */
+  /**
+   * The door server.ts opens for the CLI: loopback peers only, never a browser (a browser always
+   * sends Origin), and a Host that names us (DNS rebinding gets 421); then handle().
+   */
+  handleGuarded(request: IncomingMessage, response: ServerResponse, guard: GuardOptions): void {
+    const peer = (request.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    if (!isLoopbackAddress(peer) || request.headers.origin !== undefined) {
+      refuse(response, 403, 'forbidden', 'The tool server answers the Claude Code CLI on this machine only');
+      return;
+    }
+    const verdict = checkRequest({ method: 'GET', host: request.headers.host, origin: undefined }, guard);
+    if (!verdict.ok && verdict.status === 421) {
+      refuse(response, verdict.status, verdict.code, verdict.message);
+      return;
+    }
+    void this.handle(request, response).catch((error: unknown) => {
+      console.error('[tools] MCP request failed', error);
+      if (!response.headersSent) refuse(response, 500, 'internal', 'The tool server failed');
+    });
+  }
+
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const binding = this.find(bearerToken(request));
     if (!binding) {

@@ -5,7 +5,8 @@
 // the store so one process of a cluster refreshes; a refresh that fails leaves the server in *needs
 // sign-in* with the reason. Sign out: the tokens are revoked where the server offers RFC 7009, and
 // forgotten.
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   claimMcpRefresh,
@@ -45,7 +46,30 @@ export interface McpAuthOptions {
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 500);
 
 export class McpAuth {
+  /** The scope a server last asked for (a 403 insufficient_scope mid-call), for the next sign-in. */
+  private readonly scopeHints = new Map<string, string>();
+
   constructor(private readonly options: McpAuthOptions) {}
+
+  /**
+   * What the server's 401 says (RFC 9728 §5.1): where its protected-resource metadata is, and the
+   * scope it wants. Asked with an unauthenticated initialize, as a connection would.
+   */
+  private async challenge(config: McpHttpConfig): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+    try {
+      const response = await this.fetchFor(config)(config.url, {
+        method: 'POST',
+        headers: { ...config.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'agentcsd', version: '0.1.0' } } }),
+      });
+      await response.body?.cancel().catch(() => undefined);
+      if (response.status !== 401 && response.status !== 403) return {};
+      const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+      return { ...(resourceMetadataUrl && { resourceMetadataUrl }), ...(scope && { scope }) };
+    } catch {
+      return {}; // discovery falls back to the well-known locations
+    }
+  }
 
   private now(): number {
     return this.options.now?.() ?? Date.now();
@@ -69,6 +93,7 @@ export class McpAuth {
       serverUrl: config.url,
       redirectUrl: mode.redirectUrl,
       interactive: mode.interactive,
+      onScopeHint: (scope) => this.scopeHints.set(name, scope),
       staticClient: config.oauth?.client_id ? { client_id: config.oauth.client_id, ...(config.oauth.client_secret && { client_secret: config.oauth.client_secret }) } : undefined,
       clientMetadataUrl: config.oauth?.client_metadata_url,
       scope: config.oauth?.scope,
@@ -85,7 +110,10 @@ export class McpAuth {
     if (registered && !registered.includes(redirectUrl)) await invalidateMcpAuth(name, 'client');
     const provider = this.provider(name, config, { interactive: true, redirectUrl });
     try {
-      const result = await auth(provider, { serverUrl: config.url, fetchFn: this.fetchFor(config), ...(config.oauth?.scope && { scope: config.oauth.scope }) });
+      const challenge = await this.challenge(config);
+      const scope = this.scopeHints.get(name) ?? challenge.scope ?? config.oauth?.scope;
+      const result = await auth(provider, { serverUrl: config.url, fetchFn: this.fetchFor(config), ...(challenge.resourceMetadataUrl && { resourceMetadataUrl: challenge.resourceMetadataUrl }), ...(scope && { scope }) });
+      this.scopeHints.delete(name);
       if (result === 'AUTHORIZED') return null;
       if (!provider.authorizationUrl) throw new Error('the SDK asked for a redirect but gave no URL');
       return provider.authorizationUrl.href;

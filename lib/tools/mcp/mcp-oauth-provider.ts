@@ -47,6 +47,8 @@ export interface McpOAuthProviderOptions {
   clientMetadataUrl?: string;
   scope?: string;
   now?: () => number;
+  /** Background mode: the scope a server asked for when it wanted a (new) sign-in. */
+  onScopeHint?: (scope: string) => void;
 }
 
 export class McpOAuthProvider implements OAuthClientProvider {
@@ -114,6 +116,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   redirectToAuthorization(authorizationUrl: URL): void {
     if (!this.options.interactive) {
+      const scope = authorizationUrl.searchParams.get('scope');
+      if (scope) this.options.onScopeHint?.(scope);
       throw new NeedsSignIn(
         this.invalidated === 'tokens'
           ? 'the authorization server refused the refresh token (invalid_grant); sign in again'

@@ -64,8 +64,18 @@ const withoutSlash = (url: string) => url.replace(/\/+$/, '');
 export function checkAuthorizationServer(input: { serverUrl: string; authorizationServerUrl: string; metadata: Record<string, unknown> | undefined }): void {
   const { metadata } = input;
   if (!metadata) return;
+  // The metadata must come from the party it names: an issuer on another origin than the server it
+  // was fetched from is refused (RFC 8414 §3.3). A path of its own on the same origin is the same
+  // party (servers of the 2025-03-26 revision publish `…/oauth` issuers at their root).
   const issuer = typeof metadata.issuer === 'string' ? metadata.issuer : '';
-  if (withoutSlash(issuer) !== withoutSlash(input.authorizationServerUrl)) {
+  const origin = (url: string) => {
+    try {
+      return new URL(url).origin;
+    } catch {
+      return null;
+    }
+  };
+  if (origin(issuer) === null || origin(issuer) !== origin(input.authorizationServerUrl)) {
     throw new OAuthRefusal(`the authorization server found at ${input.authorizationServerUrl} calls itself ${JSON.stringify(issuer)}; refused (RFC 8414 §3.3)`);
   }
   if (isLocalServer(input.serverUrl)) return;
