@@ -6,7 +6,8 @@
 //   Tools            → a user message containing [[tools]] (with tools offered) gets one step of
 //                      calls — write_file, bash, python — and, once their results come back, a
 //                      reply quoting each result's first line. [[mcp]] does the same with two
-//                      calls to the everything__ tools of server-everything; [[remember]] keeps
+//                      calls to the everything__ tools of server-everything ([[elicit]]: the one
+//                      that asks the user a question); [[remember]] keeps
 //                      what the user said with the remember tool; [[remind YYYY-MM-DD HH:MM]] makes a
 //                      one-shot reminder then and a weekday cron job with the schedule tool.
 import { unescapeTagContent } from '@/lib/mind/tags/escape';
@@ -95,6 +96,9 @@ export function mindScript(request: FakeRequest): FakeReply {
         { name: 'schedule', input: { operation: 'create', kind: 'cron', when: '0 8 * * 1-5', time_zone: 'Europe/Madrid', message: 'Morning check' } },
       ],
     };
+  }
+  if (user?.includes('[[elicit]]') && offers(request.body, 'everything__trigger-elicitation-request')) {
+    return { text: '<ID_loud>The server has a question for you.</ID_loud>', toolCalls: [{ name: 'everything__trigger-elicitation-request', input: {} }] };
   }
   if (user?.includes('[[mcp]]') && offers(request.body, 'everything__echo')) {
     return { text: '<ID_loud>Asking the MCP server.</ID_loud>', toolCalls: mcpStepCalls };

@@ -45,6 +45,8 @@ export interface OAuthMcpServer {
   provider: Provider;
   /** Destroys a refresh token as a revocation (or an administrator) would. */
   revokeRefreshToken(token: string): Promise<void>;
+  /** Destroys every refresh token issued so far (an administrator ending the grants). */
+  revokeAllRefreshTokens(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -99,6 +101,8 @@ export async function startOAuthMcpServer(options: OAuthMcpServerOptions = {}): 
   provider.on('grant.success', (context) => {
     result.tokenRequests.push(String((context.oidc.params as { grant_type?: string } | undefined)?.grant_type ?? 'unknown'));
   });
+  const refreshTokens: string[] = [];
+  provider.on('refresh_token.saved', (token: { jti: string }) => void refreshTokens.push(token.jti));
   provider.on('registration_create.success', () => {
     result.registrations++;
   });
@@ -182,6 +186,9 @@ export async function startOAuthMcpServer(options: OAuthMcpServerOptions = {}): 
     revokeRefreshToken: async (token) => {
       const found = await provider.RefreshToken.find(token);
       await found?.destroy();
+    },
+    revokeAllRefreshTokens: async () => {
+      for (const jti of refreshTokens.splice(0)) await (await provider.RefreshToken.find(jti))?.destroy();
     },
     close: async () => {
       for (const server of [asServer, mcpServer]) {

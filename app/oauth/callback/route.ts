@@ -27,7 +27,7 @@ export async function GET(request: Request): Promise<Response> {
   const url = new URL(request.url);
   const query = querySchema.safeParse(Object.fromEntries(url.searchParams));
   if (!query.success) return page(400, 'This address is not a sign-in coming back: it has no state. Start again from Settings › MCP servers.');
-  const settings = new URL('/settings', url.origin);
+  const settings = new URL('/settings', 'http://app.invalid'); // only its path, query and hash are sent
   try {
     const name = await getOrchestrator().mcp.finishSignIn({
       state: query.data.state,
