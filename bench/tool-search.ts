@@ -1,8 +1,8 @@
 // Tool search, measured (issue 30): the real mind and Anthropic adapter against the fake Messages
 // API (whose cache follows the documented prefix rules), with an MCP server of 10 or 200 tools
-// (test/fakes/many-tools-mcp-server.ts, the SDK over stdio). Per configuration, six messages in
+// (test/fakes/many-tools-mcp-server.ts, the SDK over stdio). Per configuration, twelve messages in
 // a row: the Internal Dialog's prompt tokens per turn (sent + cached), the share read from the
-// cache over turns 2–6, and the first token's latency (send → first reply delta), medians.
+// cache over turns 2–12, and the first token's latency (send → first reply delta), medians.
 import path from 'node:path';
 import { Orchestrator } from '../lib/orchestrator/orchestrator';
 import { closeDb } from '../lib/store/db';
@@ -55,7 +55,7 @@ async function runOne(label: string, tools: number, budget: number): Promise<Too
     await orchestrator.mcp.settled();
     const layer = { backend: 'anthropic' as const, model: 'claude-sonnet-4-5', max_tokens: 1024, endpoint: fake.url, api_key: 'bench' };
     const session = await orchestrator.createSession({ persona: 'bench', models: { c_model: layer, s_model: { ...layer, model: 'claude-haiku-4-5' } }, params: { pacing: 'adaptive' } });
-    for (let index = 0; index < 6; index++) {
+    for (let index = 0; index < 12; index++) {
       const before = turns.length;
       sentAt = performance.now();
       waitingFirst = true;
@@ -94,7 +94,7 @@ export async function benchToolSearch(): Promise<ToolSearchRow[]> {
 
 export function toolSearchTable(rows: ToolSearchRow[]): string {
   return [
-    '| configuration | tool definitions sent | prompt tokens per turn (median) | cache-read share, turns 2–6 | first token (median) |',
+    '| configuration | tool definitions sent | prompt tokens per turn (median) | cache-read share, turns 2–12 | first token (median) |',
     '|---|---|---|---|---|',
     ...rows.map((row) => `| ${row.label} | ${row.definitions} | ${row.promptTokens.toLocaleString('en')} | ${(row.cacheReadShare * 100).toFixed(1)}% | ${row.firstTokenMs.toFixed(1)} ms |`),
   ].join('\n');

@@ -32,6 +32,10 @@ export async function sendMalformedCorpus(
     // A webhook delivery (issue 29): no Origin or token needed, an unknown hook is 404 and nothing is signed.
     'webhook delivery': (headers, path = '/api/hooks/00000000-0000-4000-8000-000000000000') =>
       rawRequest({ port, method: 'POST', path, headers: [...headers, json], body: '{"probe":true}', timeoutMs: HANG_MS }),
+    // MCP sign-in (issue 30): the OAuth callback a browser comes back to, and an elicitation answer.
+    'oauth callback': (headers, path = '/oauth/callback?state=malformed-probe&code=x') => rawRequest({ port, method: 'GET', path, headers, timeoutMs: HANG_MS }),
+    'elicitation answer': (headers, path = '/api/elicitations/00000000-0000-4000-8000-000000000000/answer') =>
+      rawRequest({ port, method: 'POST', path, headers: [...headers, json], body: '{"action":"decline"}', timeoutMs: HANG_MS }),
     'socket handshake': (headers) => rawRequest({ port, ...socketHandshake(headers), timeoutMs: HANG_MS }),
   };
   const byStatus: Record<number, number> = {};
