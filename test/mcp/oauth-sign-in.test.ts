@@ -156,6 +156,17 @@ describe('signing in to a remote MCP server', () => {
     expect(await b.refresh('remote', config, 1_000)).toBe('not_due');
   }, 30_000);
 
+  test('a restart connects with the stored tokens: no second sign-in, no second registration', async () => {
+    const first = await newPool(server.mcpUrl);
+    await signIn(first);
+    await until(() => stateOf(first), (status) => status.state === 'ready', 'the first connection');
+    const registrations = server.registrations;
+    await first.stop();
+    const again = await newPool(server.mcpUrl, 'test-b'); // a new process: a new pool and McpAuth, the same store
+    expect(stateOf(again)).toMatchObject({ state: 'ready', signed_in: true });
+    expect(server.registrations).toBe(registrations);
+  }, 30_000);
+
   test('sign out revokes at the authorization server and forgets', async () => {
     const pool = await newPool(server.mcpUrl);
     await signIn(pool);
