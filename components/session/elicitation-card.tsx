@@ -34,7 +34,7 @@ export function ElicitationCard(props: { elicitation: ElicitationJson; onError: 
         if (value === '' || value === undefined || (Array.isArray(value) && value.length === 0)) continue;
         content[field.name] = field.type === 'number' || field.type === 'integer' ? Number(value) : value;
       }
-      await apiFetch(`/api/elicitations/${elicitation.id}/answer`, { method: 'POST', body: action === 'accept' ? { action, content } : { action } });
+      await apiFetch(`/api/elicitations/${elicitation.id}/answer`, { method: 'POST', body: { session_id: elicitation.session_id, action, ...(action === 'accept' && { content }) } });
     } catch (caught) {
       props.onError((caught as Error).message);
     } finally {

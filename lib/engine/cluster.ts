@@ -20,7 +20,9 @@ export type ClusterRequest =
   /** The session's row changed (status, models, params): its mind reads it again, its tasks are scheduled. */
   | { kind: 'session-changed'; sessionId: string }
   | { kind: 'task-resume'; sessionId: string; taskId: string; input: string }
-  | { kind: 'task-cancel'; sessionId: string; taskId: string };
+  | { kind: 'task-cancel'; sessionId: string; taskId: string }
+  /** A person's answer to an MCP server's question, for the process whose call asked it. */
+  | { kind: 'elicitation-answer'; sessionId: string; id: string; answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> } };
 
 export type ClusterBroadcast =
   | { kind: 'tool-call-decided'; callId: string }

@@ -22,7 +22,7 @@ import { readMcpSettings, readSettings } from '@/lib/store/settings-repository';
 import { McpPool } from '@/lib/tools/mcp/mcp-pool';
 import { McpAuth } from '@/lib/tools/mcp/mcp-auth';
 import { renderAttachments } from '@/lib/tools/mcp/mcp-attachments';
-import { ElicitationBroker } from '@/lib/tools/mcp/elicitation';
+import { ElicitationBroker, ElicitationError, type ElicitationAnswer, type ElicitationJson } from '@/lib/tools/mcp/elicitation';
 import { readEnv } from '@/lib/config/env';
 import { VectorIndexer } from '@/lib/memory/vector-indexer';
 import { sessionGraphParts } from '@/lib/capabilities/capability-tools';
@@ -155,6 +155,7 @@ export class Orchestrator {
         channels: this.channels,
         schedulesChanged: () => this.scheduler.poke(),
         mcpAuthChanged: (server) => void this.deps.mcp.reconnect(server),
+        answerElicitation: (id, answer) => this.elicitations.answer(id, answer as ElicitationAnswer),
       },
       options.cluster ?? null,
     );
@@ -258,6 +259,21 @@ export class Orchestrator {
     }
     if (place.here) return place.here.sendUserMessage(input.text);
     throw new SessionPausedError(id);
+  }
+
+  /**
+   * A person's answer to an MCP server's question. The question waits in the process whose call
+   * asked it: with other processes, an answer this one does not know goes to the session's holder.
+   */
+  async answerElicitation(id: string, answer: ElicitationAnswer, sessionId?: string): Promise<ElicitationJson> {
+    try {
+      return this.elicitations.answer(id, answer);
+    } catch (error) {
+      if (!(error instanceof ElicitationError && error.code === 'not_found') || !sessionId || !this.placement.cluster) throw error;
+      const place = await this.placement.placeOf(sessionId);
+      if (!('owner' in place)) throw error;
+      return (await this.placement.remote(place.owner, { kind: 'elicitation-answer', sessionId, id, answer })) as ElicitationJson;
+    }
   }
 
   /**

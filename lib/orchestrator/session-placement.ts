@@ -9,6 +9,7 @@ import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import { findSession, type SessionRecord } from '@/lib/store/sessions-repository';
 import { TaskError, type TaskElsewhere, type TaskService } from '@/lib/tasks/task-service';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
+import { ElicitationError } from '@/lib/tools/mcp/elicitation';
 import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { SessionMind } from './session-mind';
 import type { ChannelService } from '@/lib/channels/channel-service';
@@ -31,6 +32,8 @@ export interface PlacementHost {
   schedulesChanged(): void;
   /** A remote MCP server was signed in or out in another process. */
   mcpAuthChanged(server: string): void;
+  /** An answer to a question an MCP server asked during a call running here. */
+  answerElicitation(id: string, answer: Extract<ClusterRequest, { kind: 'elicitation-answer' }>['answer']): unknown;
 }
 
 export type Place = { here: SessionMind | null } | { owner: string };
@@ -95,6 +98,7 @@ export class SessionPlacement implements ClusterMember {
     } catch (error) {
       if (error instanceof ClusterCallError && error.remoteName === 'SessionPausedError') throw new SessionPausedError(request.sessionId);
       if (error instanceof ClusterCallError && error.remoteName === 'TaskError') throw new TaskError(error.remoteCode as TaskError['code'], error.message);
+      if (error instanceof ClusterCallError && error.remoteName === 'ElicitationError') throw new ElicitationError(error.remoteCode as ElicitationError['code'], error.message);
       throw error;
     }
   }
@@ -130,6 +134,8 @@ export class SessionPlacement implements ClusterMember {
 
   /** A request from another process for a session whose mind runs here. */
   async handle(request: ClusterRequest): Promise<unknown> {
+    // The question waits in this process's broker, whatever the mind is doing.
+    if (request.kind === 'elicitation-answer') return this.host.answerElicitation(request.id, request.answer);
     // Its lease may have come a moment before its mind: the mind is started (or awaited) first.
     const session = await findSession({ id: request.sessionId });
     if (session?.status === 'active' && this.host.started()) await this.host.startMind(session);

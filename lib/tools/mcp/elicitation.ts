@@ -15,10 +15,14 @@ export type ElicitAnswer = { action: 'accept'; content?: Record<string, string |
 
 export const elicitationAnswerSchema = z
   .object({
+    /** The card's session: with several processes, where the question waits. */
+    session_id: z.uuid().optional(),
     action: z.enum(['accept', 'decline', 'cancel']),
     content: z.record(z.string().max(200), z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(1_000)).max(100)])).optional(),
   })
   .strict();
+
+export type ElicitationAnswer = Omit<z.infer<typeof elicitationAnswerSchema>, 'session_id'>;
 
 export class ElicitationError extends Error {
   constructor(
@@ -146,7 +150,7 @@ export class ElicitationBroker {
   }
 
   /** The user's answer, checked here; the content goes to the server only. */
-  answer(id: string, answer: z.infer<typeof elicitationAnswerSchema>): ElicitationJson {
+  answer(id: string, answer: ElicitationAnswer): ElicitationJson {
     const pending = this.pending.get(id);
     if (!pending) {
       const ended = this.ended.get(id);

@@ -14,6 +14,6 @@ const paramsSchema = z.object({ id: z.uuid('not an elicitation id') }).strict();
  */
 export const POST = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, paramsSchema);
-  const body = await readJsonBody(request, elicitationAnswerSchema);
-  return Response.json({ elicitation: getOrchestrator().elicitations.answer(id, body) });
+  const { session_id: sessionId, ...answer } = await readJsonBody(request, elicitationAnswerSchema);
+  return Response.json({ elicitation: await getOrchestrator().answerElicitation(id, answer, sessionId) });
 });
