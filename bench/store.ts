@@ -1,8 +1,8 @@
 // The store's writes on a turn's path, SQLite against PostgreSQL (issue 19): what a turn with one
 // tool call writes — the step with its call (committed before it runs), the call finished, the turn
 // closed, two model-call rows, the turn's messages — through the real repositories, timed per turn.
-// SQLite runs them as statements prepared once; PostgreSQL through the model API over the network
-// (loopback here), each a round trip.
+// SQLite runs them as statements prepared once; PostgreSQL as one named (prepared) statement per
+// commit point on a pool of its own (lib/store/pg-raw.ts), each one round trip (loopback here).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -63,7 +63,7 @@ export function storeTable(results: readonly StoreTurnResult[]): string {
     '|---|---|---|---|',
     ...results.map(
       (result) =>
-        `| ${result.store === 'postgres' ? 'PostgreSQL (loopback, model API)' : 'SQLite (prepared statements)'} | ${formatMs(median(result.samples))} | ${formatMs(percentile(result.samples, 99))} | ${sqlite ? `${(median(result.samples) / median(sqlite.samples)).toFixed(1)}×` : '—'} |`,
+        `| ${result.store === 'postgres' ? 'PostgreSQL (loopback, one statement per commit point)' : 'SQLite (prepared statements)'} | ${formatMs(median(result.samples))} | ${formatMs(percentile(result.samples, 99))} | ${sqlite ? `${(median(result.samples) / median(sqlite.samples)).toFixed(1)}×` : '—'} |`,
     ),
   ].join('\n');
 }

@@ -9,10 +9,11 @@ import { PrismaClient } from '@/lib/generated/prisma/client';
 import { migrateDatabase } from './migrations';
 import { openPostgresDb, type PostgresDb } from './postgres-db';
 import { closeRawDb } from './raw-db';
+import { closePgRaw } from './pg-raw';
 
 export type Db = InstanceType<typeof PrismaClient>;
 
-export type Store = { kind: 'sqlite'; db: Db } | { kind: 'postgres'; db: PostgresDb };
+export type Store = { kind: 'sqlite'; db: Db } | { kind: 'postgres'; db: PostgresDb; url: string };
 
 interface StoreHolder {
   /** The database file or URL it was opened for. */
@@ -49,7 +50,7 @@ export function getStore(): Promise<Store> {
   const held = globalForDb.__agentcsdStore;
   if (held && held.where === where) return held.store;
   const store: Promise<Store> =
-    location.kind === 'sqlite' ? openSqlite(location.file).then((db) => ({ kind: 'sqlite', db })) : openPostgresDb(location.url).then((db) => ({ kind: 'postgres', db }));
+    location.kind === 'sqlite' ? openSqlite(location.file).then((db) => ({ kind: 'sqlite', db })) : openPostgresDb(location.url).then((db) => ({ kind: 'postgres', db, url: location.url }));
   globalForDb.__agentcsdStore = { where, store };
   store.catch(() => {
     if (globalForDb.__agentcsdStore?.store === store) globalForDb.__agentcsdStore = undefined;
@@ -67,6 +68,7 @@ export async function getDb(): Promise<Db> {
 
 export async function closeDb(): Promise<void> {
   closeRawDb();
+  await closePgRaw();
   const held = globalForDb.__agentcsdStore;
   globalForDb.__agentcsdStore = undefined;
   if (held) await (await held.store).db.$disconnect();

@@ -2,6 +2,7 @@
 // a session's whole history is never read), and each output as one transaction.
 import { getDb, getStore } from './db';
 import { rawDb, sqliteDate, statement } from './raw-db';
+import { pgDate, pgQuery, pgRaw } from './pg-raw';
 import type { Layer, MessageRecord, MoodAndCriteriaRecord } from './messages-repository';
 import { storableNullableText, storableText } from './storable-text';
 
@@ -169,13 +170,29 @@ export async function insertTurn(input: {
   ];
   const now = new Date();
   if (store.kind === 'postgres') {
-    const db = store.db;
-    const results = await db.$transaction([
-      db.message.updateMany({ where: { sessionId: input.sessionId, id: { in: input.answeredMessageIds } }, data: { turnId: input.turnId } }),
-      ...rows.map((row) => db.message.create({ data: { ...row, createdAt: now }, select: { id: true } })),
-      db.session.update({ where: { id: input.sessionId }, data: { lastActivityAt: now }, select: { id: true } }),
-    ]);
-    return rows.map((row, index): MessageRecord => ({ ...row, id: (results[index + 1] as { id: number }).id, layer: row.layer as Layer, createdAt: now }));
+    // One statement, one round trip (pg-raw.ts): the answered messages marked, the turn's messages
+    // inserted in order, the session touched. Ids come from one sequence in insertion order.
+    const { rows: inserted } = await pgQuery<{ id: number }>(
+      pgRaw(store.url),
+      'agentcsd_insert_turn',
+      `WITH answered AS (
+         UPDATE messages SET turn_id = $2 WHERE session_id = $1 AND id = ANY($3::int[])
+       ), touched AS (
+         UPDATE sessions SET last_activity_at = $4::timestamp(3) WHERE id = $1
+       ), inserted AS (
+         INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, turn_id, spontaneous, interrupted)
+         SELECT $1, r.layer, r.tag, r.content, $4::timestamp(3), $5::int, $2, $6::boolean, $7::boolean
+         FROM unnest($8::text[], $9::text[], $10::text[]) WITH ORDINALITY AS r(layer, tag, content, ord)
+         ORDER BY r.ord
+         RETURNING id
+       )
+       SELECT id FROM inserted ORDER BY id`,
+      [
+        input.sessionId, input.turnId, input.answeredMessageIds, pgDate(now), input.cycleNumber, input.spontaneous, input.interrupted,
+        rows.map((row) => row.layer), rows.map((row) => row.tag), rows.map((row) => row.content),
+      ],
+    );
+    return rows.map((row, index): MessageRecord => ({ ...row, id: Number(inserted[index]!.id), layer: row.layer as Layer, createdAt: now }));
   }
   // Every turn of every session ends here: statements prepared once (raw-db.ts), one transaction.
   const raw = rawDb();
@@ -261,7 +278,16 @@ export async function insertLlmCall(given: LlmCallInput): Promise<void> {
   const input = { ...given, error: storableNullableText(given.error) };
   const store = await getStore(); // the file exists and is migrated before the direct connection writes
   if (store.kind === 'postgres') {
-    await store.db.llmCall.create({ data: { ...input, traceId: input.traceId ?? null } });
+    await pgQuery(
+      pgRaw(store.url),
+      'agentcsd_insert_llm_call',
+      `INSERT INTO llm_calls (session_id, layer, backend, model, started_at, first_token_ms, duration_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, finish_reason, error, trace_id)
+       VALUES ($1, $2, $3, $4, $5::timestamp(3), $6::int, $7::int, $8::int, $9::int, $10::int, $11::int, $12::float8, $13, $14, $15)`,
+      [
+        input.sessionId, input.layer, input.backend, input.model, pgDate(input.startedAt), input.firstTokenMs, input.durationMs, input.inputTokens, input.outputTokens,
+        input.cacheReadTokens, input.cacheWriteTokens, input.costUsd, input.finishReason, input.error, input.traceId ?? null,
+      ],
+    );
     return;
   }
   const raw = rawDb();

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { getDb, getStore } from './db';
 import { rawDb, sqliteDate, statement } from './raw-db';
+import { pgDate, pgQuery, pgRaw } from './pg-raw';
 import { storableText } from './storable-text';
 
 export type ToolCallStatus =
@@ -117,6 +118,10 @@ function toRecord(row: ToolCallRow): ToolCallRecord {
  * Commits one step: the turn (opened on its first step), what the model said, and its calls —
  * before any of them is shown or run.
  */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const TOOL_CALL_COLUMNS =
+  'id, session_id, turn_id, task_id, trace_id, step, position, provider_call_id, name, args, args_hash, approval, status, decision, result, is_error, exit_code, dropped_bytes, created_at, decided_at, started_at, finished_at';
+
 export async function insertAgentStep(input: {
   sessionId: string;
   turn: Omit<AgentTurnRecord, 'status' | 'sessionId'>;
@@ -157,20 +162,33 @@ export async function insertAgentStep(input: {
   });
   // One transaction: the turn (on its first step), the step, its calls.
   if (store.kind === 'postgres') {
-    const db = store.db;
+    // One statement, one round trip (pg-raw.ts): the turn on its first step, the step, its calls.
     const turn = input.turn;
-    await db.$transaction([
-      ...(input.step === 0
-        ? [
-            db.agentTurn.createMany({
-              data: [{ turnId: turn.turnId, sessionId: input.sessionId, status: 'open', spontaneous: turn.spontaneous, cycleNumber: turn.cycleNumber, answering: JSON.stringify(turn.answering), prompt: turn.prompt, createdAt: now, taskId: input.taskId ?? turn.taskId ?? null }],
-              skipDuplicates: true,
-            }),
-          ]
-        : []),
-      db.agentStep.create({ data: { sessionId: input.sessionId, turnId: turn.turnId, step: input.step, assistantText: input.assistantText, createdAt: now } }),
-      db.toolCall.createMany({ data: rows }),
-    ]);
+    const calls = rows.map((row) => ({
+      id: row.id, session_id: row.sessionId, turn_id: row.turnId, task_id: row.taskId, trace_id: row.traceId, step: row.step, position: row.position,
+      provider_call_id: row.providerCallId, name: row.name, args: row.args, args_hash: row.argsHash, approval: row.approval, status: row.status,
+      decision: row.decision, result: row.result, is_error: row.isError, exit_code: row.exitCode, dropped_bytes: row.droppedBytes,
+      created_at: pgDate(row.createdAt), decided_at: pgDate(row.decidedAt), started_at: pgDate(row.startedAt), finished_at: pgDate(row.finishedAt),
+    }));
+    await pgQuery(
+      pgRaw(store.url),
+      'agentcsd_insert_agent_step',
+      `WITH turn AS (
+         INSERT INTO agent_turns (turn_id, session_id, status, spontaneous, cycle_number, answering, prompt, created_at, task_id)
+         SELECT $2, $1, 'open', $3::boolean, $4::int, $5, $6, $7::timestamp(3), $8 WHERE $9::boolean
+         ON CONFLICT DO NOTHING
+       ), step AS (
+         INSERT INTO agent_steps (session_id, turn_id, step, assistant_text, created_at) VALUES ($1, $2, $10::int, $11, $7::timestamp(3))
+       )
+       INSERT INTO tool_calls (${TOOL_CALL_COLUMNS})
+       SELECT ${TOOL_CALL_COLUMNS} FROM json_populate_recordset(NULL::tool_calls, $12::json)`,
+      [
+        input.sessionId, turn.turnId, turn.spontaneous, turn.cycleNumber, JSON.stringify(turn.answering), turn.prompt, pgDate(now),
+        input.taskId ?? turn.taskId ?? null, input.step === 0, input.step, storableText(input.assistantText),
+      // A lone surrogate is U+FFFD in a text parameter; in JSON, PostgreSQL refuses it: made alike.
+      JSON.stringify(calls, (_key, value: unknown) => (typeof value === 'string' ? value.replace(LONE_SURROGATE, '\ufffd') : value)),
+      ],
+    );
     return rows.map(toRecord);
   }
   const raw = rawDb();
@@ -275,7 +293,14 @@ export async function finishToolCall(input: {
   };
   const changes =
     store.kind === 'postgres'
-      ? (await store.db.toolCall.updateMany({ where: { id: input.id, status: 'running' }, data: finished })).count
+      ? ((
+          await pgQuery(
+            pgRaw(store.url),
+            'agentcsd_finish_tool_call',
+            `UPDATE tool_calls SET status = $1, result = $2, is_error = $3::boolean, exit_code = $4::int, dropped_bytes = $5::int, finished_at = $6::timestamp(3) WHERE id = $7 AND status = 'running'`,
+            [finished.status, finished.result, finished.isError, finished.exitCode, finished.droppedBytes, pgDate(finished.finishedAt), input.id],
+          )
+        ).rowCount ?? 0)
       : statement(
           rawDb(),
           `UPDATE tool_calls SET status = ?, result = ?, is_error = ?, exit_code = ?, dropped_bytes = ?, finished_at = ? WHERE id = ? AND status = 'running'`,
@@ -364,6 +389,8 @@ export async function loadAgentSteps(input: { sessionId: string; turnId: string 
  * Ends a turn: it will not be continued. A call of it that nobody decided or ran by now never
  * will be (a CLI run that ended, a turn stopped): it is cancelled, not left as a card.
  */
+const CANCELLED_AT_CLOSE = 'Cancelled: the turn ended before this call was decided or run.';
+
 /** Closes a turn; the calls nobody will decide or run now are cancelled and returned (for their events). */
 export async function closeAgentTurn(input: { sessionId: string; turnId: string }): Promise<ToolCallRecord[]> {
   const store = await getStore();
@@ -377,15 +404,28 @@ export async function closeAgentTurn(input: { sessionId: string; turnId: string 
       statement(raw, `UPDATE agent_turns SET status = 'closed' WHERE session_id = ? AND turn_id = ?`).run(input.sessionId, input.turnId);
       return [];
     }
-  } else if ((await db.toolCall.count({ where: pending })) === 0) {
-    await db.agentTurn.updateMany({ where: { sessionId: input.sessionId, turnId: input.turnId }, data: { status: 'closed' } });
-    return [];
+  } else {
+    // One statement: the turn closes, and whatever nobody will decide or run now is cancelled.
+    const { rows: cancelled } = await pgQuery<{ id: string }>(
+      pgRaw(store.url),
+      'agentcsd_close_agent_turn',
+      `WITH cancelled AS (
+         UPDATE tool_calls SET status = 'cancelled', result = $3, is_error = true, finished_at = $4::timestamp(3)
+         WHERE session_id = $1 AND turn_id = $2 AND status IN ('proposed', 'awaiting_approval', 'approved') RETURNING id
+       ), closed AS (
+         UPDATE agent_turns SET status = 'closed' WHERE session_id = $1 AND turn_id = $2
+       )
+       SELECT id FROM cancelled`,
+      [input.sessionId, input.turnId, CANCELLED_AT_CLOSE, pgDate(new Date())],
+    );
+    if (cancelled.length === 0) return [];
+    return (await db.toolCall.findMany({ where: { id: { in: cancelled.map((row) => row.id) } }, orderBy: [{ step: 'asc' }, { position: 'asc' }] })).map(toRecord);
   }
   const finishedAt = new Date();
   const [, , rows] = await db.$transaction([
     db.toolCall.updateMany({
       where: pending,
-      data: { status: 'cancelled', result: 'Cancelled: the turn ended before this call was decided or run.', isError: true, finishedAt },
+      data: { status: 'cancelled', result: CANCELLED_AT_CLOSE, isError: true, finishedAt },
     }),
     db.agentTurn.updateMany({ where: { sessionId: input.sessionId, turnId: input.turnId }, data: { status: 'closed' } }),
     db.toolCall.findMany({ where: { sessionId: input.sessionId, turnId: input.turnId, status: 'cancelled', finishedAt } }),
