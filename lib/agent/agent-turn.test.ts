@@ -26,22 +26,36 @@ interface Harness {
   events: EventRecorder;
   c: ScriptedBackend;
   s: ScriptedBackend;
+  clock: FakeClock;
 }
 
 const running: Harness[] = [];
 afterEach(async () => {
   for (const h of running.splice(0)) {
     h.c.release();
-    await h.orchestrator.stop();
+    await stopNow(h);
     h.events.close();
   }
 });
 
+/** Stops: a cycle or turn still running waits out the shutdown grace on the simulated clock, which moves on. */
+async function stopNow(h: Harness): Promise<void> {
+  let stopped = false;
+  const stopping = h.orchestrator.stop().finally(() => (stopped = true));
+  // The grace's sleep may start after any one advance: keep time moving until the stop is done.
+  while (!stopped) {
+    await h.clock.advance(1_000);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await stopping;
+}
+
 function harness(c: Script[], fallback: Script = { text: '<ID_loud>Done.</ID_loud>' }): Harness {
   const backend = new ScriptedBackend(c, fallback);
   const s = new ScriptedBackend([], { text: subconsciousReply() });
-  const orchestrator = new Orchestrator({ clock: new FakeClock(), random: () => 0.5, createBackend: (config) => (config.model === 'c-model' ? backend : s) });
-  const built = { orchestrator, events: new EventRecorder(orchestrator.bus), c: backend, s };
+  const clock = new FakeClock();
+  const orchestrator = new Orchestrator({ clock, random: () => 0.5, createBackend: (config) => (config.model === 'c-model' ? backend : s) });
+  const built = { orchestrator, events: new EventRecorder(orchestrator.bus), c: backend, s, clock };
   running.push(built);
   return built;
 }
@@ -221,7 +235,7 @@ describe('restarts', () => {
     const card = await first.events.waitFor('tool-call', { where: (event) => event.call.status === 'awaiting_approval' });
     // What a kill -9 leaves: the session still active, the card committed, nothing else.
     running.splice(running.indexOf(first), 1);
-    await first.orchestrator.stop();
+    await stopNow(first);
     first.events.close();
     await updateSession({ id: session.id, status: 'active' });
 
@@ -245,7 +259,7 @@ describe('restarts', () => {
     await first.orchestrator.sendUserMessage(session.id, { text: 'go' });
     const card = await first.events.waitFor('tool-call', { where: (event) => event.call.status === 'awaiting_approval' });
     running.splice(running.indexOf(first), 1);
-    await first.orchestrator.stop();
+    await stopNow(first);
     first.events.close();
     // As if the process died while the command ran.
     const db = await getDb();

@@ -5,9 +5,9 @@
 // items with any of them, only when those are not enough: ranking every item with one common word
 // is what costs at 100k.
 import { getStore } from '@/lib/store/db';
-import type { PostgresDb } from '@/lib/store/postgres-db';
+import { pgQuery, pgRaw } from '@/lib/store/pg-raw';
 import { statement, rawDb } from '@/lib/store/raw-db';
-import { findMemories, memoryOf, type MemoryRecord } from './memory-store';
+import { memoryOf, type MemoryRecord } from './memory-store';
 
 /** English words that carry no topic: left out of the query (the index keeps them). */
 const STOPWORDS = new Set(
@@ -49,15 +49,17 @@ async function bothPasses<Hit extends { id: number }>(words: readonly string[], 
 export async function searchMessages(search: TextSearch, extra: number): Promise<MessageHit[]> {
   if (search.words.length === 0) return [];
   const store = await getStore();
+  if (store.kind === 'postgres') return postgresMessages(store.url, search, extra);
   return bothPasses(search.words, search.limit, (mode, count) =>
-    store.kind === 'sqlite' ? sqliteMessages(search, mode, count + extra) : postgresMessages(store.db, search, mode, count + extra),
+    sqliteMessages(search, mode, count + extra),
   );
 }
 
 export async function searchMemories(search: TextSearch): Promise<MemoryRecord[]> {
   if (search.words.length === 0) return [];
   const store = await getStore();
-  return bothPasses(search.words, search.limit, (mode, count) => (store.kind === 'sqlite' ? sqliteMemories(search, mode, count) : postgresMemories(store.db, search, mode, count)));
+  if (store.kind === 'postgres') return postgresMemories(store.url, search);
+  return bothPasses(search.words, search.limit, (mode, count) => sqliteMemories(search, mode, count));
 }
 
 /** FTS5 syntax: each word quoted. */
@@ -101,40 +103,64 @@ const weightedTerms = (table: 'messages' | 'memories', wordsParam: string) => `t
   SELECT t.q, ln(1 + (total.n - df.n + 0.5) / (df.n + 0.5)) AS idf
   FROM unnest(${wordsParam}::text[]) AS word,
        LATERAL (SELECT to_tsquery('english', word) AS q) AS t,
-       (SELECT COUNT(*)::float8 AS n FROM ${table} WHERE search IS NOT NULL) AS total,
+       -- N for the idf: the planner's row count once the table has statistics (a scan of every row
+       -- otherwise, per search: 2 ms at 10k); exact only matters for the ranking's order, which an
+       -- estimate within autovacuum's 10% keeps.
+       (SELECT CASE WHEN c.reltuples > 0 THEN c.reltuples::float8 ELSE (SELECT COUNT(*)::float8 FROM ${table} WHERE search IS NOT NULL) END AS n
+          FROM pg_class c WHERE c.oid = '${table}'::regclass) AS total,
        LATERAL (SELECT COUNT(*)::float8 AS n FROM ${table} WHERE search @@ t.q) AS df
 )`;
 const weightedRank = (alias: string) => `(SELECT SUM(terms.idf * ts_rank(${alias}.search, terms.q, 1)) FROM terms)`;
 
-async function postgresMessages(db: PostgresDb, search: TextSearch, mode: 'all' | 'any', count: number): Promise<MessageHit[]> {
-  const ids = await db.$queryRawUnsafe<{ id: number }[]>(
-    `WITH ${weightedTerms('messages', '$5')}
-     SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session_id, to_tsquery('english', $1) AS query
-     WHERE m.search @@ query AND s.persona_name = $2 AND m.session_id <> $3
-     ORDER BY ${weightedRank('m')} DESC, m.id DESC LIMIT $4`,
-    tsQuery(search.words, mode),
-    search.personaName,
-    search.excludeSessionId,
-    count,
-    search.words,
-  );
-  const rows = await db.message.findMany({ where: { id: { in: ids.map((row) => row.id) } }, select: { id: true, sessionId: true, content: true, createdAt: true } });
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return ids.flatMap((row) => byId.get(row.id) ?? []);
+/**
+ * bothPasses() in one statement: every-word matches first (in rank order), then any-word ones —
+ * the flag says which — so PostgreSQL answers a search in one round trip, rows included, on the
+ * direct pool (pg-raw.ts) with the statement prepared once per connection.
+ */
+function bothPassesAtOnce<Hit extends { allWords: boolean }>(rows: Hit[], words: readonly string[], limit: number): Hit[] {
+  if (words.length > 1) {
+    const first = rows.filter((row) => row.allWords);
+    if (first.length >= limit) return first;
+  }
+  return rows.slice(0, limit);
 }
 
-async function postgresMemories(db: PostgresDb, search: TextSearch, mode: 'all' | 'any', count: number): Promise<MemoryRecord[]> {
-  const ids = await db.$queryRawUnsafe<{ id: number }[]>(
-    `WITH ${weightedTerms('memories', '$5')}
-     SELECT m.id FROM memories m, to_tsquery('english', $1) AS query
-     WHERE m.search @@ query AND m.persona_name = $2 AND m.valid_to IS NULL
-       AND (m.expires_at IS NULL OR m.expires_at > $3::timestamp)
-     ORDER BY ${weightedRank('m')} DESC, m.id DESC LIMIT $4`,
-    tsQuery(search.words, mode),
-    search.personaName,
-    utcText(search.now),
-    count,
-    search.words,
+/** A `timestamp(3)` (UTC, no zone) as ISO text, whatever the connection's time zone. */
+const isoUtc = (column: string) => `to_char(${column}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+async function postgresMessages(url: string, search: TextSearch, extra: number): Promise<MessageHit[]> {
+  const { rows } = await pgQuery<{ id: number; session_id: string; content: string; created_at: string; all_words: boolean }>(
+    pgRaw(url),
+    'agentcsd_search_messages',
+    // The text index first, always (MATERIALIZED): on tables the planner has no statistics for yet
+    // (a bulk import, a fresh database) it otherwise scanned every message of the persona's sessions.
+    `WITH ${weightedTerms('messages', '$5')}, hits AS MATERIALIZED (
+       SELECT id, session_id, content, created_at, search FROM messages WHERE search @@ to_tsquery('english', $1) AND session_id <> $3
+     )
+     SELECT m.id, m.session_id, m.content, ${isoUtc('m.created_at')} AS created_at, m.search @@ to_tsquery('english', $6) AS all_words
+     FROM hits m JOIN sessions s ON s.id = m.session_id
+     WHERE s.persona_name = $2
+     ORDER BY all_words DESC, ${weightedRank('m')} DESC, m.id DESC LIMIT $4`,
+    [tsQuery(search.words, 'any'), search.personaName, search.excludeSessionId, search.limit + extra, search.words, tsQuery(search.words, 'all')],
   );
-  return findMemories(ids.map((row) => row.id));
+  const hits = rows.map((row) => ({ id: Number(row.id), sessionId: row.session_id, content: row.content, createdAt: new Date(row.created_at), allWords: row.all_words }));
+  return bothPassesAtOnce(hits, search.words, search.limit).map(({ allWords: _flag, ...hit }) => hit);
+}
+
+async function postgresMemories(url: string, search: TextSearch): Promise<MemoryRecord[]> {
+  const { rows } = await pgQuery<Parameters<typeof memoryOf>[0] & { all_words: boolean }>(
+    pgRaw(url),
+    'agentcsd_search_memories',
+    `WITH ${weightedTerms('memories', '$5')}
+     SELECT m.id, m.persona_name, m.scope, m.kind, m.content, m.content_hash, m.importance, m.pinned, m.session_id, m.task_id, m.source_message_ids,
+            ${isoUtc('m.created_at')} AS created_at, ${isoUtc('m.updated_at')} AS updated_at, ${isoUtc('m.expires_at')} AS expires_at,
+            ${isoUtc('m.valid_to')} AS valid_to, m.superseded_by, m.search @@ to_tsquery('english', $6) AS all_words
+     FROM memories m
+     WHERE m.search @@ to_tsquery('english', $1) AND m.persona_name = $2 AND m.valid_to IS NULL
+       AND (m.expires_at IS NULL OR m.expires_at > $3::timestamp)
+     ORDER BY all_words DESC, ${weightedRank('m')} DESC, m.id DESC LIMIT $4`,
+    [tsQuery(search.words, 'any'), search.personaName, utcText(search.now), search.limit, search.words, tsQuery(search.words, 'all')],
+  );
+  const records = rows.map((row) => ({ ...memoryOf({ ...row, id: Number(row.id), pinned: row.pinned ? 1 : 0 }), allWords: row.all_words }));
+  return bothPassesAtOnce(records, search.words, search.limit).map(({ allWords: _flag, ...record }) => record);
 }

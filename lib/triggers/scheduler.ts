@@ -95,6 +95,9 @@ export class Scheduler {
       }
       if (this.stopped) return;
       const next = await nextDueAt().catch(() => null);
+      // A stop() during that read aborted the previous controller: without this, the loop would
+      // wait on a fresh one until the rescan (minutes), and stop() with it.
+      if (this.stopped) return;
       this.wake = new AbortController();
       if (this.poked) continue; // changed while this round ran: look again at once
       const signal = this.wake.signal;
