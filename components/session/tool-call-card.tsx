@@ -131,6 +131,12 @@ export const ToolCallCard = memo(function ToolCallCard(props: { call: ToolCallJs
             </button>
           )}
         </header>
+        {call.untrusted_reason && (
+          <p role="note" aria-label="Why this asks" className="rounded border border-red-300 bg-red-50 p-2 text-red-900 dark:border-red-800 dark:bg-red-950/40 dark:text-red-200">
+            After reading {call.untrusted_reason}, the agent wants to send data out or act outside its workspace. What would leave is shown below, exactly; text from outside may
+            have asked for it.
+          </p>
+        )}
         {explanation && <p className="text-zinc-700 dark:text-zinc-300">{explanation}</p>}
         {editing && key ? (
           <label className="block">

@@ -154,6 +154,17 @@ export function McpServersSettings() {
     if (!(await save(current({ tools }), message))) await load(false);
   }
 
+  /** The user read the server's tool descriptions: they stop counting as untrusted, and a later change is flagged. */
+  async function approveDescriptions(server: string) {
+    try {
+      await apiFetch(`/api/mcp-servers/${encodeURIComponent(server)}/approve-descriptions`, { method: 'POST' });
+      setNotice(`${server}: tool descriptions approved.`);
+      await load(false);
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  }
+
   return (
     <section id="mcp-servers" aria-labelledby="mcp-heading" className="space-y-4 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
       <h2 id="mcp-heading" className="text-lg font-semibold">
@@ -251,6 +262,16 @@ export function McpServersSettings() {
                   {server.next_retry_at ? ` — retrying at ${new Date(server.next_retry_at).toLocaleTimeString()}` : ''}
                 </p>
               )}
+              {server.tools.some((tool) => tool.description_state !== 'approved') && (
+                <p className="mt-1 text-xs text-amber-700 dark:text-amber-400">
+                  {server.tools.some((tool) => tool.description_state === 'changed')
+                    ? 'A tool description changed since you approved it (marked below): read it before approving again.'
+                    : 'Tool descriptions not reviewed: until you approve them, a session offering these tools asks before anything is sent out.'}{' '}
+                  <button type="button" className="btn py-0.5 text-xs" onClick={() => void approveDescriptions(server.name)}>
+                    Approve descriptions
+                  </button>
+                </p>
+              )}
               {server.tools.length > 0 && (
                 <table className="mt-2 w-full text-left text-xs">
                   <caption className="sr-only">Tools of {server.name}</caption>
@@ -275,6 +296,11 @@ export function McpServersSettings() {
                         </td>
                         <td className="pr-2">
                           <span className="font-mono">{tool.name}</span> <span className="text-zinc-500">{tool.description}</span>
+                          {tool.description_state === 'changed' && (
+                            <span role="note" className="mt-0.5 block text-red-700 dark:text-red-400">
+                              ⚠ Changed since you approved it. It was: {tool.approved_description || '(empty)'}
+                            </span>
+                          )}
                         </td>
                         <td className="whitespace-nowrap">
                           <select

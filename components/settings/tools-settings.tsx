@@ -4,6 +4,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import type { SandboxStatus } from '@/lib/tools/sandbox';
+import { TrustedSources } from './trusted-sources';
 
 const MEMORY_TOOLS = new Set(['recall', 'remember', 'journal']);
 
@@ -135,6 +136,7 @@ export function ToolsSettings() {
           </ul>
         )}
       </div>
+      <TrustedSources />
     </section>
   );
 }

@@ -36,6 +36,10 @@ export async function sendMalformedCorpus(
     'oauth callback': (headers, path = '/oauth/callback?state=malformed-probe&code=x') => rawRequest({ port, method: 'GET', path, headers, timeoutMs: HANG_MS }),
     'elicitation answer': (headers, path = '/api/elicitations/00000000-0000-4000-8000-000000000000/answer') =>
       rawRequest({ port, method: 'POST', path, headers: [...headers, json], body: '{"action":"decline"}', timeoutMs: HANG_MS }),
+    // Untrusted content (issue 32): the trusted sources (an invalid body: a 400 that changes nothing) and a description approval for no server.
+    'trust write': (headers, path = '/api/trust') => rawRequest({ port, method: 'PUT', path, headers: [...headers, json], body: '{"hosts":"not-a-list"}', timeoutMs: HANG_MS }),
+    'approve descriptions': (headers, path = '/api/mcp-servers/malformed-probe/approve-descriptions') =>
+      rawRequest({ port, method: 'POST', path, headers: [...headers, json], body: '{}', timeoutMs: HANG_MS }),
     'socket handshake': (headers) => rawRequest({ port, ...socketHandshake(headers), timeoutMs: HANG_MS }),
   };
   const byStatus: Record<number, number> = {};

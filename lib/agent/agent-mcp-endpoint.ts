@@ -13,6 +13,7 @@ import { checkRequest, isLoopbackAddress, type GuardOptions } from '@/lib/securi
 import { refuse } from '@/lib/security/http-entry';
 import { hashArgs, type AgentTurnRecord, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { capForModel, type SessionToolbox, type StopKind } from './session-toolbox';
+import { resultForModel } from './untrusted-turn';
 
 export const MCP_SERVER_NAME = 'agentcsd';
 export const MCP_PATH = '/mcp/agentcsd';
@@ -176,6 +177,6 @@ export class AgentMcpEndpoint {
     record ??= (await this.propose(binding, `cli_${randomBytes(6).toString('hex')}`, name, args))[0];
     if (!record) return text('The call could not be recorded', true);
     const settled = await binding.toolbox.settle(record, binding.signal, binding.stopKind);
-    return text(capForModel(settled.result ?? `(${settled.status})`), settled.isError);
+    return text(resultForModel(capForModel(settled.result ?? `(${settled.status})`), settled.resultSource), settled.isError);
   }
 }

@@ -6,6 +6,7 @@ import type { BackendMessage, BackendRequest, ContentBlock } from '@/lib/backend
 import type { ModelCallResult } from '@/lib/mind/model-call';
 import type { AgentStepRecord, AgentTurnRecord, ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { capForModel, type SessionToolbox, type StopKind } from './session-toolbox';
+import { resultForModel } from './untrusted-turn';
 
 /** Seed 003's guard: a turn that keeps calling tools ends here. */
 export const MAX_TOOL_STEPS_PER_TURN = 25;
@@ -55,7 +56,7 @@ function resultBlocks(calls: ToolCallRecord[]): ContentBlock[] {
   return calls.map((call) => ({
     type: 'tool-result' as const,
     callId: call.providerCallId,
-    content: capForModel(call.result ?? (call.isError ? 'The call failed without output' : '(no output)')),
+    content: resultForModel(capForModel(call.result ?? (call.isError ? 'The call failed without output' : '(no output)')), call.resultSource),
     isError: call.isError,
   }));
 }

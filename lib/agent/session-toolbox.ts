@@ -20,6 +20,10 @@ import type { ApprovalRule } from '@/lib/store/tool-rules-repository';
 import { decideByRules, type CallFacts } from '@/lib/tools/approval-rules';
 import type { ToolRegistry } from './tool-registry';
 import { WorkspacePathError, displayPath, resolveWorkspacePath } from '@/lib/tools/workspace';
+import type { TrustSettings } from '@/lib/config/trust-config';
+import type { Tool } from '@/lib/tools/tool-types';
+import { markSessionUntrusted, readTrust, sessionUntrustedSource } from '@/lib/store/untrusted-repository';
+import { resultOrigin, sendsOut, untrustedDescriptions, untrustedLabel } from './untrusted-turn';
 
 export type ModelToolCall = Extract<StreamPart, { type: 'tool-call' }>;
 
@@ -87,8 +91,20 @@ export class SessionToolbox {
     return facts;
   }
 
+  /**
+   * Why calls of this step that send data out must ask (§20): the session's untrusted content, or
+   * the unapproved tool descriptions the turn offers — null when the turn holds none. Read once per
+   * step, and only when a call would send something out.
+   */
+  private async untrustedReason(trust: TrustSettings): Promise<string | null> {
+    const source = await sessionUntrustedSource(this.deps.sessionId);
+    if (source) return source;
+    const offered = this.definitions().flatMap((definition) => this.deps.registry.get(definition.name) ?? []);
+    return untrustedDescriptions(offered, trust);
+  }
+
   /** Each call's starting status, decided here and only here. */
-  private async initialStatus(call: ModelToolCall, rules: ApprovalRule[]): Promise<NewToolCall> {
+  private async initialStatus(call: ModelToolCall, rules: ApprovalRule[], untrusted: (tool: Tool, args: unknown) => Promise<string | null>): Promise<NewToolCall> {
     const base = { id: randomUUID(), providerCallId: call.id, name: call.name, args: call.input };
     const tool = this.deps.registry.get(call.name);
     if (!tool) {
@@ -106,6 +122,9 @@ export class SessionToolbox {
     if (verdict.verdict === 'deny') {
       return { ...base, approval, status: 'denied', decision: { decision: 'deny', by: 'rule', ruleId: verdict.rule.id }, result: `Denied by a rule the user set for ${call.name}.` };
     }
+    // Untrusted content in the turn: whatever the rules say, what would leave is shown to a person first.
+    const untrustedReason = await untrusted(tool, parsed.data);
+    if (untrustedReason) return { ...base, approval: 'required', status: 'awaiting_approval', untrustedReason };
     if (verdict.verdict === 'allow') return { ...base, approval, status: 'approved', decision: { decision: 'approve', by: 'rule', ruleId: verdict.rule.id } };
     if (approval === 'none') return { ...base, approval, status: 'approved', decision: { decision: 'approve', by: 'policy' } };
     return { ...base, approval, status: 'awaiting_approval' };
@@ -121,9 +140,17 @@ export class SessionToolbox {
     startApproved?: boolean;
   }): Promise<ToolCallRecord[]> {
     const rules = await this.deps.loadRules();
+    let trust: TrustSettings | null = null;
+    let reason: Promise<string | null> | null = null;
+    const untrusted = async (tool: Tool, args: unknown) => {
+      trust ??= await readTrust();
+      if (!sendsOut(tool, args, trust)) return null;
+      reason ??= this.untrustedReason(trust);
+      return reason;
+    };
     const calls: NewToolCall[] = [];
     for (const call of input.calls) {
-      const proposed = await this.initialStatus(call, rules);
+      const proposed = await this.initialStatus(call, rules, untrusted);
       calls.push(input.startApproved && proposed.status === 'approved' ? { ...proposed, status: 'running' } : proposed);
     }
     const task = this.deps.task;
@@ -221,7 +248,11 @@ export class SessionToolbox {
         });
         // Stopped alone (its Stop button), with the turn (Stop reply) or by a shutdown.
         const status = outcome.cancelled ? (signal.aborted && stopKind() === 'shutdown' ? 'interrupted' : 'cancelled') : outcome.isError ? 'failed' : 'succeeded';
-        finished = await finishToolCall({ id: call.id, status, result: outcome.content, isError: outcome.isError, exitCode: outcome.exitCode ?? null, droppedBytes: outcome.droppedBytes ?? 0, running });
+        // Content from outside marks the session before the model can read it (§20).
+        const origin = resultOrigin(tool, outcome);
+        const resultSource = origin ? untrustedLabel(origin, await readTrust()) : null;
+        if (resultSource) await markSessionUntrusted(this.deps.sessionId, resultSource);
+        finished = await finishToolCall({ id: call.id, status, result: outcome.content, isError: outcome.isError, exitCode: outcome.exitCode ?? null, droppedBytes: outcome.droppedBytes ?? 0, resultSource, running });
       } catch (error) {
         finished = await finishToolCall({ id: call.id, status: 'failed', result: `The tool failed: ${(error as Error).message}`, isError: true, running });
       } finally {

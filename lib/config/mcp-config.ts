@@ -66,6 +66,8 @@ export const mcpToolPrefsSchema = z
     enabled: z.boolean().optional(),
     /** On: calls run without a card; off: every call asks. Absent: the server's read-only hint decides. */
     auto_approve: z.boolean().optional(),
+    /** The description the user approved (Settings › MCP servers): a different one now is flagged. */
+    approved_description: z.string().max(4_000).optional(),
   })
   .strict();
 

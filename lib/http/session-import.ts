@@ -165,6 +165,8 @@ export function importedRows(file: SessionImport, sessionId: string) {
       params: file.session.params,
       createdAt: new Date(file.session.created_at),
       lastActivityAt: new Date(file.session.last_activity_at),
+      // Someone else's file: everything in it is untrusted content (§20).
+      untrustedSource: `the imported file of the session "${file.session.name.slice(0, 100)}"`,
     },
     messages: file.messages.map((message) => ({
       sessionId,

@@ -30,6 +30,8 @@ export interface MemoryRecord {
   expiresAt: Date | null;
   validTo: Date | null;
   supersededBy: number | null;
+  /** Written in a session holding untrusted content (§20): recalled, it makes the turn untrusted. */
+  untrustedSource: string | null;
 }
 
 /** Lower case, one space, no trailing punctuation: "Likes TEA." and "likes tea" are one memory. */
@@ -58,6 +60,7 @@ interface MemoryRow {
   expires_at: string | null;
   valid_to: string | null;
   superseded_by: number | null;
+  untrusted_source: string | null;
 }
 
 export function memoryOf(row: MemoryRow): MemoryRecord {
@@ -77,6 +80,7 @@ export function memoryOf(row: MemoryRow): MemoryRecord {
     expiresAt: row.expires_at ? new Date(row.expires_at) : null,
     validTo: row.valid_to ? new Date(row.valid_to) : null,
     supersededBy: row.superseded_by,
+    untrustedSource: row.untrusted_source,
   };
 }
 
@@ -121,6 +125,8 @@ export async function appendMemory(input: {
   /** Short-term only: how long it lives. */
   ttlMs?: number;
   now?: Date;
+  /** Where untrusted text it was written from came from; default: its session's untrusted content, if any. */
+  untrustedSource?: string | null;
 }): Promise<{ memory: MemoryRecord; created: boolean }> {
   const db = await getDb();
   const now = input.now ?? new Date();
@@ -135,9 +141,13 @@ export async function appendMemory(input: {
     const updated = await db.memory.update({ where: { id: existing.id }, data: { sourceMessageIds: JSON.stringify(sources), updatedAt: now } });
     return { memory: memoryOfModel(updated), created: false };
   }
+  // A memory written from untrusted content stays untrusted wherever it is recalled (§20).
+  const session = input.untrustedSource === undefined && input.sessionId ? await db.session.findUnique({ where: { id: input.sessionId }, select: { untrustedSource: true } }) : null;
+  const untrustedSource = input.untrustedSource ?? (session?.untrustedSource ? `a memory written after reading ${session.untrustedSource}` : null);
   const row = await db.memory.create({
     data: {
       ...key,
+      untrustedSource,
       kind: input.kind ?? 'fact',
       content: input.content.trim(),
       importance: Math.min(1, Math.max(0, input.importance ?? 0.5)),

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { findSession } from '@/lib/store/sessions-repository';
 import { builtinTool, errorOutcome, type ToolRunContext } from '@/lib/tools/tool-types';
 import { appendMemory, findMemory, forgetMemory, MEMORY_KINDS } from './memory-store';
-import { memoryBlock, recall } from './recall';
+import { memoryBlock, recall, untrustedAmong } from './recall';
 
 async function personaOf(context: ToolRunContext): Promise<string | null> {
   return (await findSession({ id: context.sessionId }))?.personaName ?? null;
@@ -22,7 +22,9 @@ export const recallTool = builtinTool({
     if (!persona) return errorOutcome('This session no longer exists');
     const hits = await recall({ personaName: persona, query: args.query, k: args.k ?? 8 });
     if (hits.length === 0) return { isError: false, content: 'Nothing found.' };
-    return { isError: false, content: memoryBlock(hits, 2_000).text };
+    const block = memoryBlock(hits, 2_000);
+    const untrusted = await untrustedAmong(block.used);
+    return { isError: false, content: block.text, ...(untrusted && { untrusted: { kind: 'derived' as const, label: untrusted } }) };
   },
 });
 

@@ -2,6 +2,7 @@
 // searched by text (text-search.ts: FTS5 or PostgreSQL's own, English stemming; no model, no download), the two lists fused by rank,
 // then recency, importance and pinning added with weights from config; duplicates (a fact restated
 // nine times) come back once; superseded facts never come back (their successor does).
+import { untrustedBehind } from '@/lib/store/untrusted-repository';
 import { getDb } from '@/lib/store/db';
 import { estimateTokens } from '@/lib/mind/token-budget';
 import type { Embedder } from './embeddings';
@@ -197,3 +198,12 @@ async function semanticLists(personaName: string, query: string, limit: number, 
   }
   return rows;
 }
+
+/** The first untrusted source behind these hits (§20): a memory written from untrusted content, a message of a session that read some. */
+export async function untrustedAmong(hits: readonly RecallHit[]): Promise<string | null> {
+  return untrustedBehind({
+    memoryIds: hits.filter((hit) => hit.kind === 'memory').map((hit) => hit.id),
+    sessionIds: [...new Set(hits.filter((hit) => hit.kind === 'message' && hit.sessionId).map((hit) => hit.sessionId!))],
+  });
+}
+

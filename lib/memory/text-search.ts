@@ -154,7 +154,7 @@ async function postgresMemories(url: string, search: TextSearch): Promise<Memory
     `WITH ${weightedTerms('memories', '$5')}
      SELECT m.id, m.persona_name, m.scope, m.kind, m.content, m.content_hash, m.importance, m.pinned, m.session_id, m.task_id, m.source_message_ids,
             ${isoUtc('m.created_at')} AS created_at, ${isoUtc('m.updated_at')} AS updated_at, ${isoUtc('m.expires_at')} AS expires_at,
-            ${isoUtc('m.valid_to')} AS valid_to, m.superseded_by, m.search @@ to_tsquery('english', $6) AS all_words
+            ${isoUtc('m.valid_to')} AS valid_to, m.superseded_by, m.untrusted_source, m.search @@ to_tsquery('english', $6) AS all_words
      FROM memories m
      WHERE m.search @@ to_tsquery('english', $1) AND m.persona_name = $2 AND m.valid_to IS NULL
        AND (m.expires_at IS NULL OR m.expires_at > $3::timestamp)

@@ -18,6 +18,7 @@ import type { TurnOutcome } from '@/lib/mind/events';
 import type { TurnResult } from '@/lib/mind/outcomes';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
 import { memoryForTurn } from '@/lib/memory/turn-memory';
+import { markSessionUntrusted } from '@/lib/store/untrusted-repository';
 import { appendLogsSafely, type MindContext } from './mind-context';
 import { buildInternalDialogRequest, type MoodAndCriteria } from '@/lib/mind/tags/build-prompts';
 import { ReplyRouter, type RoutedDelta } from '@/lib/mind/tags/reply-router';
@@ -80,13 +81,16 @@ export async function runInternalDialogTurn(
   const config = context.session().models.c_model;
   const userMessage = work.userMessages.length > 0 ? work.userMessages.map((message) => message.content).join('\n\n') : null;
   const session = context.session();
+  // Recall across the persona's other sessions and memories (a continued turn sends what it sent).
+  const recalled = work.resume ? null : await memoryForTurn({ personaName: session.personaName, sessionId: context.sessionId, query: [work.task?.goal, userMessage].filter(Boolean).join('\n') });
+  // Recalled text from untrusted content makes this session's content untrusted too (§20).
+  if (recalled?.untrustedSource) await markSessionUntrusted(context.sessionId, recalled.untrustedSource);
   const prompt = {
     moodAndCriteria: work.taken.moodAndCriteria,
     userMessage,
     sLoud: work.taken.sLoud,
     task: work.task?.brief ?? null,
-    // Recall across the persona's other sessions and memories (a continued turn sends what it sent).
-    memory: work.resume ? null : await memoryForTurn({ personaName: session.personaName, sessionId: context.sessionId, query: [work.task?.goal, userMessage].filter(Boolean).join('\n') }),
+    memory: recalled?.text ?? null,
   };
   let router = new ReplyRouter();
   let loud = '';

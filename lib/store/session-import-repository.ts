@@ -6,7 +6,7 @@ import type { SessionRecord } from './sessions-repository';
 import { findSession } from './sessions-repository';
 
 export interface ImportedSessionRows {
-  session: { id: string; name: string; personaName: string; personaHash: string; models: ModelsConfig; params: SessionParams; createdAt: Date; lastActivityAt: Date };
+  session: { id: string; name: string; personaName: string; personaHash: string; models: ModelsConfig; params: SessionParams; createdAt: Date; lastActivityAt: Date; untrustedSource?: string | null };
   messages: { sessionId: string; layer: string; tag: string; content: string; cycleNumber: number | null; turnId: string | null; spontaneous: boolean; interrupted: boolean; createdAt: Date }[];
   moodAndCriteria: { sessionId: string; mood: string; criteria: string; cycleNumber: number; createdAt: Date }[];
   summaries: { sessionId: string; layer: string; summary: string; fromCycle: number; toCycle: number; createdAt: Date }[];
@@ -45,6 +45,7 @@ export async function insertImportedSession(rows: ImportedSessionRows): Promise<
         status: 'paused',
         createdAt: session.createdAt,
         lastActivityAt: session.lastActivityAt,
+        untrustedSource: session.untrustedSource ?? null,
       },
     }),
     db.message.createMany({ data: rows.messages }),

@@ -54,6 +54,10 @@ export interface ToolCallRecord {
   decidedAt: Date | null;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** Why it asks although no rule or policy would: the untrusted content its turn holds (§20). */
+  untrustedReason: string | null;
+  /** Its result is untrusted content from this source: the model reads it inside <untrusted_data>. */
+  resultSource: string | null;
 }
 
 export interface NewToolCall {
@@ -70,6 +74,7 @@ export interface NewToolCall {
   status: 'awaiting_approval' | 'approved' | 'running' | 'denied' | 'failed';
   decision?: ToolDecision;
   result?: string;
+  untrustedReason?: string;
 }
 
 export interface AgentTurnRecord {
@@ -120,7 +125,7 @@ function toRecord(row: ToolCallRow): ToolCallRecord {
  */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const TOOL_CALL_COLUMNS =
-  'id, session_id, turn_id, task_id, trace_id, step, position, provider_call_id, name, args, args_hash, approval, status, decision, result, is_error, exit_code, dropped_bytes, created_at, decided_at, started_at, finished_at';
+  'id, session_id, turn_id, task_id, trace_id, step, position, provider_call_id, name, args, args_hash, approval, status, decision, result, is_error, exit_code, dropped_bytes, created_at, decided_at, started_at, finished_at, untrusted_reason';
 
 export async function insertAgentStep(input: {
   sessionId: string;
@@ -158,6 +163,8 @@ export async function insertAgentStep(input: {
       decidedAt: call.decision ? now : null,
       startedAt: call.status === 'running' ? now : null,
       finishedAt: final ? now : null,
+      untrustedReason: call.untrustedReason ?? null,
+      resultSource: null,
     };
   });
   // One transaction: the turn (on its first step), the step, its calls.
@@ -169,6 +176,7 @@ export async function insertAgentStep(input: {
       provider_call_id: row.providerCallId, name: row.name, args: row.args, args_hash: row.argsHash, approval: row.approval, status: row.status,
       decision: row.decision, result: row.result, is_error: row.isError, exit_code: row.exitCode, dropped_bytes: row.droppedBytes,
       created_at: pgDate(row.createdAt), decided_at: pgDate(row.decidedAt), started_at: pgDate(row.startedAt), finished_at: pgDate(row.finishedAt),
+      untrusted_reason: row.untrustedReason,
     }));
     await pgQuery(
       pgRaw(store.url),
@@ -199,8 +207,8 @@ export async function insertAgentStep(input: {
   const insertStep = statement(raw, 'INSERT INTO agent_steps (session_id, turn_id, step, assistant_text, created_at) VALUES (?, ?, ?, ?, ?)');
   const insertCall = statement(
     raw,
-    `INSERT INTO tool_calls (id, session_id, turn_id, task_id, trace_id, step, position, provider_call_id, name, args, args_hash, approval, status, decision, result, is_error, exit_code, dropped_bytes, created_at, decided_at, started_at, finished_at)
-     VALUES (@id, @sessionId, @turnId, @taskId, @traceId, @step, @position, @providerCallId, @name, @args, @argsHash, @approval, @status, @decision, @result, @isError, @exitCode, @droppedBytes, @createdAt, @decidedAt, @startedAt, @finishedAt)`,
+    `INSERT INTO tool_calls (id, session_id, turn_id, task_id, trace_id, step, position, provider_call_id, name, args, args_hash, approval, status, decision, result, is_error, exit_code, dropped_bytes, created_at, decided_at, started_at, finished_at, untrusted_reason)
+     VALUES (@id, @sessionId, @turnId, @taskId, @traceId, @step, @position, @providerCallId, @name, @args, @argsHash, @approval, @status, @decision, @result, @isError, @exitCode, @droppedBytes, @createdAt, @decidedAt, @startedAt, @finishedAt, @untrustedReason)`,
   );
   raw.database.transaction(() => {
     if (input.step === 0) {
@@ -278,6 +286,8 @@ export async function finishToolCall(input: {
   isError: boolean;
   exitCode?: number | null;
   droppedBytes?: number;
+  /** The result is untrusted content from this source (a web host, an MCP server, a memory). */
+  resultSource?: string | null;
   /** The running call as the caller holds it: the finished one is built from it, not read back. */
   running?: ToolCallRecord;
 }): Promise<ToolCallRecord | null> {
@@ -290,6 +300,7 @@ export async function finishToolCall(input: {
     exitCode: input.exitCode ?? null,
     droppedBytes: input.droppedBytes ?? 0,
     finishedAt: new Date(),
+    resultSource: input.resultSource ?? null,
   };
   const changes =
     store.kind === 'postgres'
@@ -297,14 +308,14 @@ export async function finishToolCall(input: {
           await pgQuery(
             pgRaw(store.url),
             'agentcsd_finish_tool_call',
-            `UPDATE tool_calls SET status = $1, result = $2, is_error = $3::boolean, exit_code = $4::int, dropped_bytes = $5::int, finished_at = $6::timestamp(3) WHERE id = $7 AND status = 'running'`,
-            [finished.status, finished.result, finished.isError, finished.exitCode, finished.droppedBytes, pgDate(finished.finishedAt), input.id],
+            `UPDATE tool_calls SET status = $1, result = $2, is_error = $3::boolean, exit_code = $4::int, dropped_bytes = $5::int, finished_at = $6::timestamp(3), result_source = $8 WHERE id = $7 AND status = 'running'`,
+            [finished.status, finished.result, finished.isError, finished.exitCode, finished.droppedBytes, pgDate(finished.finishedAt), input.id, finished.resultSource],
           )
         ).rowCount ?? 0)
       : statement(
           rawDb(),
-          `UPDATE tool_calls SET status = ?, result = ?, is_error = ?, exit_code = ?, dropped_bytes = ?, finished_at = ? WHERE id = ? AND status = 'running'`,
-        ).run(finished.status, finished.result, finished.isError ? 1 : 0, finished.exitCode, finished.droppedBytes, sqliteDate(finished.finishedAt), input.id).changes;
+          `UPDATE tool_calls SET status = ?, result = ?, is_error = ?, exit_code = ?, dropped_bytes = ?, finished_at = ?, result_source = ? WHERE id = ? AND status = 'running'`,
+        ).run(finished.status, finished.result, finished.isError ? 1 : 0, finished.exitCode, finished.droppedBytes, sqliteDate(finished.finishedAt), finished.resultSource, input.id).changes;
   if (changes !== 1) return null;
   if (input.running) return { ...input.running, ...finished };
   return toRecord(await db.toolCall.findUniqueOrThrow({ where: { id: input.id } }));
@@ -433,56 +444,4 @@ export async function closeAgentTurn(input: { sessionId: string; turnId: string 
   return rows.map(toRecord);
 }
 
-/** A call as the API, the events and the exports show it (snake_case, dates as ISO strings). */
-export interface ToolCallJson {
-  id: string;
-  session_id: string;
-  turn_id: string;
-  task_id: string | null;
-  trace_id: string | null;
-  step: number;
-  position: number;
-  provider_call_id: string;
-  name: string;
-  args: Record<string, unknown> | null;
-  args_hash: string;
-  approval: 'none' | 'required';
-  status: ToolCallStatus;
-  decision: ToolDecision | null;
-  result: string | null;
-  is_error: boolean;
-  exit_code: number | null;
-  dropped_bytes: number;
-  created_at: string;
-  decided_at: string | null;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-export function toolCallJson(call: ToolCallRecord): ToolCallJson {
-  const iso = (date: Date | null) => (date ? date.toISOString() : null);
-  return {
-    id: call.id,
-    session_id: call.sessionId,
-    turn_id: call.turnId,
-    task_id: call.taskId,
-    trace_id: call.traceId,
-    step: call.step,
-    position: call.position,
-    provider_call_id: call.providerCallId,
-    name: call.name,
-    args: call.args,
-    args_hash: call.argsHash,
-    approval: call.approval,
-    status: call.status,
-    decision: call.decision,
-    result: call.result,
-    is_error: call.isError,
-    exit_code: call.exitCode,
-    dropped_bytes: call.droppedBytes,
-    created_at: call.createdAt.toISOString(),
-    decided_at: iso(call.decidedAt),
-    started_at: iso(call.startedAt),
-    finished_at: iso(call.finishedAt),
-  };
-}
+export { toolCallJson, type ToolCallJson } from './tool-call-json';

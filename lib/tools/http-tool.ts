@@ -128,7 +128,8 @@ async function fetchCapped(input: {
     '',
     text,
   ];
-  return { isError: response.status >= 400, content: lines.join('\n'), droppedBytes: dropped || undefined };
+  // What the server sent is its own text, not the user's: untrusted unless the user trusts the host (§20).
+  return { isError: response.status >= 400, content: lines.join('\n'), droppedBytes: dropped || undefined, untrusted: { kind: 'host', host: new URL(args.url).host.toLowerCase() } };
 }
 
 /** The node's tools: `http_get` when it allows GET or HEAD, `http_request` when it allows anything else. */
@@ -144,6 +145,8 @@ export function httpTools(config: HttpConfig): Tool[] {
         name: 'http_get',
         description: `Fetch a URL (${reads.join(' or ')}) from an allowed host: ${hosts}. Returns the status, content type and body (cut at ${config.max_bytes ?? DEFAULT_MAX_BYTES} bytes).`,
         args: argsSchema(reads),
+        // A GET carries data too: in its path, query, host name and headers.
+        sendsOut: () => true,
         describeCall: (args) => `${args.method ?? 'GET'} ${args.url}`,
         run: (args, context) => request(args, config, context),
       }) as Tool,
@@ -156,6 +159,7 @@ export function httpTools(config: HttpConfig): Tool[] {
         description: `Send an HTTP ${writes.join('/')} request to an allowed host: ${hosts}. The user approves each call.`,
         args: argsSchema(writes),
         approval: 'required',
+        sendsOut: () => true,
         describeCall: (args) => `${args.method ?? writes[0]} ${args.url}`,
         run: (args, context) => request({ ...args, method: args.method ?? writes[0] }, config, context),
       }) as Tool,

@@ -127,6 +127,7 @@ export function postgresTools(config: PostgresConfig): Tool[] {
         description: `Run one SQL statement that changes the user's PostgreSQL database (committed if it succeeds; ${limits}). The user approves each call.`,
         args: argsSchema,
         approval: 'required',
+        sendsOut: () => true, // it changes a database outside the workspace
         describeCall: (args) => args.sql.replace(/\s+/g, ' ').slice(0, 200),
         run: (args, context) => execute(args, config, context),
       }) as Tool,

@@ -1,6 +1,7 @@
 // The contract every tool meets, built-in or from an MCP server: a definition the model sees,
 // an argument schema checked on the server, whether a human must approve a call, and a run.
 import { z } from 'zod';
+import type { UntrustedOrigin } from '@/lib/config/trust-config';
 
 /** JSON Schema of a tool's input, as the providers take it (`type: "object"` at the top). */
 export interface ToolInputSchema {
@@ -38,6 +39,8 @@ export interface ToolOutcome {
   droppedBytes?: number;
   timedOut?: boolean;
   cancelled?: boolean;
+  /** The result carries content from outside (a web page, a memory written from one): untrusted unless the user trusts its origin. */
+  untrusted?: UntrustedOrigin;
 }
 
 export interface Tool<Args = unknown> {
@@ -47,6 +50,16 @@ export interface Tool<Args = unknown> {
   approvalFor?(args: Args): ApprovalPolicy;
   /** Where the tool comes from: shown in Settings and on the card. */
   source: 'builtin' | { mcpServer: string };
+  /**
+   * Whether this call can send data out of the app or act outside the workspace (a request, a
+   * server's write, a schedule): once a turn holds untrusted content such a call asks first
+   * (§20). MCP tools: every call but a read-only one of a trusted server, decided by the toolbox.
+   */
+  sendsOut?(args: Args): boolean;
+  /** MCP: the server's read-only hint (and no destructive hint). */
+  readOnly?: boolean;
+  /** MCP: the user approved this description in Settings and it has not changed since (a changed one is a "rug pull"). */
+  descriptionReviewed?: boolean;
   args: z.ZodType<Args>;
   /** The line a card shows first: the command, the code's first line, the path. */
   describeCall(args: Args): string;
@@ -64,6 +77,7 @@ export function builtinTool<Args>(parts: {
   description: string;
   args: z.ZodType<Args>;
   approval?: ApprovalPolicy;
+  sendsOut?: (args: Args) => boolean;
   describeCall: (args: Args) => string;
   run: (args: Args, context: ToolRunContext) => Promise<ToolOutcome>;
 }): Tool<Args> {
@@ -75,6 +89,7 @@ export function builtinTool<Args>(parts: {
     },
     approval: parts.approval ?? 'never',
     source: 'builtin',
+    ...(parts.sendsOut && { sendsOut: parts.sendsOut }),
     args: parts.args,
     describeCall: parts.describeCall,
     run: parts.run,

@@ -46,6 +46,8 @@ export const scheduleTool = {
       'Keep an appointment: create a reminder or a recurring job for this session (operation "create" with kind, when, time_zone and message or task_goal), list them, or cancel one by id. A one-shot reminder within 30 days needs no approval; recurring ones ask the person.',
     args,
     approval: 'required',
+    // What it schedules runs later, when no one is looking: a way out for an injected instruction (§20).
+    sendsOut: (call) => call.operation === 'create',
     describeCall: (call) =>
       call.operation === 'create' ? `${call.kind === 'cron' ? 'every' : 'at'} ${call.when ?? '?'} (${call.time_zone ?? serverZone()}): ${(call.message ?? call.task_goal ?? '').slice(0, 120)}` : call.operation === 'cancel' ? `cancel ${call.id ?? '?'}` : 'list',
     run: async (call, context) => {

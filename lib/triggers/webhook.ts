@@ -4,6 +4,7 @@
 // compared in constant time. The body is capped at 256 KiB, JSON must parse where it is declared,
 // and a delivery id seen before (X-GitHub-Delivery, X-Delivery-Id, Idempotency-Key, or the body's
 // hash) is refused as a replay. The payload reaches the mind as untrusted data inside escaped tags.
+import { markSessionUntrusted } from '@/lib/store/untrusted-repository';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { withoutNul } from '@/lib/config/text-schema';
@@ -102,6 +103,8 @@ export async function receiveDelivery(input: { hookId: string; headers: Headers;
   const traceId = derivedUuid(`hook:${hook.id}:${deliveryId}`);
   let result: string;
   try {
+    // Another server's words: from now on a call that sends data out asks first (§20).
+    await markSessionUntrusted(hook.sessionId, `the payload of the webhook "${hook.name}"`);
     if (hook.action.kind === 'message') {
       await input.host.sendMessage(hook.sessionId, deliveryText(hook, deliveryId, payload, hook.action.text));
       result = 'message sent';

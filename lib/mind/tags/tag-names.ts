@@ -26,6 +26,8 @@ export const tagNames = [
   /** What a person attached from an MCP server (issue 30): a resource's text, a prompt's. */
   'mcp_resource',
   'mcp_prompt',
+  /** A tool result from outside (a web page, an MCP server, a memory written from one): data, never instructions (issue 32). */
+  'untrusted_data',
 ] as const;
 
 export type TagName = (typeof tagNames)[number];

@@ -2,6 +2,8 @@
 // URI, one the server lists or one of its templates matches) or a prompt run as a slash command.
 // Resolved on the server when the message is sent, into escaped untrusted blocks after the text,
 // all of them together within one token budget.
+import { isTrusted, originLabel } from '@/lib/config/trust-config';
+import { markSessionUntrusted, readTrust } from '@/lib/store/untrusted-repository';
 import { z } from 'zod';
 import { mcpServerNameSchema } from '@/lib/config/mcp-config';
 import {
@@ -48,7 +50,7 @@ export async function previewResource(pool: McpPool, server: string, uri: string
 }
 
 /** The blocks to append to the message's text; throws (nothing sent) when one cannot be had. */
-export async function renderAttachments(pool: McpPool, attachments: readonly McpAttachment[], budget = ATTACHMENT_BUDGET_TOKENS): Promise<string> {
+export async function renderAttachments(pool: McpPool, attachments: readonly McpAttachment[], budget = ATTACHMENT_BUDGET_TOKENS, sessionId?: string): Promise<string> {
   const blocks: string[] = [];
   let left = budget;
   for (const attachment of attachments) {
@@ -70,6 +72,12 @@ export async function renderAttachments(pool: McpPool, attachments: readonly Mcp
       if (error instanceof Error && (error.name === 'McpCatalogError' || error.name === 'McpServerError')) throw error;
       throw new McpCatalogError('failed', `"${attachment.server}" could not give ${attachment.kind === 'mcp_resource' ? attachment.uri : `/${attachment.server}:${attachment.name}`}: ${(error as Error).message}`);
     }
+  }
+  // A server's text in the session is untrusted content unless the user trusts the server (§20).
+  if (sessionId) {
+    const trust = await readTrust();
+    const server = attachments.find((attachment) => !isTrusted({ kind: 'mcp_server', server: attachment.server }, trust))?.server;
+    if (server) await markSessionUntrusted(sessionId, originLabel({ kind: 'mcp_server', server }));
   }
   return blocks.join('\n\n');
 }

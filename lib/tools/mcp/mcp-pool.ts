@@ -33,6 +33,19 @@ export interface McpToolStatus {
   auto_approve: boolean | null;
   approval: 'never' | 'required';
   read_only: boolean;
+  /** Whether the user approved this description; `changed` after approval is a possible "rug pull". */
+  description_state: DescriptionState;
+  /** When changed: the description the user approved. */
+  approved_description: string | null;
+}
+
+export type DescriptionState = 'unreviewed' | 'approved' | 'changed';
+
+/** A tool's description is untrusted text the model reads every turn: this much of it, at most. */
+export const MAX_TOOL_DESCRIPTION_CHARS = 1_024;
+
+export function capDescription(text: string): string {
+  return text.length <= MAX_TOOL_DESCRIPTION_CHARS ? text : `${text.slice(0, MAX_TOOL_DESCRIPTION_CHARS - 1)}…`;
 }
 
 export interface McpServerStatus {
@@ -223,13 +236,31 @@ export class McpPool {
     return readOnly(info) ? 'never' : 'required';
   }
 
+  private descriptionState(server: string, info: McpToolInfo): DescriptionState {
+    const approved = this.settings.tools[server]?.[info.name]?.approved_description;
+    if (approved === undefined) return 'unreviewed';
+    return approved === capDescription(info.description ?? '') ? 'approved' : 'changed';
+  }
+
+  /** The settings with every current tool description of the server approved (Settings › Approve descriptions). */
+  withDescriptionsApproved(name: string): McpSettings {
+    const connection = this.connections.get(name);
+    if (!this.settings.mcpServers[name]) throw new McpServerError('not_found', `There is no MCP server named "${name}"`);
+    if (!connection || connection.state !== 'ready') throw new McpServerError('conflict', `"${name}" is not connected: its tools cannot be reviewed yet`);
+    const tools = { ...this.settings.tools[name] };
+    for (const info of connection.tools) tools[info.name] = { ...tools[info.name], approved_description: capDescription(info.description ?? '') };
+    return { ...this.settings, tools: { ...this.settings.tools, [name]: tools } };
+  }
+
   private toolOf(connection: McpConnection, info: McpToolInfo): Tool<Record<string, unknown>> {
     const server = connection.name;
-    const description = `${info.description ?? info.title ?? info.name} (from the MCP server "${server}")`;
+    const description = `${capDescription(info.description ?? info.title ?? info.name)} (from the MCP server "${server}")`;
     return {
       definition: { name: mcpToolName(server, info.name), description, inputSchema: inputSchemaOf(info) },
       approval: this.approvalOf(server, info),
       source: { mcpServer: server },
+      readOnly: readOnly(info),
+      descriptionReviewed: this.descriptionState(server, info) === 'approved',
       args: argsSchema,
       describeCall: (args) => {
         const json = JSON.stringify(args);
@@ -260,11 +291,13 @@ export class McpPool {
       return {
         name: info.name,
         model_name: mcpToolName(name, info.name),
-        description: info.description ?? '',
+        description: capDescription(info.description ?? ''),
         enabled: prefs?.enabled !== false,
         auto_approve: prefs?.auto_approve ?? null,
         approval: this.approvalOf(name, info),
         read_only: readOnly(info),
+        description_state: this.descriptionState(name, info),
+        approved_description: this.descriptionState(name, info) === 'changed' ? (prefs?.approved_description ?? null) : null,
       };
     });
     const definitionTokens = connection

@@ -1,0 +1,62 @@
+// A tool call as the API, the events and the exports show it: snake_case, dates as ISO strings.
+import type { ToolCallRecord, ToolCallStatus, ToolDecision } from './tool-calls-repository';
+
+/** A call as the API, the events and the exports show it (snake_case, dates as ISO strings). */
+export interface ToolCallJson {
+  id: string;
+  session_id: string;
+  turn_id: string;
+  task_id: string | null;
+  trace_id: string | null;
+  step: number;
+  position: number;
+  provider_call_id: string;
+  name: string;
+  args: Record<string, unknown> | null;
+  args_hash: string;
+  approval: 'none' | 'required';
+  status: ToolCallStatus;
+  decision: ToolDecision | null;
+  result: string | null;
+  is_error: boolean;
+  exit_code: number | null;
+  dropped_bytes: number;
+  created_at: string;
+  decided_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  /** Why it asks although no rule or policy would: the untrusted content its turn holds. */
+  untrusted_reason: string | null;
+  /** Its result came from untrusted content (this source). */
+  result_source: string | null;
+}
+
+export function toolCallJson(call: ToolCallRecord): ToolCallJson {
+  const iso = (date: Date | null) => (date ? date.toISOString() : null);
+  return {
+    id: call.id,
+    session_id: call.sessionId,
+    turn_id: call.turnId,
+    task_id: call.taskId,
+    trace_id: call.traceId,
+    step: call.step,
+    position: call.position,
+    provider_call_id: call.providerCallId,
+    name: call.name,
+    args: call.args,
+    args_hash: call.argsHash,
+    approval: call.approval,
+    status: call.status,
+    decision: call.decision,
+    result: call.result,
+    is_error: call.isError,
+    exit_code: call.exitCode,
+    dropped_bytes: call.droppedBytes,
+    created_at: call.createdAt.toISOString(),
+    decided_at: iso(call.decidedAt),
+    started_at: iso(call.startedAt),
+    finished_at: iso(call.finishedAt),
+    untrusted_reason: call.untrustedReason,
+    result_source: call.resultSource,
+  };
+}
