@@ -98,6 +98,8 @@ test('an MCP server pasted in Settings: connected, its tools chosen; a session c
     await home.createSession({ name: 'MCP', persona: 'iris' });
     await expect(page).toHaveURL(/\/sessions\/[0-9a-f-]{36}$/);
     const session = new SessionPage(page);
+    // Trusted (Settings › Tools): its unreviewed descriptions would make the read-only echo ask too (issue 32).
+    expect((await request.put('/api/trust', { data: { hosts: [], mcp_servers: ['everything'] } })).status()).toBe(200);
     await session.send('Ask your MCP server [[mcp]]');
     const toggle = session.card('everything__toggle-simulated-logging');
     await expect(toggle).toContainText('waiting for your decision');
@@ -107,6 +109,7 @@ test('an MCP server pasted in Settings: connected, its tools chosen; a session c
     await expect(reply).toContainText('Echo: from the mind');
     await expect(session.toolActivity.getByText('everything__echo')).toBeVisible();
   } finally {
+    await request.put('/api/trust', { data: { hosts: [], mcp_servers: [] } });
     const cleared = await request.put('/api/mcp-servers', { data: { mcpServers: {} } });
     expect(cleared.status()).toBe(200);
   }

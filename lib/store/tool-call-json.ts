@@ -1,5 +1,5 @@
 // A tool call as the API, the events and the exports show it: snake_case, dates as ISO strings.
-import type { ToolCallRecord, ToolCallStatus, ToolDecision } from './tool-calls-repository';
+import type { ToolCallRecord, ToolCallStatus, ToolDecision } from './tool-call-types';
 
 /** A call as the API, the events and the exports show it (snake_case, dates as ISO strings). */
 export interface ToolCallJson {

@@ -9,6 +9,7 @@ import { getDb } from '@/lib/store/db';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import { builtinToolNames } from '@/lib/agent/tool-registry';
 import { emptyMcpSettings } from '@/lib/config/mcp-config';
+import { writeTrust } from '@/lib/store/untrusted-repository';
 import { apiBackendNames, useApiBackendsHarness } from '@/test/support/api-backends-harness';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
@@ -17,6 +18,8 @@ const everything = path.resolve('node_modules/@modelcontextprotocol/server-every
 const harness = useApiBackendsHarness(dirs, async ({ orchestrator }) => {
   await orchestrator.mcp.configure({ ...emptyMcpSettings, mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'], env: {} } } });
   await orchestrator.mcp.settled();
+  // The user trusts this server (Settings › Tools): its descriptions and results are not untrusted content (issue 32; the corpus tests that path).
+  await writeTrust({ hosts: [], mcp_servers: ['everything'] });
 });
 
 function offeredNames(body: unknown): string[] {
