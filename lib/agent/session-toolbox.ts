@@ -143,6 +143,7 @@ export class SessionToolbox {
     let trust: TrustSettings | null = null;
     let reason: Promise<string | null> | null = null;
     const untrusted = async (tool: Tool, args: unknown) => {
+      if (typeof tool.source !== 'object' && !tool.sendsOut?.(args)) return null; // most calls: no read at all
       trust ??= await readTrust();
       if (!sendsOut(tool, args, trust)) return null;
       reason ??= this.untrustedReason(trust);

@@ -3,8 +3,7 @@
 // `memory`; the embeddings key is write-only like the layers' keys.
 import { z } from 'zod';
 import { appPaths } from '@/lib/config/env';
-import { getDb } from '@/lib/store/db';
-import { parseJsonColumn } from '@/lib/store/json-column';
+import { readJsonSetting, writeJsonSetting } from '@/lib/store/settings-repository';
 
 export const embeddingsConfigSchema = z
   .object({
@@ -53,17 +52,13 @@ export async function readMemorySettings(): Promise<MemorySettings> {
   const file = appPaths().databaseFile;
   const cached = holder.__agentcsdMemorySettings;
   if (cached?.file === file) return cached.settings;
-  const db = await getDb();
-  const row = await db.setting.findUnique({ where: { key: 'memory' } });
-  const settings = row ? parseJsonColumn(memorySettingsSchema, row.value, 'memory settings', defaultMemorySettings) : defaultMemorySettings;
+  const settings = await readJsonSetting('memory', memorySettingsSchema, 'memory settings', defaultMemorySettings);
   holder.__agentcsdMemorySettings = { file, settings };
   return settings;
 }
 
 export async function writeMemorySettings(settings: MemorySettings): Promise<void> {
-  const db = await getDb();
-  const value = JSON.stringify(settings);
-  await db.setting.upsert({ where: { key: 'memory' }, create: { key: 'memory', value }, update: { value } });
+  await writeJsonSetting('memory', settings);
   holder.__agentcsdMemorySettings = { file: appPaths().databaseFile, settings };
 }
 

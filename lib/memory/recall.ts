@@ -2,7 +2,7 @@
 // searched by text (text-search.ts: FTS5 or PostgreSQL's own, English stemming; no model, no download), the two lists fused by rank,
 // then recency, importance and pinning added with weights from config; duplicates (a fact restated
 // nine times) come back once; superseded facts never come back (their successor does).
-import { untrustedBehind } from '@/lib/store/untrusted-repository';
+import { untrustedMessageSource } from '@/lib/store/untrusted-repository';
 import { getDb } from '@/lib/store/db';
 import { estimateTokens } from '@/lib/mind/token-budget';
 import type { Embedder } from './embeddings';
@@ -41,6 +41,8 @@ export interface RecallHit {
   createdAt: Date;
   /** Only for memories. */
   memoryKind?: MemoryKind;
+  /** Only for memories: written from untrusted content (§20), from where. */
+  untrustedSource?: string | null;
   score: number;
   /** Why it came back: its list, rank and the terms that matched. */
   why: string;
@@ -107,7 +109,7 @@ export async function recall(input: {
   };
   const addMemory = (memory: MemoryRecord, rank: number, list: string, boost: number) => {
     add(
-      { kind: 'memory', id: memory.id, sessionId: memory.sessionId, content: memory.content, createdAt: memory.createdAt, memoryKind: memory.kind },
+      { kind: 'memory', id: memory.id, sessionId: memory.sessionId, content: memory.content, createdAt: memory.createdAt, memoryKind: memory.kind, untrustedSource: memory.untrustedSource },
       boost / (weights.rrfK + rank + 1),
       `${list} #${rank + 1}`,
       { recency: memory.updatedAt, importance: memory.importance, pinned: memory.pinned },
@@ -201,9 +203,8 @@ async function semanticLists(personaName: string, query: string, limit: number, 
 
 /** The first untrusted source behind these hits (§20): a memory written from untrusted content, a message of a session that read some. */
 export async function untrustedAmong(hits: readonly RecallHit[]): Promise<string | null> {
-  return untrustedBehind({
-    memoryIds: hits.filter((hit) => hit.kind === 'memory').map((hit) => hit.id),
-    sessionIds: [...new Set(hits.filter((hit) => hit.kind === 'message' && hit.sessionId).map((hit) => hit.sessionId!))],
-  });
+  const memory = hits.find((hit) => hit.untrustedSource)?.untrustedSource;
+  if (memory) return memory;
+  const sessionIds = [...new Set(hits.flatMap((hit) => (hit.kind === 'message' && hit.sessionId ? [hit.sessionId] : [])))];
+  return sessionIds.length > 0 ? untrustedMessageSource(sessionIds) : null;
 }
-

@@ -246,7 +246,7 @@ export class Orchestrator {
 
   async sendUserMessage(id: string, input: SendMessageInput): Promise<MessageRecord> {
     // Attachments are read now, here, so what is stored is what the model reads (and nothing is stored if one fails).
-    if (input.attachments?.length) input = { text: `${input.text}\n\n${await renderAttachments(this.deps.mcp, input.attachments, undefined, id)}` };
+    if (input.attachments?.length) input = { text: `${input.text}\n\n${await renderAttachments(this.deps.mcp, input.attachments, { sessionId: id })}` };
     // A mind is the live session (it refuses while paused): no database read on a reply's path.
     await this.starting.get(id); // one being started (it moved here a moment ago) is waited for
     const mind = this.minds.get(id);

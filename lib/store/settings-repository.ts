@@ -8,6 +8,7 @@ import {
   type SessionParams,
 } from '@/lib/config/model-config';
 import { emptyMcpSettings, mcpSettingsSchema, type McpSettings } from '@/lib/config/mcp-config';
+import type { z } from 'zod';
 import { getDb } from './db';
 import { parseJsonColumn } from './json-column';
 
@@ -44,15 +45,24 @@ export async function writeSettings(settings: AppSettings): Promise<void> {
   ]);
 }
 
-/** The user's MCP servers (lib/config/mcp-config.ts), one JSON row under `mcp`. */
-export async function readMcpSettings(): Promise<McpSettings> {
+/** One JSON row of `settings`, parsed through its schema; `fallback` when absent (and for keys older rows lack). */
+export async function readJsonSetting<T>(key: string, schema: z.ZodType<T>, what: string, fallback: T): Promise<T> {
   const db = await getDb();
-  const row = await db.setting.findUnique({ where: { key: 'mcp' } });
-  return row ? parseJsonColumn(mcpSettingsSchema, row.value, 'MCP servers', emptyMcpSettings) : emptyMcpSettings;
+  const row = await db.setting.findUnique({ where: { key } });
+  return row ? parseJsonColumn(schema, row.value, what, fallback) : fallback;
 }
 
-export async function writeMcpSettings(settings: McpSettings): Promise<void> {
+export async function writeJsonSetting(key: string, settings: unknown): Promise<void> {
   const db = await getDb();
   const value = JSON.stringify(settings);
-  await db.setting.upsert({ where: { key: 'mcp' }, create: { key: 'mcp', value }, update: { value } });
+  await db.setting.upsert({ where: { key }, create: { key, value }, update: { value } });
+}
+
+/** The user's MCP servers (lib/config/mcp-config.ts), one JSON row under `mcp`. */
+export function readMcpSettings(): Promise<McpSettings> {
+  return readJsonSetting('mcp', mcpSettingsSchema, 'MCP servers', emptyMcpSettings);
+}
+
+export function writeMcpSettings(settings: McpSettings): Promise<void> {
+  return writeJsonSetting('mcp', settings);
 }

@@ -49,7 +49,7 @@ describe('resources', () => {
     await expect(renderAttachments(pool, [{ kind: 'mcp_resource', server: 'everything', uri: 'file:///etc/passwd' }])).rejects.toMatchObject({ code: 'not_found' });
     const { resources } = await listResources(pool.client('everything'));
     const text = resources.find((resource) => resource.mime_type?.startsWith('text/'))!;
-    const cut = await renderAttachments(pool, [{ kind: 'mcp_resource', server: 'everything', uri: text.uri }], 5);
+    const cut = await renderAttachments(pool, [{ kind: 'mcp_resource', server: 'everything', uri: text.uri }], { budget: 5 });
     expect(cut).toContain('[… cut:');
   });
 });

@@ -50,7 +50,12 @@ export async function previewResource(pool: McpPool, server: string, uri: string
 }
 
 /** The blocks to append to the message's text; throws (nothing sent) when one cannot be had. */
-export async function renderAttachments(pool: McpPool, attachments: readonly McpAttachment[], budget = ATTACHMENT_BUDGET_TOKENS, sessionId?: string): Promise<string> {
+export async function renderAttachments(
+  pool: McpPool,
+  attachments: readonly McpAttachment[],
+  /** `sessionId`: the session they are attached in, marked untrusted by a server it does not trust (§20). */
+  { budget = ATTACHMENT_BUDGET_TOKENS, sessionId }: { budget?: number; sessionId?: string } = {},
+): Promise<string> {
   const blocks: string[] = [];
   let left = budget;
   for (const attachment of attachments) {

@@ -288,6 +288,7 @@ export class McpPool {
     const config = this.settings.mcpServers[name]!;
     const tools = (connection?.tools ?? []).map((info): McpToolStatus => {
       const prefs = this.settings.tools[name]?.[info.name];
+      const descriptionState = this.descriptionState(name, info);
       return {
         name: info.name,
         model_name: mcpToolName(name, info.name),
@@ -296,8 +297,8 @@ export class McpPool {
         auto_approve: prefs?.auto_approve ?? null,
         approval: this.approvalOf(name, info),
         read_only: readOnly(info),
-        description_state: this.descriptionState(name, info),
-        approved_description: this.descriptionState(name, info) === 'changed' ? (prefs?.approved_description ?? null) : null,
+        description_state: descriptionState,
+        approved_description: descriptionState === 'changed' ? (prefs?.approved_description ?? null) : null,
       };
     });
     const definitionTokens = connection
