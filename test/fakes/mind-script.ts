@@ -25,8 +25,19 @@ interface WireMessage {
   content: unknown;
 }
 
+/** A result as a model reads it: the `<untrusted_data>` wrapper of outside content (issue 32) taken off. */
+function unwrapped(result: string): string {
+  const match = /^<untrusted_data source="[^"]*">([\s\S]*)<\/untrusted_data>$/.exec(result);
+  return match ? unescapeTagContent(match[1]!) : result;
+}
+
 /** The results the last step's calls got, in either provider's shape; null when none came back. */
 export function toolResults(body: unknown): string[] | null {
+  const results = wireResults(body);
+  return results && results.map(unwrapped);
+}
+
+function wireResults(body: unknown): string[] | null {
   const messages = (body as { messages?: WireMessage[] }).messages ?? [];
   const last = messages.at(-1);
   if (last?.role === 'tool') {
