@@ -61,7 +61,7 @@ await getDb().catch((error: unknown) => {
   process.exit(1);
 });
 const engine = createEngine(env, realClock);
-const cluster = location.kind === 'postgres' ? new Cluster({ url: location.url, owner: processName(env) }) : undefined;
+const cluster = location.kind === 'postgres' ? new Cluster({ url: location.url, owner: processName(env), capacity: env.AGENTCSD_CAPACITY }) : undefined;
 const orchestrator = await startOrchestrator({ taskWorkingDelayMs: env.AGENTCSD_TASK_STEP_DELAY_MS, configured: engine, cluster, channels: true }).catch((error: unknown) => {
   // The durable engine's database unreachable or refusing: say so in one line (DBOS masks the password).
   console.error(`> cannot start (engine: ${engine.description}): ${error instanceof Error ? error.message : String(error)}`);

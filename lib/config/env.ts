@@ -37,6 +37,8 @@ const envSchema = z.object({
     .optional(),
   /** This process's name for the durable engine (the same across its restarts); default agentcsd-<host name>. */
   AGENTCSD_EXECUTOR_ID: z.string().regex(/^[\w.:-]{1,100}$/, 'letters, digits, . : _ - (at most 100)').optional(),
+  /** This process's share of the active sessions relative to the others on the same PostgreSQL (0: none while another runs). */
+  AGENTCSD_CAPACITY: z.coerce.number().min(0).max(1_000).default(1),
 });
 
 export type Env = z.infer<typeof envSchema>;

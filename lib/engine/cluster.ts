@@ -1,16 +1,21 @@
-// Several processes on one PostgreSQL (issue 19): each session's mind runs in exactly one of them,
-// and moves when that one dies. A process is a member (`cluster_members`, a heartbeat every second,
-// on the database's clock); a session belongs to a member through its lease (`session_leases`).
-// Every tick a member renews its heartbeat, removes members silent for longer than the lease time,
-// takes the sessions of members gone (dead, or stopped) — of two survivors exactly one gets each
-// session, and with it the runs its holder left unfinished — then
-// takes active sessions nobody holds. What a person does through another process reaches the
-// owner as a call (`cluster_calls`, announced by NOTIFY): a message, a Stop, a settings change; a
-// tool-call decision is announced to every process, since the waiting step may be anywhere.
+// Several processes on one PostgreSQL (issues 19 and 31): each session's mind runs in exactly one
+// of them, the active sessions spread over them by weighted rendezvous hashing
+// (cluster-placement.ts), and a session moves when its holder dies, leaves, or another member now
+// wins it. A process is a member (`cluster_members`, a heartbeat every second on the database's
+// clock, and the capacity it declares); a session belongs to a member through its lease
+// (`session_leases`, whose epoch every move raises: the mind's writes carry it and a stale one is
+// refused, lib/store/lease-fence.ts). Every tick a member renews its heartbeat, removes members
+// silent for longer than the lease time, takes the sessions it wins that nobody alive holds — with
+// the runs their holder left unfinished — and hands over, at a quiet moment, the ones another
+// member wins. What a person does through another process reaches the holder as a call
+// (`cluster_calls`, announced by NOTIFY): a message, a Stop, a settings change; a tool-call
+// decision is announced to every process, since the waiting step may be anywhere.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
 import { reportPoolErrors } from '@/lib/store/pg-errors';
+import { disableFencing, enableFencing, holdEpoch, onFencedWrite } from '@/lib/store/lease-fence';
+import { claimFor, clusterView, handOver, liveMembers, takeWon, targets, toHandOver, type ClusterView } from './cluster-placement';
 
 export type ClusterRequest =
   | { kind: 'message'; sessionId: string; text: string }
@@ -39,8 +44,14 @@ export interface ClusterMember {
   hear(event: ClusterBroadcast): void;
   /** The sessions this process holds now: minds start for new ones and stop for lost ones. */
   reconcile(owned: ReadonlySet<string>): Promise<void>;
-  /** Members gone (dead, or stopped) whose sessions this process took: their durable runs continue here. */
-  tookOver?(owners: readonly string[]): Promise<void>;
+  /** Sessions of members gone (dead, or stopped) that this process took: their durable runs continue here. */
+  tookOver?(previous: ReadonlyMap<string, readonly string[]>): Promise<void>;
+  /**
+   * Sessions held here that another member now wins: the member stops the minds of those at a
+   * quiet moment (no tool call running or awaiting a decision, no open turn, no task), has
+   * `transfer` move their leases, and only then lets requests for them through again.
+   */
+  handOver?(candidates: readonly string[], transfer: (ids: readonly string[]) => Promise<readonly string[]>): Promise<void>;
   /** A process that connects channels (Telegram, IRC) holds some: exactly one process connects each. */
   reconcileChannels?(owned: ReadonlySet<string>): Promise<void>;
 }
@@ -77,6 +88,10 @@ export interface ClusterOptions {
   /** A member silent this long is dead: its sessions move. */
   leaseMs?: number;
   callTimeoutMs?: number;
+  /** This process's share of sessions relative to the others (AGENTCSD_CAPACITY, default 1; 0: none while others run). */
+  capacity?: number;
+  /** At most this many sessions handed over per round (default 8). */
+  handOverPerRound?: number;
 }
 
 export class Cluster {
@@ -92,12 +107,16 @@ export class Cluster {
   private readonly heartbeatMs: number;
   private readonly leaseMs: number;
   private readonly callTimeoutMs: number;
+  private readonly capacity: number;
+  private stopFenceWatch: (() => void) | null = null;
+  private rounds = 0;
 
   constructor(private readonly options: ClusterOptions) {
     this.owner = options.owner;
     this.heartbeatMs = options.heartbeatMs ?? 1_000;
     this.leaseMs = options.leaseMs ?? 5_000;
     this.callTimeoutMs = options.callTimeoutMs ?? 15_000;
+    this.capacity = Math.max(0, options.capacity ?? 1);
     // A connection the server drops (a restart) must not take the process with it: the pool opens another.
     this.pool = reportPoolErrors(new pg.Pool({ connectionString: options.url, max: 4 }), (message) => console.error('[cluster] a database connection was lost', message));
   }
@@ -111,11 +130,11 @@ export class Cluster {
     const deadline = Date.now() + this.leaseMs + this.heartbeatMs;
     for (;;) {
       const { rows } = await this.pool.query<{ owner: string }>(
-        `INSERT INTO cluster_members (owner, boot_id, heartbeat_at) VALUES ($1, $2, now())
-         ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now()
+        `INSERT INTO cluster_members (owner, boot_id, heartbeat_at, capacity) VALUES ($1, $2, now(), $4)
+         ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now(), capacity = excluded.capacity, joined_at = now()
            WHERE cluster_members.heartbeat_at < now() - make_interval(secs => $3)
          RETURNING owner`,
-        [this.owner, this.bootId, this.leaseMs / 1000],
+        [this.owner, this.bootId, this.leaseMs / 1000, this.capacity],
       );
       if (rows.length === 1) break;
       if (await this.holderIsGoneFromThisHost()) {
@@ -125,6 +144,13 @@ export class Cluster {
       if (Date.now() > deadline) throw new Error(`another process is running as "${this.owner}" on this database: give each process its own AGENTCSD_EXECUTOR_ID`);
       await new Promise((resolve) => setTimeout(resolve, this.heartbeatMs));
     }
+    enableFencing();
+    // A write refused for a stale epoch: the session moved while this process was away; the next
+    // round, at once, stops its mind here.
+    this.stopFenceWatch = onFencedWrite((sessionId) => {
+      console.warn(`[cluster] a late write for session ${sessionId} was refused: it is held elsewhere now; its mind stops here`);
+      void this.tick();
+    });
     await this.listen();
     await this.tick();
     this.timer = setInterval(() => void this.tick(), this.heartbeatMs);
@@ -174,30 +200,26 @@ export class Cluster {
   private async round(): Promise<void> {
     if (!this.member) return;
     const client = await this.pool.connect();
-    let previous: string[] = [];
+    let taken: Awaited<ReturnType<typeof takeWon>>;
+    let away = new Map<string, string>();
     try {
       await client.query('BEGIN');
-      const beat = await client.query('UPDATE cluster_members SET heartbeat_at = now() WHERE owner = $1 AND boot_id = $2', [this.owner, this.bootId]);
+      const beat = await client.query('UPDATE cluster_members SET heartbeat_at = now(), capacity = $3 WHERE owner = $1 AND boot_id = $2', [this.owner, this.bootId, this.capacity]);
       if (beat.rowCount === 0) {
         // Declared dead by the others (a long pause): its sessions are theirs now; join again.
-        await client.query('INSERT INTO cluster_members (owner, boot_id) VALUES ($1, $2) ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now()', [this.owner, this.bootId]);
+        await client.query(
+          `INSERT INTO cluster_members (owner, boot_id, capacity) VALUES ($1, $2, $3)
+           ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now(), capacity = excluded.capacity, joined_at = now()`,
+          [this.owner, this.bootId, this.capacity],
+        );
       }
       await client.query('DELETE FROM cluster_members WHERE heartbeat_at < now() - make_interval(secs => $1)', [this.leaseMs / 1000]);
-      // A lease whose holder is no member (dead, or left) is taken; rows another taker has locked are
-      // its to take. Who held them: their unfinished runs come here with them.
-      const taken = await client.query<{ owner: string }>(
-        `WITH free AS (SELECT session_id, owner FROM session_leases WHERE owner NOT IN (SELECT owner FROM cluster_members) FOR UPDATE SKIP LOCKED)
-         UPDATE session_leases SET owner = $1 FROM free WHERE session_leases.session_id = free.session_id RETURNING free.owner`,
-        [this.owner],
-      );
-      previous = [...new Set(taken.rows.map((row) => row.owner))];
-      await client.query(
-        `INSERT INTO session_leases (session_id, owner) SELECT id, $1 FROM sessions
-         WHERE status = 'active' AND id NOT IN (SELECT session_id FROM session_leases) ON CONFLICT DO NOTHING`,
-        [this.owner],
-      );
+      const members = await liveMembers(client);
+      const target = await targets(client, members);
+      taken = await takeWon(client, this.owner, members, target);
+      if (this.member.handOver) away = await toHandOver(client, this.owner, members, target);
       if (this.member.reconcileChannels) {
-        // Channels the same way: a dead holder's are taken, enabled ones nobody holds are taken.
+        // Channels the first-come way: a dead holder's are taken, enabled ones nobody holds are taken.
         await client.query(
           `WITH free AS (SELECT channel_id FROM channel_leases WHERE owner NOT IN (SELECT owner FROM cluster_members) FOR UPDATE SKIP LOCKED)
            UPDATE channel_leases SET owner = $1 FROM free WHERE channel_leases.channel_id = free.channel_id`,
@@ -209,6 +231,7 @@ export class Cluster {
           [this.owner],
         );
       }
+      if (++this.rounds % 600 === 1) await client.query(`DELETE FROM session_moves WHERE moved_at < now() - interval '1 day'`);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -216,7 +239,15 @@ export class Cluster {
     } finally {
       client.release();
     }
-    if (previous.length > 0) await this.member.tookOver?.(previous);
+    for (const [sessionId, epoch] of taken.sessions) holdEpoch(sessionId, epoch);
+    if (taken.previous.size > 0) await this.member.tookOver?.(taken.previous);
+    if (away.size > 0 && this.member.handOver) {
+      const candidates = [...away.keys()].slice(0, this.options.handOverPerRound ?? 8);
+      await this.member.handOver(candidates, async (ids) => {
+        const wanted = new Map(ids.filter((id) => away.has(id)).map((id) => [id, away.get(id)!]));
+        return this.withClient((db) => handOver(db, this.owner, wanted));
+      });
+    }
     await this.member.reconcile(await this.owned());
     if (this.member.reconcileChannels) {
       const { rows } = await this.pool.query<{ channel_id: string }>('SELECT channel_id FROM channel_leases WHERE owner = $1', [this.owner]);
@@ -224,23 +255,43 @@ export class Cluster {
     }
   }
 
-  /** The sessions this process holds. */
+  private async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      return await fn(client);
+    } finally {
+      client.release();
+    }
+  }
+
+  /** The sessions this process holds, with the epochs its writes carry. */
   async owned(): Promise<Set<string>> {
-    const { rows } = await this.pool.query<{ session_id: string }>('SELECT session_id FROM session_leases WHERE owner = $1', [this.owner]);
+    const { rows } = await this.pool.query<{ session_id: string; epoch: string }>('SELECT session_id, epoch FROM session_leases WHERE owner = $1', [this.owner]);
+    for (const row of rows) holdEpoch(row.session_id, Number(row.epoch));
     return new Set(rows.map((row) => row.session_id));
   }
 
-  /** Takes the session when nobody alive holds it; who holds it after. */
+  /** Whether this process holds the session now (its epoch noted for the mind's writes). */
+  async holds(sessionId: string): Promise<boolean> {
+    const { rows } = await this.pool.query<{ owner: string; epoch: string }>('SELECT owner, epoch FROM session_leases WHERE session_id = $1', [sessionId]);
+    if (rows[0]?.owner !== this.owner) return false;
+    holdEpoch(sessionId, Number(rows[0].epoch));
+    return true;
+  }
+
+  /** Members, their load, and the moves of the last hour (the Cluster view). */
+  view(): Promise<ClusterView> {
+    return clusterView(this.pool);
+  }
+
+  /**
+   * Who holds the session: when nobody alive does, the live member that wins it (maybe this one)
+   * takes it now.
+   */
   async claim(sessionId: string): Promise<string | null> {
-    const { rows } = await this.pool.query<{ owner: string }>(
-      `INSERT INTO session_leases (session_id, owner) SELECT id, $2 FROM sessions WHERE id = $1
-       ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner
-         WHERE session_leases.owner NOT IN (SELECT owner FROM cluster_members)
-       RETURNING owner`,
-      [sessionId, this.owner],
-    );
-    if (rows[0]) return rows[0].owner;
-    return this.ownerOf(sessionId);
+    const held = await this.withClient(async (client) => claimFor(client, sessionId, await liveMembers(client), this.owner));
+    if (held?.owner === this.owner) holdEpoch(sessionId, held.epoch);
+    return held?.owner ?? null;
   }
 
   async ownerOf(sessionId: string): Promise<string | null> {
@@ -330,6 +381,8 @@ export class Cluster {
     this.timer = null;
     await this.ticking;
     this.member = null; // no listening again once the connection ends
+    this.stopFenceWatch?.();
+    disableFencing();
     try {
       const { rows } = await this.pool.query<{ others: number }>(
         `WITH gone AS (DELETE FROM cluster_members WHERE owner = $1 AND boot_id = $2)

@@ -102,7 +102,7 @@ export class DbosEngine implements ExecutionEngine {
    * and like it only for runs of this code's version (DBOS hashes the workflows' code, or reads
    * DBOS__APPVERSION): a run replayed by other code could take another path.
    */
-  async adopt(owners: readonly string[]): Promise<number> {
+  async adopt(owners: readonly string[], runs?: { ids: readonly string[]; prefixes: readonly string[] }): Promise<number> {
     if (!this.launched || owners.length === 0) return 0;
     const client = quietClient(new pg.Client({ connectionString: this.options.systemDatabaseUrl }));
     await client.connect();
@@ -112,8 +112,12 @@ export class DbosEngine implements ExecutionEngine {
             SET status = 'ENQUEUED', queue_name = $1, executor_id = $2, started_at_epoch_ms = NULL, owner_xid = NULL,
                 updated_at = (EXTRACT(EPOCH FROM now()) * 1000)::bigint
           WHERE status IN ('PENDING', 'ENQUEUED') AND executor_id = ANY($3) AND application_version = $4
+            AND ($5::text[] IS NULL OR workflow_uuid = ANY($5::text[]) OR workflow_uuid LIKE ANY($6::text[]))
           RETURNING workflow_uuid`,
-        [this.adoptionQueue(), DBOS.executorID, [...owners], DBOS.applicationVersion],
+        [
+          this.adoptionQueue(), DBOS.executorID, [...owners], DBOS.applicationVersion,
+          runs ? [...runs.ids] : null, runs ? runs.prefixes.map((prefix) => `${prefix.replace(/[\\%_]/g, '\\$&')}%`) : [],
+        ],
       );
       for (const row of moved.rows as { workflow_uuid: string }[]) this.adoptedRuns.add(row.workflow_uuid);
       return moved.rowCount ?? 0;

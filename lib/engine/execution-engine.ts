@@ -107,7 +107,8 @@ export interface ExecutionEngine {
   shutdown(): Promise<void>;
   /**
    * Runs left by processes found dead (by their names) continue here, from their last finished
-   * step; how many. Only a durable engine has any: an in-memory one's runs died with their process.
+   * step — all of them, or only those of `runs` (ids, and id prefixes); how many. Only a durable
+   * engine has any: an in-memory one's runs died with their process.
    */
-  adopt?(owners: readonly string[]): Promise<number>;
+  adopt?(owners: readonly string[], runs?: { ids: readonly string[]; prefixes: readonly string[] }): Promise<number>;
 }

@@ -7,6 +7,7 @@ import type { Cluster, ClusterBroadcast, ClusterMember, ClusterRequest } from '@
 import { ClusterCallError } from '@/lib/engine/cluster';
 import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import { findSession, type SessionRecord } from '@/lib/store/sessions-repository';
+import { busySessions, sessionRuns } from '@/lib/store/session-activity';
 import { TaskError, type TaskElsewhere, type TaskService } from '@/lib/tasks/task-service';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import { ElicitationError } from '@/lib/tools/mcp/elicitation';
@@ -46,6 +47,8 @@ export interface EventPosition {
 export class SessionPlacement implements ClusterMember {
   /** Present only where channels run: the cluster gives this process its share of them. */
   readonly reconcileChannels?: (owned: ReadonlySet<string>) => Promise<void>;
+  /** Sessions being handed to another member: requests for them wait, then go where they went. */
+  private readonly releasing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly host: PlacementHost,
@@ -77,6 +80,7 @@ export class SessionPlacement implements ClusterMember {
    * process that holds it. Alone, always here.
    */
   async placeOf(id: string): Promise<Place> {
+    await this.releasing.get(id);
     const mind = this.host.mind(id);
     if (mind || !this.cluster) return { here: mind ?? null };
     const owner = await this.cluster.claim(id);
@@ -133,9 +137,15 @@ export class SessionPlacement implements ClusterMember {
   }
 
   /** A request from another process for a session whose mind runs here. */
-  async handle(request: ClusterRequest): Promise<unknown> {
+  async handle(request: ClusterRequest, forwarded = false): Promise<unknown> {
     // The question waits in this process's broker, whatever the mind is doing.
     if (request.kind === 'elicitation-answer') return this.host.answerElicitation(request.id, request.answer);
+    // Sent while the session was moving away from here: it goes where the session went (once).
+    await this.releasing.get(request.sessionId);
+    if (this.cluster && !forwarded && !this.host.mind(request.sessionId) && !(await this.cluster.holds(request.sessionId))) {
+      const place = await this.placeOf(request.sessionId);
+      if ('owner' in place) return this.remote(place.owner, request);
+    }
     // Its lease may have come a moment before its mind: the mind is started (or awaited) first.
     const session = await findSession({ id: request.sessionId });
     if (session?.status === 'active' && this.host.started()) await this.host.startMind(session);
@@ -163,10 +173,35 @@ export class SessionPlacement implements ClusterMember {
     else this.host.schedulesChanged();
   }
 
-  /** A dead process's sessions came here: its unfinished durable runs (tasks) continue here too. */
-  async tookOver(owners: readonly string[]): Promise<void> {
-    const adopted = (await this.host.engine.adopt?.(owners)) ?? 0;
-    console.log(`[cluster] took over the sessions of ${owners.join(', ')}${adopted ? ` and ${adopted} unfinished run(s)` : ''}`);
+  /** A dead or departed process's sessions came here: their unfinished durable runs (tasks) continue here too. */
+  async tookOver(previous: ReadonlyMap<string, readonly string[]>): Promise<void> {
+    let adopted = 0;
+    for (const [owner, sessions] of previous) adopted += (await this.host.engine.adopt?.([owner], await sessionRuns(sessions))) ?? 0;
+    const count = [...previous.values()].reduce((sum, sessions) => sum + sessions.length, 0);
+    console.log(`[cluster] took over ${count} session(s) of ${[...previous.keys()].join(', ')}${adopted ? ` and ${adopted} unfinished run(s)` : ''}`);
+  }
+
+  /**
+   * Another member now wins these sessions: the quiet ones (no turn under way, no tool call
+   * running or awaiting a decision, no task) have their minds stopped here and their leases moved;
+   * requests arriving meanwhile wait, then follow them. A busy one waits for a later round.
+   */
+  async handOver(candidates: readonly string[], transfer: (ids: readonly string[]) => Promise<readonly string[]>): Promise<void> {
+    const busy = await busySessions(candidates);
+    const quiet = candidates.filter((id) => !busy.has(id) && !this.host.mind(id)?.state().turn && !this.releasing.has(id));
+    if (quiet.length === 0) return;
+    let done!: () => void;
+    const moving = new Promise<void>((resolve) => (done = resolve));
+    for (const id of quiet) this.releasing.set(id, moving);
+    try {
+      await Promise.all(quiet.map((id) => this.host.stopMind(id)));
+      const moved = new Set(await transfer(quiet));
+      // One the lease could not move for (taken meanwhile): its mind comes back with the next reconcile.
+      if (moved.size > 0) console.log(`[cluster] handed ${moved.size} session(s) over to even the load`);
+    } finally {
+      for (const id of quiet) this.releasing.delete(id);
+      done();
+    }
   }
 
   /**

@@ -3,6 +3,7 @@
 import { getDb, getStore } from './db';
 import { rawDb, sqliteDate, statement } from './raw-db';
 import { pgDate, pgQuery, pgRaw } from './pg-raw';
+import { fencedWrite, fenceGuard, writeEpoch } from './lease-fence';
 import type { Layer, MessageRecord, MoodAndCriteriaRecord } from './messages-repository';
 import { storableNullableText, storableText } from './storable-text';
 
@@ -175,23 +176,28 @@ export async function insertTurn(input: {
     const { rows: inserted } = await pgQuery<{ id: number }>(
       pgRaw(store.url),
       'agentcsd_insert_turn',
-      `WITH answered AS (
-         UPDATE messages SET turn_id = $2 WHERE session_id = $1 AND id = ANY($3::int[])
+      `WITH lease AS (
+         SELECT ${fenceGuard(11)} AS ok
+       ), answered AS (
+         UPDATE messages SET turn_id = $2 WHERE session_id = $1 AND id = ANY($3::int[]) AND (SELECT ok FROM lease)
        ), touched AS (
-         UPDATE sessions SET last_activity_at = $4::timestamp(3) WHERE id = $1
+         UPDATE sessions SET last_activity_at = $4::timestamp(3) WHERE id = $1 AND (SELECT ok FROM lease)
        ), inserted AS (
          INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, turn_id, spontaneous, interrupted)
          SELECT $1, r.layer, r.tag, r.content, $4::timestamp(3), $5::int, $2, $6::boolean, $7::boolean
          FROM unnest($8::text[], $9::text[], $10::text[]) WITH ORDINALITY AS r(layer, tag, content, ord)
+         WHERE (SELECT ok FROM lease)
          ORDER BY r.ord
          RETURNING id
        )
        SELECT id FROM inserted ORDER BY id`,
       [
         input.sessionId, input.turnId, input.answeredMessageIds, pgDate(now), input.cycleNumber, input.spontaneous, input.interrupted,
-        rows.map((row) => row.layer), rows.map((row) => row.tag), rows.map((row) => row.content),
+        rows.map((row) => row.layer), rows.map((row) => row.tag), rows.map((row) => row.content), writeEpoch(input.sessionId),
       ],
     );
+    // The lease moved on while this process was away: nothing was written (lease-fence.ts).
+    if (inserted.length === 0) throw fencedWrite(input.sessionId);
     return rows.map((row, index): MessageRecord => ({ ...row, id: Number(inserted[index]!.id), layer: row.layer as Layer, createdAt: now }));
   }
   // Every turn of every session ends here: statements prepared once (raw-db.ts), one transaction.
@@ -237,6 +243,8 @@ export async function insertCycle(input: {
     { ...common, tag: 'S_quiet', content: storableText(input.sQuiet) },
     { ...common, tag: 'trigger', content: String(input.trigger) },
   ];
+  const store = await getStore();
+  if (store.kind === 'postgres') return insertCyclePg(store.url, input, rows);
   const results = await db.$transaction([
     ...rows.map((data) => db.message.create({ data })),
     db.moodAndCriteria.create({ data: { sessionId: input.sessionId, mood: storableText(input.mood), criteria: storableText(input.criteria), cycleNumber: input.cycleNumber } }),
@@ -252,6 +260,48 @@ export async function insertSummary(input: { sessionId: string } & SummaryRecord
   await db.contextSummary.create({
     data: { sessionId: input.sessionId, layer: input.layer, summary: storableText(input.summary), fromCycle: input.fromCycle, toCycle: input.toCycle },
   });
+}
+
+/** The same on PostgreSQL, in one fenced statement (a cycle of a mind whose session moved on is refused). */
+async function insertCyclePg(
+  url: string,
+  input: { sessionId: string; cycleNumber: number; mood: string; criteria: string },
+  rows: { tag: string; content: string }[],
+): Promise<{ messages: MessageRecord[]; moodAndCriteria: MoodAndCriteriaRecord }> {
+  const now = new Date();
+  const { rows: inserted } = await pgQuery<{ id: number; kind: string }>(
+    pgRaw(url),
+    'agentcsd_insert_cycle',
+    `WITH lease AS (
+       SELECT ${fenceGuard(7)} AS ok
+     ), inserted AS (
+       INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number)
+       SELECT $1, 'subconscious', r.tag, r.content, $2::timestamp(3), $3::int
+       FROM unnest($4::text[], $5::text[]) WITH ORDINALITY AS r(tag, content, ord)
+       WHERE (SELECT ok FROM lease)
+       ORDER BY r.ord
+       RETURNING id
+     ), mc AS (
+       INSERT INTO mood_and_criteria (session_id, mood, criteria, created_at, cycle_number)
+       SELECT $1, $6, $8, $2::timestamp(3), $3::int WHERE (SELECT ok FROM lease)
+       RETURNING id
+     )
+     SELECT id, 'message' AS kind FROM inserted UNION ALL SELECT id, 'mc' AS kind FROM mc ORDER BY kind, id`,
+    [
+      input.sessionId, pgDate(now), input.cycleNumber, rows.map((row) => row.tag), rows.map((row) => row.content),
+      storableText(input.mood), writeEpoch(input.sessionId), storableText(input.criteria),
+    ],
+  );
+  const mc = inserted.find((row) => row.kind === 'mc');
+  if (!mc) throw fencedWrite(input.sessionId);
+  const ids = inserted.filter((row) => row.kind === 'message').map((row) => Number(row.id));
+  return {
+    messages: rows.map((row, index): MessageRecord => ({
+      id: ids[index]!, sessionId: input.sessionId, layer: 'subconscious', tag: row.tag, content: row.content, createdAt: now,
+      cycleNumber: input.cycleNumber, turnId: null, spontaneous: false, interrupted: false,
+    })),
+    moodAndCriteria: { id: Number(mc.id), sessionId: input.sessionId, mood: storableText(input.mood), criteria: storableText(input.criteria), createdAt: now, cycleNumber: input.cycleNumber },
+  };
 }
 
 export interface LlmCallInput {

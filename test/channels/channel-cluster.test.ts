@@ -57,7 +57,8 @@ describe('a channel shared by two processes', () => {
     const holder = async () => (await (await getDb()).$queryRawUnsafe<{ owner: string }[]>('SELECT owner FROM channel_leases WHERE channel_id = $1', channelId))[0]?.owner;
     await expect.poll(holder, { timeout: 20_000 }).toBe('worker-b');
 
-    here = new Orchestrator({ cluster: new Cluster({ url: database.url, owner: 'process-a' }), channels: true });
+    // Capacity 0: this process holds no session while the worker runs (sessions spread by weight).
+    here = new Orchestrator({ cluster: new Cluster({ url: database.url, owner: 'process-a', capacity: 0 }), channels: true });
     await here.start();
     const session = await here.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
     expect((await here.channels!.status(channelId)).state.kind).toBe('elsewhere');

@@ -26,8 +26,12 @@ class Recorder implements ClusterMember {
   readonly heard: ClusterBroadcast[] = [];
   owned = new Set<string>();
   readonly tookOverFrom: string[] = [];
-  async tookOver(owners: readonly string[]): Promise<void> {
-    this.tookOverFrom.push(...owners);
+  async tookOver(previous: ReadonlyMap<string, readonly string[]>): Promise<void> {
+    this.tookOverFrom.push(...previous.keys());
+  }
+  /** Every candidate is quiet: handed over at once. */
+  async handOver(candidates: readonly string[], transfer: (ids: readonly string[]) => Promise<readonly string[]>): Promise<void> {
+    await transfer(candidates);
   }
   async handle(request: ClusterRequest): Promise<unknown> {
     this.handled.push(request);
@@ -101,10 +105,10 @@ describe('the cluster', () => {
   });
 
   it('a member that stops hands its sessions over at once, and the taker is told whose they were (to adopt its runs)', async () => {
-    // Paused: no round claims it; the leaving member takes it itself.
+    // Paused: no round claims it or hands it over; the leaving member holds it.
     const session = await insertSession({ id: randomUUID(), name: 'moves', personaName: 'p', personaHash: 'h', models: defaultModels, params: defaultParams, status: 'paused' });
     const leaving = await join('member-g', new Recorder(), { leaseMs: 10_000 });
-    expect(await leaving.claim(session.id)).toBe('member-g');
+    await sql(`INSERT INTO session_leases (session_id, owner) VALUES ($1, 'member-g')`, [session.id]);
     await join('member-h', new Recorder(), { leaseMs: 10_000 });
     await leaving.leave();
     // Some live member (the first round to see it) holds it now, and only that one adopts member-g's runs.

@@ -60,7 +60,8 @@ describe('a task across two processes on the durable engine', () => {
       AGENTCSD_PERSONAS_DIR: dirs.personasDir,
     });
     const engine = new DbosEngine({ systemDatabaseUrl: database.url, executorId: 'process-a' });
-    here = new Orchestrator({ engine, cluster: new Cluster({ url: database.url, owner: 'process-a' }), taskWorkingDelayMs: 400 });
+    // Capacity 0: this process holds no session while the worker runs (sessions spread by weight).
+    here = new Orchestrator({ engine, cluster: new Cluster({ url: database.url, owner: 'process-a', capacity: 0 }), taskWorkingDelayMs: 400 });
     const session = await here.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
     const owner = async () => (await (await getDb()).$queryRawUnsafe<{ owner: string }[]>('SELECT owner FROM session_leases WHERE session_id = $1', session.id))[0]?.owner;
     await vi.waitFor(async () => expect(await owner()).toBe('worker-b'), { timeout: 20_000 });

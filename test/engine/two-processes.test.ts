@@ -60,7 +60,8 @@ describe('two processes on one PostgreSQL', () => {
     expect(worker.output()).toContain('> sharing sessions on PostgreSQL as worker-b (worker: no pages here)');
 
     // Created while this process has not joined yet: the worker takes it on its next round.
-    here = new Orchestrator({ cluster: new Cluster({ url: database.url, owner: 'process-a' }) });
+    // Capacity 0: this process holds no session while the worker runs (sessions spread by weight).
+    here = new Orchestrator({ cluster: new Cluster({ url: database.url, owner: 'process-a', capacity: 0 }) });
     const session = await here.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
     await vi.waitFor(async () => expect(await leaseOwner(session.id)).toBe('worker-b'), { timeout: 20_000 });
     await here.start();
