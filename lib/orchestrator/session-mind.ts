@@ -34,6 +34,7 @@ import { MindMemory } from './mind-memory';
 import { failureEvent, LayerHealth, type MindLayer } from './layer-health';
 import { currentActivity, cycleDelayMs, type Activity } from '@/lib/mind/pacing';
 import { announceCycle, runCycleGivingWay } from './subconscious-cycle';
+import { FencedWriteError } from '@/lib/store/lease-fence';
 
 export type MindStatus = 'idle' | 'running' | 'paused' | 'stopping' | 'stopped';
 
@@ -358,6 +359,12 @@ export class SessionMind {
         await this.runTurn(work);
       } catch (error) {
         this.turns.settle(work.turnId, { error: error as Error });
+        if (error instanceof FencedWriteError) {
+          // The session moved on while this process was away: its new holder answers; this mind ends.
+          this.turn = null;
+          this.turnLoopActive = false;
+          return;
+        }
         console.error(`[mind ${this.session.id}] turn ${work.turnId} failed`, error);
         this.turn = null;
         this.recordFailure('internal', `Could not save the reply: ${(error as Error).message}`, 'protocol', { turnId: work.turnId });

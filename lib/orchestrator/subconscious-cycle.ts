@@ -14,6 +14,7 @@ import { fitInternalDialogPrompt } from './internal-dialog-turn';
 import { buildSubconsciousRequest } from '@/lib/mind/tags/build-prompts';
 import { estimateRequestTokens, fitPairSteadily, historyBudget } from '@/lib/mind/token-budget';
 import { parseSubconsciousOutput } from '@/lib/mind/tags/parse-subconscious-output';
+import { FencedWriteError } from '@/lib/store/lease-fence';
 
 
 /** Fits the Subconscious's histories to its budget, the summary in effect first. */
@@ -153,6 +154,8 @@ export async function runCycleGivingWay(input: {
     // Stopped while it waited for a reply: nothing was called, nothing to keep.
     return controller.signal.aborted ? { kind: 'aborted' } : await runSubconsciousCycle(input.context, input.cycle, controller.signal);
   } catch (error) {
+    // Its session moved on while this process was away: nothing was kept, and this mind ends.
+    if (error instanceof FencedWriteError) return { kind: 'aborted' };
     console.error(`[mind ${input.context.sessionId}] cycle ${input.cycle} failed`, error);
     return { kind: 'failed', message: `Could not save the cycle: ${(error as Error).message}`, errorKind: 'protocol' };
   } finally {
