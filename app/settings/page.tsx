@@ -3,6 +3,7 @@ import { McpServersSettings } from '@/components/settings/mcp-servers-settings';
 import { ToolsSettings } from '@/components/settings/tools-settings';
 import { MemorySettings } from '@/components/settings/memory-settings';
 import { ChannelsSettings } from '@/components/settings/channels-settings';
+import { ClusterSettings } from '@/components/settings/cluster-settings';
 
 export const metadata = { title: 'Settings · AgentCSD' };
 
@@ -18,6 +19,7 @@ export default function SettingsPage() {
       <McpServersSettings />
       <MemorySettings />
       <ChannelsSettings />
+      <ClusterSettings />
     </div>
   );
 }

@@ -230,6 +230,11 @@ export class Orchestrator {
     return this.placement.eventPosition(id);
   }
 
+  /** The processes sharing the database, their load and the last hour's moves; null when alone. */
+  clusterView() {
+    return this.placement.cluster?.view() ?? Promise.resolve(null);
+  }
+
   /** What the session's mind is doing, or null when it is not running in this process. */
   mindState(id: string): MindState | null {
     return this.minds.get(id)?.state() ?? null;
