@@ -11,7 +11,7 @@ interface ClusterJson {
   moves: { session_id: string; from: string | null; to: string; reason: string; at: string }[];
 }
 
-const reasons: Record<string, string> = { new: 'started', rebalance: 'rebalanced', 'took-over': 'taken over' };
+const reasons: Record<string, string> = { new: 'placed', rebalance: 'rebalanced', left: 'its process stopped', dead: 'its process died' };
 
 function ago(iso: string, now: number): string {
   const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));

@@ -39,6 +39,8 @@ const envSchema = z.object({
   AGENTCSD_EXECUTOR_ID: z.string().regex(/^[\w.:-]{1,100}$/, 'letters, digits, . : _ - (at most 100)').optional(),
   /** This process's share of the active sessions relative to the others on the same PostgreSQL (0: none while another runs). */
   AGENTCSD_CAPACITY: z.coerce.number().min(0).max(1_000).default(1),
+  /** In a cluster, a session's workspace follows it through the database up to this size. */
+  AGENTCSD_WORKSPACE_SYNC_MB: z.coerce.number().min(0).max(10_000).default(50),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -8,7 +8,7 @@
 import type pg from 'pg';
 import { assign, preferredOwner, type Weighted } from './rendezvous';
 
-export type MoveReason = 'new' | 'rebalance' | 'took-over';
+export type MoveReason = 'new' | 'rebalance' | 'left' | 'dead';
 
 export interface Taken {
   /** The sessions taken, with the epoch now held. */
@@ -18,7 +18,7 @@ export interface Taken {
 }
 
 export async function liveMembers(client: pg.ClientBase): Promise<Weighted[]> {
-  const { rows } = await client.query<{ owner: string; capacity: number }>('SELECT owner, capacity FROM cluster_members ORDER BY owner');
+  const { rows } = await client.query<{ owner: string; capacity: number }>('SELECT owner, capacity FROM cluster_members WHERE left_at IS NULL ORDER BY owner');
   return rows.map((row) => ({ owner: row.owner, capacity: Number(row.capacity) }));
 }
 
@@ -38,8 +38,9 @@ const winner = (target: ReadonlyMap<string, string>, id: string, members: readon
 export async function takeWon(client: pg.ClientBase, me: string, members: readonly Weighted[], target: ReadonlyMap<string, string>): Promise<Taken> {
   const taken: Taken = { sessions: new Map(), previous: new Map() };
   // Rows another member has locked are its to judge this round.
-  const orphans = await client.query<{ session_id: string; owner: string }>(
-    'SELECT session_id, owner FROM session_leases WHERE owner NOT IN (SELECT owner FROM cluster_members) FOR UPDATE SKIP LOCKED',
+  const orphans = await client.query<{ session_id: string; owner: string; left: boolean }>(
+    `SELECT l.session_id, l.owner, EXISTS (SELECT 1 FROM cluster_members m WHERE m.owner = l.owner AND m.left_at IS NOT NULL) AS left
+       FROM session_leases l WHERE l.owner NOT IN (SELECT owner FROM cluster_members WHERE left_at IS NULL) FOR UPDATE OF l SKIP LOCKED`,
   );
   const won = orphans.rows.filter((row) => winner(target, row.session_id, members) === me);
   if (won.length > 0) {
@@ -49,7 +50,7 @@ export async function takeWon(client: pg.ClientBase, me: string, members: readon
     );
     for (const row of moved.rows) taken.sessions.set(row.session_id, Number(row.epoch));
     for (const row of won) taken.previous.set(row.owner, [...(taken.previous.get(row.owner) ?? []), row.session_id]);
-    await recordMoves(client, won.map((row) => ({ sessionId: row.session_id, from: row.owner, to: me, reason: 'took-over' })));
+    await recordMoves(client, won.map((row) => ({ sessionId: row.session_id, from: row.owner, to: me, reason: row.left ? 'left' : 'dead' })));
   }
   const free = await client.query<{ id: string }>(
     `SELECT id FROM sessions WHERE status = 'active' AND NOT EXISTS (SELECT 1 FROM session_leases WHERE session_id = sessions.id)`,
@@ -105,13 +106,13 @@ export async function claimFor(client: pg.ClientBase, sessionId: string, members
     `WITH before AS (SELECT owner FROM session_leases WHERE session_id = $1)
      INSERT INTO session_leases (session_id, owner) SELECT id, $2 FROM sessions WHERE id = $1
      ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, epoch = session_leases.epoch + 1
-       WHERE session_leases.owner NOT IN (SELECT owner FROM cluster_members)
+       WHERE session_leases.owner NOT IN (SELECT owner FROM cluster_members WHERE left_at IS NULL)
      RETURNING owner, epoch, (SELECT owner FROM before) AS previous`,
     [sessionId, to],
   );
   const row = rows[0];
   if (row) {
-    await recordMoves(client, [{ sessionId, from: row.previous, to: row.owner, reason: row.previous ? 'took-over' : 'new' }]);
+    await recordMoves(client, [{ sessionId, from: row.previous, to: row.owner, reason: row.previous ? 'dead' : 'new' }]);
     return { owner: row.owner, epoch: Number(row.epoch) };
   }
   const held = await client.query<{ owner: string; epoch: string }>('SELECT owner, epoch FROM session_leases WHERE session_id = $1', [sessionId]);
@@ -136,7 +137,7 @@ export async function clusterView(client: pg.ClientBase | pg.Pool): Promise<Clus
   const members = await client.query<{ owner: string; capacity: number; sessions: number; heartbeat_at: Date; joined_at: Date }>(
     `SELECT m.owner, m.capacity, m.heartbeat_at, m.joined_at,
             (SELECT COUNT(*)::int FROM session_leases l JOIN sessions s ON s.id = l.session_id WHERE l.owner = m.owner AND s.status = 'active') AS sessions
-       FROM cluster_members m ORDER BY m.owner`,
+       FROM cluster_members m WHERE m.left_at IS NULL ORDER BY m.owner`,
   );
   const moves = await client.query<{ session_id: string; from_owner: string | null; to_owner: string; reason: string; moved_at: Date }>(
     `SELECT session_id, from_owner, to_owner, reason, moved_at FROM session_moves WHERE moved_at > now() - interval '1 hour' ORDER BY id DESC LIMIT 200`,

@@ -131,8 +131,8 @@ export class Cluster {
     for (;;) {
       const { rows } = await this.pool.query<{ owner: string }>(
         `INSERT INTO cluster_members (owner, boot_id, heartbeat_at, capacity) VALUES ($1, $2, now(), $4)
-         ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now(), capacity = excluded.capacity, joined_at = now()
-           WHERE cluster_members.heartbeat_at < now() - make_interval(secs => $3)
+         ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now(), capacity = excluded.capacity, joined_at = now(), left_at = NULL
+           WHERE cluster_members.left_at IS NOT NULL OR cluster_members.heartbeat_at < now() - make_interval(secs => $3)
          RETURNING owner`,
         [this.owner, this.bootId, this.leaseMs / 1000, this.capacity],
       );
@@ -209,7 +209,7 @@ export class Cluster {
         // Declared dead by the others (a long pause): its sessions are theirs now; join again.
         await client.query(
           `INSERT INTO cluster_members (owner, boot_id, capacity) VALUES ($1, $2, $3)
-           ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now(), capacity = excluded.capacity, joined_at = now()`,
+           ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now(), capacity = excluded.capacity, joined_at = now(), left_at = NULL`,
           [this.owner, this.bootId, this.capacity],
         );
       }
@@ -221,7 +221,7 @@ export class Cluster {
       if (this.member.reconcileChannels) {
         // Channels the first-come way: a dead holder's are taken, enabled ones nobody holds are taken.
         await client.query(
-          `WITH free AS (SELECT channel_id FROM channel_leases WHERE owner NOT IN (SELECT owner FROM cluster_members) FOR UPDATE SKIP LOCKED)
+          `WITH free AS (SELECT channel_id FROM channel_leases WHERE owner NOT IN (SELECT owner FROM cluster_members WHERE left_at IS NULL) FOR UPDATE SKIP LOCKED)
            UPDATE channel_leases SET owner = $1 FROM free WHERE channel_leases.channel_id = free.channel_id`,
           [this.owner],
         );
@@ -385,8 +385,8 @@ export class Cluster {
     disableFencing();
     try {
       const { rows } = await this.pool.query<{ others: number }>(
-        `WITH gone AS (DELETE FROM cluster_members WHERE owner = $1 AND boot_id = $2)
-         SELECT COUNT(*)::int AS others FROM cluster_members WHERE owner <> $1 AND heartbeat_at > now() - make_interval(secs => $3)`,
+        `WITH gone AS (UPDATE cluster_members SET left_at = now() WHERE owner = $1 AND boot_id = $2)
+         SELECT COUNT(*)::int AS others FROM cluster_members WHERE owner <> $1 AND left_at IS NULL AND heartbeat_at > now() - make_interval(secs => $3)`,
         [this.owner, this.bootId, this.leaseMs / 1000],
       );
       return (rows[0]?.others ?? 0) > 0;

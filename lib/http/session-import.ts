@@ -9,6 +9,7 @@ import { reconcileSessionLogs } from '@/lib/store/log-reconcile';
 import { appendMemory, MEMORY_KINDS, updateMemory } from '@/lib/memory/memory-store';
 import { insertImportedSession } from '@/lib/store/session-import-repository';
 import { deleteSessionLogs, writePersonaSnapshot } from '@/lib/store/session-logs';
+import { storePersonaSnapshot } from '@/lib/store/session-files';
 import { hashArgs } from '@/lib/store/tool-calls-repository';
 import { deleteSession, type SessionRecord } from '@/lib/store/sessions-repository';
 import { readSettings } from '@/lib/store/settings-repository';
@@ -276,6 +277,7 @@ export async function importSession(file: SessionImport): Promise<{ session: Ses
   writePersonaSnapshot({ sessionId: rows.session.id, content: snapshot });
   try {
     const session = await insertImportedSession({ ...rows, session: { ...rows.session, models, personaHash: hashPersona(snapshot) } });
+    await storePersonaSnapshot(session.id, snapshot);
     await reconcileSessionLogs(session.id);
     for (const memory of file.memories ?? []) {
       if (memory.expires_at && new Date(memory.expires_at) <= new Date()) continue;

@@ -2,14 +2,15 @@
 // sessions' lifecycle (create, pause, resume, delete) to their minds, and owns the event bus
 // the realtime layer reads. The logic of a running mind lives in session-mind.ts.
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { mergeModels, type ModelsConfig, type SessionParams } from '@/lib/config/model-config';
 import { createBackend } from '@/lib/backends/create-backend';
 import { defaultRetryPolicy } from '@/lib/backends/retry-policy';
 import { realClock } from '@/lib/clock/clock';
 import { readPersonaBytes } from '@/lib/personas/persona-files';
 import type { MessageRecord } from '@/lib/store/messages-repository';
-import { deleteSessionLogs, readPersonaSnapshot, writePersonaSnapshot } from '@/lib/store/session-logs';
+import { deleteSessionLogs, writePersonaSnapshot } from '@/lib/store/session-logs';
+import { storePersonaSnapshot } from '@/lib/store/session-files';
+import { SessionResidence } from './session-residence';
 import {
   deleteSession,
   findSession,
@@ -20,10 +21,9 @@ import {
 } from '@/lib/store/sessions-repository';
 import { readMcpSettings, readSettings } from '@/lib/store/settings-repository';
 import { McpPool } from '@/lib/tools/mcp/mcp-pool';
-import { McpAuth } from '@/lib/tools/mcp/mcp-auth';
+import { appMcpAuth } from '@/lib/tools/mcp/mcp-auth';
 import { renderAttachments } from '@/lib/tools/mcp/mcp-attachments';
 import { ElicitationBroker, ElicitationError, type ElicitationAnswer, type ElicitationJson } from '@/lib/tools/mcp/elicitation';
-import { readEnv } from '@/lib/config/env';
 import { VectorIndexer } from '@/lib/memory/vector-indexer';
 import { sessionGraphParts } from '@/lib/capabilities/capability-tools';
 import { effectivePersonaGraph, narrowToGraph, readSessionGraph, snapshotSessionGraph } from '@/lib/capabilities/graph-store';
@@ -70,21 +70,14 @@ export type OrchestratorOptions = Partial<Omit<MindDependencies, 'bus' | 'cycles
   channels?: boolean;
 };
 
-/** Sign-ins of remote MCP servers come back to this app's /oauth/callback. */
-function defaultMcpAuth(): McpAuth {
-  const env = readEnv();
-  return new McpAuth({
-    defaultRedirectUrl: () => `http://localhost:${env.PORT}/oauth/callback`,
-    owner: env.AGENTCSD_EXECUTOR_ID ?? `${hostname()}:${process.pid}`,
-  });
-}
-
 export class Orchestrator {
   readonly bus = new EventBus();
   /** Where each session's mind runs: here, or in another process on the same database. */
   private readonly placement: SessionPlacement;
   private started = false;
   private stopScheduleNotices: (() => void) | null = null;
+  /** In a cluster, a session's persona snapshot and workspace follow it through the database. */
+  private readonly residence: SessionResidence;
   private readonly minds = new Map<string, SessionMind>();
   private readonly starting = new Map<string, Promise<void>>();
   private readonly deps: MindDependencies;
@@ -125,7 +118,7 @@ export class Orchestrator {
       mcp:
         options.mcp ??
         new McpPool({
-          auth: defaultMcpAuth(),
+          auth: appMcpAuth(),
           elicit: (request) => this.elicitations.ask(request),
           callEnded: (server, sessionId) => this.elicitations.cancelFor(server, sessionId),
         }),
@@ -137,6 +130,7 @@ export class Orchestrator {
       workingDelayMs: options.taskWorkingDelayMs ?? 3_000,
       ...(options.cluster && { elsewhere: (request: TaskElsewhere) => this.placement.runElsewhere(request) }),
     });
+    this.residence = new SessionResidence(options.cluster?.owner ?? null);
     this.placement = new SessionPlacement(
       {
         started: () => this.started,
@@ -147,6 +141,7 @@ export class Orchestrator {
           const mind = this.minds.get(id);
           this.minds.delete(id);
           await mind?.stop({ graceMs: shutdownGraceMs });
+          if (mind) await this.residence.left(id);
         },
         tasks: () => this.tasks,
         eventPosition: (id) => ({ bootId: this.bus.bootId, lastSeq: this.bus.lastSeq(id) }),
@@ -196,9 +191,12 @@ export class Orchestrator {
     this.vectors.start();
     await this.channels?.start().catch((error: unknown) => console.error('[channels] could not start', error));
     await this.scheduler.start().catch((error: unknown) => console.error('[schedules] could not start', error));
-    // A schedule made here may be due before another process's timer looks again: tell them.
+    // A schedule made here may be due before another process's timer looks again: tell them; a
+    // workspace a tool changed here is kept for the process that may run the session next.
     if (this.placement.cluster) {
-      this.stopScheduleNotices = whenSchedulesChange(() => void this.placement.broadcast({ kind: 'schedules-changed' }).catch(() => undefined));
+      const stopWatching = this.residence.watch(this.bus);
+      const stopNotices = whenSchedulesChange(() => void this.placement.broadcast({ kind: 'schedules-changed' }).catch(() => undefined));
+      this.stopScheduleNotices = () => (stopWatching(), stopNotices());
       // A sign-in finished (or ended) here: the other processes connect that server again.
       this.deps.mcp.onAuthChanged((server) => void this.placement.broadcast({ kind: 'mcp-auth-changed', server }).catch(() => undefined));
     }
@@ -212,9 +210,11 @@ export class Orchestrator {
     await this.channels?.stop();
     this.stopScheduleNotices?.();
     await this.scheduler.stop();
+    const ids = [...this.minds.keys()];
     const minds = [...this.minds.values()];
     this.minds.clear();
     await Promise.all(minds.map((mind) => mind.stop({ graceMs: shutdownGraceMs })));
+    await Promise.all(ids.map((id) => this.residence.left(id)));
     await this.deps.mcp.stop();
     await this.vectors.stop();
     await this.tasks.stop();
@@ -319,11 +319,8 @@ export class Orchestrator {
   }
 
   private async launchMind(session: SessionRecord): Promise<void> {
-    if (this.placement.cluster) {
-      const interrupted = await interruptRunningToolCalls({ sessionId: session.id });
-      if (interrupted > 0) console.warn(`[tools] ${interrupted} tool call(s) of session ${session.id} were running in a process that died: marked interrupted`);
-    }
-    const personaCore = readPersonaSnapshot(session.id) ?? readPersonaBytes(session.personaName).bytes.toString('utf8');
+    if (this.placement.cluster) await this.residence.arrived(session.id);
+    const personaCore = await this.residence.personaCore(session);
     const mind = new SessionMind(session, personaCore, this.deps, await sessionGraphParts(session.id));
     this.minds.set(session.id, mind);
     await mind.start();
@@ -353,6 +350,7 @@ export class Orchestrator {
         params,
         status: 'active',
       });
+      await storePersonaSnapshot(id, bytes); // in a cluster it follows the session to any machine
       await snapshotSessionGraph(id, graph, snapshot.fromDefault);
       this.bus.emit('session-status', id, { status: 'active' });
       if (this.started && (await this.placement.mayStartHere(id))) await this.startMind(session);

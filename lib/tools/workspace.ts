@@ -150,7 +150,7 @@ export function readInside(root: string, requested: string, maxBytes: number): {
  * swapped for a symlink mid-call cannot lead the write outside; a rename replaces the name, never
  * the inode, so a hard link is not written through.
  */
-export function writeInside(root: string, requested: string, content: string): { absolute: string; created: boolean } {
+export function writeInside(root: string, requested: string, content: string | Uint8Array): { absolute: string; created: boolean } {
   const absolute = resolveWorkspacePath(root, requested);
   if (absolute === root) throw new WorkspacePathError('a file path is needed, not the workspace itself');
   const name = path.basename(absolute);
@@ -173,7 +173,8 @@ export function writeInside(root: string, requested: string, content: string): {
     const temporary = `.${name}.agentcsd-${process.pid}-${Date.now()}.tmp`.slice(-250);
     const fd = openAt(parentFd, temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o644);
     try {
-      fs.writeSync(fd, content);
+      if (typeof content === 'string') fs.writeSync(fd, content);
+      else fs.writeSync(fd, content);
       fs.fsyncSync(fd);
       handOverToSandbox(fd);
       fs.closeSync(fd);

@@ -98,6 +98,11 @@ describe('sessions spread over the cluster', () => {
     // It leaves (Ctrl-C): its six go two to each of the others.
     await d.leave();
     await vi.waitFor(async () => expect(await load()).toEqual({ 'spread-a': 8, 'spread-b': 8, 'spread-c': 8 }), { timeout: 10_000, interval: 100 });
+    expect(await sql(`SELECT to_owner, COUNT(*)::int AS n FROM session_moves WHERE reason = 'left' GROUP BY to_owner ORDER BY to_owner`)).toEqual([
+      { to_owner: 'spread-a', n: 2 },
+      { to_owner: 'spread-b', n: 2 },
+      { to_owner: 'spread-c', n: 2 },
+    ]);
 
     // One freezes (no heartbeat, as a SIGSTOP looks from outside): after its lease, half of its
     // sessions go to each survivor, each at a new epoch.
@@ -105,7 +110,7 @@ describe('sessions spread over the cluster', () => {
     vi.spyOn(c, 'tick').mockImplementation(() => Promise.resolve());
     await vi.waitFor(async () => expect(await load()).toEqual({ 'spread-a': 12, 'spread-b': 12 }), { timeout: 10_000, interval: 100 });
     const moves = await sql<{ to_owner: string; n: number }>(
-      `SELECT to_owner, COUNT(*)::int AS n FROM session_moves WHERE reason = 'took-over' AND from_owner = 'spread-c' GROUP BY to_owner ORDER BY to_owner`,
+      `SELECT to_owner, COUNT(*)::int AS n FROM session_moves WHERE reason = 'dead' AND from_owner = 'spread-c' GROUP BY to_owner ORDER BY to_owner`,
     );
     expect(moves).toEqual([{ to_owner: 'spread-a', n: 4 }, { to_owner: 'spread-b', n: 4 }]);
     const epochs = new Map((await sql<{ session_id: string; epoch: string }>(`SELECT session_id, epoch FROM session_leases`)).map((row) => [row.session_id, Number(row.epoch)]));
@@ -122,8 +127,9 @@ describe('sessions spread over the cluster', () => {
 
   it('a write carrying the epoch of a lease that moved on is refused and changes nothing; the current epoch writes', async () => {
     const session = await newSession('paused');
-    const owner = joined[0]!;
-    expect(await owner.claim(session.id)).toBe(owner.owner);
+    // Claimed for the member that wins it, which notes the epoch its writes carry.
+    const holder = await joined[0]!.claim(session.id);
+    expect(await joined.find((member) => member.owner === holder)!.holds(session.id)).toBe(true);
     const epoch = (await sql<{ epoch: string }>('SELECT epoch FROM session_leases WHERE session_id = $1', [session.id]))[0]!.epoch;
     const turn = { sessionId: session.id, cycleNumber: 1, spontaneous: false, quiet: '', interrupted: false, answeredMessageIds: [] };
     await insertTurn({ ...turn, turnId: 't1', loud: 'written under the lease' });

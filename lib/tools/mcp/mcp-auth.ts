@@ -19,6 +19,8 @@ import {
   readMcpAuth,
   releaseMcpRefresh,
 } from '@/lib/store/mcp-tokens-repository';
+import { hostname } from 'node:os';
+import { readEnv } from '@/lib/config/env';
 import type { McpHttpConfig } from '@/lib/config/mcp-config';
 import { hashState, McpOAuthProvider, NeedsSignIn } from './mcp-oauth-provider';
 import { guardedOAuthFetch, OAuthRefusal } from './oauth-guard';
@@ -221,4 +223,13 @@ export class McpAuth {
       return { revoked: false, error: reasonOf(error) };
     }
   }
+}
+
+/** The app's own: sign-ins of remote MCP servers come back to its /oauth/callback. */
+export function appMcpAuth(): McpAuth {
+  const env = readEnv();
+  return new McpAuth({
+    defaultRedirectUrl: () => `http://localhost:${env.PORT}/oauth/callback`,
+    owner: env.AGENTCSD_EXECUTOR_ID ?? `${hostname()}:${process.pid}`,
+  });
 }

@@ -4,6 +4,9 @@
 -- every move is recorded for the Cluster view.
 ALTER TABLE "cluster_members" ADD COLUMN "capacity" DOUBLE PRECISION NOT NULL DEFAULT 1;
 ALTER TABLE "cluster_members" ADD COLUMN "joined_at" TIMESTAMPTZ NOT NULL DEFAULT now();
+-- A member that stopped gracefully (Ctrl-C): no longer live, its sessions taken at once, and the
+-- moves recorded as "left" rather than "dead". The row goes after a lease time like a dead one's.
+ALTER TABLE "cluster_members" ADD COLUMN "left_at" TIMESTAMPTZ;
 ALTER TABLE "session_leases" ADD COLUMN "epoch" BIGINT NOT NULL DEFAULT 1;
 
 CREATE TABLE "session_moves" (
