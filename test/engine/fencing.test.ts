@@ -2,41 +2,19 @@
 // session and is SIGSTOPped while its reply is being generated, for longer than its lease; the
 // session moves here (the next epoch) and is answered here; then SIGCONT — the worker's late write,
 // carrying the old epoch, is refused, it stops that mind, and the reply exists once.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Cluster } from '@/lib/engine/cluster';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
-import { closeDb, getDb } from '@/lib/store/db';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
+import { getDb } from '@/lib/store/db';
 import { mindScript } from '@/test/fakes/mind-script';
-import { startPostgres, type TestPostgres } from '@/test/support/postgres';
+import { useClusterFixture } from '@/test/support/cluster-fixture';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
-import { startWorker, type WorkerProcess } from '@/test/support/worker-process';
+import { startWorker } from '@/test/support/worker-process';
 
 const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
-let database: TestPostgres;
-let fake: FakeOpenAIServer;
-let worker: WorkerProcess | null = null;
-let here: Orchestrator | null = null;
-
-beforeAll(async () => {
-  database = await startPostgres();
-  process.env.AGENTCSD_DATABASE_URL = database.url;
-  // Every reply takes 3 s to its first token: long enough to stop the worker in the middle of one.
-  fake = await startFakeOpenAIServer({ script: mindScript, firstDeltaDelayMs: 3_000 });
-  await getDb();
-}, 60_000);
-
-afterAll(async () => {
-  if (worker?.child.exitCode === null) worker.child.kill('SIGCONT');
-  await worker?.kill();
-  await here?.stop();
-  await fake?.close();
-  await closeDb();
-  delete process.env.AGENTCSD_DATABASE_URL;
-  await database?.stop();
-});
-
-const layer = () => ({ backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${fake.url}/v1` });
+// Every reply takes 3 s to its first token: long enough to stop the worker in the middle of one.
+const cluster = useClusterFixture({ script: mindScript, firstDeltaDelayMs: 3_000 });
+const layer = () => cluster.layer();
 
 async function lease(sessionId: string) {
   const rows = await (await getDb()).$queryRawUnsafe<{ owner: string; epoch: bigint }[]>('SELECT owner, epoch FROM session_leases WHERE session_id = $1', sessionId);
@@ -48,8 +26,8 @@ const replies = async (sessionId: string) =>
 
 describe('a holder paused past its lease', () => {
   it('cannot commit when it wakes: the late write is refused, its mind stops, the reply exists once', async () => {
-    worker = await startWorker({ AGENTCSD_EXECUTOR_ID: 'worker-b', AGENTCSD_DATA_DIR: dirs.dataDir, AGENTCSD_PERSONAS_DIR: dirs.personasDir });
-    here = new Orchestrator({ cluster: new Cluster({ url: database.url, owner: 'process-a' }) });
+    const worker = (cluster.worker = await startWorker({ AGENTCSD_EXECUTOR_ID: 'worker-b', AGENTCSD_DATA_DIR: dirs.dataDir, AGENTCSD_PERSONAS_DIR: dirs.personasDir }));
+    const here = (cluster.here = new Orchestrator({ cluster: new Cluster({ url: cluster.database.url, owner: 'process-a' }) }));
     // Made before this process joins: the worker takes it, and keeps it after (placement is sticky).
     const session = await here.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
     await vi.waitFor(async () => expect((await lease(session.id))?.owner).toBe('worker-b'), { timeout: 20_000 });
@@ -58,7 +36,7 @@ describe('a holder paused past its lease', () => {
 
     await here.sendUserMessage(session.id, { text: 'Hello through the worker' });
     // The worker's Internal Dialog is waiting for its reply: the worker stops, as a GC pause or a laptop's sleep would.
-    await vi.waitFor(() => expect(fake.requests.some((request) => request.lastUserText.includes('Hello through the worker') && !request.system.includes('You are the Subconscious'))).toBe(true), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(cluster.fake.requests.some((request) => request.lastUserText.includes('Hello through the worker') && !request.system.includes('You are the Subconscious'))).toBe(true), { timeout: 10_000, interval: 20 });
     worker.child.kill('SIGSTOP');
 
     // After its lease, the session moves here at the next epoch and is answered here.
@@ -67,7 +45,7 @@ describe('a holder paused past its lease', () => {
 
     // It wakes: the reply it had in hand is refused, and it stops that mind.
     worker.child.kill('SIGCONT');
-    await vi.waitFor(() => expect(worker!.output()).toContain(`a late write for session ${session.id} was refused`), { timeout: 15_000, interval: 200 });
+    await vi.waitFor(() => expect(worker.output()).toContain(`a late write for session ${session.id} was refused`), { timeout: 15_000, interval: 200 });
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(await replies(session.id)).toEqual([
       { tag: 'ED_user', content: 'Hello through the worker' },

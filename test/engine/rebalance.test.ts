@@ -6,39 +6,18 @@
 // once — with the files it made — and they are answered here.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Cluster } from '@/lib/engine/cluster';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
-import { closeDb, getDb } from '@/lib/store/db';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
+import { getDb } from '@/lib/store/db';
 import { mindScript } from '@/test/fakes/mind-script';
-import { startPostgres, type TestPostgres } from '@/test/support/postgres';
+import { useClusterFixture } from '@/test/support/cluster-fixture';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
-import { startWorker, type WorkerProcess } from '@/test/support/worker-process';
+import { startWorker } from '@/test/support/worker-process';
 
 const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
-let database: TestPostgres;
-let fake: FakeOpenAIServer;
-let worker: WorkerProcess | null = null;
-let here: Orchestrator | null = null;
-
-beforeAll(async () => {
-  database = await startPostgres();
-  process.env.AGENTCSD_DATABASE_URL = database.url;
-  fake = await startFakeOpenAIServer({ script: mindScript, chunkDelayMs: 2 });
-  await getDb();
-}, 60_000);
-
-afterAll(async () => {
-  await worker?.kill();
-  await here?.stop();
-  await fake?.close();
-  await closeDb();
-  delete process.env.AGENTCSD_DATABASE_URL;
-  await database?.stop();
-});
-
-const layer = () => ({ backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${fake.url}/v1` });
+const cluster = useClusterFixture({ script: mindScript, chunkDelayMs: 2 });
+const layer = () => cluster.layer();
 
 async function owners(ids: string[]): Promise<Record<string, string>> {
   const rows = await (await getDb()).$queryRawUnsafe<{ session_id: string; owner: string }[]>('SELECT session_id, owner FROM session_leases WHERE session_id = ANY($1::text[])', ids);
@@ -49,7 +28,7 @@ const conversation = async (sessionId: string) =>
   (await getDb()).message.findMany({ where: { sessionId, tag: { in: ['ED_user', 'ED_agent'] } }, orderBy: { id: 'asc' }, select: { tag: true, content: true } });
 
 async function answeredOnce(ids: string[], text: string) {
-  for (const id of ids) await here!.sendUserMessage(id, { text: `${text} ${id.slice(0, 4)}` });
+  for (const id of ids) await cluster.here!.sendUserMessage(id, { text: `${text} ${id.slice(0, 4)}` });
   for (const id of ids) {
     await vi.waitFor(async () => expect(await conversation(id)).toContainEqual({ tag: 'ED_agent', content: `You said: ${text} ${id.slice(0, 4)}` }), { timeout: 20_000, interval: 200 });
   }
@@ -61,7 +40,7 @@ const workspaceFile = (dataDir: string, sessionId: string, name: string) => path
 
 describe('sessions spread over real processes', () => {
   it('a worker joining takes its share with the files; Ctrl-C gives them back at once; every message answered once', async () => {
-    here = new Orchestrator({ cluster: new Cluster({ url: database.url, owner: 'process-a' }) });
+    const here = (cluster.here = new Orchestrator({ cluster: new Cluster({ url: cluster.database.url, owner: 'process-a' }) }));
     await here.start();
     const ids: string[] = [];
     for (let index = 0; index < 4; index++) ids.push((await here.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } })).id);
@@ -74,7 +53,7 @@ describe('sessions spread over real processes', () => {
 
     // The worker joins, on its own data folder: it takes two, each with its workspace and persona.
     const workerData = path.join(dirs.root, 'worker-data');
-    worker = await startWorker({ AGENTCSD_EXECUTOR_ID: 'worker-b', AGENTCSD_DATA_DIR: workerData, AGENTCSD_PERSONAS_DIR: dirs.personasDir });
+    const worker = (cluster.worker = await startWorker({ AGENTCSD_EXECUTOR_ID: 'worker-b', AGENTCSD_DATA_DIR: workerData, AGENTCSD_PERSONAS_DIR: dirs.personasDir }));
     await vi.waitFor(async () => expect(Object.values(await owners(ids)).filter((owner) => owner === 'worker-b')).toHaveLength(2), { timeout: 10_000, interval: 200 });
     const moved = Object.entries(await owners(ids)).filter(([, owner]) => owner === 'worker-b').map(([id]) => id);
     for (const id of moved) {
@@ -86,14 +65,14 @@ describe('sessions spread over real processes', () => {
 
     // Its agent makes a file there; Ctrl-C: the worker's sessions come back here at once, with it.
     for (const id of moved) fs.writeFileSync(workspaceFile(workerData, id, 'made-there.txt'), `there ${id}\n`);
-    const exited = new Promise((resolve) => worker!.child.once('exit', resolve));
+    const exited = new Promise((resolve) => worker.child.once('exit', resolve));
     worker.child.kill('SIGTERM');
     await exited;
     await vi.waitFor(async () => expect(Object.values(await owners(ids))).toEqual(['process-a', 'process-a', 'process-a', 'process-a']), { timeout: 10_000, interval: 200 });
     const back = await (await getDb()).$queryRawUnsafe<{ reason: string; n: number }[]>(`SELECT reason, COUNT(*)::int AS n FROM session_moves WHERE from_owner = 'worker-b' GROUP BY reason`);
     expect(back).toEqual([{ reason: 'left', n: 2 }]);
     for (const id of moved) {
-      await vi.waitFor(() => expect(here!.mindState(id)).not.toBeNull(), { timeout: 10_000, interval: 200 });
+      await vi.waitFor(() => expect(here.mindState(id)).not.toBeNull(), { timeout: 10_000, interval: 200 });
       expect(fs.readFileSync(workspaceFile(dirs.dataDir, id, 'made-there.txt'), 'utf8')).toBe(`there ${id}\n`);
     }
     await answeredOnce(ids, 'Back home');
