@@ -10,7 +10,9 @@
 //     of 8 steps) and while a step waits on a card (e2e/support/task-kill-rounds.ts).
 //  4. Two processes on one PostgreSQL: 10 rounds of a worker holding a session, killed; the
 //     session moves to this process (failoverRounds).
-import { execSync, spawn } from 'node:child_process';
+//  5. Sessions spread over processes: 20 rounds of a worker joining (taking its share of 8) and
+//     leaving, by Ctrl-C or kill -9, with messages sent during every move (bench/cluster.ts).
+import { execSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,31 +28,15 @@ import { childPids } from '../test/support/processes';
 import { dbosKillRound } from '../test/support/dbos-kill-round';
 import { startPostgres } from '../test/support/postgres';
 import { startWorker } from '../test/support/worker-process';
+import { rebalanceRounds, rebalanceTable } from './cluster';
+import { startFakeProcess } from './fake-process';
 import { median, percentile } from './stats';
 
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const fakePort = 3320;
 const fakeEndpoint = `http://127.0.0.1:${fakePort}/v1`;
-
-async function startFake(chunkDelayMs: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fakes/run-fake-openai-server.ts', String(fakePort)], {
-    env: { ...process.env, FAKE_LLM_CHUNK_DELAY_MS: String(chunkDelayMs) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('fake OpenAI-compatible server on') && resolve());
-    child.on('exit', (code) => reject(new Error(`fake server exited with ${code}`)));
-  });
-  return {
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve(undefined);
-        child.on('exit', resolve);
-        child.kill('SIGTERM');
-      }),
-  };
-}
+const startFake = (chunkDelayMs: number) => startFakeProcess(fakePort, chunkDelayMs);
 
 interface Sample {
   atS: number;
@@ -340,6 +326,11 @@ if (process.argv[1]?.endsWith('reliability.ts')) {
     console.log(`| message → reply, mind in this process (median / max ms) | ${median(rounds.map((round) => round.localReplyMs)).toFixed(0)} / ${Math.max(...rounds.map((round) => round.localReplyMs)).toFixed(0)} |`);
     console.log(`| SIGKILL → session held by the survivor (median / max ms; lease 5 s, heartbeat 1 s) | ${median(rounds.map((round) => round.killToHeldMs)).toFixed(0)} / ${Math.max(...rounds.map((round) => round.killToHeldMs)).toFixed(0)} |`);
     console.log(`| SIGKILL → first reply by the survivor (median / max ms) | ${median(rounds.map((round) => round.killToReplyMs)).toFixed(0)} / ${Math.max(...rounds.map((round) => round.killToReplyMs)).toFixed(0)} |\n`);
+  }
+  if (only === undefined || only === 'rebalance') {
+    const result = await rebalanceRounds(quick ? 4 : 20);
+    console.log(`## Sessions spread over processes: ${result.rounds.length} rounds of a worker joining and leaving, messages sent during every move\n`);
+    console.log(`${rebalanceTable(result)}\n`);
   }
   if (only === undefined || only === 'crash') {
     const rounds = quick ? 5 : 50;

@@ -18,6 +18,7 @@ import { benchRecovery, benchStepOverhead, benchThroughput, engineTable, recover
 import { benchConsolidationTokens, benchHybridLatency, benchLocomo, benchRecallLatency, memoryTables } from './memory';
 import { startPostgres } from '@/test/support/postgres';
 import { benchStoreTurn, storeTable } from './store';
+import { capacityCurve, capacityTable } from './cluster';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
 const quick = process.argv.includes('--quick');
@@ -104,6 +105,9 @@ console.log(recoveryTable(await benchRecovery({ rounds: quick ? 1 : 5 })));
 console.log('');
 const throughputOptions = { runs: 24, steps: 4, stepMs: 60, repetitions: quick ? 1 : 3 };
 console.log(throughputTable(await benchThroughput(throughputOptions), throughputOptions));
+
+console.log('\n## More processes: the capacity curve (one, two, three processes on this machine)\n');
+console.log(capacityTable(await capacityCurve({ processes: [1, 2, 3], loads: quick ? [0, 20] : [0, 25, 50, 100, 200], probes: quick ? 10 : 30, messageEveryMs: 10_000 })));
 
 console.log('\n## The mind: cycle overhead, memory, idle-hour tokens\n');
 const overhead = await benchCycleOverhead({ blockSize: 50, blocks: quick ? 4 : 20, storedMessages: 10_000 });

@@ -303,13 +303,26 @@ export class Cluster {
   async call(owner: string, request: ClusterRequest): Promise<unknown> {
     const id = randomUUID();
     const answered = new Promise<unknown>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const done = () => {
+        clearTimeout(timer);
+        clearInterval(watch);
         this.waiting.delete(id);
+      };
+      const timer = setTimeout(() => {
+        done();
         reject(new ClusterCallError(`the process running this session (${owner}) did not answer within ${this.callTimeoutMs / 1000} s`, 'ClusterTimeout'));
       }, this.callTimeoutMs);
+      // The holder died (or left) before taking the call: withdrawn, so the caller may send it to
+      // the session's next holder without it ever running twice.
+      const watch = setInterval(() => {
+        void this.withdrawIfGone(id, owner).then((gone) => {
+          if (!gone || !this.waiting.has(id)) return;
+          done();
+          reject(new ClusterCallError(`the process running this session (${owner}) is gone`, 'ClusterOwnerGone'));
+        }, () => undefined);
+      }, this.heartbeatMs);
       this.waiting.set(id, (reply) => {
-        clearTimeout(timer);
-        this.waiting.delete(id);
+        done();
         resolve(reply);
       });
     });
@@ -326,6 +339,15 @@ export class Cluster {
     if (!reply) throw new ClusterCallError('the call was lost', 'ClusterLost');
     if (!reply.ok) throw new ClusterCallError(reply.error?.message ?? 'failed', reply.error?.name ?? 'Error', reply.error?.code);
     return reply.value;
+  }
+
+  /** Deletes a call nobody took when its addressee is no live member; whether it did. */
+  private async withdrawIfGone(id: string, owner: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM cluster_calls WHERE id = $1 AND reply IS NULL AND NOT EXISTS (SELECT 1 FROM cluster_members WHERE owner = $2 AND left_at IS NULL)`,
+      [id, owner],
+    );
+    return (rowCount ?? 0) > 0;
   }
 
   async broadcast(event: ClusterBroadcast): Promise<void> {

@@ -100,6 +100,12 @@ export class SessionPlacement implements ClusterMember {
     try {
       return await this.cluster!.call(owner, request);
     } catch (error) {
+      // Its holder died before taking the call (withdrawn, never run): it goes to the next holder.
+      if (error instanceof ClusterCallError && error.remoteName === 'ClusterOwnerGone' && request.kind !== 'elicitation-answer') {
+        const place = await this.placeOf(request.sessionId);
+        if ('owner' in place && place.owner !== owner) return this.remote(place.owner, request);
+        if (!('owner' in place)) return this.handle(request, true);
+      }
       if (error instanceof ClusterCallError && error.remoteName === 'SessionPausedError') throw new SessionPausedError(request.sessionId);
       if (error instanceof ClusterCallError && error.remoteName === 'TaskError') throw new TaskError(error.remoteCode as TaskError['code'], error.message);
       if (error instanceof ClusterCallError && error.remoteName === 'ElicitationError') throw new ElicitationError(error.remoteCode as ElicitationError['code'], error.message);

@@ -93,6 +93,13 @@ describe('the cluster', () => {
     expect(await sql('SELECT COUNT(*)::int AS n FROM cluster_calls')).toEqual([{ n: 0 }]); // answered calls leave no row
   });
 
+  it('a call to a holder that is gone before taking it is withdrawn, so it can go to the next holder without running twice', async () => {
+    const caller = await join('member-i', new Recorder());
+    const refused = await caller.call('member-gone', { kind: 'message', sessionId: 's9', text: 'anyone?' }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ name: 'ClusterCallError', remoteName: 'ClusterOwnerGone' });
+    expect(await sql(`SELECT COUNT(*)::int AS n FROM cluster_calls WHERE to_owner = 'member-gone'`)).toEqual([{ n: 0 }]);
+  });
+
   it('a call announced twice runs once', async () => {
     const c = new Recorder();
     await join('member-c', c);
