@@ -107,7 +107,7 @@ const throughputOptions = { runs: 24, steps: 4, stepMs: 60, repetitions: quick ?
 console.log(throughputTable(await benchThroughput(throughputOptions), throughputOptions));
 
 console.log('\n## More processes: the capacity curve (one, two, three processes on this machine)\n');
-console.log(capacityTable(await capacityCurve({ processes: [1, 2, 3], loads: quick ? [0, 20] : [0, 25, 50, 100, 200], probes: quick ? 10 : 30, messageEveryMs: 10_000 })));
+console.log(capacityTable(await capacityCurve({ processes: [1, 2, 3], loads: quick ? [0, 20] : [0, 50, 100, 200, 400], probes: quick ? 10 : 30, windowMs: quick ? 5_000 : 30_000, messageEveryMs: 10_000 })));
 
 console.log('\n## The mind: cycle overhead, memory, idle-hour tokens\n');
 const overhead = await benchCycleOverhead({ blockSize: 50, blocks: quick ? 4 : 20, storedMessages: 10_000 });

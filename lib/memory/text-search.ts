@@ -98,19 +98,37 @@ const utcText = (date: Date) => date.toISOString().slice(0, 23).replace('T', ' '
  * BM25's weighting in PostgreSQL's terms (ts_rank alone has no inverse document frequency, which
  * cost 10 points of recall@10 on LoCoMo): each query word's rank in the item (ts_rank, normalised
  * by length) times the word's idf over the table, `ln(1 + (N - df + 0.5) / (df + 0.5))`, summed.
+ * A word's document frequency comes from the column's statistics — ANALYZE keeps the frequencies of
+ * a tsvector column's commonest lexemes (`pg_stats.most_common_elem_freqs`), a word not among them
+ * is rarer than the rarest listed (half of it, as PostgreSQL's own estimates take) — and is counted
+ * through the index only while the table has no statistics yet. N is the planner's row count.
+ * Estimates within autovacuum's 10% keep the ranking's order; counting cost a search 3 ms at 10k.
  */
-const weightedTerms = (table: 'messages' | 'memories', wordsParam: string) => `terms AS MATERIALIZED (
+const weightedTerms = (table: 'messages' | 'memories', wordsParam: string) => `queries AS MATERIALIZED (
+  -- Each word's tsquery and lexeme made once (inlined, the planner made them again for every row).
+  SELECT to_tsquery('english', word) AS q, (tsvector_to_array(to_tsvector('english', word)))[1] AS lexeme FROM unnest(${wordsParam}::text[]) AS word
+), total AS MATERIALIZED (
+  SELECT CASE WHEN c.reltuples > 0 THEN c.reltuples::float8 ELSE (SELECT COUNT(*)::float8 FROM ${table} WHERE search IS NOT NULL) END AS n
+  FROM pg_class c WHERE c.oid = '${table}'::regclass
+), stats AS MATERIALIZED (
+  SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs FROM pg_stats
+  WHERE schemaname = current_schema() AND tablename = '${table}' AND attname = 'search' AND most_common_elems IS NOT NULL
+), terms AS MATERIALIZED (
   SELECT t.q, ln(1 + (total.n - df.n + 0.5) / (df.n + 0.5)) AS idf
-  FROM unnest(${wordsParam}::text[]) AS word,
-       LATERAL (SELECT to_tsquery('english', word) AS q) AS t,
-       -- N for the idf: the planner's row count once the table has statistics (a scan of every row
-       -- otherwise, per search: 2 ms at 10k); exact only matters for the ranking's order, which an
-       -- estimate within autovacuum's 10% keeps.
-       (SELECT CASE WHEN c.reltuples > 0 THEN c.reltuples::float8 ELSE (SELECT COUNT(*)::float8 FROM ${table} WHERE search IS NOT NULL) END AS n
-          FROM pg_class c WHERE c.oid = '${table}'::regclass) AS total,
-       LATERAL (SELECT COUNT(*)::float8 AS n FROM ${table} WHERE search @@ t.q) AS df
+  FROM queries AS t, total,
+       LATERAL (SELECT COALESCE(
+         (SELECT total.n * COALESCE(s.freqs[array_position(s.elems, t.lexeme)], s.freqs[cardinality(s.elems) + 1] / 2) FROM stats s),
+         (SELECT COUNT(*)::float8 FROM ${table} WHERE search @@ t.q)
+       ) AS n) AS df
 )`;
 const weightedRank = (alias: string) => `(SELECT SUM(terms.idf * ts_rank(${alias}.search, terms.q, 1)) FROM terms)`;
+/**
+ * The cheap first score: the idf of the query words the item holds (a lookup per word, no
+ * positions). Items are ranked in two stages: this over every hit, then the weighted rank over the
+ * best `CANDIDATES` times the limit only — ts_rank per word per hit was most of a search's time.
+ */
+const coarseRank = (alias: string) => `(SELECT SUM(terms.idf) FROM terms WHERE ${alias}.search @@ terms.q)`;
+const CANDIDATES = 8;
 
 /**
  * bothPasses() in one statement: every-word matches first (in rank order), then any-word ones —
@@ -134,13 +152,31 @@ async function postgresMessages(url: string, search: TextSearch, extra: number):
     'agentcsd_search_messages',
     // The text index first, always (MATERIALIZED): on tables the planner has no statistics for yet
     // (a bulk import, a fresh database) it otherwise scanned every message of the persona's sessions.
-    `WITH ${weightedTerms('messages', '$5')}, hits AS MATERIALIZED (
-       SELECT id, session_id, content, created_at, search FROM messages WHERE search @@ to_tsquery('english', $1) AND session_id <> $3
+    // Every-word matches first: when the persona has at least `limit` of them, only they are
+    // read and ranked (the any-word pass, thousands of rows for common words, is skipped); else
+    // the any-word hits join them, ranked in two stages (coarseRank, then the weighted rank of the
+    // best few). The content is read for the rows returned only.
+    `WITH ${weightedTerms('messages', '$5')}, all_hits AS MATERIALIZED (
+       SELECT m.id, m.search FROM messages m JOIN sessions s ON s.id = m.session_id
+       WHERE m.search @@ to_tsquery('english', $6) AND m.session_id <> $3 AND s.persona_name = $2
+     ), enough AS MATERIALIZED (
+       SELECT COUNT(*) >= $4 AS yes FROM all_hits
+     ), hits AS MATERIALIZED (
+       SELECT id, search, true AS all_words FROM all_hits
+       UNION ALL
+       SELECT m.id, m.search, false FROM messages m JOIN sessions s ON s.id = m.session_id
+       WHERE NOT (SELECT yes FROM enough) AND m.search @@ to_tsquery('english', $1) AND NOT m.search @@ to_tsquery('english', $6)
+         AND m.session_id <> $3 AND s.persona_name = $2
+     ), candidates AS MATERIALIZED (
+       SELECT m.id, m.search, m.all_words FROM hits m
+       ORDER BY m.all_words DESC, ${coarseRank('m')} DESC, m.id DESC LIMIT $4 * ${CANDIDATES}
+     ), ranked AS (
+       SELECT m.id, m.all_words, ${weightedRank('m')} AS rank FROM candidates m
+       ORDER BY m.all_words DESC, rank DESC, m.id DESC LIMIT $4
      )
-     SELECT m.id, m.session_id, m.content, ${isoUtc('m.created_at')} AS created_at, m.search @@ to_tsquery('english', $6) AS all_words
-     FROM hits m JOIN sessions s ON s.id = m.session_id
-     WHERE s.persona_name = $2
-     ORDER BY all_words DESC, ${weightedRank('m')} DESC, m.id DESC LIMIT $4`,
+     SELECT m.id, m.session_id, m.content, ${isoUtc('m.created_at')} AS created_at, r.all_words
+     FROM ranked r JOIN messages m ON m.id = r.id
+     ORDER BY r.all_words DESC, r.rank DESC, r.id DESC`,
     [tsQuery(search.words, 'any'), search.personaName, search.excludeSessionId, search.limit + extra, search.words, tsQuery(search.words, 'all')],
   );
   const hits = rows.map((row) => ({ id: Number(row.id), sessionId: row.session_id, content: row.content, createdAt: new Date(row.created_at), allWords: row.all_words }));
@@ -151,14 +187,18 @@ async function postgresMemories(url: string, search: TextSearch): Promise<Memory
   const { rows } = await pgQuery<Parameters<typeof memoryOf>[0] & { all_words: boolean }>(
     pgRaw(url),
     'agentcsd_search_memories',
-    `WITH ${weightedTerms('memories', '$5')}
+    `WITH ${weightedTerms('memories', '$5')}, candidates AS MATERIALIZED (
+       SELECT m.*, m.search @@ to_tsquery('english', $6) AS all_words
+       FROM memories m
+       WHERE m.search @@ to_tsquery('english', $1) AND m.persona_name = $2 AND m.valid_to IS NULL
+         AND (m.expires_at IS NULL OR m.expires_at > $3::timestamp)
+       ORDER BY all_words DESC, ${coarseRank('m')} DESC, m.id DESC LIMIT $4 * ${CANDIDATES}
+     )
      SELECT m.id, m.persona_name, m.scope, m.kind, m.content, m.content_hash, m.importance, m.pinned, m.session_id, m.task_id, m.source_message_ids,
             ${isoUtc('m.created_at')} AS created_at, ${isoUtc('m.updated_at')} AS updated_at, ${isoUtc('m.expires_at')} AS expires_at,
-            ${isoUtc('m.valid_to')} AS valid_to, m.superseded_by, m.untrusted_source, m.search @@ to_tsquery('english', $6) AS all_words
-     FROM memories m
-     WHERE m.search @@ to_tsquery('english', $1) AND m.persona_name = $2 AND m.valid_to IS NULL
-       AND (m.expires_at IS NULL OR m.expires_at > $3::timestamp)
-     ORDER BY all_words DESC, ${weightedRank('m')} DESC, m.id DESC LIMIT $4`,
+            ${isoUtc('m.valid_to')} AS valid_to, m.superseded_by, m.untrusted_source, m.all_words
+     FROM candidates m
+     ORDER BY m.all_words DESC, ${weightedRank('m')} DESC, m.id DESC LIMIT $4`,
     [tsQuery(search.words, 'any'), search.personaName, utcText(search.now), search.limit, search.words, tsQuery(search.words, 'all')],
   );
   const records = rows.map((row) => ({ ...memoryOf({ ...row, id: Number(row.id), pinned: row.pinned ? 1 : 0 }), allWords: row.all_words }));

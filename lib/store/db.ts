@@ -9,6 +9,7 @@ import { PrismaClient } from '@/lib/generated/prisma/client';
 import { migrateDatabase } from './migrations';
 import { openPostgresDb, type PostgresDb } from './postgres-db';
 import { closeRawDb } from './raw-db';
+import { flushLlmCalls } from './llm-call-writer';
 import { closePgRaw } from './pg-raw';
 
 export type Db = InstanceType<typeof PrismaClient>;
@@ -68,6 +69,7 @@ export async function getDb(): Promise<Db> {
 
 export async function closeDb(): Promise<void> {
   closeRawDb();
+  await flushLlmCalls();
   await closePgRaw();
   const held = globalForDb.__agentcsdStore;
   globalForDb.__agentcsdStore = undefined;

@@ -1,4 +1,5 @@
 // Messages of the three layers and the M&C rows: paged reads with an id cursor (bounded queries).
+import { flushLlmCalls } from './llm-call-writer';
 import { getDb } from './db';
 
 export const layers = ['external', 'internal', 'subconscious'] as const;
@@ -96,6 +97,7 @@ export type MoodAndCriteriaJson = ReturnType<typeof moodAndCriteriaJson>;
 
 /** Everything a session holds, for export (the one read of a whole history, on request). */
 export async function readWholeSession(input: { sessionId: string }) {
+  await flushLlmCalls(); // the model-call rows written behind (llm-call-writer.ts)
   const db = await getDb();
   const [messages, moodAndCriteria, summaries, calls] = await Promise.all([
     db.message.findMany({ where: { sessionId: input.sessionId }, orderBy: { id: 'asc' } }),

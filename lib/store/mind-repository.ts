@@ -4,6 +4,7 @@ import { getDb, getStore } from './db';
 import { rawDb, sqliteDate, statement } from './raw-db';
 import { pgDate, pgQuery, pgRaw } from './pg-raw';
 import { fencedWrite, fenceGuard, writeEpoch } from './lease-fence';
+import { flushLlmCalls, queueLlmCall } from './llm-call-writer';
 import type { Layer, MessageRecord, MoodAndCriteriaRecord } from './messages-repository';
 import { storableNullableText, storableText } from './storable-text';
 
@@ -114,6 +115,7 @@ export async function loadMindSnapshot(input: { sessionId: string; windowSize: n
 
 /** Tokens and cost per layer, summed over the session's llm_calls (one grouped query). */
 export async function loadUsageTotals(input: { sessionId: string }): Promise<Record<CallLayer, UsageTotals>> {
+  await flushLlmCalls();
   const db = await getDb();
   const rows = await db.llmCall.groupBy({
     by: ['layer'],
@@ -323,21 +325,12 @@ export interface LlmCallInput {
   traceId?: string | null;
 }
 
-/** One row per model call, on every step of every turn: a statement prepared once (raw-db.ts). */
+/** One row per model call, on every step of every turn: a statement prepared once (raw-db.ts); on PostgreSQL queued. */
 export async function insertLlmCall(given: LlmCallInput): Promise<void> {
   const input = { ...given, error: storableNullableText(given.error) };
   const store = await getStore(); // the file exists and is migrated before the direct connection writes
   if (store.kind === 'postgres') {
-    await pgQuery(
-      pgRaw(store.url),
-      'agentcsd_insert_llm_call',
-      `INSERT INTO llm_calls (session_id, layer, backend, model, started_at, first_token_ms, duration_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, finish_reason, error, trace_id)
-       VALUES ($1, $2, $3, $4, $5::timestamp(3), $6::int, $7::int, $8::int, $9::int, $10::int, $11::int, $12::float8, $13, $14, $15)`,
-      [
-        input.sessionId, input.layer, input.backend, input.model, pgDate(input.startedAt), input.firstTokenMs, input.durationMs, input.inputTokens, input.outputTokens,
-        input.cacheReadTokens, input.cacheWriteTokens, input.costUsd, input.finishReason, input.error, input.traceId ?? null,
-      ],
-    );
+    queueLlmCall(store.url, { ...input, traceId: input.traceId ?? null }); // written behind the turn (llm-call-writer.ts)
     return;
   }
   const raw = rawDb();
@@ -350,6 +343,7 @@ export async function insertLlmCall(given: LlmCallInput): Promise<void> {
 
 /** The model calls a task's steps made, oldest first. */
 export async function listLlmCallsByTrace(traceId: string) {
+  await flushLlmCalls();
   const db = await getDb();
   return db.llmCall.findMany({ where: { traceId }, orderBy: { id: 'asc' } });
 }

@@ -1,4 +1,5 @@
 // Sessions: the saved games. Model config and params are JSON columns validated on the way out.
+import { flushLlmCalls } from './llm-call-writer';
 import {
   defaultParams,
   modelsConfigSchema,
@@ -127,6 +128,7 @@ export async function updateSession(input: {
 }
 
 export async function deleteSession(input: { id: string }): Promise<boolean> {
+  await flushLlmCalls(); // its model-call rows first, or they would fail on the missing session
   const db = await getDb();
   const result = await db.session.deleteMany({ where: { id: input.id } });
   return result.count > 0;

@@ -10,6 +10,7 @@ import { findMemory, listMemories } from '@/lib/memory/memory-store';
 import { recall } from '@/lib/memory/recall';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import type { BackendRequest } from '@/lib/backends/model-backend';
+import { flushLlmCalls } from '@/lib/store/llm-call-writer';
 import { getDb } from '@/lib/store/db';
 import { consolidationAnswer } from '@/test/fakes/consolidation-script';
 import { EventRecorder } from '@/test/support/event-recorder';
@@ -94,6 +95,7 @@ describe('consolidation while the user is away', () => {
 
     // Recorded like every model call, on a layer of its own; listed for the panel.
     const db = await getDb();
+    await flushLlmCalls(); // PostgreSQL writes the rows behind the turn (llm-call-writer.ts)
     expect(await db.llmCall.count({ where: { sessionId: id, layer: 'memory' } })).toBe(2);
     expect((await listConsolidations(id)).map((row) => row.status)).toEqual(['done', 'done']);
     // Nothing new since: resting longer makes no further call.

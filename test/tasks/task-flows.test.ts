@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
+import { flushLlmCalls } from '@/lib/store/llm-call-writer';
 import { readLogRecords } from '@/lib/store/session-logs';
 import { listMemories } from '@/lib/memory/memory-store';
 import { findTask } from '@/lib/store/tasks-repository';
@@ -103,6 +104,7 @@ describe.each(engines)('tasks on the $name engine', ({ make, persona: enginePers
       ['finish_task', 'succeeded', task.traceId],
     ]);
     const db = await getDb();
+    await flushLlmCalls(); // PostgreSQL writes the rows behind the turn (llm-call-writer.ts)
     const llm = await db.llmCall.findMany({ where: { sessionId: session.id, layer: 'internal' } });
     expect(llm.length).toBeGreaterThanOrEqual(6);
     expect(new Set(llm.map((row) => row.traceId))).toEqual(new Set([task.traceId]));
