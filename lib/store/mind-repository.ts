@@ -4,7 +4,7 @@ import { getDb, getStore } from './db';
 import { rawDb, sqliteDate, statement } from './raw-db';
 import { pgDate, pgQuery, pgRaw } from './pg-raw';
 import { fencedWrite, fenceGuard, writeEpoch } from './lease-fence';
-import { flushLlmCalls, queueLlmCall } from './llm-call-writer';
+import { flushLlmCalls, queueLlmCall, type LlmCallRow } from './llm-call-writer';
 import type { Layer, MessageRecord, MoodAndCriteriaRecord } from './messages-repository';
 import { storableNullableText, storableText } from './storable-text';
 
@@ -306,24 +306,12 @@ async function insertCyclePg(
   };
 }
 
-export interface LlmCallInput {
-  sessionId: string;
+/** A model call's row (llm-call-writer.ts has its columns), its task's trace id optional. */
+export type LlmCallInput = Omit<LlmCallRow, 'layer' | 'traceId'> & {
   layer: CallLayer;
-  backend: string;
-  model: string;
-  startedAt: Date;
-  firstTokenMs: number | null;
-  durationMs: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  costUsd: number | null;
-  finishReason: string | null;
-  error: string | null;
   /** The task whose step made the call. */
   traceId?: string | null;
-}
+};
 
 /** One row per model call, on every step of every turn: a statement prepared once (raw-db.ts); on PostgreSQL queued. */
 export async function insertLlmCall(given: LlmCallInput): Promise<void> {

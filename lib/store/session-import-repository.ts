@@ -1,4 +1,5 @@
 // An imported session's rows, written in one transaction: the session (paused) and its history.
+import type { LlmCallRow } from './llm-call-writer';
 import type { ModelsConfig, SessionParams } from '@/lib/config/model-config';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { getDb } from './db';
@@ -10,22 +11,7 @@ export interface ImportedSessionRows {
   messages: { sessionId: string; layer: string; tag: string; content: string; cycleNumber: number | null; turnId: string | null; spontaneous: boolean; interrupted: boolean; createdAt: Date }[];
   moodAndCriteria: { sessionId: string; mood: string; criteria: string; cycleNumber: number; createdAt: Date }[];
   summaries: { sessionId: string; layer: string; summary: string; fromCycle: number; toCycle: number; createdAt: Date }[];
-  calls: {
-    sessionId: string;
-    layer: string;
-    backend: string;
-    model: string;
-    startedAt: Date;
-    firstTokenMs: number | null;
-    durationMs: number;
-    inputTokens: number;
-    outputTokens: number;
-    cacheReadTokens: number;
-    cacheWriteTokens: number;
-    costUsd: number | null;
-    finishReason: string | null;
-    error: string | null;
-  }[];
+  calls: Omit<LlmCallRow, 'traceId'>[];
   /** Tool calls, finished ones as they were, unfinished ones expired (lib/http/session-import.ts). */
   toolCalls?: Prisma.ToolCallCreateManyInput[];
 }
