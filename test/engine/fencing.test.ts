@@ -26,7 +26,8 @@ const replies = async (sessionId: string) =>
 
 describe('a holder paused past its lease', () => {
   it('cannot commit when it wakes: the late write is refused, its mind stops, the reply exists once', async () => {
-    const worker = (cluster.worker = await startWorker({ AGENTCSD_EXECUTOR_ID: 'worker-b', AGENTCSD_DATA_DIR: dirs.dataDir, AGENTCSD_PERSONAS_DIR: dirs.personasDir }));
+    const worker = await startWorker({ AGENTCSD_EXECUTOR_ID: 'worker-b', AGENTCSD_DATA_DIR: dirs.dataDir, AGENTCSD_PERSONAS_DIR: dirs.personasDir });
+    cluster.workers.push(worker);
     const here = (cluster.here = new Orchestrator({ cluster: new Cluster({ url: cluster.database.url, owner: 'process-a' }) }));
     // Made before this process joins: the worker takes it, and keeps it after (placement is sticky).
     const session = await here.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });

@@ -11,7 +11,8 @@ import type { WorkerProcess } from './worker-process';
 export interface ClusterFixture {
   database: TestPostgres;
   fake: FakeOpenAIServer;
-  worker: WorkerProcess | null;
+  /** Worker processes a test started: stopped (SIGCONT first, for a stopped one) afterwards. */
+  workers: WorkerProcess[];
   here: Orchestrator | null;
   /** A layer on the fake model. */
   layer(): { backend: 'openai_compatible'; model: string; max_tokens: number; endpoint: string };
@@ -19,7 +20,7 @@ export interface ClusterFixture {
 
 export function useClusterFixture(fakeOptions: FakeOpenAIOptions, before?: () => void): ClusterFixture {
   const fixture = {
-    worker: null,
+    workers: [],
     here: null,
     layer: () => ({ backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${fixture.fake.url}/v1` }),
   } as unknown as ClusterFixture;
@@ -31,8 +32,10 @@ export function useClusterFixture(fakeOptions: FakeOpenAIOptions, before?: () =>
     await getDb(); // migrates, so the processes do not race to
   }, 60_000);
   afterAll(async () => {
-    if (fixture.worker?.child.exitCode === null) fixture.worker.child.kill('SIGCONT'); // a stopped one cannot die
-    await fixture.worker?.kill();
+    for (const worker of fixture.workers) {
+      if (worker.child.exitCode === null) worker.child.kill('SIGCONT'); // a stopped one cannot die
+      await worker.kill();
+    }
     await fixture.here?.stop();
     await fixture.fake?.close();
     await closeDb(); // before its server goes
