@@ -19,6 +19,7 @@ import { benchConsolidationTokens, benchHybridLatency, benchLocomo, benchRecallL
 import { startPostgres } from '@/test/support/postgres';
 import { benchStoreTurn, storeTable } from './store';
 import { capacityCurve, capacityTable } from './cluster';
+import { benchImagePrep, imagePrepTable } from './attachments';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
 const quick = process.argv.includes('--quick');
@@ -108,6 +109,9 @@ console.log(throughputTable(await benchThroughput(throughputOptions), throughput
 
 console.log('\n## More processes: the capacity curve (one, two, three processes on this machine)\n');
 console.log(capacityTable(await capacityCurve({ processes: [1, 2, 3], loads: quick ? [0, 20] : [0, 50, 100, 200, 400], probes: quick ? 10 : 30, windowMs: quick ? 5_000 : 30_000, messageEveryMs: 10_000 })));
+
+console.log('\n## Attachments: a 12-megapixel photo made ready for a model\n');
+console.log(imagePrepTable(await benchImagePrep({ samples: quick ? 5 : 20 })));
 
 console.log('\n## The mind: cycle overhead, memory, idle-hour tokens\n');
 const overhead = await benchCycleOverhead({ blockSize: 50, blocks: quick ? 4 : 20, storedMessages: 10_000 });

@@ -16,6 +16,7 @@ export const floors: Record<string, number> = {
   'lib/store': 2,
   'lib/backends': 2,
   'lib/personas': 2,
+  'lib/attachments': 2, // what an attached file is; images made ready for a model (issue 33)
   'lib/engine': 3,
   'lib/mind': 4, // the mind kernel: events, tags, pacing, tokens, model calls, outcomes
   'lib/tools': 5,

@@ -1,0 +1,77 @@
+// An image made ready for a model (issue 33, requirement 1): decoded with a pixel limit (a
+// decompression bomb is refused before it is expanded), turned upright by its EXIF orientation,
+// resized to the provider's limits, and re-encoded — which drops every metadata block (EXIF, GPS,
+// XMP, comments) and anything appended to the file (a PNG+HTML polyglot comes out a plain PNG).
+// GIFs keep their first frame, as PNG. The token cost is the provider's own formula, so the
+// context budget counts an image like the text around it.
+import sharp from 'sharp';
+
+export type ImageProvider = 'anthropic' | 'openai_compatible';
+
+export interface ImageLimits {
+  /** The longest side after resizing. */
+  longSide: number;
+  /** At most this many pixels after resizing. */
+  maxPixels: number;
+  /** OpenAI's high detail: the shorter side scaled down to this after the square fit. */
+  shortSide?: number;
+}
+
+/**
+ * Anthropic (and the Claude Code CLI, which calls it): images over 1568 px on the long side or
+ * ~1.15 megapixels are scaled down by the API anyway, so they are sent at that size. OpenAI's high
+ * detail fits 2048 × 2048, then 768 on the short side; local vision servers take the same shape.
+ */
+export const imageLimits: Record<ImageProvider, ImageLimits> = {
+  anthropic: { longSide: 1568, maxPixels: 1_150_000 },
+  openai_compatible: { longSide: 2048, maxPixels: 2048 * 768, shortSide: 768 },
+};
+
+/** Larger inputs are refused undecoded: 40 megapixels holds any camera's photo, not a bomb. */
+export const MAX_INPUT_PIXELS = 40_000_000;
+
+export class ImageRefusedError extends Error {
+  readonly code = 'image_refused';
+}
+
+export interface PreparedImage {
+  bytes: Buffer;
+  mimeType: 'image/png' | 'image/jpeg' | 'image/webp';
+  width: number;
+  height: number;
+  /** Input tokens the provider counts for it. */
+  tokens: number;
+}
+
+/** The size an image is sent at, within the provider's limits (never enlarged). */
+export function fitWithin(width: number, height: number, limits: ImageLimits): { width: number; height: number } {
+  let scale = Math.min(1, limits.longSide / Math.max(width, height), Math.sqrt(limits.maxPixels / (width * height)));
+  if (limits.shortSide) scale = Math.min(scale, limits.shortSide / Math.min(width, height));
+  return { width: Math.max(1, Math.floor(width * scale)), height: Math.max(1, Math.floor(height * scale)) };
+}
+
+/** Anthropic: width × height / 750. OpenAI high detail: 85 + 170 per 512-px tile. */
+export function imageTokens(width: number, height: number, provider: ImageProvider): number {
+  if (provider === 'anthropic') return Math.ceil((width * height) / 750);
+  return 85 + 170 * Math.ceil(width / 512) * Math.ceil(height / 512);
+}
+
+export async function prepareImage(input: Uint8Array, provider: ImageProvider): Promise<PreparedImage> {
+  const metadata = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })
+    .metadata()
+    .catch((error: unknown) => {
+      throw new ImageRefusedError(`not an image that can be read: ${(error as Error).message}`);
+    });
+  const { width, height, format } = metadata;
+  if (!width || !height) throw new ImageRefusedError('the image has no size');
+  if (width * height > MAX_INPUT_PIXELS) throw new ImageRefusedError(`the image is ${width} × ${height} pixels: more than ${MAX_INPUT_PIXELS / 1_000_000} megapixels`);
+  const upright = (metadata.orientation ?? 1) >= 5 ? { width: height, height: width } : { width, height };
+  const size = fitWithin(upright.width, upright.height, imageLimits[provider]);
+  const pipeline = sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error', pages: 1 }).autoOrient().resize(size.width, size.height, { fit: 'fill' });
+  const mimeType: PreparedImage['mimeType'] = format === 'jpeg' ? 'image/jpeg' : format === 'webp' ? 'image/webp' : 'image/png';
+  const encoder = mimeType === 'image/jpeg' ? pipeline.jpeg({ quality: 85, mozjpeg: true }) : mimeType === 'image/webp' ? pipeline.webp({ quality: 85 }) : pipeline.png({ compressionLevel: 9 });
+  const encoded = await encoder.toBuffer({ resolveWithObject: true }).catch((error: unknown) => {
+    throw new ImageRefusedError(`the image could not be decoded: ${(error as Error).message}`);
+  });
+  return { bytes: encoded.data, mimeType, width: encoded.info.width, height: encoded.info.height, tokens: imageTokens(encoded.info.width, encoded.info.height, provider) };
+}
