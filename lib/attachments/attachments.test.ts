@@ -2,30 +2,13 @@
 // bytes (a lying MIME type, an SVG offered as an image, HTML named .png); names lose paths and
 // control characters; images are resized to the provider's limits, stripped of EXIF/GPS and
 // re-encoded (a PNG+HTML polyglot comes out a plain PNG); a decompression bomb is refused undecoded.
-import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { classify, safeFileName, sniff } from './file-kind';
 import { fitWithin, imageLimits, imageTokens, ImageRefusedError, prepareImage } from './image-prep';
+import { claimedPng } from '@/test/support/hostile-files';
 
 const solid = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: { r: 200, g: 80, b: 40 } } });
-
-/** A PNG whose header claims `width` × `height` with almost no pixel data: a bomb's shape. */
-function claimedPng(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(zlib.crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', zlib.deflateSync(Buffer.alloc(1024))), chunk('IEND', Buffer.alloc(0))]);
-}
 
 describe('what a file is', () => {
   it('comes from its bytes; a lie is noted, an SVG or HTML offered as an image is kept as text', async () => {

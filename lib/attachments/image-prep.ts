@@ -75,3 +75,23 @@ export async function prepareImage(input: Uint8Array, provider: ImageProvider): 
   });
   return { bytes: encoded.data, mimeType, width: encoded.info.width, height: encoded.info.height, tokens: imageTokens(encoded.info.width, encoded.info.height, provider) };
 }
+
+/**
+ * The image as it is kept (in the workspace, for the chat and the agent's tools): its full size,
+ * upright, re-encoded in its own format (a GIF's first frame as PNG) — so no metadata and nothing
+ * appended survives.
+ */
+export async function sanitizeImage(input: Uint8Array): Promise<{ bytes: Buffer; mimeType: PreparedImage['mimeType']; width: number; height: number }> {
+  const metadata = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })
+    .metadata()
+    .catch((error: unknown) => {
+      throw new ImageRefusedError(`not an image that can be read: ${(error as Error).message}`);
+    });
+  const mimeType: PreparedImage['mimeType'] = metadata.format === 'jpeg' ? 'image/jpeg' : metadata.format === 'webp' ? 'image/webp' : 'image/png';
+  const pipeline = sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error', pages: 1 }).autoOrient();
+  const encoder = mimeType === 'image/jpeg' ? pipeline.jpeg({ quality: 92 }) : mimeType === 'image/webp' ? pipeline.webp({ quality: 92 }) : pipeline.png({ compressionLevel: 9 });
+  const encoded = await encoder.toBuffer({ resolveWithObject: true }).catch((error: unknown) => {
+    throw new ImageRefusedError(`the image could not be decoded: ${(error as Error).message}`);
+  });
+  return { bytes: encoded.data, mimeType, width: encoded.info.width, height: encoded.info.height };
+}

@@ -41,6 +41,8 @@ const envSchema = z.object({
   AGENTCSD_CAPACITY: z.coerce.number().min(0).max(1_000).default(1),
   /** In a cluster, a session's workspace follows it through the database up to this size. */
   AGENTCSD_WORKSPACE_SYNC_MB: z.coerce.number().min(0).max(10_000).default(50),
+  /** The largest file a message may attach (413 above it). */
+  AGENTCSD_UPLOAD_MAX_MB: z.coerce.number().min(1).max(1_000).default(20),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -8,6 +8,7 @@ export type ApiErrorCode =
   | 'validation_failed'
   | 'unsupported_media_type'
   | 'payload_too_large'
+  | 'unprocessable'
   | 'not_found'
   | 'conflict'
   | 'forbidden'
@@ -19,6 +20,7 @@ const statusByCode: Record<ApiErrorCode, number> = {
   validation_failed: 400,
   unsupported_media_type: 415,
   payload_too_large: 413,
+  unprocessable: 422,
   not_found: 404,
   conflict: 409,
   forbidden: 403,

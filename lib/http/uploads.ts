@@ -1,0 +1,92 @@
+// A file attached to a message (issue 33): what it is comes from its bytes (lib/attachments); an
+// image is kept re-encoded (no EXIF/GPS, nothing appended) at its full size; the bytes go into the
+// session's workspace under uploads/ through writeInside (the name made safe, never a path), so
+// the agent's tools can use them; a row describes it. Served back with its sniffed type, never
+// sniffed again by the browser, sandboxed, and as a download unless it is an image.
+import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { classify } from '@/lib/attachments/file-kind';
+import { ImageRefusedError, sanitizeImage } from '@/lib/attachments/image-prep';
+import { findUpload, insertUpload, type UploadRecord } from '@/lib/store/uploads-repository';
+import { ensureWorkspace, openInsideForRead, writeInside } from '@/lib/tools/workspace';
+import { ApiError } from './api-error';
+
+export async function acceptUpload(input: { sessionId: string; name: string; claimedType: string | null; bytes: Buffer }): Promise<UploadRecord> {
+  const classified = classify({ name: input.name, claimedType: input.claimedType, bytes: input.bytes });
+  let bytes = input.bytes;
+  let size: { width: number; height: number } | null = null;
+  let mimeType = classified.mimeType;
+  if (classified.kind === 'image') {
+    try {
+      const clean = await sanitizeImage(input.bytes);
+      bytes = clean.bytes;
+      mimeType = clean.mimeType;
+      size = { width: clean.width, height: clean.height };
+    } catch (error) {
+      if (error instanceof ImageRefusedError) throw new ApiError('unprocessable', `${classified.name} was refused: ${error.message}`);
+      throw error;
+    }
+  }
+  const root = ensureWorkspace(input.sessionId);
+  const name = freeName(root, mimeType === 'image/png' && !/\.png$/i.test(classified.name) ? classified.name.replace(/\.[A-Za-z0-9]{1,8}$/, '') + '.png' : classified.name);
+  writeInside(root, `uploads/${name}`, bytes);
+  return insertUpload({
+    id: randomUUID(),
+    sessionId: input.sessionId,
+    name,
+    mimeType,
+    kind: classified.kind,
+    size: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    path: `uploads/${name}`,
+    width: size?.width ?? null,
+    height: size?.height ?? null,
+    note: classified.note ?? null,
+  });
+}
+
+/** `name`, or `name (2).ext`, `name (3).ext`… — the first not taken in uploads/. */
+function freeName(root: string, name: string): string {
+  const extension = path.extname(name);
+  const stem = name.slice(0, name.length - extension.length);
+  for (let index = 1; ; index++) {
+    const candidate = index === 1 ? name : `${stem} (${index})${extension}`;
+    if (!fs.existsSync(path.join(root, 'uploads', candidate))) return candidate;
+  }
+}
+
+/** The stored bytes and the headers to serve them with. */
+export function readUpload(row: UploadRecord): { bytes: Buffer; headers: Record<string, string> } {
+  const root = ensureWorkspace(row.sessionId);
+  let opened: ReturnType<typeof openInsideForRead>;
+  try {
+    opened = openInsideForRead(root, row.path);
+  } catch {
+    throw new ApiError('not_found', 'The file is no longer in the session’s workspace');
+  }
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(opened.fd);
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+  const inline = row.kind === 'image';
+  return {
+    bytes,
+    headers: {
+      'content-type': row.mimeType === 'text/plain' ? 'text/plain; charset=utf-8' : row.mimeType,
+      'content-length': String(bytes.length),
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; sandbox",
+      'content-disposition': `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(row.name)}`,
+      'cache-control': 'private, max-age=3600',
+    },
+  };
+}
+
+export async function requireUpload(id: string): Promise<UploadRecord> {
+  const row = await findUpload(id);
+  if (!row) throw new ApiError('not_found', `No file ${id}`);
+  return row;
+}
