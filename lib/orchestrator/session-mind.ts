@@ -359,14 +359,10 @@ export class SessionMind {
         await this.runTurn(work);
       } catch (error) {
         this.turns.settle(work.turnId, { error: error as Error });
-        if (error instanceof FencedWriteError) {
-          // The session moved on while this process was away: its new holder answers; this mind ends.
-          this.turn = null;
-          this.turnLoopActive = false;
-          return;
-        }
-        console.error(`[mind ${this.session.id}] turn ${work.turnId} failed`, error);
         this.turn = null;
+        // The session moved on while this process was away: its new holder answers; this mind ends.
+        if (error instanceof FencedWriteError) return void (this.turnLoopActive = false);
+        console.error(`[mind ${this.session.id}] turn ${work.turnId} failed`, error);
         this.recordFailure('internal', `Could not save the reply: ${(error as Error).message}`, 'protocol', { turnId: work.turnId });
         this.deps.bus.emit('turn-end', this.session.id, { turnId: work.turnId, outcome: 'failed', spontaneous: work.spontaneous, messages: [], error: (error as Error).message });
       }
