@@ -138,6 +138,7 @@ export class Orchestrator {
         runningIds: () => [...this.minds.keys()],
         startMind: (session) => this.startMind(session),
         stopMind: async (id) => {
+          await this.starting.get(id)?.catch(() => undefined);
           const mind = this.minds.get(id);
           this.minds.delete(id);
           await mind?.stop({ graceMs: shutdownGraceMs });
@@ -210,6 +211,7 @@ export class Orchestrator {
     await this.channels?.stop();
     this.stopScheduleNotices?.();
     await this.scheduler.stop();
+    await Promise.allSettled([...this.starting.values()]); // a mind starting now is stopped (and its workspace kept) too
     const ids = [...this.minds.keys()];
     const minds = [...this.minds.values()];
     this.minds.clear();
@@ -312,7 +314,8 @@ export class Orchestrator {
   private startMind(session: SessionRecord): Promise<void> {
     const pending = this.starting.get(session.id);
     if (pending) return pending;
-    if (this.minds.has(session.id)) return Promise.resolve();
+    // Stopping: a start asked for on the way (a reconcile still looping) would outlive stop().
+    if (this.minds.has(session.id) || !this.started) return Promise.resolve();
     const started = this.launchMind(session).finally(() => this.starting.delete(session.id));
     this.starting.set(session.id, started);
     return started;

@@ -71,6 +71,7 @@ export class SessionPlacement implements ClusterMember {
     for (const id of owned) {
       if (this.host.mind(id)) continue;
       const session = await findSession({ id });
+      if (!this.host.started()) return; // stopping meanwhile: no mind starts now
       if (session?.status === 'active') await this.host.startMind(session);
     }
   }

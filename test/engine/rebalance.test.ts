@@ -93,7 +93,8 @@ describe('sessions spread over real processes', () => {
     // Its agent makes a file on worker b; Ctrl-C: b's sessions come back here at once, with it.
     const stillOnB = await heldBy(ids, 'worker-b');
     for (const id of stillOnB) {
-      // The ones it took from worker-c: once their minds start there, with their files.
+      // The ones it took from worker-c: their minds running there (a call reaches each), with their files.
+      await here.eventPosition(id);
       await vi.waitFor(() => expect(fs.existsSync(workspaceFile(dataB, id, 'made-here.txt'))).toBe(true), { timeout: 10_000, interval: 200 });
       fs.writeFileSync(workspaceFile(dataB, id, 'made-there.txt'), `there ${id}\n`);
     }
