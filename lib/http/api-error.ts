@@ -66,6 +66,7 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof Error && error.name === 'ScheduleError' && 'code' in error) {
     return new ApiError(error.code === 'validation' ? 'validation_failed' : error.code === 'not_found' ? 'not_found' : 'conflict', error.message);
   }
+  if (error instanceof Error && error.name === 'AttachmentError' && 'code' in error) return new ApiError(error.code === 'not_found' ? 'not_found' : 'conflict', error.message);
   if (error instanceof Error && error.name === 'McpServerError' && 'code' in error) return new ApiError(error.code === 'not_found' ? 'not_found' : 'conflict', error.message);
   if (error instanceof Error && error.name === 'ElicitationError' && 'code' in error) {
     return new ApiError(error.code === 'validation' ? 'validation_failed' : error.code === 'not_found' ? 'not_found' : 'conflict', error.message);

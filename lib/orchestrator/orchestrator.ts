@@ -22,7 +22,7 @@ import {
 import { readMcpSettings, readSettings } from '@/lib/store/settings-repository';
 import { McpPool } from '@/lib/tools/mcp/mcp-pool';
 import { appMcpAuth } from '@/lib/tools/mcp/mcp-auth';
-import { renderAttachments } from '@/lib/tools/mcp/mcp-attachments';
+import { markFilesSent, messageWithAttachments } from './file-attachments';
 import { ElicitationBroker, ElicitationError, type ElicitationAnswer, type ElicitationJson } from '@/lib/tools/mcp/elicitation';
 import { VectorIndexer } from '@/lib/memory/vector-indexer';
 import { sessionGraphParts } from '@/lib/capabilities/capability-tools';
@@ -233,9 +233,7 @@ export class Orchestrator {
   }
 
   /** The processes sharing the database, their load and the last hour's moves; null when alone. */
-  clusterView() {
-    return this.placement.cluster?.view() ?? Promise.resolve(null);
-  }
+  readonly clusterView = () => this.placement.cluster?.view() ?? Promise.resolve(null);
 
   /** What the session's mind is doing, or null when it is not running in this process. */
   mindState(id: string): MindState | null {
@@ -252,20 +250,23 @@ export class Orchestrator {
   }
 
   async sendUserMessage(id: string, input: SendMessageInput): Promise<MessageRecord> {
-    // Attachments are read now, here, so what is stored is what the model reads (and nothing is stored if one fails).
-    if (input.attachments?.length) input = { text: `${input.text}\n\n${await renderAttachments(this.deps.mcp, input.attachments, { sessionId: id })}` };
+    const { text, fileIds } = input.attachments?.length ? await messageWithAttachments(this.deps.mcp, id, input) : { text: input.text, fileIds: [] };
+    const message = await this.deliverMessage(id, text);
+    await markFilesSent(id, fileIds, message.id);
+    return message;
+  }
+
+  private async deliverMessage(id: string, text: string): Promise<MessageRecord> {
     // A mind is the live session (it refuses while paused): no database read on a reply's path.
     await this.starting.get(id); // one being started (it moved here a moment ago) is waited for
     const mind = this.minds.get(id);
-    if (mind) return mind.sendUserMessage(input.text);
+    if (mind) return mind.sendUserMessage(text);
     await this.requireSession(id); // 404 for an unknown session
     const place = await this.placement.placeOf(id);
-    if ('owner' in place) {
-      const message = (await this.placement.remote(place.owner, { kind: 'message', sessionId: id, text: input.text })) as MessageRecord;
-      return { ...message, createdAt: new Date(message.createdAt) };
-    }
-    if (place.here) return place.here.sendUserMessage(input.text);
-    throw new SessionPausedError(id);
+    if ('here' in place && place.here) return place.here.sendUserMessage(text);
+    if (!('owner' in place)) throw new SessionPausedError(id);
+    const message = (await this.placement.remote(place.owner, { kind: 'message', sessionId: id, text })) as MessageRecord;
+    return { ...message, createdAt: new Date(message.createdAt) };
   }
 
   /**

@@ -1,5 +1,6 @@
 // What a session is made, changed and written to with: the inputs the REST routes and sockets
 // validate before the orchestrator acts on them.
+import { fileAttachmentSchema } from './file-attachments';
 import { z } from 'zod';
 import { layerModelConfigSchema, sessionParamsSchema } from '@/lib/config/model-config';
 import { withoutNul } from '@/lib/config/text-schema';
@@ -9,8 +10,8 @@ import { mcpAttachmentSchema } from '@/lib/tools/mcp/mcp-attachments';
 export const sendMessageInputSchema = z
   .object({
     text: withoutNul(z.string().trim().min(1, 'text must not be empty').max(20_000, 'text must be at most 20,000 characters')),
-    /** MCP resources and prompts, resolved when the message is sent (ARCHITECTURE §17). */
-    attachments: z.array(mcpAttachmentSchema).max(5, 'at most 5 attachments').optional(),
+    /** MCP resources and prompts, resolved when the message is sent (§17); uploaded files (§19). */
+    attachments: z.array(z.union([mcpAttachmentSchema, fileAttachmentSchema])).max(10, 'at most 10 attachments').optional(),
   })
   .strict();
 export type SendMessageInput = z.infer<typeof sendMessageInputSchema>;

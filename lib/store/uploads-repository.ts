@@ -13,10 +13,11 @@ export interface UploadRecord {
   width: number | null;
   height: number | null;
   note: string | null;
+  messageId: number | null;
   createdAt: Date;
 }
 
-export async function insertUpload(row: Omit<UploadRecord, 'createdAt'>): Promise<UploadRecord> {
+export async function insertUpload(row: Omit<UploadRecord, 'createdAt' | 'messageId'>): Promise<UploadRecord> {
   const db = await getDb();
   return db.upload.create({ data: row });
 }
@@ -24,6 +25,18 @@ export async function insertUpload(row: Omit<UploadRecord, 'createdAt'>): Promis
 export async function findUpload(id: string): Promise<UploadRecord | null> {
   const db = await getDb();
   return db.upload.findUnique({ where: { id } });
+}
+
+/** The session's uploads among `ids` (another session's are not found). */
+export async function findSessionUploads(sessionId: string, ids: readonly string[]): Promise<UploadRecord[]> {
+  const db = await getDb();
+  return db.upload.findMany({ where: { sessionId, id: { in: [...ids] } } });
+}
+
+/** Marks the uploads as sent with the message (each once: one already sent is left as it was); how many. */
+export async function attachUploads(sessionId: string, ids: readonly string[], messageId: number): Promise<number> {
+  const db = await getDb();
+  return (await db.upload.updateMany({ where: { sessionId, id: { in: [...ids] }, messageId: null }, data: { messageId } })).count;
 }
 
 export async function listUploads(sessionId: string): Promise<UploadRecord[]> {
@@ -46,6 +59,7 @@ export function uploadJson(row: UploadRecord) {
     width: row.width,
     height: row.height,
     note: row.note,
+    message_id: row.messageId,
     url: `/api/files/${row.id}`,
     created_at: row.createdAt.toISOString(),
   };

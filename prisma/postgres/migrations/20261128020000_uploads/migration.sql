@@ -11,6 +11,7 @@ CREATE TABLE "uploads" (
     "width" INTEGER,
     "height" INTEGER,
     "note" TEXT,
+    "message_id" INTEGER,
     "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     CONSTRAINT "uploads_session_id_fkey" FOREIGN KEY ("session_id") REFERENCES "sessions"("id") ON DELETE CASCADE ON UPDATE CASCADE
 );

@@ -1,0 +1,61 @@
+// Files a person attaches to a message (issue 33, ARCHITECTURE §19: `{kind: "file", id}`), uploaded
+// first (POST /api/sessions/:id/uploads). Until the models see images, the message carries one line
+// per file — its path in the workspace, what it is, its size — so the agent knows it is there and
+// can read it with its tools. Each upload is sent once, with one message of its own session.
+import { z } from 'zod';
+import { attachUploads, findSessionUploads, type UploadRecord } from '@/lib/store/uploads-repository';
+import { renderAttachments, type McpAttachment } from '@/lib/tools/mcp/mcp-attachments';
+import type { McpPool } from '@/lib/tools/mcp/mcp-pool';
+
+export const fileAttachmentSchema = z.object({ kind: z.literal('file'), id: z.string().uuid() }).strict();
+export type FileAttachment = z.infer<typeof fileAttachmentSchema>;
+
+export class AttachmentError extends Error {
+  constructor(
+    readonly code: 'not_found' | 'conflict',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AttachmentError';
+  }
+}
+
+const sizeText = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
+
+function line(upload: UploadRecord): string {
+  const dimensions = upload.width && upload.height ? `, ${upload.width} × ${upload.height}` : '';
+  return `[attached file: /workspace/${upload.path} — ${upload.kind}, ${upload.mimeType}${dimensions}, ${sizeText(upload.size)}]`;
+}
+
+/** The lines to append to the message; refuses (nothing sent) a file of another session or one already sent. */
+export async function describeFiles(sessionId: string, attachments: readonly FileAttachment[]): Promise<{ text: string; ids: string[] }> {
+  const ids = [...new Set(attachments.map((attachment) => attachment.id))];
+  const found = await findSessionUploads(sessionId, ids);
+  const missing = ids.filter((id) => !found.some((upload) => upload.id === id));
+  if (missing.length > 0) throw new AttachmentError('not_found', `No file ${missing[0]} in this session: upload it first`);
+  const sent = found.find((upload) => upload.messageId !== null);
+  if (sent) throw new AttachmentError('conflict', `${sent.name} was already sent with another message`);
+  const ordered = ids.map((id) => found.find((upload) => upload.id === id)!);
+  return { text: ordered.map(line).join('\n'), ids };
+}
+
+/** After the message is stored: its files are marked as sent with it. */
+export async function markFilesSent(sessionId: string, ids: readonly string[], messageId: number): Promise<void> {
+  if (ids.length > 0) await attachUploads(sessionId, ids, messageId);
+}
+
+/** The message's text with what it attaches: MCP resources and prompts rendered, files described. */
+export async function messageWithAttachments(
+  pool: McpPool,
+  sessionId: string,
+  input: { text: string; attachments?: readonly (McpAttachment | FileAttachment)[] },
+): Promise<{ text: string; fileIds: string[] }> {
+  const files = (input.attachments ?? []).filter((attachment): attachment is FileAttachment => attachment.kind === 'file');
+  const fromServers = (input.attachments ?? []).filter((attachment): attachment is McpAttachment => attachment.kind !== 'file');
+  // Read now, here, so what is stored is what the model reads (and nothing is stored if one fails).
+  const parts = [input.text];
+  if (fromServers.length > 0) parts.push(await renderAttachments(pool, fromServers, { sessionId }));
+  const described = files.length > 0 ? await describeFiles(sessionId, files) : { text: '', ids: [] };
+  if (described.text) parts.push(described.text);
+  return { text: parts.join('\n\n'), fileIds: described.ids };
+}

@@ -1,0 +1,67 @@
+// Sending uploaded files with a message (issue 33, ARCHITECTURE §19 `{kind: "file", id}`): the
+// message carries a line per file — its path in the workspace, what it is, its size — which the
+// Internal Dialog reads; each upload goes with one message of its own session, once; a file of
+// another session, an unknown one or one already sent is refused and nothing is stored.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import sharp from 'sharp';
+import * as messagesRoute from '@/app/api/sessions/[id]/messages/route';
+import * as uploadsRoute from '@/app/api/sessions/[id]/uploads/route';
+import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
+import { getDb } from '@/lib/store/db';
+import { ScriptedBackend } from '@/test/support/scripted-backend';
+import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+
+useTempAppDirs({ personas: { tester: '# Tester\n' } });
+const backend = new ScriptedBackend([], { text: '<ID_loud>Got it.</ID_loud>' });
+
+beforeAll(async () => {
+  await startOrchestrator({ createBackend: () => backend });
+});
+afterAll(async () => {
+  await stopOrchestrator();
+});
+
+async function upload(sessionId: string, content: Buffer | string, name: string, type: string) {
+  const form = new FormData();
+  form.append('file', new File([typeof content === 'string' ? content : new Uint8Array(content)], name, { type }));
+  const response = await uploadsRoute.POST(new Request('http://127.0.0.1:3000/x', { method: 'POST', body: form }), { params: Promise.resolve({ id: sessionId }) });
+  return ((await response.json()) as { file: { id: string; bytes: number } }).file;
+}
+
+const send = (sessionId: string, body: unknown) =>
+  messagesRoute.POST(new Request('http://127.0.0.1:3000/x', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }), {
+    params: Promise.resolve({ id: sessionId }),
+  });
+
+const userMessages = async (sessionId: string) => (await getDb()).message.count({ where: { sessionId, tag: 'ED_user' } });
+
+describe('files sent with a message', () => {
+  it('the message says where each file is and what it is; the Internal Dialog reads it; each file goes once', async () => {
+    const session = await getOrchestrator().createSession({ persona: 'tester' });
+    const { id: notes } = await upload(session.id, 'Buy milk\nCall Ana\n', 'notes.txt', 'text/plain');
+    const { id: photo, bytes: photoBytes } = await upload(session.id, await sharp({ create: { width: 64, height: 48, channels: 3, background: 'white' } }).png().toBuffer(), 'chart.png', 'image/png');
+
+    const sent = await send(session.id, { text: 'Here are my notes and the chart', attachments: [{ kind: 'file', id: notes }, { kind: 'file', id: photo }] });
+    expect(sent.status).toBe(202);
+    const { message } = (await sent.json()) as { message: { id: number; content: string } };
+    expect(message.content).toBe(
+      'Here are my notes and the chart\n\n' +
+        '[attached file: /workspace/uploads/notes.txt — text, text/plain, 18 B]\n' +
+        `[attached file: /workspace/uploads/chart.png — image, image/png, 64 × 48, ${photoBytes} B]`,
+    );
+    await vi.waitFor(() => expect(backend.calls.some((call) => call.messages.some((m) => m.content.includes('[attached file: /workspace/uploads/notes.txt')))).toBe(true));
+    const listed = (await (await uploadsRoute.GET(new Request('http://127.0.0.1:3000/x'), { params: Promise.resolve({ id: session.id }) })).json()) as { files: { id: string; message_id: number }[] };
+    expect(listed.files.map((file) => file.message_id)).toEqual([message.id, message.id]);
+
+    // Once only; another session's file is not found here; nothing is stored for a refusal.
+    const before = await userMessages(session.id);
+    const again = await send(session.id, { text: 'again', attachments: [{ kind: 'file', id: notes }] });
+    expect([again.status, ((await again.json()) as { error: { code: string } }).error.code]).toEqual([409, 'conflict']);
+    const other = await getOrchestrator().createSession({ persona: 'tester' });
+    const { id: theirs } = await upload(other.id, 'theirs', 'theirs.txt', 'text/plain');
+    expect((await send(session.id, { text: 'not mine', attachments: [{ kind: 'file', id: theirs }] })).status).toBe(404);
+    expect((await send(session.id, { text: 'bad', attachments: [{ kind: 'file', id: 'not-a-uuid' }] })).status).toBe(400);
+    expect((await send(session.id, { text: 'extra', attachments: [{ kind: 'file', id: notes, path: '/etc/passwd' }] })).status).toBe(400);
+    expect(await userMessages(session.id)).toBe(before);
+  });
+});
