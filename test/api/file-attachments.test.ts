@@ -49,7 +49,7 @@ describe('files sent with a message', () => {
         '[attached file: /workspace/uploads/notes.txt — text, text/plain, 18 B]\n' +
         `[attached file: /workspace/uploads/chart.png — image, image/png, 64 × 48, ${photoBytes} B]`,
     );
-    await vi.waitFor(() => expect(backend.calls.some((call) => call.messages.some((m) => m.content.includes('[attached file: /workspace/uploads/notes.txt')))).toBe(true));
+    await vi.waitFor(() => expect(backend.calls.some((call) => call.messages.some((m) => m.content.includes('[attached file: /workspace/uploads/notes.txt')))).toBe(true), { timeout: 10_000 });
     const listed = (await (await uploadsRoute.GET(new Request('http://127.0.0.1:3000/x'), { params: Promise.resolve({ id: session.id }) })).json()) as { files: { id: string; message_id: number }[] };
     expect(listed.files.map((file) => file.message_id)).toEqual([message.id, message.id]);
 
