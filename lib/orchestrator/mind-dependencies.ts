@@ -1,17 +1,21 @@
-// What a session's mind is given by the orchestrator (shared by every session), and the error a
-// message to a paused session gets.
+// What a session's mind is given by the orchestrator (shared by every session), and the defaults
+// the app uses for what a test does not pass.
+import { createBackend } from '@/lib/backends/create-backend';
 import type { ModelBackend } from '@/lib/backends/model-backend';
-import type { RetryPolicy } from '@/lib/backends/retry-policy';
+import { defaultRetryPolicy, type RetryPolicy } from '@/lib/backends/retry-policy';
 import type { Clock } from '@/lib/clock/clock';
 import type { LayerModelConfig } from '@/lib/config/model-config';
 import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
-import type { ApprovalBroker } from '@/lib/tools/approval-broker';
-import type { McpPool } from '@/lib/tools/mcp/mcp-pool';
-import type { CycleRuns } from '@/lib/agent/cycle-runs';
-import type { TurnRuns } from '@/lib/agent/turn-runs';
+import { ApprovalBroker } from '@/lib/tools/approval-broker';
+import { appMcpAuth } from '@/lib/tools/mcp/mcp-auth';
+import type { ElicitationBroker } from '@/lib/tools/mcp/elicitation';
+import { McpPool } from '@/lib/tools/mcp/mcp-pool';
+import { CycleRuns } from '@/lib/agent/cycle-runs';
+import { TurnRuns } from '@/lib/agent/turn-runs';
+import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import type { EventBus } from '@/lib/mind/events';
-import type { ForegroundGate } from './foreground-gate';
-import type { TokenCalibration } from '@/lib/mind/token-budget';
+import { ForegroundGate } from './foreground-gate';
+import { TokenCalibration } from '@/lib/mind/token-budget';
 
 export interface MindDependencies {
   bus: EventBus;
@@ -39,3 +43,35 @@ export interface MindDependencies {
   turnRuns: TurnRuns;
 }
 
+
+/** What the orchestrator's caller may pass (tests); the rest is made here. */
+export type MindDependencyOptions = Partial<Omit<MindDependencies, 'bus' | 'cycles' | 'turnRuns'>>;
+
+export function mindDependencies(
+  options: MindDependencyOptions,
+  shared: { bus: EventBus; clock: Clock; engine: ExecutionEngine; elicitations: () => ElicitationBroker },
+): MindDependencies {
+  const { bus, clock, engine, elicitations } = shared;
+  return {
+    cycles: new CycleRuns(engine),
+    turnRuns: new TurnRuns(engine),
+    bus,
+    clock,
+    random: options.random ?? Math.random,
+    retryPolicy: options.retryPolicy ?? defaultRetryPolicy,
+    createBackend: options.createBackend ?? createBackend,
+    memoryLimit: options.memoryLimit ?? 1000,
+    calibration: options.calibration ?? new TokenCalibration(),
+    stallTimeoutMs: options.stallTimeoutMs ?? 120_000,
+    foreground: options.foreground ?? new ForegroundGate(clock),
+    approvals: options.approvals ?? new ApprovalBroker(),
+    toolServer: options.toolServer ?? { current: null },
+    mcp:
+      options.mcp ??
+      new McpPool({
+        auth: appMcpAuth(),
+        elicit: (request) => elicitations().ask(request),
+        callEnded: (server, sessionId) => elicitations().cancelFor(server, sessionId),
+      }),
+  };
+}

@@ -3,8 +3,6 @@
 // the realtime layer reads. The logic of a running mind lives in session-mind.ts.
 import { randomUUID } from 'node:crypto';
 import { mergeModels, type ModelsConfig, type SessionParams } from '@/lib/config/model-config';
-import { createBackend } from '@/lib/backends/create-backend';
-import { defaultRetryPolicy } from '@/lib/backends/retry-policy';
 import { realClock } from '@/lib/clock/clock';
 import { readPersonaBytes } from '@/lib/personas/persona-files';
 import type { MessageRecord } from '@/lib/store/messages-repository';
@@ -20,31 +18,25 @@ import {
   type SessionRecord,
 } from '@/lib/store/sessions-repository';
 import { readMcpSettings, readSettings } from '@/lib/store/settings-repository';
-import { McpPool } from '@/lib/tools/mcp/mcp-pool';
-import { appMcpAuth } from '@/lib/tools/mcp/mcp-auth';
 import { markFilesSent, messageWithAttachments } from './file-attachments';
 import { ElicitationBroker, ElicitationError, type ElicitationAnswer, type ElicitationJson } from '@/lib/tools/mcp/elicitation';
 import { VectorIndexer } from '@/lib/memory/vector-indexer';
 import { sessionGraphParts } from '@/lib/capabilities/capability-tools';
 import { effectivePersonaGraph, narrowToGraph, readSessionGraph, snapshotSessionGraph } from '@/lib/capabilities/graph-store';
 import { InMemoryEngine } from '@/lib/engine/in-memory-engine';
-import { CycleRuns } from '@/lib/agent/cycle-runs';
-import { TurnRuns } from '@/lib/agent/turn-runs';
 import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import type { ConfiguredEngine } from '@/lib/engine/create-engine';
 import type { Cluster } from '@/lib/engine/cluster';
 import { TaskService, type TaskElsewhere } from '@/lib/tasks/task-service';
 import { interruptRunningToolCalls, toolCallJson } from '@/lib/store/tool-calls-repository';
 import { applyToolCallDecision, type ToolCallDecisionInput, type ToolCallDecisionResult } from '@/lib/agent/tool-decisions';
-import { ApprovalBroker } from '@/lib/tools/approval-broker';
 import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import { EventBus, type MindState } from '@/lib/mind/events';
-import { ForegroundGate } from './foreground-gate';
 import { SessionNotFoundError, SessionPausedError } from '@/lib/mind/session-errors';
 import { SessionMind } from './session-mind';
-import type { MindDependencies } from './mind-dependencies';
+import { mindDependencies, type MindDependencies, type MindDependencyOptions } from './mind-dependencies';
+import type { McpPool } from '@/lib/tools/mcp/mcp-pool';
 import { SessionPlacement } from './session-placement';
-import { TokenCalibration } from '@/lib/mind/token-budget';
 import { ChannelService } from '@/lib/channels/channel-service';
 import { channelHost } from './channel-host';
 import { Scheduler, type TriggerHost } from '@/lib/triggers/scheduler';
@@ -59,7 +51,7 @@ import { defaultSessionName, type CreateSessionInput, type SendMessageInput, typ
 /** How long a shutdown waits for running cycles and replies before cutting them off. */
 const shutdownGraceMs = 3_000;
 
-export type OrchestratorOptions = Partial<Omit<MindDependencies, 'bus' | 'cycles' | 'turnRuns'>> & {
+export type OrchestratorOptions = MindDependencyOptions & {
   /** Seed 003's *Working* pause between a task's steps (default 3 s). */
   taskWorkingDelayMs?: number;
   /** What runs tasks (default in memory); a durable engine launches after this constructor defined its workflows. */
@@ -101,28 +93,7 @@ export class Orchestrator {
     this.channels = options.channels ? new ChannelService(channelHost(this), { leased: !!options.cluster }) : null;
     this.triggerHost = triggerHost(this, clock);
     this.scheduler = new Scheduler(this.triggerHost);
-    this.deps = {
-      cycles: new CycleRuns(engine),
-      turnRuns: new TurnRuns(engine),
-      bus: this.bus,
-      clock,
-      random: options.random ?? Math.random,
-      retryPolicy: options.retryPolicy ?? defaultRetryPolicy,
-      createBackend: options.createBackend ?? createBackend,
-      memoryLimit: options.memoryLimit ?? 1000,
-      calibration: options.calibration ?? new TokenCalibration(),
-      stallTimeoutMs: options.stallTimeoutMs ?? 120_000,
-      foreground: options.foreground ?? new ForegroundGate(clock),
-      approvals: options.approvals ?? new ApprovalBroker(),
-      toolServer: options.toolServer ?? { current: null },
-      mcp:
-        options.mcp ??
-        new McpPool({
-          auth: appMcpAuth(),
-          elicit: (request) => this.elicitations.ask(request),
-          callEnded: (server, sessionId) => this.elicitations.cancelFor(server, sessionId),
-        }),
-    };
+    this.deps = mindDependencies(options, { bus: this.bus, clock, engine, elicitations: () => this.elicitations });
     this.tasks = new TaskService({
       bus: this.bus,
       engine,

@@ -35,6 +35,7 @@ import { failureEvent, LayerHealth, type MindLayer } from './layer-health';
 import { currentActivity, cycleDelayMs, type Activity } from '@/lib/mind/pacing';
 import { announceCycle, runCycleGivingWay } from './subconscious-cycle';
 import { FencedWriteError } from '@/lib/store/lease-fence';
+import { assertNever } from '@/lib/mind/assert-never';
 
 export type MindStatus = 'idle' | 'running' | 'paused' | 'stopping' | 'stopped';
 
@@ -446,8 +447,4 @@ export class SessionMind {
     if (this.status === 'idle' || this.status === 'stopped') return;
     this.deps.bus.emit('mind-state', this.session.id, { state: this.state() });
   }
-}
-
-function assertNever(value: never): never {
-  throw new Error(`Unexpected value: ${JSON.stringify(value)}`);
 }

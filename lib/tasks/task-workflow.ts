@@ -8,6 +8,7 @@
 // decides on (StepOutcome: JSON, no live objects), the task record the loop starts from is a
 // journaled step, and a step cut by the crash finds its open turn inside the step (its tool calls
 // that finished are not run again).
+import { assertNever } from '@/lib/mind/assert-never';
 import { RunCancelledError, type WorkflowContext } from '@/lib/engine/execution-engine';
 import type { BackendRequest } from '@/lib/backends/model-backend';
 import type { TurnResult } from '@/lib/mind/outcomes';
@@ -64,10 +65,6 @@ export function decideNext(step: Pick<StepOutcome, 'outcome' | 'error' | 'budget
   if (step.outcome === 'failed') return { kind: 'failed', reason: step.error ?? 'the model call failed' };
   if (step.outcome === 'stopped') return { kind: 'yield' }; // the Stop button pauses the task
   return { kind: 'continue' };
-}
-
-function assertNever(value: never): never {
-  throw new Error(`Unexpected next step: ${JSON.stringify(value)}`);
 }
 
 export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkflowDeps, taskId: string): Promise<void> {
@@ -263,7 +260,7 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
         case 'failed':
           return await end('failed', next.reason);
         default:
-          return assertNever(next);
+          return assertNever(next, 'next step');
       }
     }
   } finally {
