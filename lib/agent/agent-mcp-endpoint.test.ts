@@ -68,7 +68,7 @@ describe('the MCP endpoint the CLI uses', () => {
   it('lists the session’s tools and the permission tool', async () => {
     const { client, binding } = await bound();
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'edit_file', 'list_files', 'grep', 'bash', 'python', 'recall', 'remember', 'journal', 'forget_memory', 'schedule', 'approve']);
+    expect(tools.map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'edit_file', 'list_files', 'grep', 'view_image', 'show_file', 'bash', 'python', 'recall', 'remember', 'journal', 'forget_memory', 'schedule', 'approve']);
     await client.close();
     binding.release();
   });

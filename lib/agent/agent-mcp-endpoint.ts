@@ -54,7 +54,7 @@ function bearerToken(request: IncomingMessage): string | null {
   return match?.[1] ?? null;
 }
 
-type TextResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
+type TextResult = { content: ({ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string })[]; isError?: boolean };
 const text = (value: string, isError = false): TextResult => ({ content: [{ type: 'text', text: value }], ...(isError && { isError: true }) });
 
 export class AgentMcpEndpoint {
@@ -177,6 +177,9 @@ export class AgentMcpEndpoint {
     record ??= (await this.propose(binding, `cli_${randomBytes(6).toString('hex')}`, name, args))[0];
     if (!record) return text('The call could not be recorded', true);
     const settled = await binding.toolbox.settle(record, binding.signal, binding.stopKind);
-    return text(resultForModel(capForModel(settled.result ?? `(${settled.status})`), settled.resultSource), settled.isError);
+    const result = text(resultForModel(capForModel(settled.result ?? `(${settled.status})`), settled.resultSource), settled.isError);
+    // What view_image showed goes back as MCP image content: the CLI hands it to the model as an image block.
+    const images = binding.toolbox.imagesOf(settled.id) ?? [];
+    return { ...result, content: [...result.content, ...images.map((image) => ({ type: 'image' as const, data: image.data, mimeType: image.mediaType }))] };
   }
 }

@@ -52,13 +52,17 @@ function assistantBlocks(text: string, calls: ToolCallRecord[]): ContentBlock[] 
   ];
 }
 
-function resultBlocks(calls: ToolCallRecord[]): ContentBlock[] {
-  return calls.map((call) => ({
-    type: 'tool-result' as const,
-    callId: call.providerCallId,
-    content: resultForModel(capForModel(call.result ?? (call.isError ? 'The call failed without output' : '(no output)')), call.resultSource),
-    isError: call.isError,
-  }));
+function resultBlocks(calls: ToolCallRecord[], toolbox: SessionToolbox): ContentBlock[] {
+  return calls.map((call) => {
+    const images = toolbox.imagesOf(call.id);
+    return {
+      type: 'tool-result' as const,
+      callId: call.providerCallId,
+      content: resultForModel(capForModel(call.result ?? (call.isError ? 'The call failed without output' : '(no output)')), call.resultSource),
+      isError: call.isError,
+      ...(images && { images }),
+    };
+  });
 }
 
 const isFinal = (call: ToolCallRecord) => !['proposed', 'awaiting_approval', 'approved', 'running'].includes(call.status);
@@ -82,7 +86,7 @@ async function runSteps(input: AgentStepsInput): Promise<AgentStepsResult> {
     const settled = await Promise.all(calls.map((call) => input.toolbox.settle(call, input.signal, input.stopKind)));
     if (!settled.every(isFinal)) return false;
     messages.push({ role: 'assistant', content: '', blocks: assistantBlocks(text, settled) });
-    messages.push({ role: 'user', content: '', blocks: resultBlocks(settled) });
+    messages.push({ role: 'user', content: '', blocks: resultBlocks(settled, input.toolbox) });
     return true;
   };
 

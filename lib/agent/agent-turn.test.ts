@@ -97,7 +97,7 @@ describe('a turn that acts', () => {
     const end = await h.events.waitFor('turn-end');
     expect(end.outcome).toBe('complete');
     const second = h.c.calls[1]!;
-    expect(second.tools?.map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'edit_file', 'list_files', 'grep', 'bash', 'python', 'recall', 'remember', 'journal', 'forget_memory', 'schedule']);
+    expect(second.tools?.map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'edit_file', 'list_files', 'grep', 'view_image', 'show_file', 'bash', 'python', 'recall', 'remember', 'journal', 'forget_memory', 'schedule']);
     expect(blocksOf(second, 1).filter((block) => block.type === 'tool-call').map((block) => block.type === 'tool-call' && block.id)).toEqual(['w1', 'b1']);
     const results = resultsOf(second);
     expect(results.map((result) => result.callId)).toEqual(['w1', 'b1']);

@@ -10,6 +10,7 @@ import type { LoadedTools } from './tool-search';
 import { ToolRegistry } from './tool-registry';
 import type { Tool } from '@/lib/tools/tool-types';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
+import { imageSight } from '@/lib/mind/image-sight';
 import { ensureWorkspace } from '@/lib/tools/workspace';
 import type { AgentMcpEndpoint } from './agent-mcp-endpoint';
 import { SessionToolbox } from './session-toolbox';
@@ -84,5 +85,6 @@ export function createMindToolbox(input: {
     loadRules: rulesReader(session),
     ...(task && { task: { taskId: task.taskId, traceId: task.traceId } }),
     workspaceDir: () => ensureWorkspace(session.id),
+    sight: () => imageSight(session.models.c_model),
   });
 }

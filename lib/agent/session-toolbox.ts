@@ -2,7 +2,7 @@
 // — policy, rules, never the model's text), commits them before any card is shown, waits for a
 // person where one must decide, and runs what was approved exactly once.
 import { randomUUID } from 'node:crypto';
-import type { BackendTool, StreamPart } from '@/lib/backends/model-backend';
+import type { BackendTool, ImageBlock, StreamPart } from '@/lib/backends/model-backend';
 import {
   cancelPendingToolCall,
   closeAgentTurn,
@@ -21,7 +21,7 @@ import { decideByRules, type CallFacts } from '@/lib/tools/approval-rules';
 import type { ToolRegistry } from './tool-registry';
 import { WorkspacePathError, displayPath, resolveWorkspacePath } from '@/lib/tools/workspace';
 import type { TrustSettings } from '@/lib/config/trust-config';
-import type { Tool } from '@/lib/tools/tool-types';
+import type { Tool, ToolRunContext } from '@/lib/tools/tool-types';
 import { markSessionUntrusted, readTrust, sessionUntrustedSource } from '@/lib/store/untrusted-repository';
 import { resultOrigin, sendsOut, untrustedDescriptions, untrustedLabel } from './untrusted-turn';
 
@@ -46,6 +46,8 @@ export interface ToolboxDependencies {
   workspaceDir(): string;
   /** The task whose step this is: its calls carry its id and trace id. */
   task?: { taskId: string; traceId: string };
+  /** Whether the layer's model sees images now (view_image). */
+  sight?: () => ToolRunContext['sight'];
 }
 
 /** A model reads at most this much of one result; the row keeps it all (the panel's "show all"). */
@@ -65,8 +67,20 @@ export class SessionToolbox {
     return this.deps.sessionId;
   }
 
+  /**
+   * Images a call showed the model (view_image), by call id: each later step of the turn sends
+   * the same blocks. Dropped when the turn closes; a turn continued after a restart has the call's
+   * words only (the model can look again).
+   */
+  private readonly shownImages = new Map<string, { turnId: string; images: ImageBlock[] }>();
+
+  imagesOf(callId: string): ImageBlock[] | undefined {
+    return this.shownImages.get(callId)?.images;
+  }
+
   /** Ends a turn: calls left undecided or unrun are cancelled, and every open page sees it. */
   async closeTurn(turnId: string): Promise<void> {
+    for (const [callId, shown] of this.shownImages) if (shown.turnId === turnId) this.shownImages.delete(callId);
     for (const call of await closeAgentTurn({ sessionId: this.deps.sessionId, turnId })) this.deps.events.callChanged(call);
   }
 
@@ -246,7 +260,9 @@ export class SessionToolbox {
           workspaceDir: this.deps.workspaceDir(),
           signal: own.signal,
           onOutput: (chunk) => this.deps.events.output(call.id, chunk),
+          sight: this.deps.sight?.(),
         });
+        if (outcome.images?.length && !outcome.isError) this.shownImages.set(call.id, { turnId: call.turnId, images: outcome.images });
         // Stopped alone (its Stop button), with the turn (Stop reply) or by a shutdown.
         const status = outcome.cancelled ? (signal.aborted && stopKind() === 'shutdown' ? 'interrupted' : 'cancelled') : outcome.isError ? 'failed' : 'succeeded';
         // Content from outside marks the session before the model can read it (§20).

@@ -2,6 +2,7 @@
 // definitions are part of the cached prompt prefix), looked up by the name the model called.
 import { BUILTIN_TOOL_NAMES } from '@/lib/tools/builtin-tool-names';
 import { fileTools } from '@/lib/tools/file-tools';
+import { imageTools } from '@/lib/tools/image-tools';
 import { shellTools } from '@/lib/tools/shell-tools';
 import { memoryTools } from '@/lib/memory/memory-tools';
 import { scheduleTool } from '@/lib/triggers/schedule-tool';
@@ -15,7 +16,7 @@ interface Deferred {
 }
 
 /** Every built-in tool, in the order models see them. */
-export const builtinTools: readonly Tool[] = [...fileTools, ...shellTools, ...memoryTools, scheduleTool] as Tool[];
+export const builtinTools: readonly Tool[] = [...fileTools, ...imageTools, ...shellTools, ...memoryTools, scheduleTool] as Tool[];
 
 export const builtinToolNames: readonly string[] = BUILTIN_TOOL_NAMES;
 

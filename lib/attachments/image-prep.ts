@@ -95,3 +95,40 @@ export async function sanitizeImage(input: Uint8Array): Promise<{ bytes: Buffer;
   });
   return { bytes: encoded.data, mimeType, width: encoded.info.width, height: encoded.info.height };
 }
+
+/**
+ * Prepared images by content and provider: a turn's steps, and later turns that show the same
+ * image, send the very same bytes (the encoder is deterministic too, so a restart makes them
+ * again byte for byte). Least recently used out beyond `PREPARED_CACHE_BYTES`.
+ */
+const PREPARED_CACHE_BYTES = 64 * 1024 * 1024;
+const prepared = new Map<string, Promise<PreparedImage>>();
+const preparedSizes = new Map<string, number>();
+let preparedBytes = 0;
+
+export function prepareImageCached(input: Uint8Array, sha256: string, provider: ImageProvider): Promise<PreparedImage> {
+  const key = `${sha256}:${provider}`;
+  const hit = prepared.get(key);
+  if (hit) {
+    prepared.delete(key);
+    prepared.set(key, hit);
+    return hit;
+  }
+  const made = prepareImage(input, provider);
+  prepared.set(key, made);
+  made.then(
+    (image) => {
+      if (prepared.get(key) !== made) return;
+      preparedSizes.set(key, image.bytes.length);
+      preparedBytes += image.bytes.length;
+      for (const [oldest] of prepared) {
+        if (preparedBytes <= PREPARED_CACHE_BYTES || oldest === key) break;
+        preparedBytes -= preparedSizes.get(oldest) ?? 0;
+        preparedSizes.delete(oldest);
+        prepared.delete(oldest);
+      }
+    },
+    () => prepared.delete(key),
+  );
+  return made;
+}

@@ -48,10 +48,19 @@ export function toAnthropicSystem(system: SystemSegment[]): Anthropic.TextBlockP
  */
 export function toAnthropicMessages(messages: BackendMessage[], systemBreakpoints: number): Anthropic.MessageParam[] {
   let left = maxBreakpoints - systemBreakpoints;
+  // A turn's steps (blocks: tool calls, results, images) grow at the end: the newest user message
+  // writes the prefix for the next step, the one that ended the step before reads it back.
+  let stepMarks = 2;
   const converted: Anthropic.MessageParam[] = [];
   for (const message of [...messages].reverse()) {
     if (message.blocks) {
-      converted.push({ role: message.role, content: message.blocks.map(toAnthropicBlock) });
+      const content = message.blocks.map(toAnthropicBlock);
+      if (message.role === 'user' && stepMarks > 0 && left > 0 && content.length > 0) {
+        Object.assign(content[content.length - 1]!, ephemeral);
+        stepMarks--;
+        left--;
+      }
+      converted.push({ role: message.role, content });
       continue;
     }
     const boundaries = [...new Set(message.cacheBoundaries ?? [])].filter((at) => at > 0 && at <= message.content.length).sort((a, b) => a - b);
@@ -73,14 +82,24 @@ export function toAnthropicMessages(messages: BackendMessage[], systemBreakpoint
   return converted.reverse();
 }
 
-function toAnthropicBlock(block: ContentBlock): Anthropic.ContentBlockParam {
+export function toAnthropicBlock(block: ContentBlock): Anthropic.ContentBlockParam {
   switch (block.type) {
     case 'text':
       return { type: 'text', text: block.text };
     case 'tool-call':
       return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+    case 'image':
+      return { type: 'image', source: { type: 'base64', media_type: block.mediaType, data: block.data } };
+    case 'document':
+      return { type: 'document', source: { type: 'base64', media_type: block.mediaType, data: block.data }, title: block.label };
     case 'tool-result':
-      return { type: 'tool_result', tool_use_id: block.callId, content: block.content, is_error: block.isError };
+      if (!block.images?.length) return { type: 'tool_result', tool_use_id: block.callId, content: block.content, is_error: block.isError };
+      return {
+        type: 'tool_result',
+        tool_use_id: block.callId,
+        content: [{ type: 'text', text: block.content }, ...block.images.map((image) => toAnthropicBlock(image) as Anthropic.ImageBlockParam)],
+        is_error: block.isError,
+      };
     default: {
       const unreachable: never = block;
       return unreachable;

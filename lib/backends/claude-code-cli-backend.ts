@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { BackendError } from './backend-error';
+import { toAnthropicBlock } from './anthropic-backend';
 import { CliStreamInterpreter, parseCliLine } from './claude-cli-stream-line';
 import { systemText, type BackendRequest, type ModelBackend, type StreamPart } from './model-backend';
 import { cliModelListing, type ModelListing } from '@/lib/config/model-catalog';
@@ -33,6 +34,19 @@ export function resolveExecutable(command: string, envPath = process.env.PATH ??
       return false;
     }
   });
+}
+
+/**
+ * What the CLI reads on stdin: the prompt as text; or, when the user turn carries images or a
+ * PDF, one `--input-format stream-json` line whose message has the Messages API's content
+ * blocks (the CLI forwards them as they are: PROTOCOLS.md).
+ */
+export function buildCliInput(request: BackendRequest): { args: string[]; input: string } {
+  const only = request.messages.length === 1 ? request.messages[0]! : null;
+  const visual = only?.blocks?.some((block) => block.type === 'image' || block.type === 'document');
+  if (!only || !visual) return { args: [], input: buildCliPrompt(request) };
+  const line = { type: 'user', message: { role: 'user', content: only.blocks!.map(toAnthropicBlock) } };
+  return { args: ['--input-format', 'stream-json'], input: `${JSON.stringify(line)}\n` };
 }
 
 export function buildCliPrompt(request: BackendRequest): string {
@@ -83,6 +97,7 @@ export class ClaudeCodeCliBackend implements ModelBackend {
     } else {
       systemArgs.push('--system-prompt', system);
     }
+    const cliInput = buildCliInput(request);
     const args = [
       '-p',
       '--output-format', 'stream-json',
@@ -93,6 +108,7 @@ export class ClaudeCodeCliBackend implements ModelBackend {
       '--tools', '',
       '--no-session-persistence',
       ...toolServerArgs(request),
+      ...cliInput.args,
     ];
 
     const subprocess = execa(executable, args, {
@@ -105,7 +121,7 @@ export class ClaudeCodeCliBackend implements ModelBackend {
         ...(request.toolServer && { [TOOL_SERVER_TOKEN_VARIABLE]: request.toolServer.token }),
       },
       extendEnv: false,
-      input: buildCliPrompt(request),
+      input: cliInput.input,
       detached: true, // its own process group: abort kills grandchildren too
       reject: false,
       buffer: { stdout: false, stderr: true },

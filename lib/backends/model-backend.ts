@@ -16,11 +16,41 @@ export interface BackendTool {
   inputSchema: { type: 'object'; [key: string]: unknown };
 }
 
-/** The parts of a message that are not plain text: a step's tool calls and their results. */
+/**
+ * An image made ready for the provider (resized, re-encoded, no metadata): base64 bytes that stay
+ * byte-identical from call to call, so a prompt with images keeps its cached prefix.
+ */
+export interface ImageBlock {
+  type: 'image';
+  mediaType: 'image/png' | 'image/jpeg' | 'image/webp';
+  data: string;
+  /** Input tokens the provider counts for it (its own formula): the context budget counts them. */
+  tokens: number;
+  /** Where it comes from (a workspace path): said in words to a backend that cannot show it. */
+  label: string;
+}
+
+/**
+ * A PDF: sent as a document where the provider takes one (Anthropic, the CLI), else as `text`,
+ * the text extracted from its pages (capped).
+ */
+export interface DocumentBlock {
+  type: 'document';
+  mediaType: 'application/pdf';
+  data: string;
+  text: string;
+  tokens: number;
+  label: string;
+}
+
+/** The parts of a message that are not plain text: a step's tool calls and their results, images, documents. */
 export type ContentBlock =
   | { type: 'text'; text: string }
+  | ImageBlock
+  | DocumentBlock
   | { type: 'tool-call'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool-result'; callId: string; content: string; isError: boolean };
+  /** `images`: what the tool showed the model (`view_image`), after its text. */
+  | { type: 'tool-result'; callId: string; content: string; isError: boolean; images?: ImageBlock[] };
 
 export interface BackendMessage {
   role: 'user' | 'assistant';

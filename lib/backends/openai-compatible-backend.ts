@@ -3,7 +3,7 @@
 // reasoning-delta, never reply text.
 import OpenAI from 'openai';
 import { BackendError, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
-import { systemText, type BackendMessage, type BackendRequest, type BackendTool, type FinishReason, type ModelBackend, type StreamPart } from './model-backend';
+import { systemText, type BackendMessage, type ContentBlock, type ImageBlock, type BackendRequest, type BackendTool, type FinishReason, type ModelBackend, type StreamPart } from './model-backend';
 import { OpenAIToolCallAccumulator, mightBeLeakedCall, recoverLeakedToolCalls, type ToolCallFragment } from './openai-tool-calls';
 import type { ModelListing } from '@/lib/config/model-catalog';
 import { estimateCost } from './pricing';
@@ -78,9 +78,28 @@ export function toOpenAIMessages(messages: BackendMessage[]): OpenAI.ChatComplet
     for (const block of message.blocks) {
       if (block.type === 'tool-result') converted.push({ role: 'tool', tool_call_id: block.callId, content: block.isError ? `Error: ${block.content}` : block.content });
     }
-    if (text) converted.push({ role: 'user', content: text });
+    const parts = userParts(message.blocks);
+    if (parts.length === 0) continue;
+    converted.push({ role: 'user', content: parts.every((part) => part.type === 'text') ? parts.map((part) => part.text).join('') : parts });
   }
   return converted;
+}
+
+/**
+ * A user message's parts: text, images as `image_url` data URLs, a PDF as its extracted text. A
+ * `tool` message takes text only, so what a tool showed (`view_image`) follows in this message.
+ */
+function userParts(blocks: ContentBlock[]): OpenAI.ChatCompletionContentPart[] {
+  const image = (block: ImageBlock): OpenAI.ChatCompletionContentPartImage => ({ type: 'image_url', image_url: { url: `data:${block.mediaType};base64,${block.data}` } });
+  const parts: OpenAI.ChatCompletionContentPart[] = [];
+  for (const block of blocks) {
+    if (block.type === 'text' && block.text) parts.push({ type: 'text', text: block.text });
+    else if (block.type === 'image') parts.push(image(block));
+    else if (block.type === 'document') parts.push({ type: 'text', text: `[${block.label}, its text:]\n${block.text}` });
+  }
+  const shown = blocks.flatMap((block) => (block.type === 'tool-result' ? (block.images ?? []) : []));
+  if (shown.length > 0) parts.push({ type: 'text', text: `[What the tool calls above showed: ${shown.map((block) => block.label).join(', ')}]` }, ...shown.map(image));
+  return parts;
 }
 
 export function toOpenAITools(tools: BackendTool[]): OpenAI.ChatCompletionTool[] {

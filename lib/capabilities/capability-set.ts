@@ -7,7 +7,7 @@ import type { AgentGraph, GraphNode } from './validate';
 
 /** The built-in tools each capability brings. */
 export const TOOLS_OF: Partial<Record<NodeType, readonly string[]>> = {
-  'tool.files': ['read_file', 'write_file', 'edit_file', 'list_files', 'grep'],
+  'tool.files': ['read_file', 'write_file', 'edit_file', 'list_files', 'grep', 'view_image', 'show_file'],
   'tool.bash': ['bash'],
   'tool.python': ['python'],
   'memory.kv': ['recall', 'remember', 'journal', 'forget_memory'],

@@ -68,7 +68,7 @@ export const NODE_LABELS: Record<NodeType, { label: string; help: string }> = {
   'agent.core': { label: 'Agent core', help: 'The one node that decides; everything else is a capability it may use.' },
   'model.llm': { label: 'Model', help: 'A language model: the Internal Dialog (C) or the Subconscious (S).' },
   'memory.kv': { label: 'Memory', help: 'recall, remember, journal and forget_memory over what the persona remembers.' },
-  'tool.files': { label: 'Files', help: 'Read, write and list files in the session workspace.' },
+  'tool.files': { label: 'Files', help: 'Read, write and list files in the session workspace; look at its images and show files in the chat.' },
   'tool.bash': { label: 'Bash', help: 'Shell commands in the sandbox (asks first).' },
   'tool.python': { label: 'Python', help: 'Python code in the sandbox (asks first).' },
   'tool.http': { label: 'HTTP', help: 'Requests to allowed hosts; anything but GET asks first.' },

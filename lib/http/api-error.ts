@@ -11,6 +11,7 @@ export type ApiErrorCode =
   | 'unprocessable'
   | 'not_found'
   | 'conflict'
+  | 'gone'
   | 'forbidden'
   | 'upstream_failed'
   | 'internal';
@@ -23,6 +24,7 @@ const statusByCode: Record<ApiErrorCode, number> = {
   unprocessable: 422,
   not_found: 404,
   conflict: 409,
+  gone: 410,
   forbidden: 403,
   upstream_failed: 502,
   internal: 500,

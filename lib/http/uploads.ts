@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { classify } from '@/lib/attachments/file-kind';
 import { ImageRefusedError, sanitizeImage } from '@/lib/attachments/image-prep';
+import { PdfRefusedError, pdfNote, readPdf } from '@/lib/attachments/pdf-prep';
 import { findUpload, insertUpload, type UploadRecord } from '@/lib/store/uploads-repository';
 import { ensureWorkspace, openInsideForRead, writeInside } from '@/lib/tools/workspace';
 import { ApiError } from './api-error';
@@ -17,6 +18,15 @@ export async function acceptUpload(input: { sessionId: string; name: string; cla
   let bytes = input.bytes;
   let size: { width: number; height: number } | null = null;
   let mimeType = classified.mimeType;
+  let note = classified.note ?? null;
+  if (classified.kind === 'pdf') {
+    try {
+      note = [note, pdfNote(await readPdf(input.bytes))].filter(Boolean).join('; ') || null;
+    } catch (error) {
+      if (error instanceof PdfRefusedError) throw new ApiError('unprocessable', `${classified.name} was refused: ${error.message}`);
+      throw error;
+    }
+  }
   if (classified.kind === 'image') {
     try {
       const clean = await sanitizeImage(input.bytes);
@@ -42,7 +52,7 @@ export async function acceptUpload(input: { sessionId: string; name: string; cla
     path: `uploads/${name}`,
     width: size?.width ?? null,
     height: size?.height ?? null,
-    note: classified.note ?? null,
+    note,
   });
 }
 
@@ -71,6 +81,8 @@ export function readUpload(row: UploadRecord): { bytes: Buffer; headers: Record<
   } finally {
     fs.closeSync(opened.fd);
   }
+  // A file the agent viewed or showed may have been rewritten since: only the bytes recorded are served.
+  if (createHash('sha256').update(bytes).digest('hex') !== row.sha256) throw new ApiError('gone', `${row.name} has changed in the workspace since it was shared`);
   const inline = row.kind === 'image';
   return {
     bytes,

@@ -1,7 +1,7 @@
 // Token counts for context budgets: a local estimate, corrected per model by what the backends
 // report (calibration), so budgets hold on real tokenizers without shipping them.
 import { contextWindowFor } from '@/lib/backends/model-limits';
-import type { BackendMessage, BackendRequest } from '@/lib/backends/model-backend';
+import type { BackendMessage, BackendRequest, ContentBlock } from '@/lib/backends/model-backend';
 import type { LayerModelConfig } from '@/lib/config/model-config';
 
 /**
@@ -18,15 +18,35 @@ export function estimateTokens(text: string): number {
   return Math.ceil(ascii / 4) + other;
 }
 
-function messageText(message: BackendMessage): string {
-  if (!message.blocks) return message.content;
-  return message.blocks.map((block) => (block.type === 'text' ? block.text : block.type === 'tool-call' ? `${block.name}${JSON.stringify(block.input)}` : block.content)).join('\n');
+function blockText(block: ContentBlock): string {
+  switch (block.type) {
+    case 'text':
+      return block.text;
+    case 'tool-call':
+      return `${block.name}${JSON.stringify(block.input)}`;
+    case 'tool-result':
+      return block.content;
+    default:
+      return '';
+  }
 }
 
-/** The whole prompt as the backend sees it: system, messages (tool calls and results included) and tool definitions. */
+/** Images and documents count what their provider's formula says (computed when they were prepared). */
+function visualTokens(block: ContentBlock): number {
+  if (block.type === 'image' || block.type === 'document') return block.tokens;
+  if (block.type === 'tool-result') return (block.images ?? []).reduce((sum, image) => sum + image.tokens, 0);
+  return 0;
+}
+
+function messageTokens(message: BackendMessage): number {
+  if (!message.blocks) return estimateTokens(message.content);
+  return estimateTokens(message.blocks.map(blockText).join('\n')) + message.blocks.reduce((sum, block) => sum + visualTokens(block), 0);
+}
+
+/** The whole prompt as the backend sees it: system, messages (tool calls and results, images included) and tool definitions. */
 export function estimateRequestTokens(request: Pick<BackendRequest, 'system' | 'messages' | 'tools'>): number {
   const tools = request.tools?.length ? estimateTokens(JSON.stringify(request.tools)) : 0;
-  return request.system.reduce((sum, segment) => sum + estimateTokens(segment.text), 0) + request.messages.reduce((sum, message) => sum + estimateTokens(messageText(message)), 0) + tools;
+  return request.system.reduce((sum, segment) => sum + estimateTokens(segment.text), 0) + request.messages.reduce((sum, message) => sum + messageTokens(message), 0) + tools;
 }
 
 /** Per model: reported input tokens / local estimate, smoothed, within sane bounds. */

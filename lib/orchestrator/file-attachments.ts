@@ -1,8 +1,10 @@
 // Files a person attaches to a message (issue 33, ARCHITECTURE §19: `{kind: "file", id}`), uploaded
-// first (POST /api/sessions/:id/uploads). Until the models see images, the message carries one line
-// per file — its path in the workspace, what it is, its size — so the agent knows it is there and
-// can read it with its tools. Each upload is sent once, with one message of its own session.
+// first (POST /api/sessions/:id/uploads). The message carries one line per file (lib/attachments/
+// file-line.ts) — its path in the workspace, what it is, its size, its id — so the agent knows it
+// is there and can use it with its tools; the turn that answers it shows the model its images and
+// PDFs (turn-visuals.ts). Each upload is sent once, with one message of its own session.
 import { z } from 'zod';
+import { fileLine } from '@/lib/attachments/file-line';
 import { attachUploads, findSessionUploads, type UploadRecord } from '@/lib/store/uploads-repository';
 import { renderAttachments, type McpAttachment } from '@/lib/tools/mcp/mcp-attachments';
 import type { McpPool } from '@/lib/tools/mcp/mcp-pool';
@@ -20,13 +22,6 @@ export class AttachmentError extends Error {
   }
 }
 
-const sizeText = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
-
-function line(upload: UploadRecord): string {
-  const dimensions = upload.width && upload.height ? `, ${upload.width} × ${upload.height}` : '';
-  return `[attached file: /workspace/${upload.path} — ${upload.kind}, ${upload.mimeType}${dimensions}, ${sizeText(upload.size)}]`;
-}
-
 /** The lines to append to the message; refuses (nothing sent) a file of another session or one already sent. */
 export async function describeFiles(sessionId: string, attachments: readonly FileAttachment[]): Promise<{ text: string; ids: string[] }> {
   const ids = [...new Set(attachments.map((attachment) => attachment.id))];
@@ -36,7 +31,7 @@ export async function describeFiles(sessionId: string, attachments: readonly Fil
   const sent = found.find((upload) => upload.messageId !== null);
   if (sent) throw new AttachmentError('conflict', `${sent.name} was already sent with another message`);
   const ordered = ids.map((id) => found.find((upload) => upload.id === id)!);
-  return { text: ordered.map(line).join('\n'), ids };
+  return { text: ordered.map((upload) => fileLine(upload)).join('\n'), ids };
 }
 
 /** After the message is stored: its files are marked as sent with it. */

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { MAX_TOOL_STEPS_PER_TURN, runAgentSteps, type AgentStepsResult } from '@/lib/agent/agent-steps';
 import { MCP_SERVER_NAME, PERMISSION_TOOL } from '@/lib/agent/agent-mcp-endpoint';
 import type { StopKind } from '@/lib/agent/session-toolbox';
-import type { BackendRequest, BackendTool } from '@/lib/backends/model-backend';
+import type { BackendRequest, BackendTool, ContentBlock } from '@/lib/backends/model-backend';
 import { type AgentStepRecord, type AgentTurnRecord } from '@/lib/store/tool-calls-repository';
 import type { ModelCallResult } from '@/lib/mind/model-call';
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
@@ -23,6 +23,8 @@ import { appendLogsSafely, type MindContext } from './mind-context';
 import { buildInternalDialogRequest, type MoodAndCriteria } from '@/lib/mind/tags/build-prompts';
 import { ReplyRouter, type RoutedDelta } from '@/lib/mind/tags/reply-router';
 import { estimateRequestTokens, fitNewest, historyBudget } from '@/lib/mind/token-budget';
+import { isImageRefusal, learnBlind } from '@/lib/mind/image-sight';
+import { hasImages, shownFileLines, visualsForTurn, withoutImages, withVisuals } from './turn-visuals';
 
 export interface TurnWork {
   turnId: string;
@@ -52,19 +54,21 @@ export function fitInternalDialogPrompt(
   budgetShare: number,
   /** The tools the turn offers: their definitions take room in the window too. */
   tools?: BackendTool[],
+  /** Images and documents shown with the user's words: they take room too. */
+  visuals: readonly ContentBlock[] = [],
 ) {
   const config = context.session().models.c_model;
   const summary = context.memory.summaryEntry('internal');
-  const build = (idQuietHistory: string[]) => ({
-    ...buildInternalDialogRequest({
+  const build = (idQuietHistory: string[]) => {
+    const request = buildInternalDialogRequest({
       ...prompt,
       idQuietHistory: summary ? [summary.text, ...idQuietHistory] : idQuietHistory,
       instructions: context.instructions,
       model: config.model,
       maxTokens: config.max_tokens,
-    }),
-    ...(tools?.length && { tools }),
-  });
+    });
+    return { ...request, messages: request.messages.map((message) => withVisuals(message.content, visuals)), ...(tools?.length && { tools }) };
+  };
   const budget = Math.floor(historyBudget({ config, fixedTokens: estimateRequestTokens(build([])), calibration: context.calibration(config.model) }) * budgetShare);
   const entries = context.memory.idQuietHistory();
   const kept = fitNewest(entries, budget);
@@ -110,11 +114,24 @@ export async function runInternalDialogTurn(
     }
   };
   const toolbox = context.toolbox(work.task);
+  // What the person attached: shown to the model with their words (a refusal turns them off).
+  const visuals = await visualsForTurn(context.sessionId, work.userMessages.map((message) => message.content), config);
+  let shown = visuals.blocks;
   const fitted = (share: number) => {
-    const { request } = fitInternalDialogPrompt(context, prompt, share, toolbox?.definitions());
+    const { request } = fitInternalDialogPrompt(context, prompt, share, toolbox?.definitions(), shown);
     // A continued turn sends the user turn it first sent.
     if (!work.resume) return request;
-    return { ...request, messages: [{ role: 'user' as const, content: work.resume.turn.prompt }] };
+    return { ...request, messages: [withVisuals(work.resume.turn.prompt, shown)] };
+  };
+  // A model that refuses images (said by the provider) gets the call again without them, once.
+  const refusedImages = (answer: ModelCallResult, request: BackendRequest) =>
+    answer.error && !answer.text && !signal.aborted && hasImages(request) && isImageRefusal(answer.error.message);
+  const withoutRefusedImages = async (request: BackendRequest, answer: ModelCallResult, again: (request: BackendRequest) => Promise<ModelCallResult>) => {
+    if (!refusedImages(answer, request)) return answer;
+    learnBlind(config);
+    shown = shown.filter((block) => block.type !== 'image');
+    visuals.notes.push(`${config.model} refused the images (${answer.error!.message.slice(0, 200)}): sent without them`);
+    return again(withoutImages(request));
   };
   let result: ModelCallResult | null;
   let agent: AgentStepsResult | null = null;
@@ -147,7 +164,7 @@ export async function runInternalDialogTurn(
       }
     };
     const call = async (request: BackendRequest, onText: (text: string) => void) => {
-      const answer = await send(request, onText);
+      const answer = await withoutRefusedImages(request, await send(request, onText), (again) => send(again, onText));
       work.task?.afterCall(answer);
       // The backend counts differently than we do: the first step once more with half the history budget.
       const firstStep = request.messages.length === 1 && !work.resume;
@@ -174,7 +191,11 @@ export async function runInternalDialogTurn(
     result = agent.last;
     if (agent.limitReached) quiet += `${quiet ? '\n\n' : ''}[The turn stopped after ${MAX_TOOL_STEPS_PER_TURN} tool steps.]`;
   } else {
-    const call = (share: number) => context.callModel({ layer: 'internal', config, request: fitted(share), signal, onText: (text) => route(router.push(text)) });
+    const once = (request: BackendRequest) => context.callModel({ layer: 'internal', config, request, signal, onText: (text) => route(router.push(text)) });
+    const call = async (share: number) => {
+      const request = fitted(share);
+      return withoutRefusedImages(request, await once(request), once);
+    };
     result = await call(1);
     if (result.error?.kind === 'prompt_too_long' && !result.text && !signal.aborted) {
       // The backend counts differently than we do: half the history budget, once.
@@ -191,11 +212,15 @@ export async function runInternalDialogTurn(
     // restart continues it (its user messages stay unanswered until then).
     return { outcome: 'stopped', loud: loud.trim(), quiet: quiet.trim(), messages: [] };
   }
+  if (visuals.notes.length > 0) quiet += `${quiet.trim() ? '\n\n' : ''}[Not shown to the model: ${visuals.notes.join('; ')}.]`;
   const stopped = result?.aborted || agent?.stopped || !result;
   const outcome: TurnOutcome = result?.error ? 'failed' : stopped ? 'stopped' : 'complete';
   const answeredMessageIds = work.userMessages.map((message) => message.id);
   loud = loud.trim();
   quiet = quiet.trim();
+  // What the agent showed with show_file follows its words.
+  const shownFiles = agent ? await shownFileLines(context.sessionId, work.turnId) : [];
+  if (shownFiles.length > 0) loud = [loud, shownFiles.join('\n')].filter(Boolean).join('\n\n');
   let messages: MessageRecord[] = [];
   if (outcome === 'complete' || loud || quiet) {
     messages = await insertTurn({

@@ -1,6 +1,8 @@
 // The contract every tool meets, built-in or from an MCP server: a definition the model sees,
 // an argument schema checked on the server, whether a human must approve a call, and a run.
 import { z } from 'zod';
+import type { ImageProvider } from '@/lib/attachments/image-prep';
+import type { ImageBlock } from '@/lib/backends/model-backend';
 import type { UntrustedOrigin } from '@/lib/config/trust-config';
 
 /** JSON Schema of a tool's input, as the providers take it (`type: "object"` at the top). */
@@ -28,6 +30,8 @@ export interface ToolRunContext {
   signal: AbortSignal;
   /** Live output for the Internal panel (shell tools). */
   onOutput?: (chunk: { stream: 'stdout' | 'stderr'; text: string }) => void;
+  /** Whether the layer's model sees images, and in which provider's shape (view_image). */
+  sight?: { provider: ImageProvider } | { reason: string };
 }
 
 export interface ToolOutcome {
@@ -41,6 +45,8 @@ export interface ToolOutcome {
   cancelled?: boolean;
   /** The result carries content from outside (a web page, a memory written from one): untrusted unless the user trusts its origin. */
   untrusted?: UntrustedOrigin;
+  /** Images the model is shown with the result (view_image), held for the turn's next steps. */
+  images?: ImageBlock[];
 }
 
 export interface Tool<Args = unknown> {

@@ -125,8 +125,8 @@ function assertDescriptorInside(root: string, fd: number, stat: fs.Stats, reques
   }
 }
 
-/** Reads a whole file inside the workspace, up to `maxBytes`. */
-export function readInside(root: string, requested: string, maxBytes: number): { text: string; size: number; truncated: boolean } {
+/** Reads a file inside the workspace, up to `maxBytes`, as bytes. */
+export function readBytesInside(root: string, requested: string, maxBytes: number): { bytes: Buffer; size: number; truncated: boolean } {
   const { fd, size } = openInsideForRead(root, requested);
   try {
     const length = Math.min(size, maxBytes);
@@ -137,10 +137,16 @@ export function readInside(root: string, requested: string, maxBytes: number): {
       if (count === 0) break;
       read += count;
     }
-    return { text: buffer.subarray(0, read).toString('utf8'), size, truncated: size > maxBytes };
+    return { bytes: buffer.subarray(0, read), size, truncated: size > maxBytes };
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Reads a whole file inside the workspace, up to `maxBytes`. */
+export function readInside(root: string, requested: string, maxBytes: number): { text: string; size: number; truncated: boolean } {
+  const { bytes, size, truncated } = readBytesInside(root, requested, maxBytes);
+  return { text: bytes.toString('utf8'), size, truncated };
 }
 
 /**

@@ -8,11 +8,16 @@ import * as messagesRoute from '@/app/api/sessions/[id]/messages/route';
 import * as uploadsRoute from '@/app/api/sessions/[id]/uploads/route';
 import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
+import type { BackendRequest } from '@/lib/backends/model-backend';
 import { ScriptedBackend } from '@/test/support/scripted-backend';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
 useTempAppDirs({ personas: { tester: '# Tester\n' } });
-const backend = new ScriptedBackend([], { text: '<ID_loud>Got it.</ID_loud>' });
+// A model that takes no images says so, as an OpenAI-compatible server does (400).
+const refusesImages = (request: BackendRequest) => request.model === 'mystery-7b' && request.messages.some((message) => message.blocks?.some((block) => block.type === 'image'));
+const backend = new ScriptedBackend([], (request) =>
+  refusesImages(request) ? { error: { kind: 'invalid_request', status: 400, message: 'this model does not support image input' } } : { text: '<ID_loud>Got it.</ID_loud>' },
+);
 
 beforeAll(async () => {
   await startOrchestrator({ createBackend: () => backend });
@@ -46,10 +51,21 @@ describe('files sent with a message', () => {
     const { message } = (await sent.json()) as { message: { id: number; content: string } };
     expect(message.content).toBe(
       'Here are my notes and the chart\n\n' +
-        '[attached file: /workspace/uploads/notes.txt — text, text/plain, 18 B]\n' +
-        `[attached file: /workspace/uploads/chart.png — image, image/png, 64 × 48, ${photoBytes} B]`,
+        `[attached file: /workspace/uploads/notes.txt — text, text/plain, 18 B · file ${notes}]\n` +
+        `[attached file: /workspace/uploads/chart.png — image, image/png, 64 × 48, ${photoBytes} B · file ${photo}]`,
     );
-    await vi.waitFor(() => expect(backend.calls.some((call) => call.messages.some((m) => m.content.includes('[attached file: /workspace/uploads/notes.txt')))).toBe(true), { timeout: 10_000 });
+    const call = await vi.waitFor(
+      () => {
+        const found = backend.calls.find((request) => request.messages.some((m) => m.content.includes('[attached file: /workspace/uploads/notes.txt')));
+        if (!found) throw new Error('not called yet');
+        return found;
+      },
+      { timeout: 10_000 },
+    );
+    // The model sees the image before the words (the session's model sees images); the text file stays a line.
+    const blocks = call.messages[0]!.blocks!;
+    expect(blocks.map((block) => block.type)).toEqual(['image', 'text']);
+    expect(blocks[0]).toMatchObject({ type: 'image', mediaType: 'image/png', label: '/workspace/uploads/chart.png', tokens: Math.ceil((64 * 48) / 750) });
     const listed = (await (await uploadsRoute.GET(new Request('http://127.0.0.1:3000/x'), { params: Promise.resolve({ id: session.id }) })).json()) as { files: { id: string; message_id: number }[] };
     expect(listed.files.map((file) => file.message_id)).toEqual([message.id, message.id]);
 
@@ -63,5 +79,38 @@ describe('files sent with a message', () => {
     expect((await send(session.id, { text: 'bad', attachments: [{ kind: 'file', id: 'not-a-uuid' }] })).status).toBe(400);
     expect((await send(session.id, { text: 'extra', attachments: [{ kind: 'file', id: notes, path: '/etc/passwd' }] })).status).toBe(400);
     expect(await userMessages(session.id)).toBe(before);
+  });
+});
+
+describe('what each model is shown', () => {
+  const photo = () => sharp({ create: { width: 40, height: 30, channels: 3, background: 'red' } }).png().toBuffer();
+  // The Internal Dialog's calls that carry these words (the Subconscious reads them too).
+  const turnFor = async (label: string) => backend.calls.filter((request) => request.system[0]?.text.startsWith('You are the Internal Dialog') && request.messages[0]?.content.includes(label));
+  const quietOf = async (sessionId: string) => vi.waitFor(async () => (await (await getDb()).message.findFirstOrThrow({ where: { sessionId, tag: 'ID_quiet' } })).content, { timeout: 10_000 });
+
+  it('a model known not to take images gets the line alone, and the Internal panel says why', async () => {
+    const session = await getOrchestrator().createSession({ persona: 'tester', models: { c_model: { backend: 'openai_compatible', model: 'gpt-oss:20b', endpoint: 'http://127.0.0.1:9/v1', max_tokens: 512 } } });
+    const { id } = await upload(session.id, await photo(), 'blind.png', 'image/png');
+    expect((await send(session.id, { text: 'see blind.png', attachments: [{ kind: 'file', id }] })).status).toBe(202);
+    const [call] = await vi.waitFor(async () => {
+      const calls = await turnFor('see blind.png');
+      expect(calls.length).toBeGreaterThan(0);
+      return calls;
+    }, { timeout: 10_000 });
+    expect(call!.messages[0]!.blocks).toBeUndefined();
+    expect(await quietOf(session.id)).toContain('[Not shown to the model: blind.png not shown: gpt-oss:20b does not take images.]');
+  });
+
+  it('a model that refuses images is asked again without them, once, and remembered', async () => {
+    const session = await getOrchestrator().createSession({ persona: 'tester', models: { c_model: { backend: 'openai_compatible', model: 'mystery-7b', endpoint: 'http://127.0.0.1:9/v1', max_tokens: 512 } } });
+    const { id } = await upload(session.id, await photo(), 'refused.png', 'image/png');
+    expect((await send(session.id, { text: 'see refused.png', attachments: [{ kind: 'file', id }] })).status).toBe(202);
+    const calls = await vi.waitFor(async () => {
+      const found = await turnFor('see refused.png');
+      expect(found.length).toBe(2);
+      return found;
+    }, { timeout: 10_000 });
+    expect(calls.map((request) => request.messages[0]!.blocks?.some((block) => block.type === 'image') ?? false)).toEqual([true, false]);
+    expect(await quietOf(session.id)).toContain('mystery-7b refused the images (this model does not support image input): sent without them');
   });
 });

@@ -12,7 +12,7 @@ import { defaultModels, defaultParams } from '@/lib/config/model-config';
 import { getDb } from '@/lib/store/db';
 import { insertSession } from '@/lib/store/sessions-repository';
 import { workspaceDirFor } from '@/lib/tools/workspace';
-import { claimedPng } from '@/test/support/hostile-files';
+import { claimedPng, pdfWithPages } from '@/test/support/hostile-files';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
 const dirs = useTempAppDirs();
@@ -92,10 +92,20 @@ describe('attaching a file', () => {
     const lie = await upload('<html><body onload="steal()"></body></html>', 'photo.png', 'image/png');
     expect(lie.json.file).toMatchObject({ file_kind: 'text', mime_type: 'text/plain', note: 'sent as image/png, but the file is not an image' });
 
-    const pdf = await upload('%PDF-1.7\n1 0 obj << /OpenAction << /S /JavaScript /JS (app.alert(1)) >> >> endobj\n%%EOF', 'invoice.png', 'image/png');
-    expect(pdf.json.file).toMatchObject({ name: 'invoice.pdf', file_kind: 'pdf', mime_type: 'application/pdf', note: 'sent as image/png, but the file is application/pdf' });
+    const pdf = await upload(pdfWithPages(1, { script: true }), 'invoice.png', 'image/png');
+    expect(pdf.json.file).toMatchObject({
+      name: 'invoice.pdf',
+      file_kind: 'pdf',
+      mime_type: 'application/pdf',
+      note: 'sent as image/png, but the file is application/pdf; it carries JavaScript: never opened here, the model reads its text only',
+    });
     const servedPdf = await fetchFile(pdf.json.file.id);
     expect([servedPdf.headers.get('content-type'), servedPdf.headers.get('content-disposition')?.split(';')[0]]).toEqual(['application/pdf', 'attachment']);
+
+    const long = await upload(pdfWithPages(10_000), 'manual.pdf', 'application/pdf');
+    expect(long.json.file).toMatchObject({ file_kind: 'pdf', note: '10,000 pages: the model reads the text of the first 50' });
+    const broken = await upload('%PDF-1.7\n1 0 obj << /OpenAction << /S /JavaScript /JS (app.alert(1)) >> >> endobj\n%%EOF', 'broken.pdf', 'application/pdf');
+    expect([broken.status, broken.json.error?.code, broken.json.error?.message]).toEqual([422, 'unprocessable', expect.stringMatching(/^broken\.pdf was refused: not a PDF that can be read/)]);
 
     expect(filesOutsideWorkspace()).toEqual(before);
     const names = fs.readdirSync(path.join(workspaceDirFor(sessionId), 'uploads'));

@@ -1,0 +1,129 @@
+// Seeing and showing (issue 33, seed 003's `view_image`): the agent looks at an image in its
+// workspace — one it was sent, downloaded or made — and the image goes into its next model call
+// (the turn's following steps keep the very same bytes); or it shows a file in the chat, below its
+// reply (a chart it drew). Both read through the workspace's descriptors (nothing outside, no
+// links), decide what a file is by its bytes (an SVG is never an image), and record the file as
+// an upload, so the page shows a thumbnail and the file's bytes are checked when it is served.
+import { createHash, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import sharp from 'sharp';
+import { z } from 'zod';
+import { classify, sniff } from '@/lib/attachments/file-kind';
+import { fileLine } from '@/lib/attachments/file-line';
+import { ImageRefusedError, MAX_INPUT_PIXELS } from '@/lib/attachments/image-prep';
+import { imageBlock } from '@/lib/mind/image-sight';
+import { insertUpload } from '@/lib/store/uploads-repository';
+import { builtinTool, errorOutcome, type ToolOutcome } from '@/lib/tools/tool-types';
+import { WorkspacePathError, displayPath, readBytesInside, resolveWorkspacePath } from '@/lib/tools/workspace';
+
+/** The largest file either tool reads (the upload cap's default). */
+const FILE_CAP_BYTES = 20 * 1024 * 1024;
+
+async function guarded(run: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof WorkspacePathError) return errorOutcome(`Refused: ${error.message}`);
+    if (error instanceof ImageRefusedError) return errorOutcome(`Refused: ${error.message}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') return errorOutcome('Refused: the path is a symbolic link');
+    if (code === 'ENOENT') return errorOutcome('No such file');
+    if (code === 'EISDIR') return errorOutcome('That is a folder, not a file');
+    return errorOutcome(`Failed: ${(error as Error).message}`);
+  }
+}
+
+function readFile(root: string, requested: string): { bytes: Buffer; relative: string } | ToolOutcome {
+  const relative = displayPath(root, resolveWorkspacePath(root, requested));
+  const { bytes, size, truncated } = readBytesInside(root, requested, FILE_CAP_BYTES);
+  if (truncated) return errorOutcome(`${relative} is ${(size / 1024 / 1024).toFixed(1)} MB: more than the ${FILE_CAP_BYTES / 1024 / 1024} MB these tools read`);
+  return { bytes, relative };
+}
+
+async function imageSize(bytes: Buffer): Promise<{ width: number; height: number }> {
+  const metadata = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })
+    .metadata()
+    .catch((error: unknown) => {
+      throw new ImageRefusedError(`not an image that can be read: ${(error as Error).message}`);
+    });
+  if (!metadata.width || !metadata.height) throw new ImageRefusedError('the image has no size');
+  const upright = (metadata.orientation ?? 1) >= 5;
+  return upright ? { width: metadata.height, height: metadata.width } : { width: metadata.width, height: metadata.height };
+}
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+const viewImageArgs = z.strictObject({
+  path: z.string().min(1).describe('Image path relative to the workspace: PNG, JPEG, WebP or GIF (first frame)'),
+});
+
+const viewImage = builtinTool({
+  name: 'view_image',
+  description:
+    'Look at an image in the workspace (one you were sent under uploads/, downloaded, or made, e.g. a chart from python). You see it in your next step. Then note in your thoughts what it shows: you will not see it again in later turns unless you look again.',
+  args: viewImageArgs,
+  describeCall: (args) => args.path,
+  run: (args, context) =>
+    guarded(async () => {
+      if (!context.sight || 'reason' in context.sight) return errorOutcome(`You cannot be shown images: ${context.sight && 'reason' in context.sight ? context.sight.reason : 'this layer takes no images'}`);
+      const read = readFile(context.workspaceDir, args.path);
+      if ('isError' in read) return read;
+      const type = sniff(read.bytes);
+      if (!type || type === 'application/pdf') return errorOutcome(`${read.relative} is not a PNG, JPEG, WebP or GIF image${/\.svg$/i.test(read.relative) ? ' (an SVG is text: read it with read_file)' : ''}`);
+      const size = await imageSize(read.bytes);
+      const hash = sha256(read.bytes);
+      const block = await imageBlock(read.bytes, hash, context.sight.provider, `/workspace/${read.relative}`);
+      const upload = await insertUpload({
+        id: randomUUID(),
+        sessionId: context.sessionId,
+        name: path.basename(read.relative),
+        mimeType: type,
+        kind: 'image',
+        size: read.bytes.length,
+        sha256: hash,
+        path: read.relative,
+        ...size,
+        note: 'viewed by the agent',
+      });
+      return {
+        isError: false,
+        content: `Here is ${read.relative} (${size.width} × ${size.height}, about ${block.tokens} tokens).\n${fileLine(upload, 'viewed')}`,
+        images: [block],
+      };
+    }),
+});
+
+const showFileArgs = z.strictObject({
+  path: z.string().min(1).describe('File path relative to the workspace'),
+});
+
+const showFile = builtinTool({
+  name: 'show_file',
+  description:
+    'Show a file from the workspace in the chat, below your reply: an image appears as a picture (a chart you drew), any other file as a download. Use it when your answer is a file.',
+  args: showFileArgs,
+  describeCall: (args) => args.path,
+  run: (args, context) =>
+    guarded(async () => {
+      const read = readFile(context.workspaceDir, args.path);
+      if ('isError' in read) return read;
+      const name = path.basename(read.relative);
+      const classified = classify({ name, bytes: read.bytes });
+      const size = classified.kind === 'image' ? await imageSize(read.bytes) : { width: null, height: null };
+      const upload = await insertUpload({
+        id: randomUUID(),
+        sessionId: context.sessionId,
+        name,
+        mimeType: classified.mimeType,
+        kind: classified.kind,
+        size: read.bytes.length,
+        sha256: sha256(read.bytes),
+        path: read.relative,
+        ...size,
+        note: classified.note ?? 'shown by the agent',
+      });
+      return { isError: false, content: `Shown in the chat below your reply:\n${fileLine(upload, 'shown')}` };
+    }),
+});
+
+export const imageTools = [viewImage, showFile] as const;
