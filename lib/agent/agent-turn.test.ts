@@ -273,3 +273,68 @@ describe('restarts', () => {
     expect(fs.existsSync(path.join(dirs.dataDir, 'workspaces', session.id, 'ran.txt'))).toBe(false);
   });
 });
+
+describe('a turn that looks and shows (issue 33)', () => {
+  it('view_image: the image goes into every later step of the turn, the same bytes; show_file: the chart follows the reply in the chat', async () => {
+    const h = harness([
+      { text: '<ID_quiet>look at the chart</ID_quiet>', toolCalls: [{ id: 'v1', name: 'view_image', input: { path: 'plot.png' } }] },
+      { text: '', toolCalls: [{ id: 'l1', name: 'list_files', input: {} }] },
+      { text: '<ID_loud>A blue bar chart.</ID_loud><ID_quiet>caption: blue bars</ID_quiet>', toolCalls: [{ id: 's1', name: 'show_file', input: { path: 'plot.png' } }] },
+      { text: '<ID_loud>Here it is.</ID_loud>' },
+    ]);
+    const session = await newSession(h);
+    const sharp = (await import('sharp')).default;
+    fs.mkdirSync(path.join(dirs.dataDir, 'workspaces', session.id), { recursive: true });
+    fs.writeFileSync(path.join(dirs.dataDir, 'workspaces', session.id, 'plot.png'), await sharp({ create: { width: 900, height: 600, channels: 3, background: '#2255aa' } }).png().toBuffer());
+    await h.orchestrator.sendUserMessage(session.id, { text: 'What does plot.png show?' });
+    const end = await h.events.waitFor('turn-end', { timeoutMs: 10_000 });
+    expect(end.outcome).toBe('complete');
+
+    const shown = (request: BackendRequest) => resultsOf(request).find((result) => result.callId === 'v1');
+    const [, second, third] = h.c.calls;
+    expect(shown(second!)).toMatchObject({ isError: false, content: expect.stringMatching(/^Here is plot\.png \(900 × 600, about \d+ tokens\)\.\n\[viewed file: \/workspace\/plot\.png — image, image\/png, 900 × 600/) });
+    expect(shown(second!)!.images).toHaveLength(1);
+    expect(shown(third!)!.images![0]!.data).toBe(shown(second!)!.images![0]!.data);
+
+    const db = await getDb();
+    const reply = await db.message.findFirstOrThrow({ where: { sessionId: session.id, turnId: end.turnId, tag: 'ID_loud' } });
+    expect(reply.content).toMatch(/^A blue bar chart\.\n\nHere it is\.\n\n\[shown file: \/workspace\/plot\.png — image, image\/png, 900 × 600, [\d.]+ KB · file [0-9a-f-]{36}\]$/);
+    const uploads = await db.upload.findMany({ where: { sessionId: session.id }, orderBy: { createdAt: 'asc' } });
+    expect(uploads.map((upload) => [upload.path, upload.note])).toEqual([
+      ['plot.png', 'viewed by the agent'],
+      ['plot.png', 'shown by the agent'],
+    ]);
+  });
+
+  it('view_image and show_file refuse what is outside the workspace, a link, a missing file; view_image an SVG', async () => {
+    const h = harness([
+      {
+        text: '',
+        toolCalls: [
+          { id: 'a', name: 'view_image', input: { path: '../../../../etc/passwd' } },
+          { id: 'b', name: 'view_image', input: { path: 'logo.svg' } },
+          { id: 'c', name: 'view_image', input: { path: 'link.png' } },
+          { id: 'd', name: 'view_image', input: { path: 'missing.png' } },
+          { id: 'e', name: 'show_file', input: { path: '/etc/hostname' } },
+        ],
+      },
+      { text: '<ID_loud>None of them.</ID_loud>' },
+    ]);
+    const session = await newSession(h);
+    const workspace = path.join(dirs.dataDir, 'workspaces', session.id);
+    fs.mkdirSync(workspace, { recursive: true });
+    fs.writeFileSync(path.join(workspace, 'logo.svg'), '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+    fs.symlinkSync('/etc/hostname', path.join(workspace, 'link.png'));
+    await h.orchestrator.sendUserMessage(session.id, { text: 'Look at these' });
+    await h.events.waitFor('turn-end', { timeoutMs: 10_000 });
+    const results = resultsOf(h.c.calls[1]!).map((result) => [result.callId, result.isError, result.content, result.images]);
+    expect(results).toEqual([
+      ['a', true, expect.stringMatching(/^Refused: .*outside the workspace/), undefined],
+      ['b', true, 'logo.svg is not a PNG, JPEG, WebP or GIF image (an SVG is text: read it with read_file)', undefined],
+      ['c', true, expect.stringMatching(/^Refused: .*(symbolic link|outside)/), undefined],
+      ['d', true, 'Refused: missing.png does not exist', undefined],
+      ['e', true, expect.stringMatching(/^Refused: .*outside the workspace/), undefined],
+    ]);
+    expect(await (await getDb()).upload.count({ where: { sessionId: session.id } })).toBe(0);
+  });
+});

@@ -98,7 +98,14 @@ describe.each(Object.entries(backends))('%s adapter', (name, make) => {
       expect(body.messages).toEqual([
         { role: 'user', content: 'do it' },
         { role: 'assistant', content: [{ type: 'text', text: 'Looking.' }, { type: 'tool_use', id: 'call_a', name: 'read_file', input: { path: 'a' } }, { type: 'tool_use', id: 'call_b', name: 'bash', input: { command: 'ls' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_a', content: 'hello', is_error: false }, { type: 'tool_result', tool_use_id: 'call_b', content: 'Denied: not now', is_error: true }] },
+        // The step's last block carries a cache breakpoint: the next step reads everything up to it.
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'call_a', content: 'hello', is_error: false },
+            { type: 'tool_result', tool_use_id: 'call_b', content: 'Denied: not now', is_error: true, cache_control: { type: 'ephemeral' } },
+          ],
+        },
       ]);
     } else {
       expect((body.tools as { function: { name: string } }[]).map((tool) => tool.function.name)).toEqual(['read_file', 'list_files', 'bash']);

@@ -64,15 +64,56 @@ function minimumCacheable(model: string | undefined): number {
   return /haiku-4/.test(model ?? '') ? 4096 : 1024;
 }
 
+/** An image's size from its header (PNG, JPEG), for the API's formula: width × height / 750 tokens. */
+function imageTokens(base64: string): number {
+  const bytes = Buffer.from(base64, 'base64');
+  if (bytes.readUInt32BE(0) === 0x89504e47) return Math.ceil((bytes.readUInt32BE(16) * bytes.readUInt32BE(20)) / 750);
+  for (let at = 2; at + 9 < bytes.length; ) {
+    if (bytes[at] !== 0xff) break;
+    const marker = bytes[at + 1]!;
+    if (marker >= 0xc0 && marker <= 0xc2) return Math.ceil((bytes.readUInt16BE(at + 5) * bytes.readUInt16BE(at + 7)) / 750);
+    at += 2 + bytes.readUInt16BE(at + 2);
+  }
+  return 1_600;
+}
+
+interface SourceBlock extends TextBlock {
+  type?: string;
+  source?: { data?: string };
+  content?: unknown;
+}
+
+/**
+ * A block's cache key and size: text as written; an image or a PDF by its bytes' hash and the
+ * tokens the API counts for it (an image by its pixels, a PDF ~1,500 a page), not its base64.
+ */
+function blockKey(role: string, block: SourceBlock): { key: string; chars: number } {
+  if (block.text !== undefined) return { key: `${role}:${block.text}`, chars: role.length + 1 + block.text.length };
+  const data = block.source?.data;
+  if ((block.type === 'image' || block.type === 'document') && data) {
+    const tokens = block.type === 'image' ? imageTokens(data) : 1_500 * Math.max(1, (Buffer.from(data, 'base64').toString('latin1').match(/\/Type\s*\/Page\b(?!s)/g) ?? []).length);
+    return { key: `${role}:${block.type}:${createHash('sha256').update(data).digest('hex')}`, chars: tokens * 4 };
+  }
+  if (block.type === 'tool_result' && Array.isArray(block.content)) {
+    const parts = (block.content as SourceBlock[]).map((part) => blockKey(role, part));
+    return { key: `${role}:tool_result:${JSON.stringify({ ...block, content: parts.map((part) => part.key) })}`, chars: parts.reduce((sum, part) => sum + part.chars, 0) };
+  }
+  const key = `${role}:${JSON.stringify(block)}`;
+  return { key, chars: key.length };
+}
+
 /** Every block in prompt order (system, then each message's), flattened with its role. */
-function promptBlocks(body: { tools?: unknown[]; system?: unknown; messages?: { role: string; content: unknown }[] }): { key: string; cached: boolean }[] {
-  const blocks: { key: string; cached: boolean }[] = [];
+function promptBlocks(body: { tools?: unknown[]; system?: unknown; messages?: { role: string; content: unknown }[] }): { key: string; chars: number; cached: boolean }[] {
+  const blocks: { key: string; chars: number; cached: boolean }[] = [];
   const add = (role: string, content: unknown) => {
-    if (typeof content === 'string') blocks.push({ key: `${role}:${content}`, cached: false });
-    else if (Array.isArray(content)) for (const block of content as TextBlock[]) blocks.push({ key: `${role}:${block.text ?? JSON.stringify(block)}`, cached: Boolean(block.cache_control) });
+    if (typeof content === 'string') blocks.push({ key: `${role}:${content}`, chars: role.length + 1 + content.length, cached: false });
+    else if (Array.isArray(content)) for (const block of content as SourceBlock[]) blocks.push({ ...blockKey(role, block), cached: Boolean(block.cache_control) });
   };
   // The API's cache order: tools, then system, then messages.
-  if (Array.isArray(body.tools) && body.tools.length > 0) blocks.push({ key: `tools:${JSON.stringify(body.tools)}`, cached: false });
+  if (Array.isArray(body.tools) && body.tools.length > 0) {
+    const key = `tools:${JSON.stringify(body.tools)}`;
+    blocks.push({ key, chars: key.length, cached: false });
+  }
   add('system', body.system);
   for (const message of body.messages ?? []) add(message.role, message.content);
   return blocks;
@@ -85,7 +126,7 @@ function breakpointPrefixes(body: { system?: unknown; messages?: { role: string;
   let text = 0;
   for (const block of promptBlocks(body)) {
     hash.update(block.key);
-    text += block.key.length;
+    text += block.chars;
     if (block.cached) prefixes.push({ tokens: Math.ceil(text / 4), hash: hash.copy().digest('hex') });
   }
   return prefixes;
@@ -112,7 +153,7 @@ async function streamMessage(
   fault: FakeFault | undefined,
 ): Promise<void> {
   const body = request.body as { model?: string; system?: unknown; messages?: { role: string; content: unknown }[] };
-  const totalInput = reply.inputTokens ?? Math.ceil(promptBlocks(body).reduce((sum, block) => sum + block.key.length, 0) / 4);
+  const totalInput = reply.inputTokens ?? Math.ceil(promptBlocks(body).reduce((sum, block) => sum + block.chars, 0) / 4);
   const { cacheRead, cacheWrite, input: inputTokens } = cacheUsage(server, body, totalInput);
   const id = `msg_fake_${Math.random().toString(16).slice(2, 14)}`;
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'request-id': `req_${id}` });
