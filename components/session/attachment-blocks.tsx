@@ -1,6 +1,7 @@
 'use client';
 
 import { unescapeTagContent } from '@/lib/mind/tags/escape';
+import { FilePreviews, splitFileLines } from './file-previews';
 
 const blockPattern = /<(mcp_resource|mcp_prompt)((?:\s+[a-z_]+="[^"]*")*)>([\s\S]*?)<\/\1>/g;
 const attributeOf = (attributes: string, name: string) => {
@@ -10,14 +11,23 @@ const attributeOf = (attributes: string, name: string) => {
 
 /**
  * A user message as written, with what was attached from MCP servers (the blocks the model reads
- * after the text) shown as folded chips instead of raw tags.
+ * after the text) shown as folded chips instead of raw tags, and its files as thumbnails.
  */
 export function MessageWithAttachments(props: { content: string }) {
-  const blocks = [...props.content.matchAll(blockPattern)];
-  if (blocks.length === 0) return <p className="text-sm break-words whitespace-pre-wrap">{props.content}</p>;
-  const text = props.content.slice(0, blocks[0]!.index).trimEnd();
+  const { text: content, files } = splitFileLines(props.content);
+  const blocks = [...content.matchAll(blockPattern)];
+  if (blocks.length === 0) {
+    return (
+      <>
+        {content && <p className="text-sm break-words whitespace-pre-wrap">{content}</p>}
+        <FilePreviews files={files} />
+      </>
+    );
+  }
+  const text = content.slice(0, blocks[0]!.index).trimEnd();
   return (
     <div className="space-y-1">
+      <FilePreviews files={files} />
       {text && <p className="text-sm break-words whitespace-pre-wrap">{text}</p>}
       {blocks.map((block, index) => {
         const kind = block[1]!;

@@ -1,16 +1,28 @@
 'use client';
 
 import { memo } from 'react';
-import type { McpAttachment } from '@/lib/tools/mcp/mcp-attachments';
+import { seesImages } from '@/lib/backends/model-limits';
 import { MarkdownView } from '@/components/personas/markdown-view';
 import type { MessageJson } from '@/lib/store/messages-repository';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 import { isQueued, type SessionState } from './session-state';
 import { DecideAll, ToolCallCard } from './tool-call-card';
 import { ElicitationCard } from './elicitation-card';
-import { Composer } from './composer';
+import { Composer, type MessageAttachment } from './composer';
 import { MessageWithAttachments } from './attachment-blocks';
+import { FilePreviews, splitFileLines } from './file-previews';
 import { formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
+
+/** The agent's words, and the files it showed (show_file) below them. */
+function AgentWords(props: { content: string }) {
+  const { text, files } = splitFileLines(props.content);
+  return (
+    <>
+      {text && <MarkdownView text={text} />}
+      <FilePreviews files={files} />
+    </>
+  );
+}
 
 /** Memoised: a streaming reply re-renders the chat on every delta, but not the stored bubbles. */
 const Bubble = memo(function Bubble(props: { message: MessageJson; queued: boolean }) {
@@ -23,7 +35,7 @@ const Bubble = memo(function Bubble(props: { message: MessageJson; queued: boole
           mine ? 'bg-indigo-600 text-white [&_code]:bg-indigo-500' : 'bg-zinc-100 dark:bg-zinc-800'
         } ${message.spontaneous ? 'ring-2 ring-amber-400/70' : ''}`}
       >
-        {mine ? <MessageWithAttachments content={message.content} /> : <MarkdownView text={message.content} />}
+        {mine ? <MessageWithAttachments content={message.content} /> : <AgentWords content={message.content} />}
         <p className={`mt-1 flex flex-wrap gap-2 text-[11px] ${mine ? 'text-indigo-100' : 'text-zinc-500'}`}>
           <time dateTime={message.created_at}>{formatTime(message.created_at)}</time>
           {message.spontaneous && <span className="font-medium text-amber-700 dark:text-amber-300">spoke on its own</span>}
@@ -38,7 +50,7 @@ const Bubble = memo(function Bubble(props: { message: MessageJson; queued: boole
 /** The External Dialog: the chat, the reply as it streams, and the composer. */
 export function ChatPanel(props: {
   state: SessionState;
-  onSend: (text: string, attachments: McpAttachment[]) => Promise<boolean>;
+  onSend: (text: string, attachments: MessageAttachment[]) => Promise<boolean>;
   onStop: () => void;
   onLoadEarlier: () => void;
   onError: (message: string) => void;
@@ -67,7 +79,15 @@ export function ChatPanel(props: {
       labelledBy="panel-external"
       scrollRef={scroller}
       footer={
-        <Composer paused={paused} streaming={streaming !== null} onSend={props.onSend} onStop={props.onStop} onError={props.onError} />
+        <Composer
+          sessionId={state.session?.id ?? ''}
+          blindModel={state.session && seesImages(state.session.models.c_model) === false ? state.session.models.c_model.model : null}
+          paused={paused}
+          streaming={streaming !== null}
+          onSend={props.onSend}
+          onStop={props.onStop}
+          onError={props.onError}
+        />
       }
     >
       <LoadEarlier visible={state.history.external.nextBefore !== null} onClick={props.onLoadEarlier} />

@@ -3,6 +3,10 @@
 import { useEffect, useRef, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import type { McpAttachment } from '@/lib/tools/mcp/mcp-attachments';
+import { AttachButton, AttachedFileChips, useAttachedFiles } from './file-attach';
+
+/** What a message may carry: MCP resources and prompts, and uploaded files. */
+export type MessageAttachment = McpAttachment | { kind: 'file'; id: string };
 import type { McpPromptInfo, McpResourceInfo } from '@/lib/tools/mcp/mcp-catalog';
 
 interface Chip {
@@ -24,12 +28,23 @@ async function readyServers(): Promise<string[]> {
  * before sending); a leading `/` runs one of their prompts as `/server:prompt arg=value`, its
  * arguments asked in a small form. Enter sends, Shift+Enter is a new line.
  */
-export function Composer(props: { paused: boolean; streaming: boolean; onSend: (text: string, attachments: McpAttachment[]) => Promise<boolean>; onStop: () => void; onError: (message: string) => void }) {
+export function Composer(props: {
+  sessionId: string;
+  /** The Internal Dialog's model when it is known not to take images (said before sending). */
+  blindModel: string | null;
+  paused: boolean;
+  streaming: boolean;
+  onSend: (text: string, attachments: MessageAttachment[]) => Promise<boolean>;
+  onStop: () => void;
+  onError: (message: string) => void;
+}) {
   const [draft, setDraft] = useState('');
+  const uploads = useAttachedFiles(props.sessionId, props.onError);
   const [chips, setChips] = useState<Chip[]>([]);
   const [choices, setChoices] = useState<Choice[] | null>(null);
   const [asking, setAsking] = useState<{ server: string; prompt: McpPromptInfo; values: Record<string, string> } | null>(null);
   const [sending, setSending] = useState(false);
+  const [dragging, setDragging] = useState(false);
   const input = useRef<HTMLTextAreaElement>(null);
 
   useEffect(() => {
@@ -91,11 +106,12 @@ export function Composer(props: { paused: boolean; streaming: boolean; onSend: (
 
   async function send() {
     const text = draft.trim();
-    if (!text || sending) return;
+    if ((!text && uploads.files.length === 0) || uploads.uploading.length > 0 || sending) return;
     setSending(true);
-    if (await props.onSend(text, chips.map((chip) => chip.attachment))) {
+    if (await props.onSend(text, [...chips.map((chip) => chip.attachment), ...uploads.files.map((file) => ({ kind: 'file' as const, id: file.id }))])) {
       setDraft('');
       setChips([]);
+      uploads.clear();
     }
     setSending(false);
     input.current?.focus();
@@ -106,10 +122,22 @@ export function Composer(props: { paused: boolean; streaming: boolean; onSend: (
 
   return (
     <form
-      className="space-y-2 border-t border-zinc-200 p-3 dark:border-zinc-800"
+      className={`space-y-2 border-t border-zinc-200 p-3 dark:border-zinc-800 ${dragging ? 'bg-indigo-50 dark:bg-indigo-950' : ''}`}
       onSubmit={(event) => {
         event.preventDefault();
         void send();
+      }}
+      onDragOver={(event) => {
+        if (props.paused || !event.dataTransfer.types.includes('Files')) return;
+        event.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={(event) => {
+        setDragging(false);
+        if (props.paused || event.dataTransfer.files.length === 0) return;
+        event.preventDefault();
+        void uploads.add(event.dataTransfer.files);
       }}
     >
       {picking && shown.length > 0 && (
@@ -160,6 +188,7 @@ export function Composer(props: { paused: boolean; streaming: boolean; onSend: (
           {used > 0 && <span className={used > BUDGET ? 'text-red-700' : 'text-zinc-500'}>{`~${used.toLocaleString()} of ${BUDGET.toLocaleString()} tokens`}</span>}
         </p>
       )}
+      <AttachedFileChips files={uploads.files} uploading={uploads.uploading} blindModel={props.blindModel} onRemove={uploads.remove} />
       <label htmlFor="chat-input" className="sr-only">
         Message
       </label>
@@ -168,10 +197,16 @@ export function Composer(props: { paused: boolean; streaming: boolean; onSend: (
         ref={input}
         rows={2}
         className="field resize-y"
-        placeholder={props.paused ? 'Paused — resume the session to talk' : 'Write a message (Enter sends, Shift+Enter for a new line; @ attaches, / runs a prompt)'}
+        placeholder={props.paused ? 'Paused — resume the session to talk' : 'Write a message (Enter sends, Shift+Enter for a new line; paste or drop files; @ attaches, / runs a prompt)'}
         value={draft}
         disabled={props.paused}
         onChange={(event) => change(event.target.value)}
+        onPaste={(event) => {
+          const pasted = [...event.clipboardData.files];
+          if (pasted.length === 0) return;
+          event.preventDefault();
+          void uploads.add(pasted);
+        }}
         onKeyDown={(event) => {
           if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
             event.preventDefault();
@@ -180,12 +215,15 @@ export function Composer(props: { paused: boolean; streaming: boolean; onSend: (
         }}
       />
       <div className="flex items-center justify-end gap-2">
+        <span className="mr-auto">
+          <AttachButton disabled={props.paused} onFiles={(files) => void uploads.add(files)} />
+        </span>
         {props.streaming && (
           <button type="button" className="btn" onClick={props.onStop}>
             Stop reply
           </button>
         )}
-        <button type="submit" className="btn btn-primary" disabled={props.paused || sending || !draft.trim()}>
+        <button type="submit" className="btn btn-primary" disabled={props.paused || sending || uploads.uploading.length > 0 || (!draft.trim() && uploads.files.length === 0)}>
           Send
         </button>
       </div>

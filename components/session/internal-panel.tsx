@@ -4,6 +4,8 @@ import { memo, useMemo } from 'react';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 import { internalTurns, type SessionState, type TurnView } from './session-state';
 import { StatusPill, ToolOutput, callSubject } from './tool-call-card';
+import { FilePreviews, splitFileLines } from './file-previews';
+import { fileLinesIn } from '@/lib/attachments/file-line';
 import { formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
 
 function Thought(props: { kind: 'loud' | 'quiet'; text: string; streaming?: boolean }) {
@@ -47,10 +49,12 @@ function ToolActivity({ calls, output }: { calls: ToolCallJson[]; output: Record
               {took && <span className="text-zinc-500">{took}</span>}
               {call.exit_code !== null && <span className="text-zinc-500">exit {call.exit_code}</span>}
             </p>
+            {/* What the agent looked at or showed, in sight without opening the output. */}
+            <FilePreviews files={fileLinesIn(text)} />
             {text && (
               <details className="mt-1">
                 <summary className="cursor-pointer text-zinc-500">output</summary>
-                <ToolOutput text={text} label={`Output of ${call.name}`} />
+                <ToolOutput text={text} label={`Output of ${call.name}`} files={false} />
               </details>
             )}
           </li>
@@ -74,7 +78,8 @@ const TurnItem = memo(function TurnItem({ turn, calls, output }: { turn: TurnVie
         {turn.loud && <> · {formatTime(turn.loud.created_at)}</>}
         {turn.loud?.interrupted && ' · stopped before the end'}
       </p>
-      <Thought kind="loud" text={turn.loud?.content ?? ''} />
+      {/* The files it showed are in its tool activity: the line that names them is not repeated. */}
+      <Thought kind="loud" text={splitFileLines(turn.loud?.content ?? '').text} />
       <ToolActivity calls={calls} output={output} />
       <Thought kind="quiet" text={turn.quiet?.content ?? ''} />
     </li>

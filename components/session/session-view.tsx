@@ -1,7 +1,7 @@
 'use client';
 
 import type { ElicitationJson } from '@/lib/mind/elicitation-json';
-import type { McpAttachment } from '@/lib/tools/mcp/mcp-attachments';
+import type { MessageAttachment } from './composer';
 import Link from 'next/link';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
@@ -147,7 +147,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     }
   }
 
-  async function send(text: string, attachments: McpAttachment[] = []): Promise<boolean> {
+  async function send(text: string, attachments: MessageAttachment[] = []): Promise<boolean> {
     try {
       const sent = socket.send(text, attachments);
       if (sent) {

@@ -2,7 +2,9 @@
 
 import { memo, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
+import { fileLinesIn } from '@/lib/attachments/file-line';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
+import { FilePreviews } from './file-previews';
 
 /** The line a person reads first: the command, the code, the path — not the JSON. */
 export function callSubject(call: ToolCallJson): string {
@@ -42,7 +44,7 @@ export function StatusPill({ status }: { status: ToolCallJson['status'] }) {
 }
 
 /** Output with the rest behind "show all": the card stays readable with a megabyte of it. */
-export function ToolOutput({ text, label }: { text: string; label: string }) {
+export function ToolOutput({ text, label, files = true }: { text: string; label: string; files?: boolean }) {
   const [all, setAll] = useState(false);
   const limit = 2_000;
   const shown = all || text.length <= limit ? text : `${text.slice(0, limit)}…`;
@@ -56,6 +58,7 @@ export function ToolOutput({ text, label }: { text: string; label: string }) {
           {all ? 'Show less' : `Show all (${text.length.toLocaleString()} characters)`}
         </button>
       )}
+      {files && <FilePreviews files={fileLinesIn(text)} />}
     </div>
   );
 }

@@ -1,6 +1,6 @@
 'use client';
 
-import type { McpAttachment } from '@/lib/tools/mcp/mcp-attachments';
+import type { MessageAttachment } from './composer';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { io, type Socket } from 'socket.io-client';
 import type { OrchestratorEvent } from '@/lib/mind/events';
@@ -18,7 +18,7 @@ export interface SessionSocket {
    * not connected: the caller then uses the REST route, so a message is never queued in the
    * socket's buffer and sent twice.
    */
-  send: (text: string, attachments?: McpAttachment[]) => Promise<SendMessageAck> | null;
+  send: (text: string, attachments?: MessageAttachment[]) => Promise<SendMessageAck> | null;
 }
 
 /**
@@ -56,7 +56,7 @@ export function useSessionSocket(input: {
   }, [input.sessionId]);
 
   const send = useCallback(
-    (text: string, attachments: McpAttachment[] = []) => {
+    (text: string, attachments: MessageAttachment[] = []) => {
       const socket = socketRef.current;
       if (!socket?.connected) return null;
       return socket

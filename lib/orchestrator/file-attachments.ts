@@ -48,7 +48,7 @@ export async function messageWithAttachments(
   const files = (input.attachments ?? []).filter((attachment): attachment is FileAttachment => attachment.kind === 'file');
   const fromServers = (input.attachments ?? []).filter((attachment): attachment is McpAttachment => attachment.kind !== 'file');
   // Read now, here, so what is stored is what the model reads (and nothing is stored if one fails).
-  const parts = [input.text];
+  const parts = input.text ? [input.text] : [];
   if (fromServers.length > 0) parts.push(await renderAttachments(pool, fromServers, { sessionId }));
   const described = files.length > 0 ? await describeFiles(sessionId, files) : { text: '', ids: [] };
   if (described.text) parts.push(described.text);

@@ -44,7 +44,7 @@ import { whenSchedulesChange } from '@/lib/triggers/schedule-service';
 import { triggerHost } from './trigger-host';
 
 
-export { sendMessageInputSchema, createSessionInputSchema, updateSessionInputSchema } from './session-inputs';
+export { sendMessageInputSchema, sendMessageFields, wordsOrFile, createSessionInputSchema, updateSessionInputSchema } from './session-inputs';
 export type { SendMessageInput, CreateSessionInput, UpdateSessionInput } from './session-inputs';
 import { defaultSessionName, type CreateSessionInput, type SendMessageInput, type UpdateSessionInput } from './session-inputs';
 

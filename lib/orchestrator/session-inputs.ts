@@ -7,13 +7,18 @@ import { withoutNul } from '@/lib/config/text-schema';
 import { personaNameSchema } from '@/lib/personas/persona-name';
 import { mcpAttachmentSchema } from '@/lib/tools/mcp/mcp-attachments';
 
-export const sendMessageInputSchema = z
-  .object({
-    text: withoutNul(z.string().trim().min(1, 'text must not be empty').max(20_000, 'text must be at most 20,000 characters')),
-    /** MCP resources and prompts, resolved when the message is sent (§17); uploaded files (§19). */
-    attachments: z.array(z.union([mcpAttachmentSchema, fileAttachmentSchema])).max(10, 'at most 10 attachments').optional(),
-  })
-  .strict();
+export const sendMessageFields = {
+  text: withoutNul(z.string().trim().max(20_000, 'text must be at most 20,000 characters')),
+  /** MCP resources and prompts, resolved when the message is sent (§17); uploaded files (§19). */
+  attachments: z.array(z.union([mcpAttachmentSchema, fileAttachmentSchema])).max(10, 'at most 10 attachments').optional(),
+};
+
+/** A file may be the whole message; anything else needs words. */
+export function wordsOrFile<T extends z.ZodType<{ text: string; attachments?: { kind: string }[] }>>(schema: T): T {
+  return schema.refine((input) => input.text !== '' || (input.attachments ?? []).some((attachment) => attachment.kind === 'file'), { path: ['text'], message: 'text must not be empty' }) as unknown as T;
+}
+
+export const sendMessageInputSchema = wordsOrFile(z.object(sendMessageFields).strict());
 export type SendMessageInput = z.infer<typeof sendMessageInputSchema>;
 
 

@@ -6,7 +6,8 @@ import pg from 'pg';
 import { reportPoolErrors } from '@/lib/store/pg-errors';
 import { Server } from 'socket.io';
 import { toApiError, validationError } from '@/lib/http/api-error';
-import { sendMessageInputSchema, type Orchestrator } from '@/lib/orchestrator/orchestrator';
+import { z } from 'zod';
+import { sendMessageFields, wordsOrFile, type Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { messageJson } from '@/lib/store/messages-repository';
 import type { GuardOptions } from '@/lib/security/request-guard';
 import { guardRequest } from '@/lib/security/http-entry';
@@ -17,7 +18,7 @@ import {
   type ServerToClientEvents,
 } from './socket-events';
 
-const sendMessagePayloadSchema = sendMessageInputSchema.extend(joinPayloadSchema.shape).strict();
+const sendMessagePayloadSchema = wordsOrFile(z.object({ ...sendMessageFields, ...joinPayloadSchema.shape }).strict());
 
 export function attachSocketServer(input: {
   httpServer: HttpServer;

@@ -9,7 +9,9 @@
 //                      calls to the everything__ tools of server-everything ([[elicit]]: the one
 //                      that asks the user a question); [[remember]] keeps
 //                      what the user said with the remember tool; [[remind YYYY-MM-DD HH:MM]] makes a
-//                      one-shot reminder then and a weekday cron job with the schedule tool.
+//                      one-shot reminder then and a weekday cron job with the schedule tool;
+//                      [[look]] with an attached image says how many images came with the words,
+//                      then looks again (view_image) and shows it back (show_file).
 import { unescapeTagContent } from '@/lib/mind/tags/escape';
 import type { FakeReply, FakeRequest } from './fake-server-core';
 
@@ -37,8 +39,19 @@ export function toolResults(body: unknown): string[] | null {
   return results && results.map(unwrapped);
 }
 
+/** The user message an OpenAI-compatible request adds after tool messages with what a tool showed (view_image). */
+const showsToolImages = (message: WireMessage | undefined) =>
+  message?.role === 'user' && Array.isArray(message.content) && String((message.content as { text?: string }[])[0]?.text ?? '').startsWith('[What the tool calls above showed');
+
+/** Image parts or blocks in a message, in either provider's shape. */
+export function imagesIn(message: WireMessage | undefined): number {
+  if (!message || !Array.isArray(message.content)) return 0;
+  return (message.content as { type?: string }[]).filter((part) => part.type === 'image_url' || part.type === 'image').length;
+}
+
 function wireResults(body: unknown): string[] | null {
-  const messages = (body as { messages?: WireMessage[] }).messages ?? [];
+  const all = (body as { messages?: WireMessage[] }).messages ?? [];
+  const messages = showsToolImages(all.at(-1)) ? all.slice(0, -1) : all;
   const last = messages.at(-1);
   if (last?.role === 'tool') {
     const trailing: string[] = [];
@@ -94,6 +107,18 @@ export function mindScript(request: FakeRequest): FakeReply {
     return { text: `<ID_loud>Here is what the tools said: ${lines.join(' | ')}</ID_loud><ID_quiet>${results.length} results came back.</ID_quiet>` };
   }
   const user = tagContent(prompt, 'ED_user');
+  const attached = /\[attached file: \/workspace\/(uploads\/[^\]]*?) — image/.exec(user ?? '')?.[1];
+  if (user?.includes('[[look]]') && attached && offers(request.body, 'view_image')) {
+    // What it was shown with the words, then a second look and the picture back in the chat.
+    const seen = imagesIn(((request.body as { messages?: WireMessage[] }).messages ?? []).at(-1));
+    return {
+      text: `<ID_loud>I got ${seen} image${seen === 1 ? '' : 's'} with your message; looking again and showing it back.</ID_loud><ID_quiet>caption: the picture they sent (${attached})</ID_quiet>`,
+      toolCalls: [
+        { name: 'view_image', input: { path: attached } },
+        { name: 'show_file', input: { path: attached } },
+      ],
+    };
+  }
   if (user?.includes('[[remember]]') && offers(request.body, 'remember')) {
     return { text: '<ID_loud>I will remember that.</ID_loud>', toolCalls: [{ name: 'remember', input: { content: user.replace('[[remember]]', '').trim() } }] };
   }
