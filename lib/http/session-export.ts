@@ -6,13 +6,21 @@ import { toolCallJson, type ToolCallRecord } from '@/lib/store/tool-calls-reposi
 import type { MemoryRecord } from '@/lib/memory/memory-store';
 import { sessionJson } from './session-json';
 import { storableDeep } from '@/lib/store/storable-text';
+import { linkFileLines, type exportedFiles } from './session-files-io';
 
 type Whole = Awaited<ReturnType<typeof readWholeSession>>;
 
-/** Version 2 adds the persona snapshot the session ran with (its exact text), for import. */
-export const exportVersion = 2;
+/** Version 2 adds the persona snapshot the session ran with (its exact text), for import; 3 the files, embedded. */
+export const exportVersion = 3;
 
-export function sessionExportJson(session: SessionRecord, whole: Whole, personaSnapshot: string | null, toolCalls: ToolCallRecord[] = [], memories: MemoryRecord[] = []) {
+export function sessionExportJson(
+  session: SessionRecord,
+  whole: Whole,
+  personaSnapshot: string | null,
+  toolCalls: ToolCallRecord[] = [],
+  memories: MemoryRecord[] = [],
+  files: Awaited<ReturnType<typeof exportedFiles>> = [],
+) {
   // Rows stored before NULs were replaced still hold them: the file gets what the store keeps now,
   // so import takes everything export writes.
   return storableDeep({
@@ -57,6 +65,8 @@ export function sessionExportJson(session: SessionRecord, whole: Whole, personaS
       created_at: memory.createdAt.toISOString(),
       expires_at: memory.expiresAt?.toISOString() ?? null,
     })),
+    /** Files sent, viewed and shown (issue 33): each with its SHA-256 and its bytes (base64). */
+    files,
   });
 }
 
@@ -83,7 +93,7 @@ export function sessionTranscriptMarkdown(session: SessionRecord, whole: Whole, 
   for (const message of whole.messages.filter((row) => row.layer === 'external')) {
     const who = message.tag === 'ED_user' ? 'You' : message.spontaneous ? 'Agent (on its own)' : 'Agent';
     const note = message.interrupted ? ' — stopped before the end' : '';
-    lines.push(`**${who}** · ${message.createdAt.toISOString()}${note}`, '', quote(message.content), '');
+    lines.push(`**${who}** · ${message.createdAt.toISOString()}${note}`, '', quote(linkFileLines(message.content)), '');
   }
   lines.push('## Internal Dialog', '');
   for (const message of whole.messages.filter((row) => row.layer === 'internal')) {

@@ -3,6 +3,7 @@
 // untrusted input. Ids in the file are never used to build a path or a key (new ones are made),
 // names go through the same rules as everywhere, and an API key in a file is never imported.
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import { z } from 'zod';
 import { hashPersona, readPersonaBytes } from '@/lib/personas/persona-files';
 import { reconcileSessionLogs } from '@/lib/store/log-reconcile';
@@ -16,9 +17,17 @@ import { readSettings } from '@/lib/store/settings-repository';
 import { layerModelConfigSchema, sessionParamsSchema, type ModelsConfig } from '@/lib/config/model-config';
 import { personaContentSchema, personaNameSchema } from '@/lib/personas/persona-name';
 import { storableText } from '@/lib/store/storable-text';
+import { readEnv } from '@/lib/config/env';
+import { workspaceDirFor } from '@/lib/tools/workspace';
+import { FileImportError, importedFilesSchema, prepareImportedFiles, storeImportedFiles, type PreparedImport } from './session-files-io';
 
-/** The largest export we take: ~10,000 messages of chat is a few MiB; this leaves room. */
-export const importBodyLimit = 64 * 1024 * 1024;
+/**
+ * The largest export we take: ~10,000 messages of chat is a few MiB (64 MiB leaves room), and
+ * embedded files (base64) room for a few uploads at the upload cap.
+ */
+export function importBodyLimit(): number {
+  return (64 + 8 * readEnv().AGENTCSD_UPLOAD_MAX_MB) * 1024 * 1024;
+}
 
 const isoDate = z.iso.datetime({ message: 'must be an ISO date-time' });
 /** Generated text (replies, tool output, errors): a NUL is stored as ␀, as the store does (storable-text.ts). */
@@ -53,7 +62,7 @@ const messageSchema = z
 export const sessionImportSchema = z
   .object({
     format: z.literal('agentcsd-session', { message: 'not an AgentCSD session export (format must be "agentcsd-session")' }),
-    version: z.union([z.literal(1), z.literal(2)], { message: 'unknown export version: this AgentCSD reads versions 1 and 2' }),
+    version: z.union([z.literal(1), z.literal(2), z.literal(3)], { message: 'unknown export version: this AgentCSD reads versions 1 to 3' }),
     exported_at: isoDate,
     session: z
       .object({
@@ -146,6 +155,8 @@ export const sessionImportSchema = z
       )
       .max(100_000)
       .optional(),
+    /** Version 3: the files, embedded (checked and kept like uploads: session-files-io.ts). */
+    files: importedFilesSchema.optional(),
   })
   .strict();
 
@@ -272,12 +283,28 @@ export async function importSession(file: SessionImport): Promise<{ session: Ses
     }
   }
   const { models: defaults } = await readSettings();
-  const rows = importedRows(file, randomUUID());
+  // Files first: each is checked before anything is written, and the lines naming them follow them.
+  let files: PreparedImport;
+  try {
+    files = await prepareImportedFiles(file.files ?? []);
+  } catch (error) {
+    if (error instanceof FileImportError) throw new ImportRefusedError(error.message);
+    throw error;
+  }
+  const rows = importedRows(
+    {
+      ...file,
+      messages: file.messages.map((message) => ({ ...message, content: files.rewrite(message.content) })),
+      tool_calls: file.tool_calls?.map((call) => ({ ...call, result: call.result === null ? null : files.rewrite(call.result) })),
+    },
+    randomUUID(),
+  );
   const { models, notes } = safeImportedModels(rows.session.models, defaults);
   writePersonaSnapshot({ sessionId: rows.session.id, content: snapshot });
   try {
     const session = await insertImportedSession({ ...rows, session: { ...rows.session, models, personaHash: hashPersona(snapshot) } });
     await storePersonaSnapshot(session.id, snapshot);
+    await storeImportedFiles(session.id, files);
     await reconcileSessionLogs(session.id);
     for (const memory of file.memories ?? []) {
       if (memory.expires_at && new Date(memory.expires_at) <= new Date()) continue;
@@ -288,6 +315,7 @@ export async function importSession(file: SessionImport): Promise<{ session: Ses
   } catch (error) {
     await deleteSession({ id: rows.session.id }).catch(() => false);
     deleteSessionLogs(rows.session.id);
+    fs.rmSync(workspaceDirFor(rows.session.id), { recursive: true, force: true });
     throw error;
   }
 }

@@ -10,50 +10,56 @@ import { classify } from '@/lib/attachments/file-kind';
 import { ImageRefusedError, sanitizeImage } from '@/lib/attachments/image-prep';
 import { PdfRefusedError, pdfNote, readPdf } from '@/lib/attachments/pdf-prep';
 import { findUpload, insertUpload, type UploadRecord } from '@/lib/store/uploads-repository';
-import { ensureWorkspace, openInsideForRead, writeInside } from '@/lib/tools/workspace';
+import { uploadBytes } from '@/lib/tools/upload-bytes';
+import { ensureWorkspace, writeInside } from '@/lib/tools/workspace';
 import { ApiError } from './api-error';
 
-export async function acceptUpload(input: { sessionId: string; name: string; claimedType: string | null; bytes: Buffer }): Promise<UploadRecord> {
+/** A file made ready to keep: what it is, its clean bytes, its facts. Nothing is written yet. */
+export interface PreparedUpload {
+  name: string;
+  mimeType: string;
+  kind: string;
+  bytes: Buffer;
+  sha256: string;
+  width: number | null;
+  height: number | null;
+  note: string | null;
+}
+
+/** Decides what the file is, cleans an image, reads a PDF — or refuses it (422) with the reason. */
+export async function prepareUpload(input: { name: string; claimedType: string | null; bytes: Buffer }): Promise<PreparedUpload> {
   const classified = classify({ name: input.name, claimedType: input.claimedType, bytes: input.bytes });
   let bytes = input.bytes;
   let size: { width: number; height: number } | null = null;
   let mimeType = classified.mimeType;
   let note = classified.note ?? null;
-  if (classified.kind === 'pdf') {
-    try {
-      note = [note, pdfNote(await readPdf(input.bytes))].filter(Boolean).join('; ') || null;
-    } catch (error) {
-      if (error instanceof PdfRefusedError) throw new ApiError('unprocessable', `${classified.name} was refused: ${error.message}`);
-      throw error;
-    }
-  }
-  if (classified.kind === 'image') {
-    try {
+  try {
+    if (classified.kind === 'pdf') note = [note, pdfNote(await readPdf(input.bytes))].filter(Boolean).join('; ') || null;
+    if (classified.kind === 'image') {
       const clean = await sanitizeImage(input.bytes);
       bytes = clean.bytes;
       mimeType = clean.mimeType;
       size = { width: clean.width, height: clean.height };
-    } catch (error) {
-      if (error instanceof ImageRefusedError) throw new ApiError('unprocessable', `${classified.name} was refused: ${error.message}`);
-      throw error;
     }
+  } catch (error) {
+    if (error instanceof PdfRefusedError || error instanceof ImageRefusedError) throw new ApiError('unprocessable', `${classified.name} was refused: ${error.message}`);
+    throw error;
   }
-  const root = ensureWorkspace(input.sessionId);
-  const name = freeName(root, mimeType === 'image/png' && !/\.png$/i.test(classified.name) ? classified.name.replace(/\.[A-Za-z0-9]{1,8}$/, '') + '.png' : classified.name);
-  writeInside(root, `uploads/${name}`, bytes);
-  return insertUpload({
-    id: randomUUID(),
-    sessionId: input.sessionId,
-    name,
-    mimeType,
-    kind: classified.kind,
-    size: bytes.length,
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-    path: `uploads/${name}`,
-    width: size?.width ?? null,
-    height: size?.height ?? null,
-    note,
-  });
+  const name = mimeType === 'image/png' && !/\.png$/i.test(classified.name) ? classified.name.replace(/\.[A-Za-z0-9]{1,8}$/, '') + '.png' : classified.name;
+  return { name, mimeType, kind: classified.kind, bytes, sha256: createHash('sha256').update(bytes).digest('hex'), width: size?.width ?? null, height: size?.height ?? null, note };
+}
+
+/** Writes a prepared file into the session's uploads/ (under a free name) and records it, bytes kept in the store too. */
+export async function storeUpload(sessionId: string, prepared: PreparedUpload, id: string = randomUUID()): Promise<UploadRecord> {
+  const root = ensureWorkspace(sessionId);
+  const name = freeName(root, prepared.name);
+  writeInside(root, `uploads/${name}`, prepared.bytes);
+  const { bytes, ...facts } = prepared;
+  return insertUpload({ ...facts, id, sessionId, name, size: bytes.length, path: `uploads/${name}`, bytes });
+}
+
+export async function acceptUpload(input: { sessionId: string; name: string; claimedType: string | null; bytes: Buffer }): Promise<UploadRecord> {
+  return storeUpload(input.sessionId, await prepareUpload(input));
 }
 
 /** `name`, or `name (2).ext`, `name (3).ext`… — the first not taken in uploads/. */
@@ -66,23 +72,11 @@ function freeName(root: string, name: string): string {
   }
 }
 
-/** The stored bytes and the headers to serve them with. */
-export function readUpload(row: UploadRecord): { bytes: Buffer; headers: Record<string, string> } {
-  const root = ensureWorkspace(row.sessionId);
-  let opened: ReturnType<typeof openInsideForRead>;
-  try {
-    opened = openInsideForRead(root, row.path);
-  } catch {
-    throw new ApiError('not_found', 'The file is no longer in the session’s workspace');
-  }
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(opened.fd);
-  } finally {
-    fs.closeSync(opened.fd);
-  }
+/** The bytes as shared and the headers to serve them with. */
+export async function readUpload(row: UploadRecord): Promise<{ bytes: Buffer; headers: Record<string, string> }> {
+  const bytes = await uploadBytes(row);
   // A file the agent viewed or showed may have been rewritten since: only the bytes recorded are served.
-  if (createHash('sha256').update(bytes).digest('hex') !== row.sha256) throw new ApiError('gone', `${row.name} has changed in the workspace since it was shared`);
+  if (typeof bytes === 'string') throw new ApiError(/changed/.test(bytes) ? 'gone' : 'not_found', bytes);
   const inline = row.kind === 'image';
   return {
     bytes,

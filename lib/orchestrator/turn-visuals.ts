@@ -5,7 +5,6 @@
 // time, so the cached prefix holds), PDFs as documents where the provider takes them, else as
 // their text. A model known not to see images gets the lines alone; one that refuses them once is
 // remembered as blind until the process restarts.
-import { createHash } from 'node:crypto';
 import { fileLinesIn } from '@/lib/attachments/file-line';
 import { ImageRefusedError } from '@/lib/attachments/image-prep';
 import { PdfRefusedError, PDF_TOKENS_PER_PAGE, readPdf, sendableAsDocument } from '@/lib/attachments/pdf-prep';
@@ -14,26 +13,12 @@ import { imageBlock, imageProviderOf, imagesAllowed } from '@/lib/mind/image-sig
 import type { LayerModelConfig } from '@/lib/config/model-config';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import { findSessionUploads, type UploadRecord } from '@/lib/store/uploads-repository';
-import { ensureWorkspace, readBytesInside } from '@/lib/tools/workspace';
-
-/** The most bytes read back for one attached file (uploads are capped lower). */
-const READ_CAP_BYTES = 64 * 1024 * 1024;
+import { uploadBytes } from '@/lib/tools/upload-bytes';
 
 export interface TurnVisuals {
   blocks: ContentBlock[];
   /** Files that could not be shown, and why (said in the Internal panel's thoughts). */
   notes: string[];
-}
-
-/** The file's bytes as uploaded, or why they cannot be read any more. */
-export function uploadBytes(upload: UploadRecord): Buffer | string {
-  try {
-    const { bytes, truncated } = readBytesInside(ensureWorkspace(upload.sessionId), upload.path, READ_CAP_BYTES);
-    if (truncated || createHash('sha256').update(bytes).digest('hex') !== upload.sha256) return `${upload.name} changed in the workspace since it was sent`;
-    return bytes;
-  } catch {
-    return `${upload.name} is no longer in the workspace`;
-  }
 }
 
 async function pdfBlock(bytes: Buffer, upload: UploadRecord, documents: boolean): Promise<ContentBlock> {
@@ -62,7 +47,7 @@ export async function visualsForTurn(sessionId: string, texts: readonly string[]
       notes.push(`${upload.name} not shown: ${allowed}`);
       continue;
     }
-    const bytes = uploadBytes(upload);
+    const bytes = await uploadBytes(upload);
     if (typeof bytes === 'string') {
       notes.push(bytes);
       continue;

@@ -17,9 +17,18 @@ export interface UploadRecord {
   createdAt: Date;
 }
 
-export async function insertUpload(row: Omit<UploadRecord, 'createdAt' | 'messageId'>): Promise<UploadRecord> {
+/** A row; with `bytes`, the store keeps the file too (a person's upload: see upload_blobs). */
+export async function insertUpload(row: Omit<UploadRecord, 'createdAt' | 'messageId'> & { bytes?: Uint8Array }): Promise<UploadRecord> {
   const db = await getDb();
-  return db.upload.create({ data: row });
+  const { bytes, ...fields } = row;
+  return db.upload.create({ data: { ...fields, ...(bytes && { blob: { create: { bytes: new Uint8Array(bytes) } } }) } });
+}
+
+/** The stored bytes of an upload, when the store keeps them. */
+export async function uploadBlob(id: string): Promise<Buffer | null> {
+  const db = await getDb();
+  const row = await db.uploadBlob.findUnique({ where: { uploadId: id } });
+  return row ? Buffer.from(row.bytes) : null;
 }
 
 export async function findUpload(id: string): Promise<UploadRecord | null> {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as exporter from '@/app/api/sessions/[id]/export/route';
 import * as importer from '@/app/api/sessions/import/route';
+import { importBodyLimit } from '@/lib/http/session-import';
 import * as sessions from '@/app/api/sessions/route';
 import * as settings from '@/app/api/settings/route';
 import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
@@ -117,7 +118,7 @@ describe('POST /api/sessions/import', () => {
   });
 
   it('export → import → export: the same content apart from ids and the export time; paused; logs rebuilt', async () => {
-    expect(original.version).toBe(2);
+    expect(original.version).toBe(3);
     expect(original.persona_snapshot).toEqual({ name: 'tester', hash: original.session.persona_hash, content: personaText });
     const response = await importer.POST(post(JSON.stringify(original)), undefined);
     expect(response.status).toBe(201);
@@ -173,7 +174,7 @@ describe('POST /api/sessions/import', () => {
       ['not JSON', () => '{"format": "agentcsd-session",', 400, 'invalid_json'],
       ['an array', () => '[]'],
       ['another format', mutate((file) => (file.format = 'sillytavern-chat'))],
-      ['an unknown version', mutate((file) => (file.version = 3))],
+      ['an unknown version', mutate((file) => (file.version = 4))],
       ['a version as a string', mutate((file) => (file.version = '2'))],
       ['a persona name that climbs out', mutate((file) => (file.session.persona = '../../etc/passwd'))],
       ['a persona name with a slash', mutate((file) => (file.session.persona = 'a/b'))],
@@ -193,7 +194,8 @@ describe('POST /api/sessions/import', () => {
       ['a prototype key', () => mutate(() => undefined)().replace('"format"', '"__proto__": {"polluted": true}, "format"')],
       ['a missing session', mutate((file) => delete file.session)],
       ['an empty name', mutate((file) => (file.session.name = '   '))],
-      ['too large', () => JSON.stringify({ ...original, padding: 'x'.repeat(64 * 1024 * 1024) }), 413, 'payload_too_large'],
+      // With a 1 MB upload cap the limit is 72 MiB: past it without building hundreds of MiB here.
+      ['too large', () => ((process.env.AGENTCSD_UPLOAD_MAX_MB = '1'), JSON.stringify({ ...original, padding: 'x'.repeat(importBodyLimit()) })), 413, 'payload_too_large'],
       ['not JSON as a media type', () => JSON.stringify(original), 415, 'unsupported_media_type'],
     ];
 
@@ -208,6 +210,7 @@ describe('POST /api/sessions/import', () => {
         expect(answer.error.message.length).toBeGreaterThan(5);
         expect(await everything()).toEqual(before);
         expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+        delete process.env.AGENTCSD_UPLOAD_MAX_MB;
       });
     }
   });

@@ -55,6 +55,7 @@ async function writeAndReadEveryModel(db: PostgresDb) {
     delivery: { ...(await db.hookDelivery.create({ data: { hookId: 'hook-1', deliveryId: 'd-1', receivedAt: at } })), id: 0 },
     inbound: await db.channelInbound.create({ data: { messageId: message.id, sessionId, bindingId: 'b-1', createdAt: at } }).then((row) => ({ ...row, messageId: 0 })),
     upload: await db.upload.create({ data: { id: 'up-1', sessionId, name: 'photo.jpg', mimeType: 'image/jpeg', kind: 'image', size: 2048, sha256: 'ab12', path: 'uploads/photo.jpg', width: 64, height: 48, note: 'sent as image/png, but the file is image/jpeg', createdAt: at } }),
+    uploadBlob: await db.uploadBlob.create({ data: { uploadId: 'up-1', bytes: new Uint8Array([0xff, 0xd8, 0x00, 0x01]) } }).then((row) => ({ ...row, bytes: Buffer.from(row.bytes).toString('hex') })),
     outbox: { ...(await db.channelOutbox.create({ data: { channelId: 'ch-1', address: 'ana', payload: '{"text":"hi"}', state: 'sent', providerMessageId: '77', attempts: 1, nextAt: at, createdAt: at, sentAt: at } })), id: 0 },
   };
   const loaded = await db.session.findUniqueOrThrow({ where: { id: sessionId }, include: { messages: true, toolCalls: true, tasks: true } });

@@ -7,7 +7,7 @@ export const dynamic = 'force-dynamic';
 
 /** The JSON of GET /api/sessions/:id/export becomes a new session (new id, paused). */
 export const POST = handle(async (request) => {
-  const file = await readJsonBody(request, sessionImportSchema, importBodyLimit);
+  const file = await readJsonBody(request, sessionImportSchema, importBodyLimit());
   try {
     const { session, notes } = await importSession(file);
     return Response.json({ session: sessionJson(session), notes }, { status: 201 });

@@ -1,6 +1,7 @@
 import { ApiError } from '@/lib/http/api-error';
 import { handle, parseParams, parseSearchParams } from '@/lib/http/route-helpers';
 import { sessionExportJson, sessionTranscriptMarkdown } from '@/lib/http/session-export';
+import { exportedFiles } from '@/lib/http/session-files-io';
 import { readWholeSession } from '@/lib/store/messages-repository';
 import { readPersonaSnapshot } from '@/lib/store/session-logs';
 import { findSession } from '@/lib/store/sessions-repository';
@@ -24,7 +25,7 @@ export const GET = handle(async (request, context: { params: Promise<{ id: strin
       headers: { 'content-type': 'text/markdown; charset=utf-8', 'content-disposition': `attachment; filename="${encodeURIComponent(base)}.md"` },
     });
   }
-  return new Response(JSON.stringify(sessionExportJson(session, whole, readPersonaSnapshot(id), toolCalls, memories), null, 2), {
+  return new Response(JSON.stringify(sessionExportJson(session, whole, readPersonaSnapshot(id), toolCalls, memories, await exportedFiles(id)), null, 2), {
     headers: { 'content-type': 'application/json; charset=utf-8', 'content-disposition': `attachment; filename="${encodeURIComponent(base)}.json"` },
   });
 });
