@@ -24,7 +24,7 @@ import { buildInternalDialogRequest, type MoodAndCriteria } from '@/lib/mind/tag
 import { ReplyRouter, type RoutedDelta } from '@/lib/mind/tags/reply-router';
 import { estimateRequestTokens, fitNewest, historyBudget } from '@/lib/mind/token-budget';
 import { isImageRefusal, learnBlind } from '@/lib/mind/image-sight';
-import { hasImages, shownFileLines, visualsForTurn, withoutImages, withVisuals } from './turn-visuals';
+import { hasImages, rememberCaptions, shownFileLines, visualsForTurn, withoutImages, withVisuals } from './turn-visuals';
 
 export interface TurnWork {
   turnId: string;
@@ -239,6 +239,7 @@ export async function runInternalDialogTurn(
       appendLogRecords({ sessionId: context.sessionId, file: 'external', records: messages.filter((m) => m.layer === 'external').map(line) });
     }, context.sessionId);
     context.memory.recordTurn({ loud, quiet, cycle: work.taken.cycle });
+    if (visuals.shown.length > 0) await rememberCaptions({ personaName: session.personaName, sessionId: context.sessionId, quiet, shown: visuals.shown }).catch((error: unknown) => console.error(`[memory ${context.sessionId}] captions not kept`, error));
   } else {
     await markAnswered({ sessionId: context.sessionId, turnId: work.turnId, messageIds: answeredMessageIds });
   }

@@ -12,11 +12,14 @@ import type { BackendMessage, ContentBlock } from '@/lib/backends/model-backend'
 import { imageBlock, imageProviderOf, imagesAllowed } from '@/lib/mind/image-sight';
 import type { LayerModelConfig } from '@/lib/config/model-config';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
+import { appendMemory } from '@/lib/memory/memory-store';
 import { findSessionUploads, type UploadRecord } from '@/lib/store/uploads-repository';
 import { uploadBytes } from '@/lib/tools/upload-bytes';
 
 export interface TurnVisuals {
   blocks: ContentBlock[];
+  /** The files the model was shown. */
+  shown: UploadRecord[];
   /** Files that could not be shown, and why (said in the Internal panel's thoughts). */
   notes: string[];
 }
@@ -34,11 +37,12 @@ async function pdfBlock(bytes: Buffer, upload: UploadRecord, documents: boolean)
 /** The blocks to show with the user's words of a turn (none when nothing is attached). */
 export async function visualsForTurn(sessionId: string, texts: readonly string[], config: LayerModelConfig): Promise<TurnVisuals> {
   const ids = [...new Set(texts.flatMap((text) => fileLinesIn(text).filter((line) => line.role === 'attached').map((line) => line.id)))];
-  if (ids.length === 0) return { blocks: [], notes: [] };
+  if (ids.length === 0) return { blocks: [], shown: [], notes: [] };
   const uploads = await findSessionUploads(sessionId, ids);
   const provider = imageProviderOf(config);
   const allowed = imagesAllowed(config);
   const blocks: ContentBlock[] = [];
+  const shown: UploadRecord[] = [];
   const notes: string[] = [];
   for (const id of ids) {
     const upload = uploads.find((candidate) => candidate.id === id);
@@ -55,12 +59,13 @@ export async function visualsForTurn(sessionId: string, texts: readonly string[]
     try {
       if (upload.kind === 'image') blocks.push(await imageBlock(bytes, upload.sha256, provider, `/workspace/${upload.path}`));
       else blocks.push(await pdfBlock(bytes, upload, provider === 'anthropic'));
+      shown.push(upload);
     } catch (error) {
       if (!(error instanceof ImageRefusedError) && !(error instanceof PdfRefusedError)) throw error;
       notes.push(`${upload.name} not shown: ${error.message}`);
     }
   }
-  return { blocks, notes };
+  return { blocks, shown, notes };
 }
 
 /** The user message with what it shows: images and documents first (as the providers advise), then the words. */
@@ -86,4 +91,22 @@ export async function shownFileLines(sessionId: string, turnId: string): Promise
   return calls
     .filter((call) => call.name === 'show_file' && call.status === 'succeeded' && call.result)
     .flatMap((call) => fileLinesIn(call.result!).filter((line) => line.role === 'shown').map((line) => call.result!.slice(line.index, line.index + line.length)));
+}
+
+/**
+ * The Internal Dialog's captions of what it was shown (`caption <name>: what it shows` lines in
+ * its thoughts, as its instructions ask) become long-term memories of the persona, so a later
+ * conversation recalls the picture by what was in it as well as by its name.
+ */
+export async function rememberCaptions(input: { personaName: string; sessionId: string; quiet: string; shown: readonly UploadRecord[] }): Promise<number> {
+  let kept = 0;
+  for (const match of input.quiet.matchAll(/^[\s*-]*caption\s+(.+?):\s*(.+)$/gim)) {
+    const named = match[1]!.trim().replace(/^["'`]|["'`]$/g, '');
+    const upload = input.shown.find((candidate) => candidate.name === named || candidate.path === named || `/workspace/${candidate.path}` === named);
+    if (!upload) continue;
+    const what = upload.kind === 'image' ? `Picture "${upload.name}"${upload.width ? ` (${upload.width} × ${upload.height})` : ''}` : `Document "${upload.name}"`;
+    await appendMemory({ personaName: input.personaName, sessionId: input.sessionId, kind: 'episode', scope: 'long', importance: 0.5, content: `${what} the user sent: ${match[2]!.trim().slice(0, 400)}` });
+    kept++;
+  }
+  return kept;
 }

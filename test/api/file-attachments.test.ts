@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import * as messagesRoute from '@/app/api/sessions/[id]/messages/route';
 import * as uploadsRoute from '@/app/api/sessions/[id]/uploads/route';
 import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
+import { recall } from '@/lib/memory/recall';
 import { getDb } from '@/lib/store/db';
 import type { BackendRequest } from '@/lib/backends/model-backend';
 import { ScriptedBackend } from '@/test/support/scripted-backend';
@@ -15,8 +16,11 @@ import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 useTempAppDirs({ personas: { tester: '# Tester\n' } });
 // A model that takes no images says so, as an OpenAI-compatible server does (400).
 const refusesImages = (request: BackendRequest) => request.model === 'mystery-7b' && request.messages.some((message) => message.blocks?.some((block) => block.type === 'image'));
+const showsImage = (request: BackendRequest) => request.messages.some((message) => message.blocks?.some((block) => block.type === 'image'));
 const backend = new ScriptedBackend([], (request) =>
-  refusesImages(request) ? { error: { kind: 'invalid_request', status: 400, message: 'this model does not support image input' } } : { text: '<ID_loud>Got it.</ID_loud>' },
+  refusesImages(request)
+    ? { error: { kind: 'invalid_request', status: 400, message: 'this model does not support image input' } }
+    : { text: `<ID_loud>Got it.</ID_loud>${showsImage(request) ? '<ID_quiet>caption chart.png: a white square chart, empty of data</ID_quiet>' : ''}` },
 );
 
 beforeAll(async () => {
@@ -66,6 +70,14 @@ describe('files sent with a message', () => {
     const blocks = call.messages[0]!.blocks!;
     expect(blocks.map((block) => block.type)).toEqual(['image', 'text']);
     expect(blocks[0]).toMatchObject({ type: 'image', mediaType: 'image/png', label: '/workspace/uploads/chart.png', tokens: Math.ceil((64 * 48) / 750) });
+    // Remembered: the caption it wrote is a memory of the persona, the name is in the message; both are recalled.
+    const byCaption = await vi.waitFor(async () => {
+      const hits = await recall({ personaName: 'tester', query: 'the empty white square chart' });
+      expect(hits.some((hit) => hit.kind === 'memory')).toBe(true);
+      return hits;
+    }, { timeout: 10_000 });
+    expect(byCaption.find((hit) => hit.kind === 'memory')?.content).toBe('Picture "chart.png" (64 × 48) the user sent: a white square chart, empty of data');
+    expect((await recall({ personaName: 'tester', query: 'chart.png notes' })).some((hit) => hit.kind === 'message' && hit.id === message.id)).toBe(true);
     const listed = (await (await uploadsRoute.GET(new Request('http://127.0.0.1:3000/x'), { params: Promise.resolve({ id: session.id }) })).json()) as { files: { id: string; message_id: number }[] };
     expect(listed.files.map((file) => file.message_id)).toEqual([message.id, message.id]);
 

@@ -112,7 +112,7 @@ export function mindScript(request: FakeRequest): FakeReply {
     // What it was shown with the words, then a second look and the picture back in the chat.
     const seen = imagesIn(((request.body as { messages?: WireMessage[] }).messages ?? []).at(-1));
     return {
-      text: `<ID_loud>I got ${seen} image${seen === 1 ? '' : 's'} with your message; looking again and showing it back.</ID_loud><ID_quiet>caption: the picture they sent (${attached})</ID_quiet>`,
+      text: `<ID_loud>I got ${seen} image${seen === 1 ? '' : 's'} with your message; looking again and showing it back.</ID_loud><ID_quiet>caption ${attached.split('/').pop()}: bars of four heights, the fourth the tallest</ID_quiet>`,
       toolCalls: [
         { name: 'view_image', input: { path: attached } },
         { name: 'show_file', input: { path: attached } },
