@@ -9,6 +9,7 @@ import type { LayerModelConfig } from '../lib/config/model-config';
 import { estimateCost } from '../lib/backends/pricing';
 import { Orchestrator } from '../lib/orchestrator/orchestrator';
 import { closeDb } from '../lib/store/db';
+import { acceptUpload } from '../lib/http/uploads';
 import { startFakeAnthropicServer } from '../test/fakes/fake-anthropic-server';
 import type { FakeRequest } from '../test/fakes/fake-server-core';
 import { FakeClock } from '../test/support/fake-clock';
@@ -37,7 +38,16 @@ function script(request: FakeRequest) {
   return { text: `<ID_loud>That makes sense. Tell me more about it?</ID_loud><ID_quiet>${'They are opening up; keep it light. '.repeat(4)}</ID_quiet>` };
 }
 
-export async function benchPromptCache(input: { label: string; sModel: LayerModelConfig['model']; sContextWindow?: number; minutes: { talk: number; idle: number } }): Promise<CacheRun> {
+export async function benchPromptCache(input: {
+  label: string;
+  sModel: LayerModelConfig['model'];
+  sContextWindow?: number;
+  minutes: { talk: number; idle: number };
+  /** Every `every`th message carries this photo (issue 33: a conversation with images). */
+  photos?: { bytes: Buffer; every: number };
+  /** Calls before this are not counted (default 10: the steady state). */
+  countFromMinute?: number;
+}): Promise<CacheRun> {
   const cleanup = useScratchDirs();
   const clock = new FakeClock();
   const fake = await startFakeAnthropicServer({ script, now: () => clock.now(), requestLogLimit: 1 });
@@ -45,7 +55,7 @@ export async function benchPromptCache(input: { label: string; sModel: LayerMode
   const orchestrator = new Orchestrator({ clock });
   const run: CacheRun = { label: input.label, byLayer: {} };
   const started = clock.now();
-  const steadyFrom = started + 10 * 60_000;
+  const steadyFrom = started + (input.countFromMinute ?? 10) * 60_000;
   orchestrator.bus.subscribe((event) => {
     if (event.type !== 'usage' || clock.now() < steadyFrom) return;
     const totals = (run.byLayer[event.layer] ??= { calls: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, model: '' });
@@ -78,7 +88,12 @@ export async function benchPromptCache(input: { label: string; sModel: LayerMode
     let said = 0;
     while (clock.now() < end) {
       if (clock.now() >= nextMessageAt && clock.now() < started + input.minutes.talk * 60_000) {
-        await orchestrator.sendUserMessage(session.id, { text: `Message ${++said}: ${words[said % words.length]} has been on my mind lately.` });
+        said++;
+        const photo = input.photos && said % input.photos.every === 0 ? await acceptUpload({ sessionId: session.id, name: `photo-${said}.jpg`, claimedType: 'image/jpeg', bytes: input.photos.bytes }) : null;
+        await orchestrator.sendUserMessage(session.id, {
+          text: `Message ${said}: ${words[said % words.length]} has been on my mind lately.`,
+          ...(photo && { attachments: [{ kind: 'file' as const, id: photo.id }] }),
+        });
         nextMessageAt += 90_000;
       }
       await asleep();

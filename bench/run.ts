@@ -19,7 +19,7 @@ import { benchConsolidationTokens, benchHybridLatency, benchLocomo, benchRecallL
 import { startPostgres } from '@/test/support/postgres';
 import { benchStoreTurn, storeTable } from './store';
 import { capacityCurve, capacityTable } from './cluster';
-import { benchImagePrep, imagePrepTable } from './attachments';
+import { benchImagePrep, imagePrepTable, twelveMegapixelPhoto } from './attachments';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
 const quick = process.argv.includes('--quick');
@@ -126,6 +126,9 @@ console.log(
     // The catalog's current models: a benchmark never runs on one the provider is retiring.
     await benchPromptCache({ label: 'default window (200k)', sModel: defaultModelIds.anthropic!.s_model, minutes }),
     await benchPromptCache({ label: '16k window', sModel: defaultModelIds.anthropic!.s_model, sContextWindow: 16_384, minutes }),
+    // Issue 33: 20 messages, every 4th with a 12-megapixel photo (5 images), then 10 idle minutes; every call counted.
+    await benchPromptCache({ label: '20 turns, 5 photos', sModel: defaultModelIds.anthropic!.s_model, minutes: { talk: 30, idle: 10 }, photos: { bytes: await twelveMegapixelPhoto(), every: 4 }, countFromMinute: 0 }),
+    await benchPromptCache({ label: '20 turns, no photos', sModel: defaultModelIds.anthropic!.s_model, minutes: { talk: 30, idle: 10 }, countFromMinute: 0 }),
   ]),
 );
 

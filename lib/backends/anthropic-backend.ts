@@ -49,8 +49,9 @@ export function toAnthropicSystem(system: SystemSegment[]): Anthropic.TextBlockP
 export function toAnthropicMessages(messages: BackendMessage[], systemBreakpoints: number): Anthropic.MessageParam[] {
   let left = maxBreakpoints - systemBreakpoints;
   // A turn's steps (blocks: tool calls, results, images) grow at the end: the newest user message
-  // writes the prefix for the next step, the one that ended the step before reads it back.
-  let stepMarks = 2;
+  // writes the prefix for the next step, the one that ended the step before reads it back. A
+  // first step is not marked: most turns end there, and a write costs 1.25× what it caches.
+  let stepMarks = messages.length > 1 ? 2 : 0;
   const converted: Anthropic.MessageParam[] = [];
   for (const message of [...messages].reverse()) {
     if (message.blocks) {
