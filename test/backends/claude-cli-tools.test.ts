@@ -38,6 +38,8 @@ function cliScript(request: FakeRequest): FakeReply {
   const results = Array.isArray(last?.content) ? (last.content as { type?: string; content?: unknown }[]).filter((block) => block.type === 'tool_result') : [];
   if (results.length > 0) {
     const content = results[0]!.content;
+    const images = Array.isArray(content) ? (content as { type?: string }[]).filter((block) => block.type === 'image').length : 0;
+    if (images > 0) return { text: `<ID_loud>I was shown ${images} image in the tool result.</ID_loud>` };
     const text = typeof content === 'string' ? content : Array.isArray(content) ? (content as { text?: string }[]).map((block) => block.text ?? '').join('') : '';
     return { text: `<ID_loud>The tool said: ${text.replace(/\s+/g, ' ').trim().slice(0, 120)}</ID_loud>` };
   }
@@ -46,6 +48,9 @@ function cliScript(request: FakeRequest): FakeReply {
   const offered = (body.tools ?? []).map((tool) => tool.name);
   if (prompt.includes('[[cli-write]]') && offered.includes(cliToolName('write_file'))) {
     return { text: '<ID_loud>Writing it.</ID_loud>', toolCalls: [{ name: cliToolName('write_file'), input: { path: 'cli.txt', content: 'written through the CLI\n' } }] };
+  }
+  if (prompt.includes('[[cli-look]]') && offered.includes(cliToolName('view_image'))) {
+    return { text: '', toolCalls: [{ name: cliToolName('view_image'), input: { path: 'dot.png' } }] };
   }
   if (prompt.includes('[[cli-bash]]') && offered.includes(cliToolName('bash'))) {
     return { text: '', toolCalls: [{ name: cliToolName('bash'), input: { command: 'echo from-cli-bash >> runs.txt; wc -l < runs.txt', explanation: 'count runs' } }] };
@@ -116,6 +121,21 @@ describe('tools on the Claude Code CLI backend (the real binary)', () => {
     expect(toolsSeen).toContain(cliToolName('write_file'));
     for (const builtIn of ['Bash', 'Read', 'Write', 'Edit', 'Glob', 'Grep', 'WebFetch', 'WebSearch', 'Task']) expect(toolsSeen).not.toContain(builtIn);
     expect(endpoint.activeBindings).toBe(0); // the run's token is gone with it
+  }, 90_000);
+
+  it('view_image through the app’s MCP endpoint: the CLI hands the image to the model inside the tool result', async () => {
+    const session = await cliSession();
+    const workspace = path.join(dirs.dataDir, 'workspaces', session.id);
+    fs.mkdirSync(workspace, { recursive: true });
+    const sharp = (await import('sharp')).default;
+    fs.writeFileSync(path.join(workspace, 'dot.png'), await sharp({ create: { width: 30, height: 20, channels: 3, background: '#ff0000' } }).png().toBuffer());
+    await orchestrator.sendUserMessage(session.id, { text: 'Look at it [[cli-look]]' });
+    const end = await events.waitFor('turn-end', { where: (event) => event.sessionId === session.id, timeoutMs: 60_000 });
+    expect(end.outcome, end.error).toBe('complete');
+    const db = await getDb();
+    expect((await db.message.findFirstOrThrow({ where: { sessionId: session.id, tag: 'ID_loud' } })).content).toBe('I was shown 1 image in the tool result.');
+    const wire = fake.requests.map((request) => JSON.stringify(request.body)).find((body) => body.includes('"tool_result"') && body.includes('"image"'));
+    expect(wire).toMatch(/"type":"image","source":\{"type":"base64","media_type":"image\/png","data":"iVBORw0KGgo/);
   }, 90_000);
 
   it('bash waits for the person through the permission tool; approved, it runs exactly once', async () => {
