@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { ContentBlock } from '@/lib/backends/model-backend';
 import { contextWindowFor, unknownModelWindow } from '@/lib/backends/model-limits';
 import { estimateRequestTokens, estimateTokens, fitNewest, fitPair, fitPairSteadily, historyBudget, TokenCalibration } from '@/lib/mind/token-budget';
 
@@ -11,6 +12,18 @@ describe('token budgets', () => {
     expect(estimateTokens('abcd')).toBe(1);
     expect(estimateTokens('abcde')).toBe(2);
     expect(estimateTokens('日本語')).toBe(3);
+  });
+
+  it('images and documents count by their provider formula, not their base64; history gets what is left', () => {
+    const base64 = 'A'.repeat(400_000);
+    const image = { type: 'image' as const, mediaType: 'image/jpeg' as const, data: base64, tokens: 1_532, label: '/workspace/uploads/photo.jpg' };
+    const request = (blocks: ContentBlock[]) => ({ system: [{ text: 'abcd'.repeat(100) }], messages: [{ role: 'user' as const, content: 'hi there', blocks: [...blocks, { type: 'text' as const, text: 'hi there' }] }] });
+    const words = estimateRequestTokens(request([]));
+    expect(estimateRequestTokens(request([image]))).toBe(words + 1_532);
+    const shown = { type: 'tool-result' as const, callId: 'c1', content: 'Here is plot.png', isError: false, images: [image, image] };
+    expect(estimateRequestTokens(request([shown]))).toBe(words + estimateTokens('Here is plot.png') + 1 + 3_064);
+    const config = { backend: 'openai_compatible' as const, model: 'local-vl', max_tokens: 1_000, endpoint: 'http://x/v1', context_window: 8_192 };
+    expect(historyBudget({ config, fixedTokens: estimateRequestTokens(request([image, image])), calibration: 1 })).toBe(historyBudget({ config, fixedTokens: words, calibration: 1 }) - 3_064);
   });
 
   it('calibrates per model toward what the backend reports (20% more converges to 1.2)', () => {

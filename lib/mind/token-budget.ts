@@ -40,7 +40,7 @@ function visualTokens(block: ContentBlock): number {
 
 function messageTokens(message: BackendMessage): number {
   if (!message.blocks) return estimateTokens(message.content);
-  return estimateTokens(message.blocks.map(blockText).join('\n')) + message.blocks.reduce((sum, block) => sum + visualTokens(block), 0);
+  return estimateTokens(message.blocks.map(blockText).filter(Boolean).join('\n')) + message.blocks.reduce((sum, block) => sum + visualTokens(block), 0);
 }
 
 /** The whole prompt as the backend sees it: system, messages (tool calls and results, images included) and tool definitions. */
