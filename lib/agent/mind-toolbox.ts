@@ -55,6 +55,8 @@ export function createMindToolbox(input: {
   onFinished?: (call: ToolCallRecord) => void;
   /** Tool search: the session's loaded tools, and the budget above which MCP tools are searched. */
   search?: { loaded: LoadedTools; budgetTokens: number };
+  /** Folders bound read-only into the sandbox (the session's skills at /skills/<name>). */
+  readOnlyMounts?: () => { host: string; inside: string }[];
 }): SessionToolbox | null {
   const { session, bus } = input;
   const backend = session.models.c_model.backend;
@@ -86,5 +88,6 @@ export function createMindToolbox(input: {
     ...(task && { task: { taskId: task.taskId, traceId: task.traceId } }),
     workspaceDir: () => ensureWorkspace(session.id),
     sight: () => imageSight(session.models.c_model),
+    ...(input.readOnlyMounts && { readOnlyMounts: input.readOnlyMounts }),
   });
 }

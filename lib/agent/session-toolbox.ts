@@ -48,6 +48,8 @@ export interface ToolboxDependencies {
   task?: { taskId: string; traceId: string };
   /** Whether the layer's model sees images now (view_image). */
   sight?: () => ToolRunContext['sight'];
+  /** Folders bound read-only into the sandbox (skills). */
+  readOnlyMounts?: () => NonNullable<ToolRunContext['readOnlyMounts']>;
 }
 
 /** A model reads at most this much of one result; the row keeps it all (the panel's "show all"). */
@@ -261,6 +263,7 @@ export class SessionToolbox {
           signal: own.signal,
           onOutput: (chunk) => this.deps.events.output(call.id, chunk),
           sight: this.deps.sight?.(),
+          readOnlyMounts: this.deps.readOnlyMounts?.(),
         });
         if (outcome.images?.length && !outcome.isError) this.shownImages.set(call.id, { turnId: call.turnId, images: outcome.images });
         // Stopped alone (its Stop button), with the turn (Stop reply) or by a shutdown.

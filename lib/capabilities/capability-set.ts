@@ -22,6 +22,8 @@ export interface CapabilitySet {
   builtinTools: string[];
   /** MCP servers by name, sorted. */
   mcpServers: string[];
+  /** Skills by name, sorted (issue 34). */
+  skills: string[];
   http: NodeConfig<'tool.http'> | null;
   postgres: NodeConfig<'tool.postgres'> | null;
   chat: boolean;
@@ -53,6 +55,7 @@ export function capabilitiesOf(graph: AgentGraph): CapabilitySet {
     models: { c_model: forRole('c_model'), s_model: forRole('s_model') },
     builtinTools: BUILTIN_TOOL_NAMES.filter((name) => tools.has(name)),
     mcpServers: [...new Set(ofType('tool.mcp').map((node) => String(node.config?.server)))].sort(),
+    skills: [...new Set(ofType('skill').map((node) => String(node.config?.name)))].sort(),
     http: config<'tool.http'>(ofType('tool.http')[0]),
     postgres: config<'tool.postgres'>(ofType('tool.postgres')[0]),
     chat: ofType('response.chat').length > 0,
@@ -60,8 +63,8 @@ export function capabilitiesOf(graph: AgentGraph): CapabilitySet {
   };
 }
 
-/** Today's behaviour as a graph: messages, schedules and webhooks wake it; both models, memory, files, bash, python, every MCP server, chat and end. */
-export function defaultGraph(personaName: string, mcpServers: readonly string[] = []): AgentGraph {
+/** Today's behaviour as a graph: messages, schedules and webhooks wake it; both models, memory, files, bash, python, every MCP server, every skill, chat and end. */
+export function defaultGraph(personaName: string, mcpServers: readonly string[] = [], skills: readonly string[] = []): AgentGraph {
   const capabilities: GraphNode[] = [
     { id: 'c_model', type: 'model.llm', config: { role: 'c_model' } },
     { id: 's_model', type: 'model.llm', config: { role: 's_model' } },
@@ -70,6 +73,7 @@ export function defaultGraph(personaName: string, mcpServers: readonly string[] 
     { id: 'bash', type: 'tool.bash', config: {} },
     { id: 'python', type: 'tool.python', config: {} },
     ...mcpServers.map((server) => ({ id: `mcp_${server}`, type: 'tool.mcp', config: { server } })),
+    ...skills.map((name) => ({ id: `skill_${name}`, type: 'skill', config: { name } })),
     { id: 'chat', type: 'response.chat', config: { format: 'markdown' } },
     { id: 'end', type: 'response.end', config: {} },
   ];

@@ -12,14 +12,17 @@ export interface SessionGraphParts {
   tools: Tool[];
   /** agent.core's instructions, for the Internal Dialog's system prompt. */
   instructions: string | null;
+  /** The skills the graph names; 'all' on a default graph (every skill the persona has, as they come). */
+  skills: string[] | 'all';
 }
 
 export async function sessionGraphParts(sessionId: string): Promise<SessionGraphParts> {
   const snapshot = await readSessionGraph(sessionId);
-  if (!snapshot) return { tools: [], instructions: null };
+  if (!snapshot) return { tools: [], instructions: null, skills: 'all' };
   const capabilities = capabilitiesOf(snapshot.graph);
   return {
     tools: [...(capabilities.http ? httpTools(capabilities.http) : []), ...(capabilities.postgres ? postgresTools(capabilities.postgres) : [])],
     instructions: capabilities.instructions?.trim() || null,
+    skills: snapshot.fromDefault ? 'all' : capabilities.skills,
   };
 }

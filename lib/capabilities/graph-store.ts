@@ -17,9 +17,9 @@ export async function readPersonaGraph(personaName: string): Promise<AgentGraph 
 }
 
 /** The persona's graph, or the default one (today's behaviour, with every MCP server). */
-export async function effectivePersonaGraph(personaName: string, mcpServers: readonly string[]): Promise<{ graph: AgentGraph; stored: boolean }> {
+export async function effectivePersonaGraph(personaName: string, mcpServers: readonly string[], skills: readonly string[] = []): Promise<{ graph: AgentGraph; stored: boolean }> {
   const stored = await readPersonaGraph(personaName);
-  return stored ? { graph: stored, stored: true } : { graph: defaultGraph(personaName, mcpServers), stored: false };
+  return stored ? { graph: stored, stored: true } : { graph: defaultGraph(personaName, mcpServers, skills), stored: false };
 }
 
 export async function writePersonaGraph(personaName: string, graph: AgentGraph): Promise<void> {

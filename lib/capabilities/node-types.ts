@@ -2,6 +2,7 @@
 // the validator, the runtime, the editor's palette and its forms all read it.
 import { z } from 'zod';
 
+import { skillNameSchema } from '@/lib/config/skill-name';
 import { httpToolConfigSchema, postgresToolConfigSchema } from '@/lib/tools/tool-node-configs';
 
 const configs = {
@@ -37,6 +38,8 @@ const configs = {
   'tool.http': httpToolConfigSchema,
   'tool.postgres': postgresToolConfigSchema,
   'tool.mcp': z.object({ server: z.string().min(1).max(64) }).strict(),
+  /** A skill the agent may load (issue 34): its name and description are listed in its prompt. */
+  skill: z.object({ name: skillNameSchema }).strict(),
   'response.chat': z.object({ format: z.enum(['text', 'markdown']).optional() }).strict(),
   'response.end': z.object({}).strict(),
 } as const;
@@ -74,6 +77,7 @@ export const NODE_LABELS: Record<NodeType, { label: string; help: string }> = {
   'tool.http': { label: 'HTTP', help: 'Requests to allowed hosts; anything but GET asks first.' },
   'tool.postgres': { label: 'PostgreSQL', help: 'SQL on one database: read-only unless writes are allowed, and then it asks first.' },
   'tool.mcp': { label: 'MCP server', help: 'The tools of one of your MCP servers (Settings).' },
+  skill: { label: 'Skill', help: 'A skill from the Skills page: listed in the prompt, loaded with load_skill when a task calls for it.' },
   'response.chat': { label: 'Chat reply', help: 'The agent may answer in the chat.' },
   'response.end': { label: 'End', help: 'The agent may end a task run.' },
 };

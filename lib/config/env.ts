@@ -8,6 +8,8 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   AGENTCSD_DATA_DIR: z.string().min(1).default('data'),
   AGENTCSD_PERSONAS_DIR: z.string().min(1).default('personas'),
+  /** Global skills (issue 34): one folder per skill, each with a SKILL.md. */
+  AGENTCSD_SKILLS_DIR: z.string().min(1).default('skills'),
   /** Extra Host names allowed besides the loopback ones (comma-separated), e.g. a LAN name. */
   AGENTCSD_ALLOWED_HOSTS: z.string().default(''),
   /** Access token required when bound to a non-loopback address; generated when absent. */

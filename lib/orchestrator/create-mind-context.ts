@@ -12,6 +12,7 @@ import type { MindMemory } from './mind-memory';
 import { mindModelCalls } from './mind-model-calls';
 import { LoadedTools } from '@/lib/agent/tool-search';
 import { readEnv } from '@/lib/config/env';
+import { loadSkillTool, sessionSkills, skillMounts } from '@/lib/skills/skill-tools';
 
 export function createMindContext(input: {
   session: () => SessionRecord;
@@ -31,10 +32,13 @@ export function createMindContext(input: {
   const sessionId = input.session().id;
   // What the session loaded with search_tools stays loaded for the life of its mind.
   const loadedTools = new LoadedTools();
+  const skills = () => sessionSkills({ persona: input.session().personaName, names: input.graph.skills });
+  const skillTool = loadSkillTool(skills);
   return {
     sessionId,
     personaCore: input.personaCore,
     instructions: input.graph.instructions,
+    skills,
     memory,
     session: input.session,
     calibration: (model) => deps.calibration.factor(model),
@@ -47,7 +51,8 @@ export function createMindContext(input: {
         broker: deps.approvals,
         toolServer: deps.toolServer.current,
         mcpTools: deps.mcp.tools(),
-        capabilityTools: input.graph.tools,
+        capabilityTools: skills().length > 0 ? [...input.graph.tools, skillTool] : input.graph.tools,
+        readOnlyMounts: () => skillMounts(skills()),
         onFinished: (call) => memory.recordToolActivity(toolActivityLine(call)),
         search: { loaded: loadedTools, budgetTokens: readEnv().AGENTCSD_TOOL_SEARCH_TOKENS },
       }),

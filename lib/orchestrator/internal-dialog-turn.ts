@@ -18,6 +18,7 @@ import type { TurnOutcome } from '@/lib/mind/events';
 import type { TurnResult } from '@/lib/mind/outcomes';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
 import { memoryForTurn } from '@/lib/memory/turn-memory';
+import { skillsPromptSection } from '@/lib/skills/skill-tools';
 import { markSessionUntrusted } from '@/lib/store/untrusted-repository';
 import { appendLogsSafely, type MindContext } from './mind-context';
 import { buildInternalDialogRequest, type MoodAndCriteria } from '@/lib/mind/tags/build-prompts';
@@ -59,11 +60,13 @@ export function fitInternalDialogPrompt(
 ) {
   const config = context.session().models.c_model;
   const summary = context.memory.summaryEntry('internal');
+  const skills = skillsPromptSection(context.skills());
   const build = (idQuietHistory: string[]) => {
     const request = buildInternalDialogRequest({
       ...prompt,
       idQuietHistory: summary ? [summary.text, ...idQuietHistory] : idQuietHistory,
       instructions: context.instructions,
+      skills,
       model: config.model,
       maxTokens: config.max_tokens,
     });

@@ -1,5 +1,6 @@
 // What a cycle or a turn needs from the mind that runs it: the session's current settings, its
 // memory, and one way to call a model (which records the call).
+import type { Skill } from '@/lib/skills/skill-files';
 import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import type { SessionToolbox } from '@/lib/agent/session-toolbox';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
@@ -10,6 +11,8 @@ export interface MindContext extends MindModelAccess {
   readonly personaCore: string;
   /** agent.core's instructions from the session's capability graph (null: none). */
   readonly instructions: string | null;
+  /** The skills the agent has now (read from disk each time: a changed skill is picked up). */
+  skills(): Skill[];
   readonly memory: MindMemory;
   /** The model's token calibration factor (reported / estimated). */
   calibration(model: string): number;

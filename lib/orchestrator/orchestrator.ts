@@ -22,6 +22,7 @@ import { markFilesSent, messageWithAttachments } from './file-attachments';
 import { ElicitationBroker, ElicitationError, type ElicitationAnswer, type ElicitationJson } from '@/lib/tools/mcp/elicitation';
 import { VectorIndexer } from '@/lib/memory/vector-indexer';
 import { sessionGraphParts } from '@/lib/capabilities/capability-tools';
+import { listSkills } from '@/lib/skills/skill-files';
 import { effectivePersonaGraph, narrowToGraph, readSessionGraph, snapshotSessionGraph } from '@/lib/capabilities/graph-store';
 import { InMemoryEngine } from '@/lib/engine/in-memory-engine';
 import type { ExecutionEngine } from '@/lib/engine/execution-engine';
@@ -307,7 +308,7 @@ export class Orchestrator {
     const settings = await readSettings();
     const models: ModelsConfig = mergeModels(input.models ?? {}, settings.models);
     // What the persona's agent graph connects is all the session may use (a snapshot, like the persona's).
-    const { graph, stored } = await effectivePersonaGraph(input.persona, Object.keys((await readMcpSettings()).mcpServers));
+    const { graph, stored } = await effectivePersonaGraph(input.persona, Object.keys((await readMcpSettings()).mcpServers), listSkills({ persona: input.persona }).skills.map((skill) => skill.name));
     const snapshot = { graph, fromDefault: !stored };
     const params: SessionParams = { ...settings.params, ...input.params };
     Object.assign(params, narrowToGraph(params, snapshot));

@@ -76,7 +76,7 @@ export class SessionMind {
     private readonly personaCore: string,
     private readonly deps: MindDependencies,
     /** From the session's capability graph: agent.core's instructions, and tools configured on its nodes. */
-    private readonly graph: SessionGraphParts = { tools: [], instructions: null },
+    private readonly graph: SessionGraphParts = { tools: [], instructions: null, skills: 'all' },
   ) {
     this.health = new LayerHealth(() => deps.clock.now(), deps.random);
     this.gate = new WakeGate(deps.clock);

@@ -43,6 +43,8 @@ export interface SandboxRunRequest {
   signal: AbortSignal;
   /** Extra variables on top of the allow-list (never secrets: the caller decides). */
   env?: Record<string, string>;
+  /** Host folders bound read-only inside (a session's skills at /skills/<name>). */
+  readOnlyMounts?: { host: string; inside: string }[];
   onOutput?: (chunk: { stream: 'stdout' | 'stderr'; text: string }) => void;
 }
 
@@ -109,6 +111,7 @@ function systemRootEntries(): string[] {
 export function bubblewrapArgs(options: {
   env: Record<string, string>;
   argv: string[];
+  readOnlyMounts?: { host: string; inside: string }[];
 }): string[] {
   const args = [
     '--unshare-all', // net, pid, ipc, uts, cgroup, and user where possible
@@ -136,6 +139,7 @@ export function bubblewrapArgs(options: {
     SANDBOX_WORKDIR,
     '--chdir',
     SANDBOX_WORKDIR,
+    ...(options.readOnlyMounts ?? []).flatMap((mount) => ['--ro-bind', mount.host, mount.inside]),
     '--clearenv',
   ];
   for (const [name, value] of Object.entries(options.env)) args.push('--setenv', name, value);
@@ -174,7 +178,7 @@ function processesOwnedBy(uid: number): number {
  * The command line node spawns: resource limits (prlimit), then — when the app runs as root —
  * a drop to nobody (setpriv; root is exempt from the process limit), then bubblewrap.
  */
-export function sandboxCommand(request: Pick<SandboxRunRequest, 'argv' | 'env'>): {
+export function sandboxCommand(request: Pick<SandboxRunRequest, 'argv' | 'env' | 'readOnlyMounts'>): {
   file: string;
   args: string[];
 } {
@@ -196,6 +200,7 @@ export function sandboxCommand(request: Pick<SandboxRunRequest, 'argv' | 'env'>)
   const bwrap = bubblewrapArgs({
     env: sandboxEnvironment(request.env),
     argv: request.argv,
+    readOnlyMounts: request.readOnlyMounts,
   });
   return { file: 'prlimit', args: [...limits, '--', ...dropToNobody, 'bwrap', ...bwrap] };
 }

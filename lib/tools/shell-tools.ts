@@ -42,6 +42,7 @@ async function runInSandbox(argv: string[], timeoutS: number, context: ToolRunCo
     outputCapBytes: SHELL_OUTPUT_CAP_BYTES,
     signal: context.signal,
     onOutput: context.onOutput,
+    readOnlyMounts: context.readOnlyMounts,
   });
   return formatShellResult(result, timeoutS);
 }

@@ -32,6 +32,8 @@ export interface ToolRunContext {
   onOutput?: (chunk: { stream: 'stdout' | 'stderr'; text: string }) => void;
   /** Whether the layer's model sees images, and in which provider's shape (view_image). */
   sight?: { provider: ImageProvider } | { reason: string };
+  /** Folders bound read-only into the sandbox (a session's skills at /skills/<name>). */
+  readOnlyMounts?: { host: string; inside: string }[];
 }
 
 export interface ToolOutcome {

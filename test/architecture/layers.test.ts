@@ -26,6 +26,7 @@ export const floors: Record<string, number> = {
   'lib/agent': 8,
   'lib/channels': 8, // Telegram and IRC: the page's calls, from a chat
   'lib/triggers': 6, // schedules and webhooks: what wakes a mind at a time or on a call
+  'lib/skills': 6, // SKILL.md folders, the prompt's list, load_skill (issue 34)
   'lib/orchestrator': 9,
   'lib/http': 10,
   'lib/setup': 10,

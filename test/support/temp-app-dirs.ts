@@ -12,6 +12,8 @@ export interface TempAppDirs {
   root: string;
   dataDir: string;
   personasDir: string;
+  /** Global skills (empty unless given): the repository's own skills/ never leak into a test. */
+  skillsDir: string;
 }
 
 /** Whether this run keeps the store in PostgreSQL (vitest's `postgres` project). */
@@ -33,7 +35,7 @@ function testDatabase(): { url: string; drop(): Promise<void> } {
   return { url: databaseUrl(serverUrl, name), drop };
 }
 
-export function useTempAppDirs(options: { personas?: Record<string, string> } = {}): TempAppDirs {
+export function useTempAppDirs(options: { personas?: Record<string, string>; skills?: Record<string, Record<string, string>> } = {}): TempAppDirs {
   const dirs = {} as TempAppDirs;
   let database: ReturnType<typeof testDatabase> | undefined;
   beforeAll(async () => {
@@ -48,8 +50,16 @@ export function useTempAppDirs(options: { personas?: Record<string, string> } = 
     for (const [name, content] of Object.entries(options.personas ?? {})) {
       fs.writeFileSync(path.join(dirs.personasDir, `${name}.md`), content);
     }
+    dirs.skillsDir = path.join(dirs.root, 'skills');
+    for (const [name, files] of Object.entries(options.skills ?? {})) {
+      for (const [file, content] of Object.entries(files)) {
+        fs.mkdirSync(path.dirname(path.join(dirs.skillsDir, name, file)), { recursive: true });
+        fs.writeFileSync(path.join(dirs.skillsDir, name, file), content);
+      }
+    }
     process.env.AGENTCSD_DATA_DIR = dirs.dataDir;
     process.env.AGENTCSD_PERSONAS_DIR = dirs.personasDir;
+    process.env.AGENTCSD_SKILLS_DIR = dirs.skillsDir;
   });
   afterAll(async () => {
     await closeDb();

@@ -64,6 +64,8 @@ export function buildInternalDialogRequest(input: {
   memory?: string | null;
   /** agent.core's instructions (the persona's capability graph): part of the cached system prompt. */
   instructions?: string | null;
+  /** The skills it may load, a line each (lib/skills): cached too, changing only with the list. */
+  skills?: string | null;
 }): BackendRequest {
   const parts = [
     ...(input.task ? [wrapTag('task', input.task)] : []),
@@ -74,7 +76,10 @@ export function buildInternalDialogRequest(input: {
   ];
   return {
     system: [
-      { text: input.instructions ? `${internalDialogStaticPrompt}\n\n## This agent's instructions\n${input.instructions}` : internalDialogStaticPrompt, cache: true },
+      {
+        text: [internalDialogStaticPrompt, ...(input.instructions ? [`## This agent's instructions\n${input.instructions}`] : []), ...(input.skills ? [input.skills] : [])].join('\n\n'),
+        cache: true,
+      },
       { text: moodAndCriteriaPrompt(input.moodAndCriteria) },
     ],
     messages: [{ role: 'user', content: parts.join('\n') }],

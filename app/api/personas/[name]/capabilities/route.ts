@@ -1,3 +1,4 @@
+import { listSkills } from '@/lib/skills/skill-files';
 import { effectivePersonaGraph, readPersonaGraph, writePersonaGraph } from '@/lib/capabilities/graph-store';
 import { graphBodySchema, graphJson, invalidGraphResponse } from '@/lib/capabilities/graph-api';
 import { restoreGraphSecrets } from '@/lib/capabilities/capability-set';
@@ -23,7 +24,7 @@ async function personaName(context: Context): Promise<string> {
 /** The persona's agent graph (the default one until a graph is saved), its secrets masked, and what it gives the agent. */
 export const GET = handle(async (_request, context: Context) => {
   const name = await personaName(context);
-  const { graph, stored } = await effectivePersonaGraph(name, Object.keys((await readMcpSettings()).mcpServers));
+  const { graph, stored } = await effectivePersonaGraph(name, Object.keys((await readMcpSettings()).mcpServers), listSkills({ persona: name }).skills.map((skill) => skill.name));
   return Response.json(graphJson(graph, stored));
 });
 
