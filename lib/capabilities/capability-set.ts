@@ -128,3 +128,23 @@ export function restoreGraphSecrets(submitted: AgentGraph, stored: AgentGraph | 
     }),
   };
 }
+
+/** The graph with the skill connected to its core (or without it): how the Skills page enables a skill for a persona. */
+export function withSkill(graph: AgentGraph, name: string, enabled: boolean): AgentGraph {
+  const core = graph.nodes.find((node) => node.type === 'agent.core');
+  if (!core) return graph;
+  const existing = graph.nodes.filter((node) => node.type === 'skill' && node.config?.name === name).map((node) => node.id);
+  if (!enabled) {
+    const gone = new Set(existing);
+    return { ...graph, nodes: graph.nodes.filter((node) => !gone.has(node.id)), edges: graph.edges.filter((edge) => !gone.has(edge.source) && !gone.has(edge.target)) };
+  }
+  if (existing.some((id) => graph.edges.some((edge) => edge.source === core.id && edge.target === id))) return graph;
+  let id = `skill_${name}`;
+  for (let index = 2; graph.nodes.some((node) => node.id === id); index++) id = `skill_${name}_${index}`;
+  const below = Math.max(0, ...graph.nodes.map((node) => node.position?.y ?? 0)) + 140;
+  return {
+    ...graph,
+    nodes: [...graph.nodes, { id, type: 'skill', config: { name }, position: { x: core.position?.x ?? 400, y: below } }],
+    edges: [...graph.edges, { id: `e_${id}`, source: core.id, target: id }],
+  };
+}
