@@ -4,6 +4,9 @@
 // runs a session through a conversation (a message every 90 s for 45 minutes) and then 45 idle
 // minutes with adaptive pacing; each call's usage is what the fake reports. The steady state is
 // everything after the first 10 minutes.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { defaultModelIds } from '../lib/config/model-catalog';
 import type { LayerModelConfig } from '../lib/config/model-config';
 import { estimateCost } from '../lib/backends/pricing';
@@ -19,6 +22,14 @@ export interface CacheRun {
   label: string;
   byLayer: Record<string, { calls: number; input: number; cacheRead: number; cacheWrite: number; output: number; model: string }>;
 }
+
+/** Descriptions of the length real skills have (one or two sentences). */
+const skillDescriptions = [
+  'Summarise a long file that does not fit in one read: outline first, then read it in parts and keep notes.',
+  'Write a clear bug report from an error or a conversation: exact steps, expected against actual, evidence.',
+  'Plan a task before acting: the goal and what done looks like, unknowns, small checkable steps.',
+  'Turn a messy spreadsheet export into a clean table with typed columns and a note of what changed.',
+];
 
 const words = ['the sea', 'their silence', 'a promise', 'the question about work', 'an old song', 'the weather', 'a small joke', 'the long pause'];
 
@@ -47,8 +58,18 @@ export async function benchPromptCache(input: {
   photos?: { bytes: Buffer; every: number };
   /** Calls before this are not counted (default 10: the steady state). */
   countFromMinute?: number;
+  /** This many skills installed (issue 34): their list joins the Internal Dialog's cached prompt. */
+  skills?: number;
 }): Promise<CacheRun> {
   const cleanup = useScratchDirs();
+  const skillsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-bench-skills-'));
+  for (let index = 0; index < (input.skills ?? 0); index++) {
+    const name = `skill-${index}`;
+    fs.mkdirSync(path.join(skillsDir, name));
+    fs.writeFileSync(path.join(skillsDir, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${skillDescriptions[index % skillDescriptions.length]}\n---\nSteps.\n`);
+  }
+  const previousSkillsDir = process.env.AGENTCSD_SKILLS_DIR;
+  process.env.AGENTCSD_SKILLS_DIR = skillsDir;
   const clock = new FakeClock();
   const fake = await startFakeAnthropicServer({ script, now: () => clock.now(), requestLogLimit: 1 });
   const layer = (model: string, extra: Partial<LayerModelConfig> = {}): LayerModelConfig => ({ backend: 'anthropic', model, max_tokens: 1024, endpoint: fake.url, api_key: 'bench', ...extra });
@@ -107,6 +128,9 @@ export async function benchPromptCache(input: {
     await closeDb();
     await fake.close();
     cleanup();
+    if (previousSkillsDir === undefined) delete process.env.AGENTCSD_SKILLS_DIR;
+    else process.env.AGENTCSD_SKILLS_DIR = previousSkillsDir;
+    fs.rmSync(skillsDir, { recursive: true, force: true });
   }
   return run;
 }

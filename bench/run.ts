@@ -129,6 +129,8 @@ console.log(
     // Issue 33: 20 messages, every 4th with a 12-megapixel photo (5 images), then 10 idle minutes; every call counted.
     await benchPromptCache({ label: '20 turns, 5 photos', sModel: defaultModelIds.anthropic!.s_model, minutes: { talk: 30, idle: 10 }, photos: { bytes: await twelveMegapixelPhoto(), every: 4 }, countFromMinute: 0 }),
     await benchPromptCache({ label: '20 turns, no photos', sModel: defaultModelIds.anthropic!.s_model, minutes: { talk: 30, idle: 10 }, countFromMinute: 0 }),
+    // Issue 34: the same 20 turns with 30 skills installed (their list in the cached system prompt).
+    await benchPromptCache({ label: '20 turns, 30 skills', sModel: defaultModelIds.anthropic!.s_model, minutes: { talk: 30, idle: 10 }, countFromMinute: 0, skills: 30 }),
   ]),
 );
 
