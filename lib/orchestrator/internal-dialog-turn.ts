@@ -25,7 +25,7 @@ import { buildInternalDialogRequest, type MoodAndCriteria } from '@/lib/mind/tag
 import { ReplyRouter, type RoutedDelta } from '@/lib/mind/tags/reply-router';
 import { estimateRequestTokens, fitNewest, historyBudget } from '@/lib/mind/token-budget';
 import { isImageRefusal, learnBlind } from '@/lib/mind/image-sight';
-import { hasImages, rememberCaptions, shownFileLines, visualsForTurn, withoutImages, withVisuals } from './turn-visuals';
+import { hasImages, rememberCaptions, shownFileLines, visualsForTurn, withoutFileLines, withoutImages, withVisuals } from './turn-visuals';
 
 export interface TurnWork {
   turnId: string;
@@ -219,7 +219,7 @@ export async function runInternalDialogTurn(
   const stopped = result?.aborted || agent?.stopped || !result;
   const outcome: TurnOutcome = result?.error ? 'failed' : stopped ? 'stopped' : 'complete';
   const answeredMessageIds = work.userMessages.map((message) => message.id);
-  loud = loud.trim();
+  loud = withoutFileLines(loud.trim());
   quiet = quiet.trim();
   // What the agent showed with show_file follows its words.
   const shownFiles = agent ? await shownFileLines(context.sessionId, work.turnId) : [];

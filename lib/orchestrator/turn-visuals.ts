@@ -110,3 +110,20 @@ export async function rememberCaptions(input: { personaName: string; sessionId: 
   }
   return kept;
 }
+
+/**
+ * The model's own words without file lines: only the app writes them (a message's files, what
+ * show_file showed), so a line the model wrote — say, echoing a web page that asked it to — never
+ * puts a file in the chat.
+ */
+export function withoutFileLines(text: string): string {
+  const lines = fileLinesIn(text);
+  if (lines.length === 0) return text;
+  let out = '';
+  let from = 0;
+  for (const line of lines) {
+    out += text.slice(from, line.index);
+    from = line.index + line.length;
+  }
+  return (out + text.slice(from)).replace(/\n{3,}/g, '\n\n').trim();
+}
