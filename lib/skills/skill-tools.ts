@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { escapeTagContent } from '@/lib/mind/tags/escape';
 import { builtinTool, errorOutcome, type Tool } from '@/lib/tools/tool-types';
+import { sandboxCanRead } from '@/lib/tools/sandbox';
 import { readBytesInside } from '@/lib/tools/workspace';
 import { listSkills, skillBody, SkillError, type Skill } from './skill-files';
 
@@ -51,7 +52,8 @@ export function loadSkillTool(skills: () => readonly Skill[]): Tool {
       try {
         if (!args.file) {
           const files = skill.files.map((file) => `- ${file.path} (${file.size.toLocaleString('en')} bytes) — /skills/${skill.name}/${file.path}`);
-          return { isError: false, content: [`# Skill: ${skill.name}`, skillBody(skill), '', files.length ? `Files:\n${files.join('\n')}` : 'No other files.'].join('\n') };
+          const reachable = sandboxCanRead(skill.dir) ? [] : [`(Its folder is not readable by the sandbox's user, so /skills/${skill.name} is not there for bash and python: read its files with load_skill.)`];
+          return { isError: false, content: [`# Skill: ${skill.name}`, skillBody(skill), '', files.length ? `Files:\n${files.join('\n')}` : 'No other files.', ...reachable].join('\n') };
         }
         if (!skill.files.some((file) => file.path === args.file)) return errorOutcome(`The skill ${skill.name} has no file "${args.file}". Its files: ${skill.files.map((file) => file.path).join(', ') || 'none'}.`);
         const { bytes, truncated } = readBytesInside(skill.dir, args.file, FILE_CAP_BYTES);

@@ -131,5 +131,10 @@ describe('what the agent gets', () => {
     const written = await run('echo x > /skills/tidy-notes/new.txt');
     expect(written.exitCode).not.toBe(0);
     expect(fs.existsSync(path.join(skillDir('tidy-notes'), 'new.txt'))).toBe(false);
+    // A folder the sandbox's user cannot read is left out; the run goes on without it.
+    const hidden = fs.mkdtempSync(path.join(dirs.root, 'hidden-'));
+    fs.chmodSync(hidden, 0o700);
+    const without = await runSandboxed({ workspaceDir, argv: ['bash', '-c', 'ls /skills; echo ran'], timeoutMs: 20_000, outputCapBytes: 10_000, signal: AbortSignal.timeout(30_000), readOnlyMounts: [{ host: hidden, inside: '/skills/hidden' }, ...skillMounts(sessionSkills({ persona: 'iris', names: 'all' }))] });
+    expect([without.exitCode, without.stdout]).toEqual([0, process.getuid?.() === 0 ? 'tidy-notes\nran\n' : 'hidden\ntidy-notes\nran\n']);
   });
 });

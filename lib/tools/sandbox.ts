@@ -77,6 +77,29 @@ function runningAsRoot(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
+/**
+ * Whether the sandbox's user can read a host folder, so it may be bound in: as ourselves, plain
+ * access; as nobody (when the app runs as root), the "other" bits of the folder and of every folder
+ * above it. A folder it cannot reach would make bubblewrap refuse the whole run.
+ */
+export function sandboxCanRead(folder: string): boolean {
+  try {
+    if (!runningAsRoot()) {
+      fs.accessSync(folder, fs.constants.R_OK | fs.constants.X_OK);
+      return true;
+    }
+    let current = path.resolve(folder);
+    if ((fs.statSync(current).mode & 0o005) !== 0o005) return false;
+    while (current !== path.dirname(current)) {
+      current = path.dirname(current);
+      if ((fs.statSync(current).mode & 0o001) === 0) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** /bin, /lib … are symlinks into /usr on merged-usr systems and directories elsewhere. */
 function systemRootEntries(): string[] {
   const args: string[] = ['--ro-bind', '/usr', '/usr'];
@@ -200,7 +223,8 @@ export function sandboxCommand(request: Pick<SandboxRunRequest, 'argv' | 'env' |
   const bwrap = bubblewrapArgs({
     env: sandboxEnvironment(request.env),
     argv: request.argv,
-    readOnlyMounts: request.readOnlyMounts,
+    // A folder the sandbox's user cannot reach is left out rather than failing the run.
+    readOnlyMounts: request.readOnlyMounts?.filter((mount) => sandboxCanRead(mount.host)),
   });
   return { file: 'prlimit', args: [...limits, '--', ...dropToNobody, 'bwrap', ...bwrap] };
 }
