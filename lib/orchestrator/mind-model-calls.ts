@@ -28,7 +28,10 @@ export function mindModelCalls(input: {
       model: request.model,
       maxTokens: request.maxTokens,
       system: request.system.map((segment) => ({ text: segment.text, cache: segment.cache ?? false })),
-      user: request.messages.map((message) => message.content).join('\n\n'),
+      // Images and documents by what they are, never their bytes (the viewer gets text).
+      user: request.messages
+        .map((message) => [message.content, ...(message.blocks ?? []).flatMap((block) => (block.type === 'image' || block.type === 'document' ? [`[${block.type} ${block.label}, ~${block.tokens} tokens]`] : []))].filter(Boolean).join('\n'))
+        .join('\n\n'),
       reportedInputTokens: null,
     };
     input.prompts[layer] = prompt;

@@ -4,6 +4,7 @@
 // another session, an unknown one or one already sent is refused and nothing is stored.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import sharp from 'sharp';
+import * as contextRoute from '@/app/api/sessions/[id]/context/route';
 import * as messagesRoute from '@/app/api/sessions/[id]/messages/route';
 import * as uploadsRoute from '@/app/api/sessions/[id]/uploads/route';
 import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
@@ -70,6 +71,9 @@ describe('files sent with a message', () => {
     const blocks = call.messages[0]!.blocks!;
     expect(blocks.map((block) => block.type)).toEqual(['image', 'text']);
     expect(blocks[0]).toMatchObject({ type: 'image', mediaType: 'image/png', label: '/workspace/uploads/chart.png', tokens: Math.ceil((64 * 48) / 750) });
+    // The context viewer names it, without its bytes.
+    const context = (await (await contextRoute.GET(new Request('http://127.0.0.1:3000/x'), { params: Promise.resolve({ id: session.id }) })).json()) as Record<string, { user?: string }>;
+    expect(JSON.stringify(context)).toContain('[image /workspace/uploads/chart.png, ~5 tokens]');
     // Remembered: the caption it wrote is a memory of the persona, the name is in the message; both are recalled.
     const byCaption = await vi.waitFor(async () => {
       const hits = await recall({ personaName: 'tester', query: 'the empty white square chart' });
