@@ -229,7 +229,7 @@ export function GraphEditor({ persona }: { persona: string }) {
                     const id = nextId(graph, type);
                     // Below everything, so a new node never lands on another.
                     const lowest = Math.max(0, ...graph.nodes.map((node) => node.position?.y ?? 0));
-                    update({ ...graph, nodes: [...graph.nodes, { id, type, config: type === 'tool.mcp' ? { server: '' } : type === 'skill' ? { name: '' } : {}, position: { x: 400, y: lowest + 140 } }] });
+                    update({ ...graph, nodes: [...graph.nodes, { id, type, config: type === 'tool.mcp' ? { server: '' } : type === 'skill' ? { name: '' } : type === 'agent.delegate' ? { persona: '' } : {}, position: { x: 400, y: lowest + 140 } }] });
                     setSelected(id);
                   }}
                 >
@@ -270,7 +270,7 @@ export function GraphEditor({ persona }: { persona: string }) {
             </ul>
             {capabilities && (
               <p className="mt-2 text-xs text-zinc-600 dark:text-zinc-400" data-testid="capability-summary">
-                The agent may use: {[...capabilities.builtinTools, ...capabilities.mcpServers.map((server) => `MCP ${server}`), ...capabilities.skills.map((skill) => `skill ${skill}`), ...(capabilities.http ? ['http'] : []), ...(capabilities.chat ? ['chat'] : []), ...(capabilities.end ? ['end'] : [])].join(', ') || 'nothing but its model'}.
+                The agent may use: {[...capabilities.builtinTools, ...capabilities.mcpServers.map((server) => `MCP ${server}`), ...capabilities.skills.map((skill) => `skill ${skill}`), ...capabilities.specialists.map((persona) => `specialist ${persona}`), ...(capabilities.http ? ['http'] : []), ...(capabilities.chat ? ['chat'] : []), ...(capabilities.end ? ['end'] : [])].join(', ') || 'nothing but its model'}.
               </p>
             )}
           </section>

@@ -24,6 +24,8 @@ export interface CapabilitySet {
   mcpServers: string[];
   /** Skills by name, sorted (issue 34). */
   skills: string[];
+  /** Personas it may delegate to (`agent.delegate`), sorted. */
+  specialists: string[];
   http: NodeConfig<'tool.http'> | null;
   postgres: NodeConfig<'tool.postgres'> | null;
   chat: boolean;
@@ -56,6 +58,7 @@ export function capabilitiesOf(graph: AgentGraph): CapabilitySet {
     builtinTools: BUILTIN_TOOL_NAMES.filter((name) => tools.has(name)),
     mcpServers: [...new Set(ofType('tool.mcp').map((node) => String(node.config?.server)))].sort(),
     skills: [...new Set(ofType('skill').map((node) => String(node.config?.name)))].sort(),
+    specialists: [...new Set(ofType('agent.delegate').map((node) => String(node.config?.persona)))].sort(),
     http: config<'tool.http'>(ofType('tool.http')[0]),
     postgres: config<'tool.postgres'>(ofType('tool.postgres')[0]),
     chat: ofType('response.chat').length > 0,

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 
 import { skillNameSchema } from '@/lib/config/skill-name';
+import { personaNameSchema } from '@/lib/personas/persona-name';
 import { httpToolConfigSchema, postgresToolConfigSchema } from '@/lib/tools/tool-node-configs';
 
 const configs = {
@@ -40,6 +41,8 @@ const configs = {
   'tool.mcp': z.object({ server: z.string().min(1).max(64) }).strict(),
   /** A skill the agent may load (issue 34): its name and description are listed in its prompt. */
   skill: z.object({ name: skillNameSchema }).strict(),
+  /** A specialist the agent may hand work to with `delegate` (issue 34): another persona, with its own graph. */
+  'agent.delegate': z.object({ persona: personaNameSchema }).strict(),
   'response.chat': z.object({ format: z.enum(['text', 'markdown']).optional() }).strict(),
   'response.end': z.object({}).strict(),
 } as const;
@@ -77,6 +80,7 @@ export const NODE_LABELS: Record<NodeType, { label: string; help: string }> = {
   'tool.http': { label: 'HTTP', help: 'Requests to allowed hosts; anything but GET asks first.' },
   'tool.postgres': { label: 'PostgreSQL', help: 'SQL on one database: read-only unless writes are allowed, and then it asks first.' },
   'tool.mcp': { label: 'MCP server', help: 'The tools of one of your MCP servers (Settings).' },
+  'agent.delegate': { label: 'Specialist', help: 'Another persona this agent may hand a task to with delegate; it works with its own graph, within a share of the budget.' },
   skill: { label: 'Skill', help: 'A skill from the Skills page: listed in the prompt, loaded with load_skill when a task calls for it.' },
   'response.chat': { label: 'Chat reply', help: 'The agent may answer in the chat.' },
   'response.end': { label: 'End', help: 'The agent may end a task run.' },
