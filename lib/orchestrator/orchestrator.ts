@@ -22,6 +22,7 @@ import { markFilesSent, messageWithAttachments } from './file-attachments';
 import { ElicitationBroker, ElicitationError, type ElicitationAnswer, type ElicitationJson } from '@/lib/tools/mcp/elicitation';
 import { VectorIndexer } from '@/lib/memory/vector-indexer';
 import { sessionGraphParts } from '@/lib/capabilities/capability-tools';
+import { delegationHost } from './delegation-host';
 import { listSkills } from '@/lib/skills/skill-files';
 import { effectivePersonaGraph, narrowToGraph, readSessionGraph, snapshotSessionGraph } from '@/lib/capabilities/graph-store';
 import { InMemoryEngine } from '@/lib/engine/in-memory-engine';
@@ -101,6 +102,7 @@ export class Orchestrator {
       mind: (id) => this.minds.get(id) ?? null,
       workingDelayMs: options.taskWorkingDelayMs ?? 3_000,
       ...(options.cluster && { elsewhere: (request: TaskElsewhere) => this.placement.runElsewhere(request) }),
+      delegation: delegationHost({ createSession: (input) => this.createSession(input), tasks: () => this.tasks, bus: this.bus }),
     });
     this.residence = new SessionResidence(options.cluster?.owner ?? null);
     this.placement = new SessionPlacement(

@@ -133,3 +133,9 @@ export async function deleteSession(input: { id: string }): Promise<boolean> {
   const result = await db.session.deleteMany({ where: { id: input.id } });
   return result.count > 0;
 }
+
+/** Marks a session as started for another's delegated task (issue 34). */
+export async function linkParentSession(id: string, parentSessionId: string): Promise<void> {
+  const db = await getDb();
+  await db.session.update({ where: { id }, data: { parentSessionId } });
+}

@@ -20,6 +20,8 @@ export interface TaskRecord {
   error: string | null;
   blockedOn: BlockedOn | null;
   traceId: string;
+  /** The task that delegated this one (issue 34). */
+  parentTaskId: string | null;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
@@ -45,6 +47,7 @@ function toRecord(row: TaskRow): TaskRecord {
     error: row.error,
     blockedOn: row.blockedOn ? (JSON.parse(row.blockedOn) as BlockedOn) : null,
     traceId: row.traceId,
+    parentTaskId: row.parentTaskId,
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
@@ -52,12 +55,40 @@ function toRecord(row: TaskRow): TaskRecord {
   };
 }
 
-export async function insertTask(input: { id: string; sessionId: string; goal: string; context: string | null; constraints: TaskConstraints; traceId: string }): Promise<TaskRecord> {
+export async function insertTask(input: { id: string; sessionId: string; goal: string; context: string | null; constraints: TaskConstraints; traceId: string; parentTaskId?: string | null }): Promise<TaskRecord> {
   const db = await getDb();
   const row = await db.task.create({
-    data: { id: input.id, sessionId: input.sessionId, goal: input.goal, context: input.context, constraints: JSON.stringify(input.constraints), status: 'pending', traceId: input.traceId },
+    data: {
+      id: input.id,
+      sessionId: input.sessionId,
+      goal: input.goal,
+      context: input.context,
+      constraints: JSON.stringify(input.constraints),
+      status: 'pending',
+      traceId: input.traceId,
+      parentTaskId: input.parentTaskId ?? null,
+    },
   });
   return toRecord(row);
+}
+
+/** The tasks from the root down to this one, each with its session's persona (a delegation chain). */
+export async function taskChain(taskId: string): Promise<{ taskId: string; persona: string }[]> {
+  const db = await getDb();
+  const chain: { taskId: string; persona: string }[] = [];
+  for (let id: string | null = taskId; id !== null && chain.length < 20; ) {
+    const row: { id: string; parentTaskId: string | null; session: { personaName: string } } | null = await db.task.findUnique({ where: { id }, select: { id: true, parentTaskId: true, session: { select: { personaName: true } } } });
+    if (!row) break;
+    chain.unshift({ taskId: row.id, persona: row.session.personaName });
+    id = row.parentTaskId;
+  }
+  return chain;
+}
+
+/** The tasks a task delegated, oldest first. */
+export async function childTasks(parentTaskId: string): Promise<TaskRecord[]> {
+  const db = await getDb();
+  return (await db.task.findMany({ where: { parentTaskId }, orderBy: { createdAt: 'asc' } })).map(toRecord);
 }
 
 export async function findTask(id: string): Promise<TaskRecord | null> {

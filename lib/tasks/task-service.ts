@@ -10,6 +10,7 @@ import { closeAgentTurn, listToolCalls, loadOpenTaskTurn } from '@/lib/store/too
 import { listLlmCallsByTrace } from '@/lib/store/mind-repository';
 import { findTask, insertTask, listTasks, taskJson, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
 import { runTaskWorkflow, type TaskMind } from './task-workflow';
+import type { DelegationHost } from './delegate-tool';
 import type { Workflow } from '@/lib/engine/execution-engine';
 import type { SubmitTaskInput } from '@/lib/store/task-types';
 
@@ -35,6 +36,8 @@ export interface TaskServiceDeps {
    * true, or false when that is this one (the mind is started here if nobody holds it).
    */
   elsewhere?(request: TaskElsewhere): Promise<boolean>;
+  /** Specialists (issue 34): the app's side of `delegate`. */
+  delegation?: DelegationHost;
 }
 
 export type TaskElsewhere =
@@ -55,12 +58,12 @@ export class TaskService {
   }
 
   /** A new task; `ids` fixes its id and trace (a schedule's slot: submitting it again returns the same task). */
-  async submit(sessionId: string, input: SubmitTaskInput, ids?: { id: string; traceId: string }): Promise<TaskRecord> {
+  async submit(sessionId: string, input: SubmitTaskInput, ids?: { id: string; traceId: string }, parentTaskId: string | null = null): Promise<TaskRecord> {
     if (ids) {
       const existing = await findTask(ids.id);
       if (existing) return existing;
     }
-    const task = await insertTask({ id: ids?.id ?? randomUUID(), sessionId, goal: input.goal, context: input.context ?? null, constraints: input.constraints, traceId: ids?.traceId ?? randomUUID() });
+    const task = await insertTask({ id: ids?.id ?? randomUUID(), sessionId, goal: input.goal, context: input.context ?? null, constraints: input.constraints, traceId: ids?.traceId ?? randomUUID(), parentTaskId });
     this.announce('created', task);
     await this.schedule(sessionId);
     return (await findTask(task.id)) ?? task;
@@ -152,6 +155,7 @@ export class TaskService {
       announce: (event: Parameters<TaskService['announce']>[0], task: TaskRecord) => this.announce(event, task),
       stopping: () => this.stopping,
       workingDelayMs: this.deps.workingDelayMs,
+      ...(this.deps.delegation && { delegation: this.deps.delegation }),
     };
   }
 

@@ -21,6 +21,7 @@ import { taskBrief } from './task-prompt';
 import { appendMemory, promoteTaskMemories } from '@/lib/memory/memory-store';
 import { findSession } from '@/lib/store/sessions-repository';
 import { emptyStepRequests, taskTools, type StepRequests, type TaskTurn } from './task-turn';
+import { delegateTool, type DelegationHost } from './delegate-tool';
 import type { NextStep, TaskStatus, TaskUsage } from '@/lib/store/task-types';
 
 /** What the loop needs from the session's mind. */
@@ -41,6 +42,8 @@ export interface TaskWorkflowDeps {
   stopping(): boolean;
   /** The pause between steps (seed 003's *Working* pacing). */
   workingDelayMs: number;
+  /** Specialists (issue 34): how a task hands work to another persona; absent, no `delegate`. */
+  delegation?: DelegationHost;
 }
 
 /** What one step journals: everything the loop decides on afterwards, as JSON. */
@@ -149,6 +152,8 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
     for (const call of earlier) lastVerdict = repeats.record(call);
     if (lastVerdict === 'warn') notes.push(repeatWarning(`${earlier.at(-1)!.name} ${JSON.stringify(earlier.at(-1)!.args)}`));
     let usage: TaskUsage = { ...task.usage };
+    // Offered only when the session's graph names a specialist.
+    const delegation = deps.delegation && (await deps.delegation.specialistsOf(task.sessionId)).length > 0 ? deps.delegation : null;
 
     for (let step = task.stepsUsed; ; step++) {
       if (context.signal.aborted) return await cancelled();
@@ -168,10 +173,13 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
         traceId: task.traceId,
         goal: task.goal,
         brief: taskBrief({ task, step, elapsedMs: context.now() - startedAt.getTime(), notes: notes.splice(0) }),
-        taskTools: taskTools(requests, async (plan) => {
-          const saved = await save({ plan });
-          if (saved) deps.announce('step', saved);
-        }),
+        taskTools: [
+          ...taskTools(requests, async (plan) => {
+            const saved = await save({ plan });
+            if (saved) deps.announce('step', saved);
+          }),
+          ...(delegation ? [delegateTool({ host: delegation, parent: task, usage: stepUsage, stepsUsed: step, elapsedS: () => (context.now() - startedAt.getTime()) / 1000, signal: context.signal })] : []),
+        ],
         allowedTools: constraints.tools,
         signal: context.signal,
         beforeCall: (request: BackendRequest) =>

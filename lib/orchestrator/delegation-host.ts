@@ -1,0 +1,64 @@
+// The app's side of `delegate` (issue 34): a specialist's child task runs in a new session of its
+// persona, on the parent session's models, linked to the parent session and task; the call waits
+// on the bus for the child's end, and a cancel of the parent's step cancels the child.
+import { capabilitiesOf } from '@/lib/capabilities/capability-set';
+import { readSessionGraph } from '@/lib/capabilities/graph-store';
+import type { EventBus } from '@/lib/mind/events';
+import { findSession, linkParentSession, type SessionRecord } from '@/lib/store/sessions-repository';
+import { FINAL_TASK_STATUSES } from '@/lib/store/task-types';
+import { findTask, taskChain, type TaskRecord } from '@/lib/store/tasks-repository';
+import type { DelegationHost } from '@/lib/tasks/delegate-tool';
+import type { TaskService } from '@/lib/tasks/task-service';
+import type { CreateSessionInput } from './session-inputs';
+
+export function delegationHost(app: { createSession(input: CreateSessionInput): Promise<SessionRecord>; tasks: () => TaskService; bus: EventBus }): DelegationHost {
+  return {
+    specialistsOf: async (sessionId) => {
+      const snapshot = await readSessionGraph(sessionId);
+      return snapshot ? capabilitiesOf(snapshot.graph).specialists : [];
+    },
+    chain: taskChain,
+    startChild: async ({ parent, specialist, goal, context, constraints }) => {
+      const parentSession = await findSession({ id: parent.sessionId });
+      if (!parentSession) throw new Error(`the session ${parent.sessionId} is gone`);
+      const session = await app.createSession({
+        persona: specialist,
+        name: `${specialist} · for ${parentSession.name}`.slice(0, 120),
+        models: { c_model: parentSession.models.c_model, s_model: parentSession.models.s_model },
+        params: { pacing: 'adaptive' },
+      });
+      await linkParentSession(session.id, parent.sessionId);
+      return app.tasks().submit(session.id, { goal, ...(context !== null && { context }), constraints }, undefined, parent.id);
+    },
+    waitForEnd: (childTaskId, signal) =>
+      new Promise<TaskRecord>((resolve, reject) => {
+        let done = false;
+        const finish = (task: TaskRecord) => {
+          if (done) return;
+          done = true;
+          unsubscribe();
+          resolve(task);
+        };
+        const check = () =>
+          findTask(childTaskId).then((task) => {
+            if (!task) return reject(new Error(`the task ${childTaskId} is gone`));
+            if (FINAL_TASK_STATUSES.includes(task.status)) finish(task);
+          }, reject);
+        const unsubscribe = app.bus.subscribe((event) => {
+          if ((event.type === 'task.completed' || event.type === 'task.failed' || event.type === 'task.cancelled') && event.task.id === childTaskId) void check();
+        });
+        signal.addEventListener(
+          'abort',
+          () => {
+            // The parent stopped: the child stops too, and the call ends with it.
+            void app
+              .tasks()
+              .cancel(childTaskId)
+              .then(finish, () => void check());
+          },
+          { once: true },
+        );
+        void check();
+      }),
+  };
+}

@@ -1,0 +1,87 @@
+// Specialists (issue 34, begun): a task whose persona's graph names a specialist delegates part of
+// its work; the child runs as a task of the specialist's persona in a session of its own (linked
+// to the parent's), within a budget carved from the parent's, and its result comes back as the
+// call's result; the parent finishes with it and its usage includes the child's. A specialist the
+// graph does not name is refused in words the model can act on.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultGraph } from '@/lib/capabilities/capability-set';
+import { writePersonaGraph } from '@/lib/capabilities/graph-store';
+import type { BackendRequest, ContentBlock } from '@/lib/backends/model-backend';
+import { Orchestrator } from '@/lib/orchestrator/orchestrator';
+import { getDb } from '@/lib/store/db';
+import { submitTaskSchema } from '@/lib/store/task-types';
+import { findTask } from '@/lib/store/tasks-repository';
+import { EventRecorder } from '@/test/support/event-recorder';
+import { ScriptedBackend, subconsciousReply, type ScriptStep } from '@/test/support/scripted-backend';
+import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+
+useTempAppDirs({ personas: { lead: '# Lead\n', reviewer: '# Reviewer\n' } });
+
+const results = (request: BackendRequest) => request.messages.flatMap((message) => message.blocks ?? []).filter((block): block is Extract<ContentBlock, { type: 'tool-result' }> => block.type === 'tool-result');
+
+/** The lead delegates the review, then finishes with what came back; the reviewer finishes at once; an outsider is asked for too. */
+function script(request: BackendRequest): ScriptStep {
+  if (!request.system[0]?.text.startsWith('You are the Internal Dialog')) return { text: subconsciousReply() };
+  const prompt = request.messages[0]?.content ?? '';
+  const back = results(request);
+  if (prompt.includes('Review the draft')) return { text: '', toolCalls: [{ id: 'f2', name: 'finish_task', input: { result: 'Two typos on page 2; otherwise sound.' } }] };
+  if (prompt.includes('Ship the report')) {
+    if (back.length === 0) {
+      return {
+        text: '',
+        toolCalls: [
+          { id: 'd0', name: 'delegate', input: { specialist: 'hacker', task: 'Break in' } },
+          { id: 'd1', name: 'delegate', input: { specialist: 'reviewer', task: 'Review the draft', limits: { max_tokens: 5_000 } } },
+        ],
+      };
+    }
+    return { text: '', toolCalls: [{ id: 'f1', name: 'finish_task', input: { result: `Shipped. Review: ${back.find((result) => result.callId === 'd1')?.content ?? ''}` } }] };
+  }
+  return { text: '<ID_loud>Hello.</ID_loud>' };
+}
+
+const backend = new ScriptedBackend([], script);
+let orchestrator: Orchestrator;
+let events: EventRecorder;
+
+beforeAll(async () => {
+  const graph = defaultGraph('lead');
+  graph.nodes.push({ id: 'reviewer', type: 'agent.delegate', config: { persona: 'reviewer' }, position: { x: 0, y: 600 } });
+  graph.edges.push({ id: 'e_reviewer', source: 'core', target: 'reviewer' });
+  await writePersonaGraph('lead', graph);
+  orchestrator = new Orchestrator({ createBackend: () => backend, taskWorkingDelayMs: 0 });
+  events = new EventRecorder(orchestrator.bus);
+  await orchestrator.start();
+});
+afterAll(async () => {
+  events.close();
+  await orchestrator.stop();
+});
+
+const layer = (model: string) => ({ backend: 'openai_compatible' as const, model, max_tokens: 256, endpoint: 'http://127.0.0.1:9/v1' });
+
+describe('delegate', () => {
+  it('the reviewer works as a child task in a session of its own, within the parent’s budget; its result comes back and the parent finishes', async () => {
+    const session = await orchestrator.createSession({ persona: 'lead', models: { c_model: layer('c'), s_model: layer('s') } });
+    const parent = await orchestrator.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Ship the report', constraints: { max_steps: 10, timeout_s: 600, max_tokens: 20_000 } }));
+    const done = await events.waitFor('task.completed', { where: (event) => event.task.id === parent.id, timeoutMs: 30_000 });
+    expect(done.task.result).toBe('Shipped. Review: reviewer finished (task ' + (await childOf(parent.id)).id + ', 1 steps):\nTwo typos on page 2; otherwise sound.');
+
+    const child = await childOf(parent.id);
+    expect(child).toMatchObject({ status: 'completed', parentTaskId: parent.id, constraints: { max_tokens: 5_000 } });
+    const childSession = await (await getDb()).session.findUniqueOrThrow({ where: { id: child.sessionId } });
+    expect([childSession.personaName, childSession.parentSessionId]).toEqual(['reviewer', session.id]);
+    // The parent's usage holds the child's.
+    const ended = (await findTask(parent.id))!;
+    expect(ended.usage.inputTokens).toBeGreaterThanOrEqual(child.usage.inputTokens);
+    expect(ended.usage.inputTokens + ended.usage.outputTokens).toBeLessThanOrEqual(20_000);
+    // The outsider was refused in words the model read.
+    const refusal = backend.calls.flatMap(results).find((result) => result.callId === 'd0');
+    expect(refusal).toMatchObject({ isError: true, content: expect.stringContaining('Not delegated: hacker is not one of this agent') });
+  }, 40_000);
+});
+
+async function childOf(parentTaskId: string) {
+  const row = await (await getDb()).task.findFirstOrThrow({ where: { parentTaskId } });
+  return (await findTask(row.id))!;
+}
