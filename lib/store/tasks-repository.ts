@@ -189,6 +189,7 @@ export function taskJson(task: TaskRecord) {
     error: task.error,
     blocked_on: task.blockedOn,
     trace_id: task.traceId,
+    parent_task_id: task.parentTaskId,
     created_at: task.createdAt.toISOString(),
     started_at: task.startedAt?.toISOString() ?? null,
     finished_at: task.finishedAt?.toISOString() ?? null,

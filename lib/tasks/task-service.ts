@@ -8,11 +8,11 @@ import { RunCancelledError } from '@/lib/engine/execution-engine';
 import type { EventBus } from '@/lib/mind/events';
 import { closeAgentTurn, listToolCalls, loadOpenTaskTurn } from '@/lib/store/tool-calls-repository';
 import { listLlmCallsByTrace } from '@/lib/store/mind-repository';
-import { findTask, insertTask, listTasks, taskJson, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
+import { childTasks, findTask, insertTask, listTasks, taskJson, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
 import { runTaskWorkflow, type TaskMind } from './task-workflow';
 import type { DelegationHost } from './delegate-tool';
 import type { Workflow } from '@/lib/engine/execution-engine';
-import type { SubmitTaskInput } from '@/lib/store/task-types';
+import { FINAL_TASK_STATUSES, type SubmitTaskInput } from '@/lib/store/task-types';
 
 export class TaskError extends Error {
   constructor(
@@ -198,6 +198,10 @@ export class TaskService {
       if (open) await closeAgentTurn({ sessionId: current.sessionId, turnId: open.turn.turnId });
       const cancelled = await updateTask(taskId, { status: 'cancelled', error: 'cancelled by the user', blockedOn: null, finishedAt: new Date() }, ['running', 'blocked']);
       if (cancelled) this.announce('cancelled', cancelled);
+    }
+    // The tasks it delegated go with it (issue 34), whether or not its step was waiting on them.
+    for (const child of await childTasks(taskId)) {
+      if (!FINAL_TASK_STATUSES.includes(child.status)) await this.cancel(child.id).catch((error: unknown) => console.error(`[tasks] the delegated task ${child.id} could not be cancelled`, error));
     }
     return (await findTask(taskId))!;
   }

@@ -24,6 +24,8 @@ function script(request: BackendRequest): ScriptStep {
   if (!request.system[0]?.text.startsWith('You are the Internal Dialog')) return { text: subconsciousReply() };
   const prompt = request.messages[0]?.content ?? '';
   const back = results(request);
+  if (prompt.includes('Check the memo')) return { text: '', toolCalls: [{ id: 'q1', name: 'ask_user', input: { question: 'Which memo?' } }] };
+  if (prompt.includes('Ship the memo')) return { text: '', toolCalls: [{ id: 'd2', name: 'delegate', input: { specialist: 'reviewer', task: 'Check the memo' } }] };
   if (prompt.includes('Review the draft')) return { text: '', toolCalls: [{ id: 'f2', name: 'finish_task', input: { result: 'Two typos on page 2; otherwise sound.' } }] };
   if (prompt.includes('Ship the report')) {
     if (back.length === 0) {
@@ -78,6 +80,19 @@ describe('delegate', () => {
     // The outsider was refused in words the model read.
     const refusal = backend.calls.flatMap(results).find((result) => result.callId === 'd0');
     expect(refusal).toMatchObject({ isError: true, content: expect.stringContaining('Not delegated: hacker is not one of this agent') });
+  }, 40_000);
+});
+
+describe('cancel', () => {
+  it('cancelling the parent cancels the child it waits on (here blocked on a question)', async () => {
+    const session = await orchestrator.createSession({ persona: 'lead', models: { c_model: layer('c'), s_model: layer('s') } });
+    const parent = await orchestrator.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Ship the memo' }));
+    const blocked = await events.waitFor('task.blocked', { where: (event) => event.task.parent_task_id === parent.id, timeoutMs: 30_000 });
+    expect(blocked.task.blocked_on).toEqual({ kind: 'question', question: 'Which memo?' });
+    await orchestrator.tasks.cancel(parent.id);
+    await events.waitFor('task.cancelled', { where: (event) => event.task.id === parent.id, timeoutMs: 30_000 });
+    await events.waitFor('task.cancelled', { where: (event) => event.task.id === blocked.task.id, timeoutMs: 30_000 });
+    expect((await findTask(blocked.task.id))!.status).toBe('cancelled');
   }, 40_000);
 });
 
