@@ -1,12 +1,13 @@
 // The app's side of `delegate` (issue 34): a specialist's child task runs in a new session of its
 // persona, on the parent session's models, linked to the parent session and task; the call waits
-// on the bus for the child's end, and a cancel of the parent's step cancels the child.
+// on the bus for the child's end, and a cancel of the parent's step cancels the child. Asking again
+// for the same work (a continued step) finds the child already there.
 import { capabilitiesOf } from '@/lib/capabilities/capability-set';
 import { readSessionGraph } from '@/lib/capabilities/graph-store';
 import type { EventBus } from '@/lib/mind/events';
 import { findSession, linkParentSession, type SessionRecord } from '@/lib/store/sessions-repository';
 import { FINAL_TASK_STATUSES } from '@/lib/store/task-types';
-import { findTask, taskChain, type TaskRecord } from '@/lib/store/tasks-repository';
+import { childTasks, findTask, taskChain, type TaskRecord } from '@/lib/store/tasks-repository';
 import type { DelegationHost } from '@/lib/tasks/delegate-tool';
 import type { TaskService } from '@/lib/tasks/task-service';
 import type { CreateSessionInput } from './session-inputs';
@@ -19,6 +20,12 @@ export function delegationHost(app: { createSession(input: CreateSessionInput): 
     },
     chain: taskChain,
     startChild: async ({ parent, specialist, goal, context, constraints }) => {
+      // The same work asked again of the same specialist (a step continued after a restart repeats
+      // its call): the child already there is waited on, never a second one started.
+      for (const child of await childTasks(parent.id)) {
+        if (child.goal !== goal || child.status === 'cancelled') continue;
+        if ((await findSession({ id: child.sessionId }))?.personaName === specialist) return child;
+      }
       const parentSession = await findSession({ id: parent.sessionId });
       if (!parentSession) throw new Error(`the session ${parent.sessionId} is gone`);
       const session = await app.createSession({

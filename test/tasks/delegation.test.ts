@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultGraph } from '@/lib/capabilities/capability-set';
 import { writePersonaGraph } from '@/lib/capabilities/graph-store';
 import type { BackendRequest, ContentBlock } from '@/lib/backends/model-backend';
+import { delegationHost } from '@/lib/orchestrator/delegation-host';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
 import { submitTaskSchema } from '@/lib/store/task-types';
@@ -89,6 +90,10 @@ describe('cancel', () => {
     const parent = await orchestrator.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Ship the memo' }));
     const blocked = await events.waitFor('task.blocked', { where: (event) => event.task.parent_task_id === parent.id, timeoutMs: 30_000 });
     expect(blocked.task.blocked_on).toEqual({ kind: 'question', question: 'Which memo?' });
+    // Asked again for the same work (as a step continued after a restart would): the same child.
+    const host = delegationHost({ createSession: (input) => orchestrator.createSession(input), tasks: () => orchestrator.tasks, bus: orchestrator.bus });
+    const again = await host.startChild({ parent: (await findTask(parent.id))!, specialist: 'reviewer', goal: 'Check the memo', context: null, constraints: { max_steps: 5, timeout_s: 60 } });
+    expect(again.id).toBe(blocked.task.id);
     await orchestrator.tasks.cancel(parent.id);
     await events.waitFor('task.cancelled', { where: (event) => event.task.id === parent.id, timeoutMs: 30_000 });
     await events.waitFor('task.cancelled', { where: (event) => event.task.id === blocked.task.id, timeoutMs: 30_000 });
