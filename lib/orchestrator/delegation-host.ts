@@ -7,7 +7,7 @@ import { readSessionGraph } from '@/lib/capabilities/graph-store';
 import type { EventBus } from '@/lib/mind/events';
 import { findSession, linkParentSession, type SessionRecord } from '@/lib/store/sessions-repository';
 import { FINAL_TASK_STATUSES } from '@/lib/store/task-types';
-import { childTasks, findTask, taskChain, type TaskRecord } from '@/lib/store/tasks-repository';
+import { childTasks, findTask, taskChain, taskJson, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
 import type { DelegationHost } from '@/lib/tasks/delegate-tool';
 import type { TaskService } from '@/lib/tasks/task-service';
 import type { CreateSessionInput } from './session-inputs';
@@ -53,7 +53,20 @@ export function delegationHost(app: { createSession(input: CreateSessionInput): 
           }, reject);
         const unsubscribe = app.bus.subscribe((event) => {
           if ((event.type === 'task.completed' || event.type === 'task.failed' || event.type === 'task.cancelled') && event.task.id === childTaskId) void check();
+          // A child waiting on a question: its parent shows the question (answered there, routed here), then runs on with it.
+          if (event.type === 'task.blocked' && event.task.id === childTaskId && event.task.blocked_on?.kind === 'question') void mirror(event.task.blocked_on.question);
+          if ((event.type === 'task.step' || event.type === 'task.started') && event.task.id === childTaskId && event.task.status === 'running') void mirror(null);
         });
+        const mirror = async (question: string | null) => {
+          const child = await findTask(childTaskId);
+          if (!child?.parentTaskId) return;
+          const specialist = (await findSession({ id: child.sessionId }))?.personaName ?? 'the specialist';
+          const parent =
+            question === null
+              ? await updateTask(child.parentTaskId, { status: 'running', blockedOn: null }, ['blocked'])
+              : await updateTask(child.parentTaskId, { status: 'blocked', blockedOn: { kind: 'question', question: `${specialist} asks: ${question}`, child_task_id: childTaskId } }, ['running']);
+          if (parent) app.bus.emit(question === null ? 'task.step' : 'task.blocked', parent.sessionId, { task: taskJson(parent) });
+        };
         signal.addEventListener(
           'abort',
           () => {

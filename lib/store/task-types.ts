@@ -41,7 +41,11 @@ export const planItemSchema = z
   .strict();
 export type PlanItem = z.infer<typeof planItemSchema>;
 
-export type BlockedOn = { kind: 'question'; question: string } | { kind: 'approval'; call_ids: string[] } | { kind: 'yield' };
+export type BlockedOn =
+  /** `child_task_id`: the question is a specialist's (issue 34); the answer goes to that task. */
+  | { kind: 'question'; question: string; child_task_id?: string }
+  | { kind: 'approval'; call_ids: string[] }
+  | { kind: 'yield' };
 
 export interface TaskUsage {
   inputTokens: number;

@@ -170,6 +170,11 @@ export class TaskService {
     if (task.status !== 'blocked' || !task.blockedOn || task.blockedOn.kind === 'approval') {
       throw new TaskError('conflict', task.blockedOn?.kind === 'approval' ? 'The task waits for a decision on a tool call: approve or deny its card' : `The task is ${task.status}, not waiting for an answer`);
     }
+    // A specialist's question shown on its parent: the answer is the specialist's (issue 34).
+    if (task.blockedOn.kind === 'question' && task.blockedOn.child_task_id) {
+      await this.resume(task.blockedOn.child_task_id, input);
+      return (await this.waitForChange(taskId, task.updatedAt)) ?? (await this.require(taskId));
+    }
     if (!(await this.deps.engine.signal(taskId, 'resume', input))) {
       await this.schedule(task.sessionId);
       if (!(await this.deps.engine.signal(taskId, 'resume', input))) throw new TaskError('conflict', 'The session is paused: resume the session, then the task');

@@ -23,8 +23,18 @@ const results = (request: BackendRequest) => request.messages.flatMap((message) 
 /** The lead delegates the review, then finishes with what came back; the reviewer finishes at once; an outsider is asked for too. */
 function script(request: BackendRequest): ScriptStep {
   if (!request.system[0]?.text.startsWith('You are the Internal Dialog')) return { text: subconsciousReply() };
-  const prompt = request.messages[0]?.content ?? '';
+  // The task's own brief only: recalled memories of earlier tasks would match too.
+  const prompt = /<task>([\s\S]*?)<\/task>/.exec(request.messages[0]?.content ?? '')?.[1] ?? '';
   const back = results(request);
+  if (prompt.includes('Check the notes')) {
+    if (prompt.includes('the Q3 notes')) return { text: '', toolCalls: [{ id: 'f3', name: 'finish_task', input: { result: 'Checked the Q3 notes.' } }] };
+    return { text: '', toolCalls: [{ id: 'q2', name: 'ask_user', input: { question: 'Which notes?' } }] };
+  }
+  if (prompt.includes('Ship the notes')) {
+    const review = back.find((result) => result.callId === 'd3');
+    if (review) return { text: '', toolCalls: [{ id: 'f4', name: 'finish_task', input: { result: `Done: ${review.content}` } }] };
+    return { text: '', toolCalls: [{ id: 'd3', name: 'delegate', input: { specialist: 'reviewer', task: 'Check the notes' } }] };
+  }
   if (prompt.includes('Check the memo')) return { text: '', toolCalls: [{ id: 'q1', name: 'ask_user', input: { question: 'Which memo?' } }] };
   if (prompt.includes('Ship the memo')) return { text: '', toolCalls: [{ id: 'd2', name: 'delegate', input: { specialist: 'reviewer', task: 'Check the memo' } }] };
   if (prompt.includes('Review the draft')) return { text: '', toolCalls: [{ id: 'f2', name: 'finish_task', input: { result: 'Two typos on page 2; otherwise sound.' } }] };
@@ -81,6 +91,18 @@ describe('delegate', () => {
     // The outsider was refused in words the model read.
     const refusal = backend.calls.flatMap(results).find((result) => result.callId === 'd0');
     expect(refusal).toMatchObject({ isError: true, content: expect.stringContaining('Not delegated: hacker is not one of this agent') });
+  }, 40_000);
+});
+
+describe('a specialist’s question', () => {
+  it('blocks its parent with the question; the answer given to the parent reaches the specialist, and both finish', async () => {
+    const session = await orchestrator.createSession({ persona: 'lead', models: { c_model: layer('c'), s_model: layer('s') } });
+    const parent = await orchestrator.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Ship the notes' }));
+    const asked = await events.waitFor('task.blocked', { where: (event) => event.task.id === parent.id && event.task.blocked_on?.kind === 'question', timeoutMs: 30_000 });
+    expect(asked.task.blocked_on).toMatchObject({ kind: 'question', question: 'reviewer asks: Which notes?' });
+    await orchestrator.tasks.resume(parent.id, 'the Q3 notes');
+    const done = await events.waitFor('task.completed', { where: (event) => event.task.id === parent.id, timeoutMs: 30_000 });
+    expect(done.task.result).toMatch(/^Done: reviewer finished \(task [0-9a-f-]{36}, 2 steps\):\nChecked the Q3 notes\.$/);
   }, 40_000);
 });
 
