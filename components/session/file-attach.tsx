@@ -7,6 +7,7 @@
 // image's name and place only.
 import { useState } from 'react';
 import { ApiRequestError } from '@/components/api-client';
+import { sizeText } from '@/lib/attachments/file-line';
 
 export interface AttachedFile {
   id: string;
@@ -71,8 +72,6 @@ export function AttachButton(props: { disabled: boolean; onFiles: (files: File[]
     </label>
   );
 }
-
-const sizeText = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
 
 export function AttachedFileChips(props: { files: AttachedFile[]; uploading: string[]; blindModel: string | null; onRemove: (id: string) => void }) {
   if (props.files.length === 0 && props.uploading.length === 0) return null;

@@ -5,20 +5,13 @@
 // or a download chip. The images come from our own origin (`/api/files/:id`), never from a URL
 // in the text; a file changed since it was shared answers 410 and shows as such.
 import { useState } from 'react';
-import { fileLinesIn, type FileLineMatch } from '@/lib/attachments/file-line';
+import { fileLinesIn, replaceFileLines, type FileLineMatch } from '@/lib/attachments/file-line';
 
 /** The text without its file lines, and the files they name, in order. */
 export function splitFileLines(content: string): { text: string; files: FileLineMatch[] } {
   const files = fileLinesIn(content);
   if (files.length === 0) return { text: content, files };
-  let text = '';
-  let from = 0;
-  for (const file of files) {
-    text += content.slice(from, file.index);
-    from = file.index + file.length;
-  }
-  text += content.slice(from);
-  return { text: text.replace(/\n{3,}/g, '\n\n').trim(), files };
+  return { text: replaceFileLines(content, () => '', { tidy: true }), files };
 }
 
 function FilePreview(props: { file: FileLineMatch }) {

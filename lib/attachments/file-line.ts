@@ -46,3 +46,20 @@ export function fileLinesIn(text: string): FileLineMatch[] {
     length: match[0].length,
   }));
 }
+
+/**
+ * The text with each file line replaced by what `replace` gives for it (null: the line is kept);
+ * runs of blank lines a removal leaves are closed up only when `tidy` is set.
+ */
+export function replaceFileLines(text: string, replace: (line: FileLineMatch) => string | null, options: { tidy?: boolean } = {}): string {
+  const lines = fileLinesIn(text);
+  if (lines.length === 0) return text;
+  let out = '';
+  let from = 0;
+  for (const line of lines) {
+    out += text.slice(from, line.index) + (replace(line) ?? text.slice(line.index, line.index + line.length));
+    from = line.index + line.length;
+  }
+  out += text.slice(from);
+  return options.tidy ? out.replace(/\n{3,}/g, '\n\n').trim() : out;
+}

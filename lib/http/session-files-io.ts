@@ -5,7 +5,7 @@
 // taken from the file) — and every line that named it is rewritten to the new file.
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { fileLine, fileLinesIn } from '@/lib/attachments/file-line';
+import { fileLine, replaceFileLines } from '@/lib/attachments/file-line';
 import { readEnv } from '@/lib/config/env';
 import { listUploads, uploadJson } from '@/lib/store/uploads-repository';
 import { uploadBytes } from '@/lib/tools/upload-bytes';
@@ -69,19 +69,11 @@ export async function prepareImportedFiles(files: readonly ImportedFile[]): Prom
     taken.add(name.toLowerCase());
     byOldId.set(file.id, { id: randomUUID(), prepared: { ...prepared, name }, path: `uploads/${name}` });
   }
-  const rewrite = (text: string) => {
-    const lines = fileLinesIn(text);
-    if (lines.length === 0) return text;
-    let out = '';
-    let from = 0;
-    for (const line of lines) {
+  const rewrite = (text: string) =>
+    replaceFileLines(text, (line) => {
       const found = byOldId.get(line.id);
-      out += text.slice(from, line.index);
-      out += found ? fileLine({ ...found.prepared, id: found.id, path: found.path, size: found.prepared.bytes.length, kind: found.prepared.kind }, line.role) : text.slice(line.index, line.index + line.length);
-      from = line.index + line.length;
-    }
-    return out + text.slice(from);
-  };
+      return found ? fileLine({ ...found.prepared, id: found.id, path: found.path, size: found.prepared.bytes.length, kind: found.prepared.kind }, line.role) : null;
+    });
   return { files: [...byOldId.values()].map(({ id, prepared }) => ({ id, prepared })), rewrite };
 }
 
@@ -91,13 +83,5 @@ export async function storeImportedFiles(sessionId: string, prepared: PreparedIm
 
 /** For the Markdown transcript: each file line becomes a link to the file (while this app serves it). */
 export function linkFileLines(text: string): string {
-  const lines = fileLinesIn(text);
-  let out = '';
-  let from = 0;
-  for (const line of lines) {
-    const name = line.path.split('/').at(-1) ?? line.path;
-    out += `${text.slice(from, line.index)}📎 [${name.replace(/[[\]]/g, '')}](/api/files/${line.id}) — ${line.facts}`;
-    from = line.index + line.length;
-  }
-  return out + text.slice(from);
+  return replaceFileLines(text, (line) => `📎 [${(line.path.split('/').at(-1) ?? line.path).replace(/[[\]]/g, '')}](/api/files/${line.id}) — ${line.facts}`);
 }

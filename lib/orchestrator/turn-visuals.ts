@@ -5,7 +5,7 @@
 // time, so the cached prefix holds), PDFs as documents where the provider takes them, else as
 // their text. A model known not to see images gets the lines alone; one that refuses them once is
 // remembered as blind until the process restarts.
-import { fileLinesIn } from '@/lib/attachments/file-line';
+import { fileLinesIn, replaceFileLines } from '@/lib/attachments/file-line';
 import { ImageRefusedError } from '@/lib/attachments/image-prep';
 import { PdfRefusedError, PDF_TOKENS_PER_PAGE, readPdf, sendableAsDocument } from '@/lib/attachments/pdf-prep';
 import type { BackendMessage, ContentBlock } from '@/lib/backends/model-backend';
@@ -117,13 +117,5 @@ export async function rememberCaptions(input: { personaName: string; sessionId: 
  * puts a file in the chat.
  */
 export function withoutFileLines(text: string): string {
-  const lines = fileLinesIn(text);
-  if (lines.length === 0) return text;
-  let out = '';
-  let from = 0;
-  for (const line of lines) {
-    out += text.slice(from, line.index);
-    from = line.index + line.length;
-  }
-  return (out + text.slice(from)).replace(/\n{3,}/g, '\n\n').trim();
+  return replaceFileLines(text, () => '', { tidy: true });
 }

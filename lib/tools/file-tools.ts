@@ -39,7 +39,7 @@ const GREP_MAX_FILES = 20_000;
 const GREP_FILES_PER_RUN = 200;
 
 /** Path errors become the tool's error result, in words the model can act on. */
-async function guarded(run: () => Promise<ToolOutcome> | ToolOutcome): Promise<ToolOutcome> {
+export async function guarded(run: () => Promise<ToolOutcome> | ToolOutcome): Promise<ToolOutcome> {
   try {
     return await run();
   } catch (error) {

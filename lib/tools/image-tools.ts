@@ -14,23 +14,22 @@ import { ImageRefusedError, MAX_INPUT_PIXELS } from '@/lib/attachments/image-pre
 import { imageBlock } from '@/lib/mind/image-sight';
 import { insertUpload } from '@/lib/store/uploads-repository';
 import { builtinTool, errorOutcome, type ToolOutcome } from '@/lib/tools/tool-types';
-import { WorkspacePathError, displayPath, readBytesInside, resolveWorkspacePath } from '@/lib/tools/workspace';
+import { guarded as fileToolGuard } from '@/lib/tools/file-tools';
+import { displayPath, readBytesInside, resolveWorkspacePath } from '@/lib/tools/workspace';
 
 /** The largest file either tool reads (the upload cap's default). */
 const FILE_CAP_BYTES = 20 * 1024 * 1024;
 
-async function guarded(run: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof WorkspacePathError) return errorOutcome(`Refused: ${error.message}`);
-    if (error instanceof ImageRefusedError) return errorOutcome(`Refused: ${error.message}`);
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') return errorOutcome('Refused: the path is a symbolic link');
-    if (code === 'ENOENT') return errorOutcome('No such file');
-    if (code === 'EISDIR') return errorOutcome('That is a folder, not a file');
-    return errorOutcome(`Failed: ${(error as Error).message}`);
-  }
+/** The file tools' refusals, and an image that cannot be read safely. */
+function guarded(run: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
+  return fileToolGuard(async () => {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof ImageRefusedError) return errorOutcome(`Refused: ${error.message}`);
+      throw error;
+    }
+  });
 }
 
 function readFile(root: string, requested: string): { bytes: Buffer; relative: string } | ToolOutcome {
