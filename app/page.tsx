@@ -2,6 +2,7 @@ import { ImportSession } from '@/components/sessions/import-session';
 import { ModelsStatus } from '@/components/sessions/models-status';
 import { NewSessionForm } from '@/components/sessions/new-session-form';
 import { SessionList } from '@/components/sessions/session-list';
+import { TryCrew } from '@/components/sessions/try-crew';
 
 export default function HomePage() {
   return (
@@ -12,6 +13,7 @@ export default function HomePage() {
       </div>
       <ImportSession />
       <ModelsStatus />
+      <TryCrew />
       <NewSessionForm />
       <SessionList />
     </div>

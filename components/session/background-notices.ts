@@ -14,6 +14,8 @@ export interface Notice {
 
 /** What an event asks of a person who is not looking, or null. */
 export function noticeFor(event: OrchestratorEvent, sessionName: string): Notice | null {
+  // A specialist's task shown here: its question reaches the person as the parent task's.
+  if ('task' in event && event.task.session_id !== event.sessionId) return null;
   switch (event.type) {
     case 'turn-end': {
       if (!event.spontaneous) return null;

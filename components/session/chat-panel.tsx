@@ -67,6 +67,8 @@ export function ChatPanel(props: {
     ...state.history.external.messages.map((message) => ({ kind: 'message' as const, message })),
     ...cards.filter((call) => call.turn_id !== state.streaming?.turnId).map((call) => ({ kind: 'call' as const, call })),
   ].sort((a, b) => (a.kind === 'message' ? a.message.created_at : a.call.created_at).localeCompare(b.kind === 'message' ? b.message.created_at : b.call.created_at));
+  // A card raised in a specialist's session (its task delegated from one of ours) names the specialist.
+  const via = (call: ToolCallJson) => (call.session_id !== state.session?.id ? ((call.task_id && state.tasks[call.task_id]?.specialist) ?? 'a specialist') : undefined);
   const messages = state.history.external.messages;
   const streaming = state.streaming;
   const paused = state.session?.status !== 'active';
@@ -97,7 +99,7 @@ export function ChatPanel(props: {
           item.kind === 'message' ? (
             <Bubble key={`m${item.message.id}`} message={item.message} queued={isQueued(item.message, state)} />
           ) : (
-            <ToolCallCard key={item.call.id} call={item.call} liveOutput={state.toolOutput[item.call.id]} onError={props.onError} />
+            <ToolCallCard key={item.call.id} call={item.call} via={via(item.call)} liveOutput={state.toolOutput[item.call.id]} onError={props.onError} />
           ),
         )}
         {streaming && (
@@ -109,7 +111,7 @@ export function ChatPanel(props: {
           </li>
         )}
         {liveCards.map((call) => (
-          <ToolCallCard key={call.id} call={call} liveOutput={state.toolOutput[call.id]} onError={props.onError} />
+          <ToolCallCard key={call.id} call={call} via={via(call)} liveOutput={state.toolOutput[call.id]} onError={props.onError} />
         ))}
         {Object.values(state.elicitations)
           .sort((a, b) => a.created_at.localeCompare(b.created_at))

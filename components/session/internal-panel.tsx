@@ -66,7 +66,7 @@ function ToolActivity({ calls, output }: { calls: ToolCallJson[]; output: Record
 
 const callsOfTurn = (state: SessionState, turnId: string) =>
   Object.values(state.toolCalls)
-    .filter((call) => call.turn_id === turnId)
+    .filter((call) => call.turn_id === turnId && call.session_id === state.session?.id)
     .sort((a, b) => a.step - b.step || a.position - b.position);
 
 /** Memoised: stored turns do not re-render while a new one streams. */

@@ -34,9 +34,10 @@ function usageLine(task: TaskJson): string {
 
 const FINAL = new Set<TaskJson['status']>(['completed', 'failed', 'cancelled']);
 
-/** One task: goal, status, plan, progress against its limits, outcome, and what the person can do now. */
-function TaskCard(props: { task: TaskJson; now: number; onError: (message: string) => void }) {
+/** One task: goal, status, plan, progress against its limits, outcome, and what the person can do now; the tasks it delegated nested inside. */
+function TaskCard(props: { task: TaskJson; all: TaskJson[]; now: number; onError: (message: string) => void }) {
   const { task } = props;
+  const children = props.all.filter((child) => child.parent_task_id === task.id).sort((a, b) => a.created_at.localeCompare(b.created_at));
   const [answer, setAnswer] = useState('');
   const [sending, setSending] = useState(false);
   const act = async (path: string, body?: unknown) => {
@@ -52,8 +53,16 @@ function TaskCard(props: { task: TaskJson; now: number; onError: (message: strin
   };
   const blocked = task.blocked_on;
   return (
-    <section aria-label={`Task ${task.goal}`} className="space-y-2 rounded-lg border border-zinc-200 p-3 text-sm dark:border-zinc-700">
+    <section
+      aria-label={task.specialist ? `Delegated task ${task.goal}` : `Task ${task.goal}`}
+      className={`space-y-2 rounded-lg border p-3 text-sm ${task.specialist ? 'border-indigo-200 bg-indigo-50/40 dark:border-indigo-900 dark:bg-indigo-950/20' : 'border-zinc-200 dark:border-zinc-700'}`}
+    >
       <header className="flex flex-wrap items-center gap-2">
+        {task.specialist && (
+          <a className="text-xs font-semibold text-indigo-700 underline dark:text-indigo-300" href={`/sessions/${task.session_id}`} data-testid="task-specialist">
+            {task.specialist}
+          </a>
+        )}
         <span className="font-medium">{task.goal}</span>
         <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${statusStyles[task.status]}`} data-testid="task-status">
           {task.status}
@@ -85,7 +94,8 @@ function TaskCard(props: { task: TaskJson; now: number; onError: (message: strin
         </ol>
       )}
       {blocked?.kind === 'approval' && <p className="text-amber-800 dark:text-amber-300">Waiting for your decision on a tool call in the chat.</p>}
-      {task.status === 'blocked' && blocked && blocked.kind !== 'approval' && (
+      {task.status === 'blocked' && task.specialist && blocked?.kind === 'question' && <p className="text-amber-800 dark:text-amber-300">Asks: {blocked.question} (answer it above, on the task that delegated this)</p>}
+      {task.status === 'blocked' && !task.specialist && blocked && blocked.kind !== 'approval' && (
         <form
           className="space-y-2"
           onSubmit={(event) => {
@@ -110,6 +120,13 @@ function TaskCard(props: { task: TaskJson; now: number; onError: (message: strin
         </p>
       )}
       {task.error && <p className="text-red-700 dark:text-red-400">Ended: {task.error}</p>}
+      {children.length > 0 && (
+        <div aria-label="Delegated" className="space-y-2 border-l-2 border-indigo-200 pl-3 dark:border-indigo-900">
+          {children.map((child) => (
+            <TaskCard key={child.id} task={child} all={props.all} now={props.now} onError={props.onError} />
+          ))}
+        </div>
+      )}
     </section>
   );
 }
@@ -194,7 +211,9 @@ function NewTaskForm(props: { sessionId: string; onDone: () => void; onError: (m
 export function TasksPanel(props: { sessionId: string; tasks: Record<string, TaskJson>; onError: (message: string) => void }) {
   const [creating, setCreating] = useState(false);
   const [now, setNow] = useState(() => Date.now());
-  const all = Object.values(props.tasks).sort((a, b) => b.created_at.localeCompare(a.created_at));
+  // The session's own tasks; the ones they delegated are nested in their cards.
+  const every = Object.values(props.tasks);
+  const all = every.filter((task) => task.session_id === props.sessionId).sort((a, b) => b.created_at.localeCompare(a.created_at));
   const open = all.filter((task) => !FINAL.has(task.status));
   const finished = all.filter((task) => FINAL.has(task.status));
   const ticking = open.some((task) => task.status === 'running' || task.status === 'blocked');
@@ -218,14 +237,14 @@ export function TasksPanel(props: { sessionId: string; tasks: Record<string, Tas
       </div>
       {creating && <NewTaskForm sessionId={props.sessionId} onDone={() => setCreating(false)} onError={props.onError} />}
       {open.map((task) => (
-        <TaskCard key={task.id} task={task} now={now} onError={props.onError} />
+        <TaskCard key={task.id} task={task} all={every} now={now} onError={props.onError} />
       ))}
       {finished.length > 0 && (
         <details open={open.length === 0}>
           <summary className="cursor-pointer text-sm text-zinc-600 dark:text-zinc-400">History ({finished.length})</summary>
           <div className="mt-2 space-y-2">
             {finished.map((task) => (
-              <TaskCard key={task.id} task={task} now={now} onError={props.onError} />
+              <TaskCard key={task.id} task={task} all={every} now={now} onError={props.onError} />
             ))}
           </div>
         </details>

@@ -76,7 +76,8 @@ function decisionLine(call: ToolCallJson): string | null {
  * explanation, Approve / Deny with a reason / Edit then approve, and "always allow". The server
  * applies the first decision; this card only asks.
  */
-export const ToolCallCard = memo(function ToolCallCard(props: { call: ToolCallJson; liveOutput?: string; onError: (message: string) => void }) {
+/** `via`: the specialist whose session raised the card, when it is shown in the parent's chat. */
+export const ToolCallCard = memo(function ToolCallCard(props: { call: ToolCallJson; liveOutput?: string; via?: string; onError: (message: string) => void }) {
   const { call } = props;
   const [reason, setReason] = useState('');
   const [editing, setEditing] = useState(false);
@@ -127,6 +128,11 @@ export const ToolCallCard = memo(function ToolCallCard(props: { call: ToolCallJs
         <header className="flex flex-wrap items-center gap-2">
           <span className="font-mono font-semibold">{call.name}</span>
           <StatusPill status={call.status} />
+          {props.via && (
+            <a className="text-xs text-indigo-700 underline dark:text-indigo-300" href={`/sessions/${call.session_id}`} data-testid="card-via">
+              {props.via} (specialist)
+            </a>
+          )}
           {call.exit_code !== null && <span className="text-xs text-zinc-500">exit {call.exit_code}</span>}
           {call.status === 'running' && (
             <button type="button" className="btn ml-auto" onClick={() => void stop()}>

@@ -55,6 +55,9 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
   let kind: Kind;
   let payload: OutboxPayload;
   let answerTo: string[] = [];
+  // A specialist's task and cards shown in its parent's session (lib/orchestrator/delegation-host.ts):
+  // the parent's own events say what the person needs (its task blocked with the question).
+  if (('task' in event && event.task.session_id !== event.sessionId) || (event.type === 'tool-call' && event.call.session_id !== event.sessionId)) return 0;
   switch (event.type) {
     case 'turn-start':
       context.noteTurnStart(event.sessionId, event.turnId, event.answering);

@@ -4,7 +4,7 @@
 // for the same work (a continued step) finds the child already there.
 import { capabilitiesOf } from '@/lib/capabilities/capability-set';
 import { readSessionGraph } from '@/lib/capabilities/graph-store';
-import type { EventBus } from '@/lib/mind/events';
+import { TASK_EVENTS, type EventBus, type TaskEventName } from '@/lib/mind/events';
 import { findSession, linkParentSession, type SessionRecord } from '@/lib/store/sessions-repository';
 import { FINAL_TASK_STATUSES } from '@/lib/store/task-types';
 import { childTasks, findTask, taskChain, taskJson, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
@@ -13,6 +13,22 @@ import type { TaskService } from '@/lib/tasks/task-service';
 import type { CreateSessionInput } from './session-inputs';
 
 export function delegationHost(app: { createSession(input: CreateSessionInput): Promise<SessionRecord>; tasks: () => TaskService; bus: EventBus }): DelegationHost {
+  // A child session's task events and tool calls are shown in its parent's session too (the
+  // nested task card, the child's cards in the parent's chat), marked with the specialist's name;
+  // up the chain when a specialist delegates in turn. Known from the moment the child is started
+  // or found again (a continued step after a restart asks for it again).
+  const parents = new Map<string, { sessionId: string; specialist: string }>();
+  app.bus.subscribe((event) => {
+    const parent = parents.get(event.sessionId);
+    if (!parent) return;
+    if ((TASK_EVENTS as readonly string[]).includes(event.type) && 'task' in event) {
+      app.bus.emit(event.type as TaskEventName, parent.sessionId, { task: { ...event.task, specialist: event.task.specialist ?? parent.specialist } });
+    } else if (event.type === 'tool-call') app.bus.emit('tool-call', parent.sessionId, { call: event.call });
+  });
+  const link = (child: TaskRecord, parentSessionId: string, specialist: string) => {
+    parents.set(child.sessionId, { sessionId: parentSessionId, specialist });
+    return child;
+  };
   return {
     specialistsOf: async (sessionId) => {
       const snapshot = await readSessionGraph(sessionId);
@@ -24,7 +40,7 @@ export function delegationHost(app: { createSession(input: CreateSessionInput): 
       // its call): the child already there is waited on, never a second one started.
       for (const child of await childTasks(parent.id)) {
         if (child.goal !== goal || child.status === 'cancelled') continue;
-        if ((await findSession({ id: child.sessionId }))?.personaName === specialist) return child;
+        if ((await findSession({ id: child.sessionId }))?.personaName === specialist) return link(child, parent.sessionId, specialist);
       }
       const parentSession = await findSession({ id: parent.sessionId });
       if (!parentSession) throw new Error(`the session ${parent.sessionId} is gone`);
@@ -35,6 +51,7 @@ export function delegationHost(app: { createSession(input: CreateSessionInput): 
         params: { pacing: 'adaptive' },
       });
       await linkParentSession(session.id, parent.sessionId);
+      parents.set(session.id, { sessionId: parent.sessionId, specialist });
       return app.tasks().submit(session.id, { goal, ...(context !== null && { context }), constraints }, undefined, parent.id);
     },
     waitForEnd: (childTaskId, signal) =>

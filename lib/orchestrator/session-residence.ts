@@ -35,7 +35,7 @@ export class SessionResidence {
     if (!this.workspaces) return () => undefined;
     const workspaces = this.workspaces;
     return bus.subscribe((event) => {
-      if (event.type === 'tool-call' && ran.has(event.call.status)) workspaces.touched(event.sessionId);
+      if (event.type === 'tool-call' && ran.has(event.call.status)) workspaces.touched(event.call.session_id);
     });
   }
 

@@ -139,3 +139,14 @@ export async function linkParentSession(id: string, parentSessionId: string): Pr
   const db = await getDb();
   await db.session.update({ where: { id }, data: { parentSessionId } });
 }
+
+/** The sessions specialists worked in for this one, and for theirs (ids, a few levels down). */
+export async function childSessionIds(id: string): Promise<string[]> {
+  const db = await getDb();
+  const found: string[] = [];
+  for (let level = [id], depth = 0; depth < 4 && level.length > 0; depth++) {
+    level = (await db.session.findMany({ where: { parentSessionId: { in: level } }, select: { id: true } })).map((row) => row.id);
+    found.push(...level);
+  }
+  return found;
+}

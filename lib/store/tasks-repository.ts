@@ -85,6 +85,33 @@ export async function taskChain(taskId: string): Promise<{ taskId: string; perso
   return chain;
 }
 
+/** Every task of the tree this one belongs to: its root and all the tasks delegated below it (ids). */
+export async function taskTree(taskId: string): Promise<string[]> {
+  const chain = await taskChain(taskId);
+  if (chain.length === 0) return [];
+  const db = await getDb();
+  const ids = [chain[0]!.taskId];
+  // Breadth first, one query per level (delegation is at most a few levels deep).
+  for (let level = [ids[0]!]; level.length > 0 && ids.length < 500; ) {
+    level = (await db.task.findMany({ where: { parentTaskId: { in: level } }, select: { id: true } })).map((row) => row.id);
+    ids.push(...level);
+  }
+  return ids;
+}
+
+/** The tasks delegated from this session's tasks, and from theirs, each with its specialist (persona). */
+export async function delegatedTasks(sessionId: string): Promise<(TaskRecord & { specialist: string })[]> {
+  const db = await getDb();
+  const found: (TaskRecord & { specialist: string })[] = [];
+  let level = (await db.task.findMany({ where: { sessionId }, select: { id: true } })).map((row) => row.id);
+  for (let depth = 0; depth < 4 && level.length > 0; depth++) {
+    const rows = await db.task.findMany({ where: { parentTaskId: { in: level } }, include: { session: { select: { personaName: true } } }, orderBy: { createdAt: 'asc' } });
+    found.push(...rows.map((row) => ({ ...toRecord(row), specialist: row.session.personaName })));
+    level = rows.map((row) => row.id);
+  }
+  return found;
+}
+
 /** The tasks a task delegated, oldest first. */
 export async function childTasks(parentTaskId: string): Promise<TaskRecord[]> {
   const db = await getDb();
@@ -195,4 +222,5 @@ export function taskJson(task: TaskRecord) {
     finished_at: task.finishedAt?.toISOString() ?? null,
   };
 }
-export type TaskJson = ReturnType<typeof taskJson>;
+/** A delegated task shown in its parent's session carries the specialist's (persona's) name. */
+export type TaskJson = ReturnType<typeof taskJson> & { specialist?: string };

@@ -307,10 +307,15 @@ export async function getToolCall(input: { id: string }): Promise<ToolCallRecord
   return row ? toRecord(row) : null;
 }
 
-export async function listToolCalls(input: { sessionId: string; status?: ToolCallStatus; turnId?: string; limit?: number }): Promise<ToolCallRecord[]> {
+export async function listToolCalls(input: { sessionId: string | string[]; status?: ToolCallStatus; turnId?: string; approval?: 'required'; limit?: number }): Promise<ToolCallRecord[]> {
   const db = await getDb();
   const rows = await db.toolCall.findMany({
-    where: { sessionId: input.sessionId, ...(input.status && { status: input.status }), ...(input.turnId && { turnId: input.turnId }) },
+    where: {
+      sessionId: typeof input.sessionId === 'string' ? input.sessionId : { in: input.sessionId },
+      ...(input.status && { status: input.status }),
+      ...(input.turnId && { turnId: input.turnId }),
+      ...(input.approval && { approval: input.approval }),
+    },
     orderBy: [{ createdAt: 'asc' }, { step: 'asc' }, { position: 'asc' }],
     take: input.limit ?? 500,
   });

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import { RunCancelledError } from '@/lib/engine/execution-engine';
 import type { EventBus } from '@/lib/mind/events';
-import { closeAgentTurn, listToolCalls, loadOpenTaskTurn } from '@/lib/store/tool-calls-repository';
+import { closeAgentTurn, listToolCalls, loadOpenTaskTurn, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { listLlmCallsByTrace } from '@/lib/store/mind-repository';
 import { childTasks, findTask, insertTask, listTasks, taskJson, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
 import { runTaskWorkflow, type TaskMind } from './task-workflow';
@@ -44,6 +44,14 @@ export type TaskElsewhere =
   | { kind: 'session-changed'; sessionId: string }
   | { kind: 'task-resume'; sessionId: string; taskId: string; input: string }
   | { kind: 'task-cancel'; sessionId: string; taskId: string };
+
+/** A task's trace: what it caused, and the traces of the tasks it delegated. */
+export interface TaskTrace {
+  task: TaskRecord;
+  calls: ToolCallRecord[];
+  llmCalls: { layer: string; backend: string; model: string; started_at: string; duration_ms: number; input_tokens: number; output_tokens: number; cost_usd: number | null; finish_reason: string | null; error: string | null }[];
+  children: TaskTrace[];
+}
 
 export class TaskService {
   private stopping = false;
@@ -211,10 +219,14 @@ export class TaskService {
     return (await findTask(taskId))!;
   }
 
-  /** Everything the task caused, for its trace export. */
-  async trace(taskId: string) {
-    const task = await this.require(taskId);
-    const calls = (await listToolCalls({ sessionId: task.sessionId, limit: 10_000 })).filter((call) => call.taskId === taskId);
+  /** Everything the task caused, for its trace export; the tasks it delegated nested in `children` (each under its own trace id). */
+  async trace(taskId: string): Promise<TaskTrace> {
+    return this.traceOf(await this.require(taskId), 0);
+  }
+
+  private async traceOf(task: TaskRecord, depth: number): Promise<TaskTrace> {
+    const children = depth < 5 ? await Promise.all((await childTasks(task.id)).map((child) => this.traceOf(child, depth + 1))) : [];
+    const calls = (await listToolCalls({ sessionId: task.sessionId, limit: 10_000 })).filter((call) => call.taskId === task.id);
     const llmCalls = (await listLlmCallsByTrace(task.traceId)).map((row) => ({
       layer: row.layer,
       backend: row.backend,
@@ -227,7 +239,7 @@ export class TaskService {
       finish_reason: row.finishReason,
       error: row.error,
     }));
-    return { task, calls, llmCalls };
+    return { task, calls, llmCalls, children };
   }
 
   async require(taskId: string): Promise<TaskRecord> {

@@ -22,6 +22,7 @@ import { appendMemory, promoteTaskMemories } from '@/lib/memory/memory-store';
 import { findSession } from '@/lib/store/sessions-repository';
 import { emptyStepRequests, taskTools, type StepRequests, type TaskTurn } from './task-turn';
 import { delegateTool, type DelegationHost } from './delegate-tool';
+import { noteTool, sharedNotes } from './task-notes';
 import type { NextStep, TaskStatus, TaskUsage } from '@/lib/store/task-types';
 
 /** What the loop needs from the session's mind. */
@@ -154,6 +155,8 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
     let usage: TaskUsage = { ...task.usage };
     // Offered only when the session's graph names a specialist.
     const delegation = deps.delegation && (await deps.delegation.specialistsOf(task.sessionId)).length > 0 ? deps.delegation : null;
+    // A team (a task that delegates, or one delegated to) shares its notes (lib/tasks/task-notes.ts).
+    const team = delegation !== null || task.parentTaskId !== null;
 
     for (let step = task.stepsUsed; ; step++) {
       if (context.signal.aborted) return await cancelled();
@@ -172,12 +175,13 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
         taskId: id,
         traceId: task.traceId,
         goal: task.goal,
-        brief: taskBrief({ task, step, elapsedMs: context.now() - startedAt.getTime(), notes: notes.splice(0) }),
+        brief: taskBrief({ task, step, elapsedMs: context.now() - startedAt.getTime(), notes: notes.splice(0), teamNotes: team ? await sharedNotes(id) : [] }),
         taskTools: [
           ...taskTools(requests, async (plan) => {
             const saved = await save({ plan });
             if (saved) deps.announce('step', saved);
           }),
+          ...(team ? [noteTool(task)] : []),
           ...(delegation ? [delegateTool({ host: delegation, parent: task, usage: stepUsage, stepsUsed: step, elapsedS: () => (context.now() - startedAt.getTime()) / 1000, signal: context.signal })] : []),
         ],
         allowedTools: constraints.tools,

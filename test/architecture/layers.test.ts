@@ -23,6 +23,7 @@ export const floors: Record<string, number> = {
   'lib/capabilities': 6,
   'lib/memory': 6,
   'lib/tasks': 7,
+  'lib/crew': 7, // seed 001's crew: its personas and graphs, installed by "Try the crew" (issue 34)
   'lib/agent': 8,
   'lib/channels': 8, // Telegram and IRC: the page's calls, from a chat
   'lib/triggers': 6, // schedules and webhooks: what wakes a mind at a time or on a call

@@ -2,17 +2,18 @@ import { ApiError } from '@/lib/http/api-error';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { findSession } from '@/lib/store/sessions-repository';
-import { listTasks, taskJson } from '@/lib/store/tasks-repository';
+import { delegatedTasks, listTasks, taskJson } from '@/lib/store/tasks-repository';
 import { submitTaskSchema } from '@/lib/store/task-types';
 import { sessionParamsSchema } from '../schema';
 
 export const dynamic = 'force-dynamic';
 
-/** The session's tasks, oldest first (history included). */
+/** The session's tasks, oldest first (history included), then those they delegated, each with its `specialist`. */
 export const GET = handle(async (_request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, sessionParamsSchema);
   if (!(await findSession({ id }))) throw new ApiError('not_found', `Session ${id} does not exist`);
-  return Response.json({ tasks: (await listTasks({ sessionId: id })).map(taskJson) });
+  const [own, delegated] = await Promise.all([listTasks({ sessionId: id }), delegatedTasks(id)]);
+  return Response.json({ tasks: [...own.map(taskJson), ...delegated.map((task) => ({ ...taskJson(task), specialist: task.specialist }))] });
 });
 
 /** submit_task: starts at once when the session has no task under way, else waits `pending`. */

@@ -1,6 +1,6 @@
 import { handle, parseParams, parseSearchParams } from '@/lib/http/route-helpers';
 import { ApiError } from '@/lib/http/api-error';
-import { findSession } from '@/lib/store/sessions-repository';
+import { childSessionIds, findSession } from '@/lib/store/sessions-repository';
 import { listToolCalls, toolCallJson } from '@/lib/store/tool-calls-repository';
 import { sessionParamsSchema } from '../schema';
 import { toolCallsQuerySchema } from './schema';
@@ -13,5 +13,8 @@ export const GET = handle(async (request, context: { params: Promise<{ id: strin
   const { status } = parseSearchParams(request, toolCallsQuerySchema);
   if (!(await findSession({ id }))) throw new ApiError('not_found', `Session ${id} does not exist`);
   const calls = await listToolCalls({ sessionId: id, ...(status && { status }) });
-  return Response.json({ tool_calls: calls.map(toolCallJson) });
+  // The cards raised in its specialists' sessions are shown in this chat too (issue 34).
+  const children = await childSessionIds(id);
+  const delegated = children.length > 0 ? await listToolCalls({ sessionId: children, approval: 'required', ...(status && { status }) }) : [];
+  return Response.json({ tool_calls: [...calls, ...delegated].map(toolCallJson) });
 });

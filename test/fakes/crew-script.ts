@@ -1,0 +1,55 @@
+// The fake model as seed 001's crew (issue 34), read from the `<task>` part of a step's prompt:
+// the lead (the general assistant's first task, "release note") notes what matters, plans,
+// delegates the review and finishes with the reviewer's verdict; the reviewer answers from the
+// team's notes. A goal with [[slow-review]] makes the reviewer work through several steps (a
+// `recall` each) before its verdict, for the tests that kill a process during a child's step.
+import type { FakeReply, FakeRequest } from './fake-server-core';
+import { mindScript, tagContent, toolResults } from './mind-script';
+
+export const LEAD_NOTE = 'The audience is existing users: five lines, no marketing words.';
+
+function firstUserText(body: unknown): string {
+  const first = ((body as { messages?: { role: string; content: unknown }[] }).messages ?? []).find((message) => message.role === 'user');
+  if (!first) return '';
+  if (typeof first.content === 'string') return first.content;
+  return (first.content as { type?: string; text?: string }[]).map((block) => (block.type === 'text' ? (block.text ?? '') : '')).join('');
+}
+
+const rounds = (body: unknown) => ((body as { messages?: { role: string }[] }).messages ?? []).filter((message) => message.role === 'assistant').length;
+
+export function crewScript(request: FakeRequest): FakeReply {
+  const task = request.system.includes('You are the Subconscious') ? null : tagContent(firstUserText(request.body), 'task');
+  if (task === null) return mindScript(request);
+  const round = rounds(request.body);
+  const step = Number(/step (\d+) of at most/.exec(task)?.[1] ?? '0');
+  const results = toolResults(request.body) ?? [];
+  const said = (text: string): FakeReply => ({ text: `<ID_loud>${text}</ID_loud>` });
+  const slow = task.includes('[[slow-review]]');
+
+  if (task.startsWith('Goal: Review')) {
+    if (slow && step < 4) return round === 0 ? { text: `<ID_loud>Reading, step ${step}.</ID_loud>`, toolCalls: [{ name: 'recall', input: { query: `release note part ${step}` } }] } : said(`Read part ${step}.`);
+    if (round > 0) return said('Verdict given.');
+    const notes = tagContent(task, 'team_notes');
+    const heard = notes?.includes(LEAD_NOTE) ? 'as the lead noted, five lines for existing users' : 'no notes from the lead';
+    return { text: '<ID_loud>Reviewed.</ID_loud>', toolCalls: [{ name: 'finish_task', input: { result: `Ship after one fix: cut "blazing" (${heard}).` } }] };
+  }
+  if (task.includes('release note')) {
+    if (round === 0) {
+      return {
+        text: '<ID_loud>Planning the note.</ID_loud>',
+        toolCalls: [
+          { name: 'note', input: { note: LEAD_NOTE } },
+          { name: 'update_plan', input: { steps: [{ title: 'Draft the note', status: 'done' }, { title: 'Have it reviewed', status: 'in_progress' }] } },
+        ],
+      };
+    }
+    const review = results.find((result) => result.startsWith('reviewer finished'));
+    if (review) return { text: '<ID_loud>Done.</ID_loud>', toolCalls: [{ name: 'finish_task', input: { result: `v1.2: faster start, --json, two fixes. ${review.split('\n').slice(1).join(' ')}` } }] };
+    if (results.some((result) => result.startsWith('reviewer did not finish') || result.startsWith('Not delegated'))) return said(`No review: ${results.join(' ')}`);
+    if (round === 1) {
+      return { text: '<ID_loud>Asking the reviewer.</ID_loud>', toolCalls: [{ name: 'delegate', input: { specialist: 'reviewer', task: `Review the draft release note "v1.2 is blazing fast"${slow ? ' [[slow-review]]' : ''}` } }] };
+    }
+    return said('Waiting on the review.');
+  }
+  return said('No flow for this goal.');
+}
