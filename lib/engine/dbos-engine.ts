@@ -5,6 +5,7 @@
 // journaled in the order they run, so a run must take the same path on replay), `waitFor` is
 // `DBOS.recv` on a topic per name (messages wait for the receiver: one sent early is not lost),
 // `sleep` is DBOS's durable sleep. DBOS is one per process: so is this engine.
+import { AsyncResource } from 'node:async_hooks';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import pg from 'pg';
 import { quietClient } from '@/lib/store/pg-errors';
@@ -140,12 +141,19 @@ export class DbosEngine implements ExecutionEngine {
     this.launched = false;
   }
 
+  /**
+   * Runs `work` in the async context this engine was made in, outside any run: a run started from
+   * inside another run's step (a task delegating to a specialist, issue 34) is a run of its own,
+   * which DBOS refuses to start from a step's context.
+   */
+  private readonly outside = AsyncResource.bind(<T>(work: () => T): T => work());
+
   async start<Input, Output>(runId: string, workflow: Workflow<Input, Output>, input: Input): Promise<Output> {
     const handle = this.adoptedRuns.delete(runId)
       ? DBOS.retrieveWorkflow<Output>(runId)
-      : await DBOS.startWorkflow(this.registeredFor(workflow), { workflowID: runId })(input);
+      : await this.outside(() => DBOS.startWorkflow(this.registeredFor(workflow), { workflowID: runId })(input));
     try {
-      return (await handle.getResult()) as Output;
+      return (await this.outside(() => handle.getResult())) as Output;
     } catch (error) {
       if ((await this.status(runId)) === 'cancelled') throw new RunCancelledError(runId);
       throw error;
@@ -155,7 +163,8 @@ export class DbosEngine implements ExecutionEngine {
   /** Puts the run on the shared work queue: whichever process takes it first runs it. */
   async enqueue<Input>(runId: string, workflow: Workflow<Input, unknown>, input: Input): Promise<void> {
     if (!this.options.workQueue) throw new Error('this engine has no work queue');
-    await DBOS.startWorkflow(this.registeredFor(workflow), { workflowID: runId, queueName: this.options.workQueue.name })(input);
+    const queueName = this.options.workQueue.name;
+    await this.outside(() => DBOS.startWorkflow(this.registeredFor(workflow), { workflowID: runId, queueName })(input));
   }
 
   private registeredFor(workflow: Workflow<never, unknown>): Registered {

@@ -4,7 +4,7 @@
 // unknown or finished run refuses signals; cancel ends a wait at once and stops a run at its next
 // step boundary; a failing step fails the run with its error; a step's retry policy tries again and
 // ends in a terminal error; a person's approve or deny reaches the next step (the model), with the
-// reason.
+// reason; a run started from inside another run's step is a run of its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realClock } from '@/lib/clock/clock';
 import { DbosEngine } from '@/lib/engine/dbos-engine';
@@ -17,12 +17,17 @@ const effect = (runId: string) => effects.set(runId, (effects.get(runId) ?? 0) +
 const gates = new Map<string, Promise<void>>();
 
 function defineWorkflows(engine: ExecutionEngine) {
+  const steps = engine.define('conformance.steps', async (context: WorkflowContext, n: number) => {
+    let last = 0;
+    for (let index = 0; index < n; index++) last = await context.step(`effect-${index}`, async () => effect(context.runId));
+    return { last, at: context.now() > 0 };
+  });
   return {
-    steps: engine.define('conformance.steps', async (context: WorkflowContext, n: number) => {
-      let last = 0;
-      for (let index = 0; index < n; index++) last = await context.step(`effect-${index}`, async () => effect(context.runId));
-      return { last, at: context.now() > 0 };
-    }),
+    steps,
+    // A run started from inside another run's step (a task delegating to a specialist): a run of its own.
+    delegating: engine.define('conformance.delegating', async (context: WorkflowContext, n: number) =>
+      context.step('delegate', async () => (await engine.start(`${context.runId}-child`, steps, n)).last),
+    ),
     answers: engine.define('conformance.answers', async (context: WorkflowContext, _input: null) => {
       await context.step('gate', () => gates.get(context.runId) ?? Promise.resolve());
       const first = await context.waitFor<string | null>('answer');
@@ -120,6 +125,14 @@ describe.each(engines)('the $name engine', ({ name, make }) => {
     expect(effects.get(runId)).toBe(5);
     expect(await engine.status(runId)).toBe('completed');
     expect(await engine.status(id('ghost'))).toBe('unknown');
+  });
+
+  it('a run started from inside another run’s step runs on its own, once, and its result comes back to the step', async () => {
+    const { engine, workflows } = under;
+    const runId = id('delegating');
+    expect(await engine.start(runId, workflows.delegating, 3)).toBe(3);
+    expect(effects.get(`${runId}-child`)).toBe(3);
+    expect([await engine.status(runId), await engine.status(`${runId}-child`)]).toEqual(['completed', 'completed']);
   });
 
   it('a signal sent before its wait is not lost; unknown and finished runs refuse signals', async () => {

@@ -17,11 +17,17 @@ function firstUserText(body: unknown): string {
 
 const rounds = (body: unknown) => ((body as { messages?: { role: string }[] }).messages ?? []).filter((message) => message.role === 'assistant').length;
 
-export function crewScript(request: FakeRequest): FakeReply {
+/** Whose task step a request is (the lead's, the reviewer's), which step and which round of it. */
+export function crewStepOf(request: FakeRequest): { who: 'lead' | 'reviewer'; step: number; round: number; task: string } | null {
   const task = request.system.includes('You are the Subconscious') ? null : tagContent(firstUserText(request.body), 'task');
-  if (task === null) return mindScript(request);
-  const round = rounds(request.body);
-  const step = Number(/step (\d+) of at most/.exec(task)?.[1] ?? '0');
+  if (task === null) return null;
+  return { who: task.startsWith('Goal: Review') ? 'reviewer' : 'lead', step: Number(/step (\d+) of at most/.exec(task)?.[1] ?? '0'), round: rounds(request.body), task };
+}
+
+export function crewScript(request: FakeRequest): FakeReply {
+  const at = crewStepOf(request);
+  if (at === null) return mindScript(request);
+  const { task, round, step } = at;
   const results = toolResults(request.body) ?? [];
   const said = (text: string): FakeReply => ({ text: `<ID_loud>${text}</ID_loud>` });
   const slow = task.includes('[[slow-review]]');
