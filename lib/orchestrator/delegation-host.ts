@@ -7,12 +7,30 @@ import { readSessionGraph } from '@/lib/capabilities/graph-store';
 import { TASK_EVENTS, type EventBus, type TaskEventName } from '@/lib/mind/events';
 import { findSession, linkParentSession, type SessionRecord } from '@/lib/store/sessions-repository';
 import { FINAL_TASK_STATUSES } from '@/lib/store/task-types';
-import { childTasks, findTask, taskChain, taskJson, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
+import { childTasks, findTask, listTasks, taskChain, taskJson, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
 import type { DelegationHost } from '@/lib/tasks/delegate-tool';
 import type { TaskService } from '@/lib/tasks/task-service';
 import type { CreateSessionInput } from './session-inputs';
 
-export function delegationHost(app: { createSession(input: CreateSessionInput): Promise<SessionRecord>; tasks: () => TaskService; bus: EventBus }): DelegationHost {
+export interface DelegationApp {
+  createSession(input: CreateSessionInput): Promise<SessionRecord>;
+  pauseSession(id: string): Promise<unknown>;
+  tasks: () => TaskService;
+  bus: EventBus;
+}
+
+/**
+ * A specialist's session parks when its task ends: its Subconscious would otherwise go on cycling
+ * (and spending) for a session nobody talks to. Resumed from its page, it is an ordinary session.
+ */
+async function parkSpecialist(app: DelegationApp, child: TaskRecord): Promise<void> {
+  const session = await findSession({ id: child.sessionId });
+  if (session?.status !== 'active') return;
+  const unfinished = (await listTasks({ sessionId: child.sessionId })).some((task) => !FINAL_TASK_STATUSES.includes(task.status));
+  if (!unfinished) await app.pauseSession(child.sessionId);
+}
+
+export function delegationHost(app: DelegationApp): DelegationHost {
   // A child session's task events and tool calls are shown in its parent's session too (the
   // nested task card, the child's cards in the parent's chat), marked with the specialist's name;
   // up the chain when a specialist delegates in turn. Known from the moment the child is started
@@ -61,6 +79,7 @@ export function delegationHost(app: { createSession(input: CreateSessionInput): 
           if (done) return;
           done = true;
           unsubscribe();
+          void parkSpecialist(app, task).catch((error: unknown) => console.error(`[tasks] the specialist's session ${task.sessionId} could not be paused`, error));
           resolve(task);
         };
         const check = () =>

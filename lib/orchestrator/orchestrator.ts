@@ -102,7 +102,7 @@ export class Orchestrator {
       mind: (id) => this.minds.get(id) ?? null,
       workingDelayMs: options.taskWorkingDelayMs ?? 3_000,
       ...(options.cluster && { elsewhere: (request: TaskElsewhere) => this.placement.runElsewhere(request) }),
-      delegation: delegationHost({ createSession: (input) => this.createSession(input), tasks: () => this.tasks, bus: this.bus }),
+      delegation: delegationHost({ createSession: (input) => this.createSession(input), pauseSession: (id) => this.pauseSession(id), tasks: () => this.tasks, bus: this.bus }),
     });
     this.residence = new SessionResidence(options.cluster?.owner ?? null);
     this.placement = new SessionPlacement(

@@ -6,7 +6,7 @@
 // the two by their trace ids.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as crew from '@/app/api/crew/route';
 import * as sessionTasks from '@/app/api/sessions/[id]/tasks/route';
 import * as trace from '@/app/api/tasks/[id]/trace/route';
@@ -14,6 +14,7 @@ import { readPersonaGraph } from '@/lib/capabilities/graph-store';
 import { capabilitiesOf } from '@/lib/capabilities/capability-set';
 import { listMemories } from '@/lib/memory/memory-store';
 import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
+import { findSession } from '@/lib/store/sessions-repository';
 import { readSettings, writeSettings } from '@/lib/store/settings-repository';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { crewScript, LEAD_NOTE } from '@/test/fakes/crew-script';
@@ -70,6 +71,10 @@ describe('Try the crew', () => {
       [child.id, 'reviewer'],
       [started.task.id, undefined],
     ]);
+
+    // Its task done, the reviewer's session parks (no Subconscious cycling for nobody).
+    await vi.waitFor(async () => expect((await findSession({ id: child.session_id }))?.status).toBe('paused'), { timeout: 10_000 });
+    expect((await findSession({ id: started.session.id }))?.status).toBe('active');
 
     // One trace download holds both, linked by their trace ids.
     const download = (await (await trace.GET(new Request('http://127.0.0.1:3000/x'), idContext(started.task.id))).json()) as TraceBody;

@@ -113,7 +113,7 @@ describe('cancel', () => {
     const blocked = await events.waitFor('task.blocked', { where: (event) => event.task.parent_task_id === parent.id, timeoutMs: 30_000 });
     expect(blocked.task.blocked_on).toEqual({ kind: 'question', question: 'Which memo?' });
     // Asked again for the same work (as a step continued after a restart would): the same child.
-    const host = delegationHost({ createSession: (input) => orchestrator.createSession(input), tasks: () => orchestrator.tasks, bus: orchestrator.bus });
+    const host = delegationHost({ createSession: (input) => orchestrator.createSession(input), pauseSession: (id) => orchestrator.pauseSession(id), tasks: () => orchestrator.tasks, bus: orchestrator.bus });
     const again = await host.startChild({ parent: (await findTask(parent.id))!, specialist: 'reviewer', goal: 'Check the memo', context: null, constraints: { max_steps: 5, timeout_s: 60 } });
     expect(again.id).toBe(blocked.task.id);
     await orchestrator.tasks.cancel(parent.id);
