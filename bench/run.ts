@@ -11,6 +11,7 @@ import { benchTriggers, triggersTable } from './triggers';
 import { benchToolSearch, toolSearchTable } from './tool-search';
 import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } from './tools';
 import { benchTaskOverhead, benchTaskTokens, tasksTables } from './tasks';
+import { benchDelegation, delegationTable } from './delegation';
 import { defaultModelIds } from '@/lib/config/model-catalog';
 import { createEmbedder } from '@/lib/memory/embeddings';
 import { benchGraphValidation, capabilitiesTable } from './capabilities';
@@ -72,6 +73,9 @@ console.log(
     tokens: await benchTaskTokens({ steps: 10, port: 3336 }),
   }),
 );
+
+console.log('\n## Specialists: what a delegation round trip adds over the specialist\'s own model time\n');
+console.log(delegationTable(await benchDelegation({ runs: quick ? 5 : 20, firstTokenMs: 100, port: 3346 })));
 
 console.log('\n## Memory: recall quality on LoCoMo, recall latency, consolidation tokens\n');
 // The same recall with the store on PostgreSQL (issue 19), on a server this run starts.
