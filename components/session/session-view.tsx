@@ -189,6 +189,11 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           <span className="rounded-full bg-red-100 px-2 py-0.5 text-xs font-medium text-red-800 dark:bg-red-950 dark:text-red-300">degraded</span>
         )}
         <span className="text-xs text-zinc-500">persona: {session.persona}</span>
+        {session.parent_session_id && (
+          <Link href={`/sessions/${session.parent_session_id}`} className="text-xs text-indigo-700 hover:underline dark:text-indigo-300" data-testid="specialist-for">
+            a specialist's session: back to the session that delegated
+          </Link>
+        )}
         <MindLine mind={state.mind} status={session.status} />
         <div className="ml-auto flex items-center gap-3">
           <ConnectionIndicator state={socket.state} />

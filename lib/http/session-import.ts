@@ -75,6 +75,8 @@ export const sessionImportSchema = z
         last_activity_at: isoDate,
         models: z.object({ c_model: exportedLayerSchema, s_model: exportedLayerSchema }).strict(),
         params: sessionParamsSchema,
+        // A specialist's session names the one it worked for; an import stands on its own (the link is not kept).
+        parent_session_id: z.string().max(100).nullable().optional(),
       })
       .strict(),
     persona_snapshot: z.object({ name: personaNameSchema, hash: z.string().max(200), content: personaContentSchema }).strict().nullable().optional(),

@@ -13,6 +13,7 @@ export function sessionJson(session: SessionRecord) {
     last_activity_at: session.lastActivityAt.toISOString(),
     models: toPublicModels(session.models),
     params: session.params,
+    parent_session_id: session.parentSessionId ?? null,
   };
 }
 export type SessionJson = ReturnType<typeof sessionJson>;

@@ -23,6 +23,8 @@ export interface SessionRecord {
   models: ModelsConfig;
   params: SessionParams;
   status: SessionStatus;
+  /** A specialist's session: the session whose task delegated to it (issue 34). */
+  parentSessionId?: string | null;
 }
 
 type SessionRow = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['session']['findFirstOrThrow']>>;
@@ -38,6 +40,7 @@ function toRecord(row: SessionRow): SessionRecord {
     models: parseJsonColumn(modelsConfigSchema, row.modelConfig, 'model config'),
     params: parseJsonColumn(sessionParamsSchema, row.params, 'params', defaultParams),
     status: row.status as SessionStatus,
+    parentSessionId: row.parentSessionId,
   };
 }
 

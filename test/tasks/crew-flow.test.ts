@@ -14,6 +14,7 @@ import { readPersonaGraph } from '@/lib/capabilities/graph-store';
 import { capabilitiesOf } from '@/lib/capabilities/capability-set';
 import { listMemories } from '@/lib/memory/memory-store';
 import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
+import { sessionJson } from '@/lib/http/session-json';
 import { findSession } from '@/lib/store/sessions-repository';
 import { readSettings, writeSettings } from '@/lib/store/settings-repository';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
@@ -75,6 +76,7 @@ describe('Try the crew', () => {
     // Its task done, the reviewer's session parks (no Subconscious cycling for nobody).
     await vi.waitFor(async () => expect((await findSession({ id: child.session_id }))?.status).toBe('paused'), { timeout: 10_000 });
     expect((await findSession({ id: started.session.id }))?.status).toBe('active');
+    expect(sessionJson((await findSession({ id: child.session_id }))!).parent_session_id).toBe(started.session.id);
 
     // One trace download holds both, linked by their trace ids.
     const download = (await (await trace.GET(new Request('http://127.0.0.1:3000/x'), idContext(started.task.id))).json()) as TraceBody;
