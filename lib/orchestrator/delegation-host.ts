@@ -12,6 +12,9 @@ import type { DelegationHost } from '@/lib/tasks/delegate-tool';
 import type { TaskService } from '@/lib/tasks/task-service';
 import type { CreateSessionInput } from './session-inputs';
 
+/** How often a parent looks at its child's row besides the events (a child in another process sends none here). */
+const WAIT_POLL_MS = 2_000;
+
 export interface DelegationApp {
   createSession(input: CreateSessionInput): Promise<SessionRecord>;
   pauseSession(id: string): Promise<unknown>;
@@ -75,32 +78,50 @@ export function delegationHost(app: DelegationApp): DelegationHost {
     waitForEnd: (childTaskId, signal) =>
       new Promise<TaskRecord>((resolve, reject) => {
         let done = false;
+        // The question shown on the parent for this child (undefined: not looked yet).
+        let shown: string | null | undefined;
         const finish = (task: TaskRecord) => {
           if (done) return;
           done = true;
           unsubscribe();
+          clearInterval(poll);
           void parkSpecialist(app, task).catch((error: unknown) => console.error(`[tasks] the specialist's session ${task.sessionId} could not be paused`, error));
           resolve(task);
         };
+        // The child's row says where it stands; its events only make the parent look sooner. In a
+        // cluster the child may run in another process, whose events this bus never sees: the poll.
         const check = () =>
-          findTask(childTaskId).then((task) => {
-            if (!task) return reject(new Error(`the task ${childTaskId} is gone`));
-            if (FINAL_TASK_STATUSES.includes(task.status)) finish(task);
+          findTask(childTaskId).then(async (task) => {
+            if (done) return;
+            if (!task) {
+              done = true;
+              unsubscribe();
+              clearInterval(poll);
+              return reject(new Error(`the task ${childTaskId} is gone`));
+            }
+            if (FINAL_TASK_STATUSES.includes(task.status)) return finish(task);
+            // A child waiting on a question: its parent shows the question (answered there, routed here), then runs on.
+            const question = task.status === 'blocked' && task.blockedOn?.kind === 'question' ? task.blockedOn.question : null;
+            if (question !== shown) {
+              shown = question;
+              await mirror(task, question);
+            }
           }, reject);
         const unsubscribe = app.bus.subscribe((event) => {
-          if ((event.type === 'task.completed' || event.type === 'task.failed' || event.type === 'task.cancelled') && event.task.id === childTaskId) void check();
-          // A child waiting on a question: its parent shows the question (answered there, routed here), then runs on with it.
-          if (event.type === 'task.blocked' && event.task.id === childTaskId && event.task.blocked_on?.kind === 'question') void mirror(event.task.blocked_on.question);
-          if ((event.type === 'task.step' || event.type === 'task.started') && event.task.id === childTaskId && event.task.status === 'running') void mirror(null);
+          if ('task' in event && event.task.id === childTaskId && event.sessionId === event.task.session_id) void check();
         });
-        const mirror = async (question: string | null) => {
-          const child = await findTask(childTaskId);
-          if (!child?.parentTaskId) return;
+        const poll = setInterval(() => void check(), WAIT_POLL_MS);
+        const mirror = async (child: TaskRecord, question: string | null) => {
+          if (!child.parentTaskId) return;
           const specialist = (await findSession({ id: child.sessionId }))?.personaName ?? 'the specialist';
-          const parent =
-            question === null
-              ? await updateTask(child.parentTaskId, { status: 'running', blockedOn: null }, ['blocked'])
-              : await updateTask(child.parentTaskId, { status: 'blocked', blockedOn: { kind: 'question', question: `${specialist} asks: ${question}`, child_task_id: childTaskId } }, ['running']);
+          let parent: TaskRecord | null = null;
+          if (question !== null) {
+            parent = await updateTask(child.parentTaskId, { status: 'blocked', blockedOn: { kind: 'question', question: `${specialist} asks: ${question}`, child_task_id: childTaskId } }, ['running']);
+          } else {
+            // Only a block this child put there is lifted.
+            const current = await findTask(child.parentTaskId);
+            if (current?.blockedOn?.kind === 'question' && current.blockedOn.child_task_id === childTaskId) parent = await updateTask(child.parentTaskId, { status: 'running', blockedOn: null }, ['blocked']);
+          }
           if (parent) app.bus.emit(question === null ? 'task.step' : 'task.blocked', parent.sessionId, { task: taskJson(parent) });
         };
         signal.addEventListener(

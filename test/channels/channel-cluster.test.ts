@@ -72,6 +72,9 @@ describe('a channel shared by two processes', () => {
 
     telegram.userWrites(ana, 'First question');
     await expect.poll(() => said('You said: First question').length, { timeout: 20_000 }).toBe(1);
+    // Delivery is at least once: a holder killed between the Bot API's answer and marking the row
+    // sent would send it again. The kill waits for the mark, so a second copy below is a real bug.
+    await expect.poll(async () => (await getDb()).channelOutbox.count({ where: { channelId, state: { not: 'sent' } } }), { timeout: 10_000 }).toBe(0);
 
     // The holder dies: the survivor takes the channel (and whatever sessions it held) and goes on.
     await worker.kill();

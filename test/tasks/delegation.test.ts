@@ -11,7 +11,8 @@ import { delegationHost } from '@/lib/orchestrator/delegation-host';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
 import { submitTaskSchema } from '@/lib/store/task-types';
-import { findTask } from '@/lib/store/tasks-repository';
+import { findTask, updateTask } from '@/lib/store/tasks-repository';
+import { EventBus } from '@/lib/mind/events';
 import { EventRecorder } from '@/test/support/event-recorder';
 import { ScriptedBackend, subconsciousReply, type ScriptStep } from '@/test/support/scripted-backend';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
@@ -120,6 +121,20 @@ describe('cancel', () => {
     await events.waitFor('task.cancelled', { where: (event) => event.task.id === parent.id, timeoutMs: 30_000 });
     await events.waitFor('task.cancelled', { where: (event) => event.task.id === blocked.task.id, timeoutMs: 30_000 });
     expect((await findTask(blocked.task.id))!.status).toBe('cancelled');
+  }, 40_000);
+});
+
+describe('a child whose events never reach this process (it runs in another one of a cluster)', () => {
+  it('its end is read from its row: the wait resolves without an event', async () => {
+    const session = await orchestrator.createSession({ persona: 'reviewer', models: { c_model: layer('c'), s_model: layer('s') } });
+    const child = await orchestrator.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Check the memo' }));
+    const blocked = await events.waitFor('task.blocked', { where: (event) => event.task.id === child.id, timeoutMs: 30_000 });
+    // A host on a bus of its own hears nothing of the child; the row changes as another process would change it.
+    const deaf = delegationHost({ createSession: (input) => orchestrator.createSession(input), pauseSession: (id) => orchestrator.pauseSession(id), tasks: () => orchestrator.tasks, bus: new EventBus() });
+    const waiting = deaf.waitForEnd(blocked.task.id, new AbortController().signal);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // its first look saw the child blocked
+    await updateTask(blocked.task.id, { status: 'completed', result: 'Checked elsewhere.', blockedOn: null, finishedAt: new Date() });
+    expect(await waiting).toMatchObject({ id: blocked.task.id, status: 'completed', result: 'Checked elsewhere.' });
   }, 40_000);
 });
 
