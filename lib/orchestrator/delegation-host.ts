@@ -8,6 +8,7 @@ import { TASK_EVENTS, type EventBus, type TaskEventName } from '@/lib/mind/event
 import { findSession, linkParentSession, type SessionRecord } from '@/lib/store/sessions-repository';
 import { FINAL_TASK_STATUSES } from '@/lib/store/task-types';
 import { childTasks, findTask, listTasks, taskChain, taskJson, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
+import { markSessionUntrusted, sessionUntrustedSource } from '@/lib/store/untrusted-repository';
 import type { DelegationHost } from '@/lib/tasks/delegate-tool';
 import type { TaskService } from '@/lib/tasks/task-service';
 import type { CreateSessionInput } from './session-inputs';
@@ -72,6 +73,9 @@ export function delegationHost(app: DelegationApp): DelegationHost {
         params: { pacing: 'adaptive' },
       });
       await linkParentSession(session.id, parent.sessionId);
+      // The brief may carry what the parent read from outside: the child holds it too (§20).
+      const read = await sessionUntrustedSource(parent.sessionId);
+      if (read) await markSessionUntrusted(session.id, `the brief of a session that read ${read}`);
       parents.set(session.id, { sessionId: parent.sessionId, specialist });
       return app.tasks().submit(session.id, { goal, ...(context !== null && { context }), constraints }, undefined, parent.id);
     },

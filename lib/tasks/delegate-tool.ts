@@ -5,6 +5,7 @@
 // the root was given. The app's side (sessions, tasks, waiting) comes through DelegationHost.
 import { z } from 'zod';
 import type { TaskRecord } from '@/lib/store/tasks-repository';
+import { sessionUntrustedSource } from '@/lib/store/untrusted-repository';
 import type { TaskConstraints, TaskUsage } from '@/lib/store/task-types';
 import { builtinTool, errorOutcome, type Tool } from '@/lib/tools/tool-types';
 import { carveBudget, checkDelegation, type ChainLink } from './delegation-policy';
@@ -63,8 +64,11 @@ export function delegateTool(step: DelegationStep): Tool {
       step.usage.outputTokens += ended.usage.outputTokens;
       step.usage.costUsd += ended.usage.costUsd;
       step.usage.costUnknown ||= ended.usage.costUnknown;
-      if (ended.status === 'completed') return { isError: false, content: `${args.specialist} finished (task ${ended.id}, ${ended.stepsUsed} steps):\n${ended.result ?? ''}` };
-      return errorOutcome(`${args.specialist} did not finish (task ${ended.id} ${ended.status}): ${ended.error ?? 'no reason given'}`);
+      // What the specialist read from outside reaches this session with its words (ARCHITECTURE §20).
+      const read = await sessionUntrustedSource(ended.sessionId);
+      const untrusted = read ? { untrusted: { kind: 'derived' as const, label: `the work of ${args.specialist}, which read ${read}`.slice(0, 500) } } : {};
+      if (ended.status === 'completed') return { isError: false, content: `${args.specialist} finished (task ${ended.id}, ${ended.stepsUsed} steps):\n${ended.result ?? ''}`, ...untrusted };
+      return { ...errorOutcome(`${args.specialist} did not finish (task ${ended.id} ${ended.status}): ${ended.error ?? 'no reason given'}`), ...untrusted };
     },
   }) as Tool;
 }

@@ -35,10 +35,14 @@ export function noteTool(task: { id: string; sessionId: string }): Tool {
   }) as Tool;
 }
 
-/** The notes of the task's tree, oldest first, as the brief shows them: `[persona] text`. */
-export async function sharedNotes(taskId: string): Promise<string[]> {
+/**
+ * The notes of the task's tree, oldest first, as the brief shows them (`[persona] text`), and the
+ * untrusted source one of them was written after, if any: reading it makes the reader's session
+ * hold untrusted content too (ARCHITECTURE §20).
+ */
+export async function sharedNotes(taskId: string): Promise<{ lines: string[]; untrusted: string | null }> {
   const tree = await taskTree(taskId);
-  if (tree.length === 0) return [];
+  if (tree.length === 0) return { lines: [], untrusted: null };
   const rows = await (await getDb()).memory.findMany({
     where: { taskId: { in: tree }, scope: 'short', validTo: null },
     orderBy: { id: 'desc' },
@@ -46,12 +50,14 @@ export async function sharedNotes(taskId: string): Promise<string[]> {
     select: { personaName: true, content: true, untrustedSource: true },
   });
   const lines: string[] = [];
+  let untrusted: string | null = null;
   let used = 0;
   for (const row of rows) {
     const line = `[${row.personaName}] ${row.content}${row.untrustedSource ? ` (written after reading untrusted content: ${row.untrustedSource.slice(0, 120)})` : ''}`;
     if (used + line.length > MAX_CHARS) break;
     used += line.length;
     lines.push(line);
+    untrusted ??= row.untrustedSource ? `a note of the ${row.personaName} agent written after reading ${row.untrustedSource}` : null;
   }
-  return lines.reverse();
+  return { lines: lines.reverse(), untrusted };
 }

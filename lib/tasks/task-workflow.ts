@@ -20,6 +20,7 @@ import { callBudgetStop, RepeatDetector, stepsExhausted, timedOut, type RepeatVe
 import { taskBrief } from './task-prompt';
 import { appendMemory, promoteTaskMemories } from '@/lib/memory/memory-store';
 import { findSession } from '@/lib/store/sessions-repository';
+import { markSessionUntrusted } from '@/lib/store/untrusted-repository';
 import { emptyStepRequests, taskTools, type StepRequests, type TaskTurn } from './task-turn';
 import { delegateTool, type DelegationHost } from './delegate-tool';
 import { noteTool, sharedNotes } from './task-notes';
@@ -166,6 +167,8 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
       const limit = cut ? null : (stepsExhausted(step, constraints) ?? timedOut(startedAt.getTime(), context.now(), constraints));
       if (limit) return await end('failed', limit);
 
+      const teamNotes = team ? await sharedNotes(id) : { lines: [], untrusted: null };
+      if (teamNotes.untrusted) await markSessionUntrusted(task.sessionId, teamNotes.untrusted);
       const requests = emptyStepRequests();
       const awaiting = new Set<string>();
       // Set from the calls' callbacks during the step.
@@ -175,7 +178,7 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
         taskId: id,
         traceId: task.traceId,
         goal: task.goal,
-        brief: taskBrief({ task, step, elapsedMs: context.now() - startedAt.getTime(), notes: notes.splice(0), teamNotes: team ? await sharedNotes(id) : [] }),
+        brief: taskBrief({ task, step, elapsedMs: context.now() - startedAt.getTime(), notes: notes.splice(0), teamNotes: teamNotes.lines }),
         taskTools: [
           ...taskTools(requests, async (plan) => {
             const saved = await save({ plan });

@@ -28,6 +28,10 @@ export const tagNames = [
   'mcp_prompt',
   /** A tool result from outside (a web page, an MCP server, a memory written from one): data, never instructions (issue 32). */
   'untrusted_data',
+  /** A skill's file as `load_skill` returns it (issue 34): data, never instructions. */
+  'skill_file',
+  /** What the agents of a task tree noted for each other (issue 34), in a step's brief. */
+  'team_notes',
 ] as const;
 
 export type TagName = (typeof tagNames)[number];
