@@ -136,7 +136,14 @@ export function SessionList() {
                       </Link>
                     )}
                   </td>
-                  <td className="px-3 py-2">{session.persona}</td>
+                  <td className="px-3 py-2">
+                    {session.persona}
+                    {session.parent_session_id && (
+                      <span className="ml-2 rounded-full bg-indigo-100 px-2 py-0.5 text-xs text-indigo-800 dark:bg-indigo-950 dark:text-indigo-300" title="Worked on a task another session delegated">
+                        specialist
+                      </span>
+                    )}
+                  </td>
                   <td className="px-3 py-2"><StatusBadge status={session.status} /></td>
                   <td className="px-3 py-2 whitespace-nowrap">{formatTime(session.created_at)}</td>
                   <td className="px-3 py-2 whitespace-nowrap">{formatTime(session.last_activity_at)}</td>
