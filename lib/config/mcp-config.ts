@@ -3,8 +3,8 @@
 // `{type: "http", url, headers}`), plus what Settings adds per tool (on/off, auto-approve).
 // Secrets in `env` and `headers` never go back to a browser whole: they are masked, and a PUT
 // that sends the mask back keeps the stored value.
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { sha256Hex } from '@/lib/security/digest';
 
 /** A server's name: what the `mcpServers` key says, shown in Settings and on cards. */
 /** What a model provider accepts as a tool's name; MCP tools are renamed to fit it. */
@@ -173,6 +173,6 @@ function clean(part: string): string {
 export function mcpToolName(server: string, tool: string): string {
   const plain = `${clean(server)}__${clean(tool)}`;
   if (plain === `${server}__${tool}` && TOOL_NAME_PATTERN.test(plain)) return plain;
-  const hash = createHash('sha256').update(`${server}\u0000${tool}`).digest('hex').slice(0, 6);
+  const hash = sha256Hex(`${server}\u0000${tool}`).slice(0, 6);
   return `${plain.slice(0, 64 - 7)}_${hash}`;
 }

@@ -3,7 +3,7 @@
 // like any upload — its bytes must match its hash, stay under the upload cap, and pass the same
 // checks (what it is by its bytes, images re-encoded, PDFs read, names made safe, the path never
 // taken from the file) — and every line that named it is rewritten to the new file.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { fileLine, replaceFileLines } from '@/lib/attachments/file-line';
 import { readEnv } from '@/lib/config/env';
@@ -11,6 +11,7 @@ import { listUploads, uploadJson } from '@/lib/store/uploads-repository';
 import { uploadBytes } from '@/lib/tools/upload-bytes';
 import { ApiError } from './api-error';
 import { prepareUpload, storeUpload, type PreparedUpload } from './uploads';
+import { sha256Hex } from '@/lib/security/digest';
 
 /** Every file of the session, its bytes embedded (null, with the reason, when they are gone). */
 export async function exportedFiles(sessionId: string) {
@@ -63,7 +64,7 @@ export async function prepareImportedFiles(files: readonly ImportedFile[]): Prom
       throw error;
     }
     // Checked on the bytes as given (an image is re-encoded after).
-    if (createHash('sha256').update(bytes).digest('hex') !== file.sha256) throw new FileImportError(`file ${file.name}: its bytes do not match its sha256`);
+    if (sha256Hex(bytes) !== file.sha256) throw new FileImportError(`file ${file.name}: its bytes do not match its sha256`);
     let name = prepared.name;
     for (let index = 2; taken.has(name.toLowerCase()); index++) name = prepared.name.replace(/(\.[A-Za-z0-9]{1,8})?$/, ` (${index})$1`);
     taken.add(name.toLowerCase());

@@ -3,7 +3,7 @@
 // session's workspace under uploads/ through writeInside (the name made safe, never a path), so
 // the agent's tools can use them; a row describes it. Served back with its sniffed type, never
 // sniffed again by the browser, sandboxed, and as a download unless it is an image.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { classify } from '@/lib/attachments/file-kind';
@@ -13,6 +13,7 @@ import { findUpload, insertUpload, type UploadRecord } from '@/lib/store/uploads
 import { uploadBytes } from '@/lib/tools/upload-bytes';
 import { ensureWorkspace, writeInside } from '@/lib/tools/workspace';
 import { ApiError } from './api-error';
+import { sha256Hex } from '@/lib/security/digest';
 
 /** A file made ready to keep: what it is, its clean bytes, its facts. Nothing is written yet. */
 export interface PreparedUpload {
@@ -46,7 +47,7 @@ export async function prepareUpload(input: { name: string; claimedType: string |
     throw error;
   }
   const name = mimeType === 'image/png' && !/\.png$/i.test(classified.name) ? classified.name.replace(/\.[A-Za-z0-9]{1,8}$/, '') + '.png' : classified.name;
-  return { name, mimeType, kind: classified.kind, bytes, sha256: createHash('sha256').update(bytes).digest('hex'), width: size?.width ?? null, height: size?.height ?? null, note };
+  return { name, mimeType, kind: classified.kind, bytes, sha256: sha256Hex(bytes), width: size?.width ?? null, height: size?.height ?? null, note };
 }
 
 /** Writes a prepared file into the session's uploads/ (under a free name) and records it, bytes kept in the store too. */

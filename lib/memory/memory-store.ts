@@ -2,7 +2,7 @@
 // and idempotent per normalised text and scope; short-term ones expire; promote a task's memories
 // to long-term; a newer fact supersedes an older one (kept as its history); forget leaves no
 // trace — the row, its full-text entry and its vector are deleted securely and the WAL is checkpointed.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '@/lib/security/digest';
 import { getDb, getStore } from '@/lib/store/db';
 import { rawDb } from '@/lib/store/raw-db';
 import { forgetVectorCache } from './vector-index';
@@ -40,7 +40,7 @@ export function normaliseMemory(text: string): string {
 }
 
 export function memoryHash(text: string): string {
-  return createHash('sha256').update(normaliseMemory(text)).digest('hex');
+  return sha256Hex(normaliseMemory(text));
 }
 
 interface MemoryRow {

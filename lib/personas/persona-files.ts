@@ -1,11 +1,12 @@
 // Persona Core files in personas/. Only the persona editor's routes call the writers; every path is
 // resolved inside the folder, symlinks are refused, and writes are atomic (temp, fsync, rename,
 // fsync of the folder) so a crash never leaves a half-written persona.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { appPaths } from '@/lib/config/env';
 import { personaNameSchema } from './persona-name';
+import { sha256Hex } from '@/lib/security/digest';
 
 const personaErrorBrand = Symbol.for('agentcsd.PersonaError');
 
@@ -64,7 +65,7 @@ function lstatRegularFile(target: string, name: string): fs.Stats {
 }
 
 export function hashPersona(content: Buffer | string): string {
-  return createHash('sha256').update(content).digest('hex');
+  return sha256Hex(content);
 }
 
 export function listPersonas(): PersonaSummary[] {

@@ -1,10 +1,11 @@
 // Applies prisma/migrations/*/migration.sql at start-up, recording each in Prisma's own
 // `_prisma_migrations` table so `prisma migrate status` agrees on machines that have the engine.
 // (Prisma 7's migrate commands need a native engine that cannot be downloaded offline.)
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { sha256Hex } from '@/lib/security/digest';
 
 const createMigrationsTable = `
 CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
@@ -42,7 +43,7 @@ export function listMigrations(migrationsDir: string): { name: string; sql: stri
     .sort()
     .map((name) => {
       const sql = fs.readFileSync(path.join(migrationsDir, name, 'migration.sql'), 'utf8');
-      return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+      return { name, sql, checksum: sha256Hex(sql) };
     });
 }
 

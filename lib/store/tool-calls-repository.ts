@@ -2,7 +2,7 @@
 // is committed before its card is shown; its status only moves forward, each move a
 // compare-and-set on the status it leaves, so a second click, another tab or a replayed request
 // gets the first outcome, and a call is run at most once.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '@/lib/security/digest';
 import { getDb, getStore } from './db';
 import { rawDb, sqliteDate, statement } from './raw-db';
 import { pgDate, pgQuery, pgRaw } from './pg-raw';
@@ -58,7 +58,7 @@ export function hashArgs(args: Record<string, unknown> | null): string {
     }
     return value;
   };
-  return createHash('sha256').update(JSON.stringify(canonical(args))).digest('hex');
+  return sha256Hex(JSON.stringify(canonical(args)));
 }
 
 type ToolCallRow = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['toolCall']['findFirstOrThrow']>>;

@@ -4,7 +4,7 @@
 // reply (a chart it drew). Both read through the workspace's descriptors (nothing outside, no
 // links), decide what a file is by its bytes (an SVG is never an image), and record the file as
 // an upload, so the page shows a thumbnail and the file's bytes are checked when it is served.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import sharp from 'sharp';
 import { z } from 'zod';
@@ -16,6 +16,7 @@ import { insertUpload } from '@/lib/store/uploads-repository';
 import { builtinTool, errorOutcome, type ToolOutcome } from '@/lib/tools/tool-types';
 import { guarded as fileToolGuard } from '@/lib/tools/file-tools';
 import { displayPath, readBytesInside, resolveWorkspacePath } from '@/lib/tools/workspace';
+import { sha256Hex } from '@/lib/security/digest';
 
 /** The largest file either tool reads (the upload cap's default). */
 const FILE_CAP_BYTES = 20 * 1024 * 1024;
@@ -50,7 +51,6 @@ async function imageSize(bytes: Buffer): Promise<{ width: number; height: number
   return upright ? { width: metadata.height, height: metadata.width } : { width: metadata.width, height: metadata.height };
 }
 
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 const viewImageArgs = z.strictObject({
   path: z.string().min(1).describe('Image path relative to the workspace: PNG, JPEG, WebP or GIF (first frame)'),
@@ -70,7 +70,7 @@ const viewImage = builtinTool({
       const type = sniff(read.bytes);
       if (!type || type === 'application/pdf') return errorOutcome(`${read.relative} is not a PNG, JPEG, WebP or GIF image${/\.svg$/i.test(read.relative) ? ' (an SVG is text: read it with read_file)' : ''}`);
       const size = await imageSize(read.bytes);
-      const hash = sha256(read.bytes);
+      const hash = sha256Hex(read.bytes);
       const block = await imageBlock(read.bytes, hash, context.sight.provider, `/workspace/${read.relative}`);
       const upload = await insertUpload({
         id: randomUUID(),
@@ -116,7 +116,7 @@ const showFile = builtinTool({
         mimeType: classified.mimeType,
         kind: classified.kind,
         size: read.bytes.length,
-        sha256: sha256(read.bytes),
+        sha256: sha256Hex(read.bytes),
         path: read.relative,
         ...size,
         note: classified.note ?? 'shown by the agent',

@@ -2,14 +2,13 @@
 // there is still the one recorded (its SHA-256), else from the store's copy of a person's upload
 // (upload_blobs) — which also puts a missing file back in the workspace, so the agent's tools find
 // it on whichever process holds the session. A file the agent has since changed is not overwritten.
-import { createHash } from 'node:crypto';
 import { uploadBlob, type UploadRecord } from '@/lib/store/uploads-repository';
 import { ensureWorkspace, readBytesInside, writeInside } from './workspace';
+import { sha256Hex } from '@/lib/security/digest';
 
 /** The most bytes read back for one file (uploads are capped lower). */
 const READ_CAP_BYTES = 64 * 1024 * 1024;
 
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /** The bytes, or why they cannot be had any more. */
 export async function uploadBytes(upload: UploadRecord): Promise<Buffer | string> {
@@ -17,12 +16,12 @@ export async function uploadBytes(upload: UploadRecord): Promise<Buffer | string
   let missing = false;
   try {
     const { bytes, truncated } = readBytesInside(root, upload.path, READ_CAP_BYTES);
-    if (!truncated && sha256(bytes) === upload.sha256) return bytes;
+    if (!truncated && sha256Hex(bytes) === upload.sha256) return bytes;
   } catch (error) {
     missing = (error as NodeJS.ErrnoException).code === 'ENOENT' || /does not exist/.test((error as Error).message);
   }
   const stored = await uploadBlob(upload.id);
-  if (!stored || sha256(stored) !== upload.sha256) return missing ? `${upload.name} is no longer in the workspace` : `${upload.name} has changed in the workspace since it was shared`;
+  if (!stored || sha256Hex(stored) !== upload.sha256) return missing ? `${upload.name} is no longer in the workspace` : `${upload.name} has changed in the workspace since it was shared`;
   if (missing) {
     try {
       writeInside(root, upload.path, stored);

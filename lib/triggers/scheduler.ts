@@ -5,7 +5,6 @@
 // "firing <slot>" first; a start-up finds a fire a crash cut and completes it, and each action is
 // idempotent per slot (a task's id is derived from the slot, a message is looked for before it is
 // sent), so a slot cut by kill -9 still leaves exactly one run.
-import { createHash } from 'node:crypto';
 import type { Clock } from '@/lib/clock/clock';
 import type { EventBus } from '@/lib/mind/events';
 import { SessionPausedError } from '@/lib/mind/session-errors';
@@ -15,6 +14,7 @@ import { claimSlot, dueSchedules, findSchedule, listSchedules, nextDueAt, schedu
 import { submitTaskSchema, type SubmitTaskInput } from '@/lib/store/task-types';
 import { nextFireAfter } from './schedule-times';
 import { whenSchedulesChange } from './schedule-service';
+import { sha256Hex } from '@/lib/security/digest';
 
 /** A slot later than this when its turn comes counts as missed (catch-up policy applies). */
 export const MISSED_AFTER_MS = 60_000;
@@ -33,7 +33,7 @@ export interface TriggerHost {
 
 /** A UUID (version 5 layout) derived from text: the same slot always names the same task. */
 export function derivedUuid(text: string): string {
-  const hex = createHash('sha256').update(text).digest('hex').slice(0, 32).split('');
+  const hex = sha256Hex(text).slice(0, 32).split('');
   hex[12] = '5';
   hex[16] = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
   const joined = hex.join('');

@@ -14,6 +14,7 @@ import { SessionPausedError } from '@/lib/mind/session-errors';
 import { taskConstraintsSchema, submitTaskSchema } from '@/lib/store/task-types';
 import { findHook, recordDelivery, type HookRecord } from '@/lib/store/triggers-repository';
 import { derivedUuid, type TriggerHost } from './scheduler';
+import { sha256Hex } from '@/lib/security/digest';
 
 export const HOOK_BODY_LIMIT = 256 * 1024;
 
@@ -97,7 +98,7 @@ export async function receiveDelivery(input: { hookId: string; headers: Headers;
   payload = payload.replace(/\u0000/g, '\u2400');
   const deliveryId =
     (input.headers.get('x-github-delivery') ?? input.headers.get('x-delivery-id') ?? input.headers.get('idempotency-key'))?.trim().slice(0, 200) ||
-    `sha256:${createHash('sha256').update(input.raw).digest('hex').slice(0, 32)}`;
+    `sha256:${sha256Hex(input.raw).slice(0, 32)}`;
   if (!(await recordDelivery(hook.id, deliveryId))) return refusal(409, 'conflict', `Delivery ${deliveryId} was received before: not run again`);
 
   const traceId = derivedUuid(`hook:${hook.id}:${deliveryId}`);

@@ -5,7 +5,7 @@
 // browser, the state and verifier are kept for the callback) and *background* (a connection or a
 // refresh: a sign-in it cannot do becomes NeedsSignIn with the reason, and touches nothing of a
 // sign-in under way).
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import {
@@ -18,6 +18,7 @@ import {
   saveMcpTokens,
 } from '@/lib/store/mcp-tokens-repository';
 import { checkAuthorizationServer, checkRegistration, checkTokenAudience } from './oauth-guard';
+import { sha256Hex } from '@/lib/security/digest';
 
 /** How long a sign-in started in Settings may take to come back. */
 export const SIGN_IN_VALID_MS = 10 * 60_000;
@@ -29,7 +30,7 @@ export class NeedsSignIn extends Error {
   }
 }
 
-export const hashState = (state: string) => createHash('sha256').update(state, 'utf8').digest('hex');
+export const hashState = (state: string) => sha256Hex(state);
 
 /** A client id and secret the user pasted, for servers that offer no registration. */
 export interface StaticClient {
