@@ -164,7 +164,8 @@ async function decideCard(context: InboundContext, binding: BindingRecord, outbo
     ...(decision === 'always' && { remember: 'session' as const }),
     ...(decision === 'deny' && reason && { reason: reason.slice(0, 2_000) }),
     args_hash: card.argsHash,
-    session_id: card.sessionId,
+    // A specialist's card (its parent's chat decides it): the call's own session.
+    session_id: card.callSessionId ?? card.sessionId,
   });
   if (outcome.ok) return decision === 'deny' ? `Card ${outboxId}: denied.` : `Card ${outboxId}: approved${decision === 'always' ? ' (and from now on in this session)' : ''}.`;
   return `Card ${outboxId}: ${outcome.message}`;

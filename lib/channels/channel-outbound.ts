@@ -55,9 +55,10 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
   let kind: Kind;
   let payload: OutboxPayload;
   let answerTo: string[] = [];
-  // A specialist's task and cards shown in its parent's session (lib/orchestrator/delegation-host.ts):
-  // the parent's own events say what the person needs (its task blocked with the question).
-  if (('task' in event && event.task.session_id !== event.sessionId) || (event.type === 'tool-call' && event.call.session_id !== event.sessionId)) return 0;
+  // A specialist's task shown in its parent's session (lib/orchestrator/delegation-host.ts): the
+  // parent's own events say what the person needs (its task blocked with the question). Its cards
+  // do reach the parent's chat: they wait for the person like the parent's own.
+  if ('task' in event && event.task.session_id !== event.sessionId) return 0;
   switch (event.type) {
     case 'turn-start':
       context.noteTurnStart(event.sessionId, event.turnId, event.answering);
@@ -73,7 +74,8 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
     case 'tool-call':
       if (event.call.status !== 'awaiting_approval') return 0;
       kind = 'card';
-      payload = { text: describeArgs(event.call.name, event.call.args ?? {}), card: { callId: event.call.id, sessionId: event.sessionId, argsHash: event.call.args_hash } };
+      if (event.call.session_id === event.sessionId) payload = { text: describeArgs(event.call.name, event.call.args ?? {}), card: { callId: event.call.id, sessionId: event.sessionId, argsHash: event.call.args_hash } };
+      else payload = { text: `A specialist asks: ${describeArgs(event.call.name, event.call.args ?? {})}`, card: { callId: event.call.id, sessionId: event.sessionId, argsHash: event.call.args_hash, callSessionId: event.call.session_id } };
       break;
     case 'task.completed':
     case 'task.failed':

@@ -52,7 +52,14 @@ export interface BindingRecord {
 export interface OutboxPayload {
   text: string;
   /** An approval card: its buttons (Telegram) or `!approve <outbox id>` (IRC) decide this call, with these arguments. */
-  card?: { callId: string; sessionId: string; argsHash: string };
+  card?: {
+    callId: string;
+    /** The session the chat is bound to (the card is decided only from a chat bound to it). */
+    sessionId: string;
+    argsHash: string;
+    /** A specialist's call shown in its parent's chat: the session the call belongs to. */
+    callSessionId?: string;
+  };
   /** A task's question: a reply to this message answers it. */
   question?: { taskId: string; sessionId: string };
 }
