@@ -149,7 +149,10 @@ export class DbosEngine implements ExecutionEngine {
   private readonly outside = AsyncResource.bind(<T>(work: () => T): T => work());
 
   async start<Input, Output>(runId: string, workflow: Workflow<Input, Output>, input: Input): Promise<Output> {
-    const handle = this.adoptedRuns.delete(runId)
+    // A run DBOS already knows (adopted, or recovered at launch and asked for again by its
+    // service) is waited on, not started again: the same handle, without DBOS's queue warning.
+    const known = this.adoptedRuns.delete(runId) || (await this.outside(() => this.status(runId))) !== 'unknown';
+    const handle = known
       ? DBOS.retrieveWorkflow<Output>(runId)
       : await this.outside(() => DBOS.startWorkflow(this.registeredFor(workflow), { workflowID: runId })(input));
     try {
