@@ -1,7 +1,9 @@
 // The app's side of `delegate` (issue 34): a specialist's child task runs in a new session of its
 // persona, on the parent session's models, linked to the parent session and task; the call waits
-// on the bus for the child's end, and a cancel of the parent's step cancels the child. Asking again
-// for the same work (a continued step) finds the child already there.
+// for the child's end (its row, hurried by its events), a cancel of the parent's step cancels the
+// child, and the child's session parks when it is done. Asking again for the same work (a
+// continued step) finds the child already there. The child's task events and cards are shown in
+// the parent's session too.
 import { capabilitiesOf } from '@/lib/capabilities/capability-set';
 import { readSessionGraph } from '@/lib/capabilities/graph-store';
 import { TASK_EVENTS, type EventBus, type TaskEventName } from '@/lib/mind/events';
