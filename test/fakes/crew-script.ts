@@ -6,21 +6,13 @@
 // `recall` each) before its verdict, for the tests that kill a process during a child's step.
 import type { FakeReply, FakeRequest } from './fake-server-core';
 import { mindScript, tagContent, toolResults } from './mind-script';
+import { rounds, taskPrompt } from './task-script';
 
 export const LEAD_NOTE = 'The audience is existing users: five lines, no marketing words.';
 
-function firstUserText(body: unknown): string {
-  const first = ((body as { messages?: { role: string; content: unknown }[] }).messages ?? []).find((message) => message.role === 'user');
-  if (!first) return '';
-  if (typeof first.content === 'string') return first.content;
-  return (first.content as { type?: string; text?: string }[]).map((block) => (block.type === 'text' ? (block.text ?? '') : '')).join('');
-}
-
-const rounds = (body: unknown) => ((body as { messages?: { role: string }[] }).messages ?? []).filter((message) => message.role === 'assistant').length;
-
 /** Whose task step a request is (the lead's, the reviewer's), which step and which round of it. */
 export function crewStepOf(request: FakeRequest): { who: 'lead' | 'reviewer'; step: number; round: number; task: string } | null {
-  const task = request.system.includes('You are the Subconscious') ? null : tagContent(firstUserText(request.body), 'task');
+  const task = taskPrompt(request);
   if (task === null) return null;
   return { who: task.startsWith('Goal: Review') ? 'reviewer' : 'lead', step: Number(/step (\d+) of at most/.exec(task)?.[1] ?? '0'), round: rounds(request.body), task };
 }

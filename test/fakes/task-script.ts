@@ -17,13 +17,19 @@ function firstUserText(body: unknown): string {
   return (first.content as { type?: string; text?: string }[]).map((block) => (block.type === 'text' ? (block.text ?? '') : '')).join('');
 }
 
-function rounds(body: unknown): number {
+/** The assistant turns so far in this request: which round of the step's tool loop it is. */
+export function rounds(body: unknown): number {
   const messages = (body as { messages?: { role: string }[] }).messages ?? [];
   return messages.filter((message) => message.role === 'assistant').length;
 }
 
+/** The `<task>` part of a task step's prompt; null for any other request (the Subconscious, a chat turn). */
+export function taskPrompt(request: FakeRequest): string | null {
+  return request.system.includes('You are the Subconscious') ? null : tagContent(firstUserText(request.body), 'task');
+}
+
 export function taskScript(request: FakeRequest): FakeReply {
-  const task = request.system.includes('You are the Subconscious') ? null : tagContent(firstUserText(request.body), 'task');
+  const task = taskPrompt(request);
   if (task === null) return mindScript(request);
   const step = Number(/step (\d+) of at most/.exec(task)?.[1] ?? '0');
   const round = rounds(request.body);

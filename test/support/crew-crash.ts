@@ -3,8 +3,6 @@
 // model call in flight); a new orchestrator on the same store and engine brings both back, the
 // reviewer finishes, and the lead finishes with its verdict — one child, each of its steps' calls
 // run once. Shared by the in-memory (SQLite) and the durable (DBOS on PostgreSQL) runs.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { expect, vi } from 'vitest';
 import { installCrew } from '@/lib/crew/crew';
 import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
@@ -15,6 +13,7 @@ import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { crewScript, crewStepOf } from '@/test/fakes/crew-script';
 import type { FakeRequest } from '@/test/fakes/fake-server-core';
+import { startAppProcess } from './worker-process';
 
 export const SLOW_CREW_GOAL = 'Write a five-line release note for version 1.2 [[slow-review]]';
 
@@ -44,25 +43,10 @@ export async function prepareCrew(fake: FakeOpenAIServer): Promise<void> {
 }
 
 /** Starts the lead's task in a process of its own; resolves with the ids once it runs. */
-export async function spawnCrewProcess(env: Record<string, string>): Promise<{ child: ChildProcess; sessionId: string; taskId: string; exited: Promise<void>; output(): string }> {
-  let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('test/support/orchestrator-process.ts')], {
-    env: { ...process.env, NODE_ENV: 'production', CREW_GOAL: SLOW_CREW_GOAL, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (chunk) => (output += String(chunk)));
-  child.stderr!.on('data', (chunk) => (output += String(chunk)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 40_000;
-  while (!output.includes('orchestrator process ready')) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the orchestrator process did not start: ${output.slice(-2000)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  const ids = JSON.parse(/started (\{.*\})/.exec(output)![1]!) as { sessionId: string; taskId: string };
-  return { child, ...ids, exited, output: () => output };
+export async function spawnCrewProcess(env: Record<string, string>): Promise<Awaited<ReturnType<typeof startAppProcess>> & { sessionId: string; taskId: string }> {
+  const started = await startAppProcess({ script: 'test/support/orchestrator-process.ts', env: { CREW_GOAL: SLOW_CREW_GOAL, ...env }, ready: 'orchestrator process ready', timeoutMs: 40_000 });
+  const ids = JSON.parse(/started (\{.*\})/.exec(started.output())![1]!) as { sessionId: string; taskId: string };
+  return { ...started, ...ids };
 }
 
 async function childOf(parentTaskId: string) {

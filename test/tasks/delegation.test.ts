@@ -3,30 +3,22 @@
 // to the parent's), within a budget carved from the parent's, and its result comes back as the
 // call's result; the parent finishes with it and its usage includes the child's. A specialist the
 // graph does not name is refused in words the model can act on.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultGraph } from '@/lib/capabilities/capability-set';
-import { writePersonaGraph } from '@/lib/capabilities/graph-store';
-import type { BackendRequest, ContentBlock } from '@/lib/backends/model-backend';
+import { describe, expect, it } from 'vitest';
 import { delegationHost } from '@/lib/orchestrator/delegation-host';
-import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
 import { submitTaskSchema } from '@/lib/store/task-types';
 import { findTask, updateTask } from '@/lib/store/tasks-repository';
 import { EventBus } from '@/lib/mind/events';
-import { EventRecorder } from '@/test/support/event-recorder';
-import { ScriptedBackend, subconsciousReply, type ScriptStep } from '@/test/support/scripted-backend';
-import { useTempAppDirs } from '@/test/support/temp-app-dirs';
-
-useTempAppDirs({ personas: { lead: '# Lead\n', reviewer: '# Reviewer\n' } });
-
-const results = (request: BackendRequest) => request.messages.flatMap((message) => message.blocks ?? []).filter((block): block is Extract<ContentBlock, { type: 'tool-result' }> => block.type === 'tool-result');
+import type { BackendRequest } from '@/lib/backends/model-backend';
+import { briefOf, toolResultsOf, useLeadAndReviewer } from '@/test/support/lead-and-reviewer';
+import { subconsciousReply, type ScriptStep } from '@/test/support/scripted-backend';
 
 /** The lead delegates the review, then finishes with what came back; the reviewer finishes at once; an outsider is asked for too. */
 function script(request: BackendRequest): ScriptStep {
-  if (!request.system[0]?.text.startsWith('You are the Internal Dialog')) return { text: subconsciousReply() };
   // The task's own brief only: recalled memories of earlier tasks would match too.
-  const prompt = /<task>([\s\S]*?)<\/task>/.exec(request.messages[0]?.content ?? '')?.[1] ?? '';
-  const back = results(request);
+  const prompt = briefOf(request);
+  if (prompt === null) return { text: subconsciousReply() };
+  const back = toolResultsOf(request);
   if (prompt.includes('Check the notes')) {
     if (prompt.includes('the Q3 notes')) return { text: '', toolCalls: [{ id: 'f3', name: 'finish_task', input: { result: 'Checked the Q3 notes.' } }] };
     return { text: '', toolCalls: [{ id: 'q2', name: 'ask_user', input: { question: 'Which notes?' } }] };
@@ -54,31 +46,15 @@ function script(request: BackendRequest): ScriptStep {
   return { text: '<ID_loud>Hello.</ID_loud>' };
 }
 
-const backend = new ScriptedBackend([], script);
-let orchestrator: Orchestrator;
-let events: EventRecorder;
-
-beforeAll(async () => {
-  const graph = defaultGraph('lead');
-  graph.nodes.push({ id: 'reviewer', type: 'agent.delegate', config: { persona: 'reviewer' }, position: { x: 0, y: 600 } });
-  graph.edges.push({ id: 'e_reviewer', source: 'core', target: 'reviewer' });
-  await writePersonaGraph('lead', graph);
-  orchestrator = new Orchestrator({ createBackend: () => backend, taskWorkingDelayMs: 0 });
-  events = new EventRecorder(orchestrator.bus);
-  await orchestrator.start();
-});
-afterAll(async () => {
-  events.close();
-  await orchestrator.stop();
-});
-
-const layer = (model: string) => ({ backend: 'openai_compatible' as const, model, max_tokens: 256, endpoint: 'http://127.0.0.1:9/v1' });
+const { app, createSession } = useLeadAndReviewer(script);
+/** A delegation host of the app's own, listening on `bus`. */
+const hostOn = (bus: EventBus) => delegationHost({ createSession: (input) => app.orchestrator.createSession(input), pauseSession: (id) => app.orchestrator.pauseSession(id), tasks: () => app.orchestrator.tasks, bus });
 
 describe('delegate', () => {
   it('the reviewer works as a child task in a session of its own, within the parent’s budget; its result comes back and the parent finishes', async () => {
-    const session = await orchestrator.createSession({ persona: 'lead', models: { c_model: layer('c'), s_model: layer('s') } });
-    const parent = await orchestrator.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Ship the report', constraints: { max_steps: 10, timeout_s: 600, max_tokens: 20_000 } }));
-    const done = await events.waitFor('task.completed', { where: (event) => event.task.id === parent.id, timeoutMs: 30_000 });
+    const session = await createSession('lead');
+    const parent = await app.orchestrator.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Ship the report', constraints: { max_steps: 10, timeout_s: 600, max_tokens: 20_000 } }));
+    const done = await app.events.waitFor('task.completed', { where: (event) => event.task.id === parent.id, timeoutMs: 30_000 });
     expect(done.task.result).toBe('Shipped. Review: reviewer finished (task ' + (await childOf(parent.id)).id + ', 1 steps):\nTwo typos on page 2; otherwise sound.');
 
     const child = await childOf(parent.id);
@@ -90,47 +66,47 @@ describe('delegate', () => {
     expect(ended.usage.inputTokens).toBeGreaterThanOrEqual(child.usage.inputTokens);
     expect(ended.usage.inputTokens + ended.usage.outputTokens).toBeLessThanOrEqual(20_000);
     // The outsider was refused in words the model read.
-    const refusal = backend.calls.flatMap(results).find((result) => result.callId === 'd0');
+    const refusal = app.backend.calls.flatMap(toolResultsOf).find((result) => result.callId === 'd0');
     expect(refusal).toMatchObject({ isError: true, content: expect.stringContaining('Not delegated: hacker is not one of this agent') });
   }, 40_000);
 });
 
 describe('a specialist’s question', () => {
   it('blocks its parent with the question; the answer given to the parent reaches the specialist, and both finish', async () => {
-    const session = await orchestrator.createSession({ persona: 'lead', models: { c_model: layer('c'), s_model: layer('s') } });
-    const parent = await orchestrator.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Ship the notes' }));
-    const asked = await events.waitFor('task.blocked', { where: (event) => event.task.id === parent.id && event.task.blocked_on?.kind === 'question', timeoutMs: 30_000 });
+    const session = await createSession('lead');
+    const parent = await app.orchestrator.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Ship the notes' }));
+    const asked = await app.events.waitFor('task.blocked', { where: (event) => event.task.id === parent.id && event.task.blocked_on?.kind === 'question', timeoutMs: 30_000 });
     expect(asked.task.blocked_on).toMatchObject({ kind: 'question', question: 'reviewer asks: Which notes?' });
-    await orchestrator.tasks.resume(parent.id, 'the Q3 notes');
-    const done = await events.waitFor('task.completed', { where: (event) => event.task.id === parent.id, timeoutMs: 30_000 });
+    await app.orchestrator.tasks.resume(parent.id, 'the Q3 notes');
+    const done = await app.events.waitFor('task.completed', { where: (event) => event.task.id === parent.id, timeoutMs: 30_000 });
     expect(done.task.result).toMatch(/^Done: reviewer finished \(task [0-9a-f-]{36}, 2 steps\):\nChecked the Q3 notes\.$/);
   }, 40_000);
 });
 
 describe('cancel', () => {
   it('cancelling the parent cancels the child it waits on (here blocked on a question)', async () => {
-    const session = await orchestrator.createSession({ persona: 'lead', models: { c_model: layer('c'), s_model: layer('s') } });
-    const parent = await orchestrator.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Ship the memo' }));
-    const blocked = await events.waitFor('task.blocked', { where: (event) => event.task.parent_task_id === parent.id, timeoutMs: 30_000 });
+    const session = await createSession('lead');
+    const parent = await app.orchestrator.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Ship the memo' }));
+    const blocked = await app.events.waitFor('task.blocked', { where: (event) => event.task.parent_task_id === parent.id, timeoutMs: 30_000 });
     expect(blocked.task.blocked_on).toEqual({ kind: 'question', question: 'Which memo?' });
     // Asked again for the same work (as a step continued after a restart would): the same child.
-    const host = delegationHost({ createSession: (input) => orchestrator.createSession(input), pauseSession: (id) => orchestrator.pauseSession(id), tasks: () => orchestrator.tasks, bus: orchestrator.bus });
+    const host = hostOn(app.orchestrator.bus);
     const again = await host.startChild({ parent: (await findTask(parent.id))!, specialist: 'reviewer', goal: 'Check the memo', context: null, constraints: { max_steps: 5, timeout_s: 60 } });
     expect(again.id).toBe(blocked.task.id);
-    await orchestrator.tasks.cancel(parent.id);
-    await events.waitFor('task.cancelled', { where: (event) => event.task.id === parent.id, timeoutMs: 30_000 });
-    await events.waitFor('task.cancelled', { where: (event) => event.task.id === blocked.task.id, timeoutMs: 30_000 });
+    await app.orchestrator.tasks.cancel(parent.id);
+    await app.events.waitFor('task.cancelled', { where: (event) => event.task.id === parent.id, timeoutMs: 30_000 });
+    await app.events.waitFor('task.cancelled', { where: (event) => event.task.id === blocked.task.id, timeoutMs: 30_000 });
     expect((await findTask(blocked.task.id))!.status).toBe('cancelled');
   }, 40_000);
 });
 
 describe('a child whose events never reach this process (it runs in another one of a cluster)', () => {
   it('its end is read from its row: the wait resolves without an event', async () => {
-    const session = await orchestrator.createSession({ persona: 'reviewer', models: { c_model: layer('c'), s_model: layer('s') } });
-    const child = await orchestrator.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Check the memo' }));
-    const blocked = await events.waitFor('task.blocked', { where: (event) => event.task.id === child.id, timeoutMs: 30_000 });
+    const session = await createSession('reviewer');
+    const child = await app.orchestrator.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Check the memo' }));
+    const blocked = await app.events.waitFor('task.blocked', { where: (event) => event.task.id === child.id, timeoutMs: 30_000 });
     // A host on a bus of its own hears nothing of the child; the row changes as another process would change it.
-    const deaf = delegationHost({ createSession: (input) => orchestrator.createSession(input), pauseSession: (id) => orchestrator.pauseSession(id), tasks: () => orchestrator.tasks, bus: new EventBus() });
+    const deaf = hostOn(new EventBus());
     const waiting = deaf.waitForEnd(blocked.task.id, new AbortController().signal);
     await new Promise((resolve) => setTimeout(resolve, 300)); // its first look saw the child blocked
     await updateTask(blocked.task.id, { status: 'completed', result: 'Checked elsewhere.', blockedOn: null, finishedAt: new Date() });
