@@ -41,6 +41,7 @@ const delegateArgs = z.strictObject({
       max_tokens: z.number().int().min(100).optional(),
       max_cost_usd: z.number().positive().optional(),
       timeout_s: z.number().int().min(1).optional(),
+      tools: z.array(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/)).max(200).optional().describe('Only these of its tools (never more than your own task may use)'),
     })
     .optional()
     .describe("At most this much of your own budget (never more than you have left)"),

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { propertyRuns } from '@/test/support/property';
-import { carveBudget, checkDelegation } from './delegation-policy';
+import { carveBudget, checkDelegation, narrowTools } from './delegation-policy';
 
 const usage = (tokens: number, costUsd: number, costUnknown = false) => ({ inputTokens: Math.floor(tokens / 2), outputTokens: tokens - Math.floor(tokens / 2), costUsd, costUnknown });
 
@@ -51,6 +51,38 @@ describe('a child’s budget', () => {
           if (parentLimits.max_cost_usd !== undefined) expect(child.max_cost_usd!).toBeLessThanOrEqual(parentLimits.max_cost_usd - used.cost + 1e-12);
         },
       ),
+      propertyRuns(500),
+    );
+  });
+});
+
+describe('a child’s tools (issue 41 §3)', () => {
+  const budget = { max_steps: 20, timeout_s: 1800 };
+  it('the parent’s limit passes down, narrowed by what was asked, never widened', () => {
+    expect(carveBudget({ parent: { ...budget, tools: ['delegate'] }, usage: usage(0, 0), stepsUsed: 0, elapsedS: 0, asked: {} })).toMatchObject({ ok: true, value: { tools: ['delegate'] } });
+    expect(carveBudget({ parent: { ...budget, tools: ['read_file'] }, usage: usage(0, 0), stepsUsed: 0, elapsedS: 0, asked: { tools: ['read_file', 'write_file'] } })).toMatchObject({ ok: true, value: { tools: ['read_file'] } });
+    expect(carveBudget({ parent: budget, usage: usage(0, 0), stepsUsed: 0, elapsedS: 0, asked: { tools: ['read_file'] } })).toMatchObject({ ok: true, value: { tools: ['read_file'] } });
+    expect(carveBudget({ parent: budget, usage: usage(0, 0), stepsUsed: 0, elapsedS: 0, asked: {} })).toEqual({ ok: true, value: budget });
+  });
+
+  it('no descendant ever may use a tool one of its ancestors excludes (property over random limit trees)', () => {
+    const names = ['read_file', 'write_file', 'bash', 'python', 'http_get', 'delegate', 'note'];
+    const limit = fc.option(fc.subarray(names), { nil: undefined });
+    fc.assert(
+      fc.property(limit, fc.array(limit, { minLength: 1, maxLength: 5 }), fc.constantFrom(...names), (rootTools, asks, tool) => {
+        // A chain root → child → grandchild …: each asks for its own tools (or none) when it delegates.
+        let constraints: { max_steps: number; timeout_s: number; tools?: string[] } = { ...budget, ...(rootTools && { tools: rootTools }) };
+        const ancestors = [constraints];
+        for (const asked of asks) {
+          const verdict = carveBudget({ parent: constraints, usage: usage(0, 0), stepsUsed: 0, elapsedS: 0, asked: asked ? { tools: asked } : {} });
+          if (!verdict.ok) return;
+          constraints = verdict.value;
+          const mayUse = (limits: typeof constraints) => limits.tools === undefined || limits.tools.includes(tool);
+          if (mayUse(constraints)) for (const ancestor of ancestors) expect(mayUse(ancestor)).toBe(true);
+          ancestors.push(constraints);
+        }
+        expect(narrowTools(undefined, undefined)).toBeUndefined();
+      }),
       propertyRuns(500),
     );
   });

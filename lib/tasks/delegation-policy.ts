@@ -3,6 +3,9 @@
 // usage, and asks here. A child's budget is carved out of what its parent has left — tokens, cost,
 // steps, time — so a tree of tasks never spends more than its root was given; the depth is limited
 // (default 2) and a persona never appears twice in one chain (no cycles, not even A → B → A).
+// Every limit a parent has is a ceiling for its whole subtree, here and only here: the numbers
+// are carved, and the tool limit is passed down (narrowed further if the model asks), so a child's
+// tools are its parent's limit intersected with its specialist's graph (issue 41 §3).
 import type { TaskConstraints, TaskUsage } from '@/lib/store/task-types';
 
 export const DEFAULT_DELEGATION_DEPTH = 2;
@@ -38,6 +41,13 @@ export function remaining(constraints: TaskConstraints, usage: TaskUsage, stepsU
   };
 }
 
+/** The tools a child may use: the parent's limit, narrowed by what was asked; absent only when neither limits them. */
+export function narrowTools(parent: readonly string[] | undefined, asked: readonly string[] | undefined): string[] | undefined {
+  if (asked === undefined) return parent && [...parent];
+  if (parent === undefined) return [...new Set(asked)];
+  return [...new Set(asked)].filter((name) => parent.includes(name));
+}
+
 const smaller = (asked: number | undefined, left: number | undefined) => (asked === undefined ? left : left === undefined ? asked : Math.min(asked, left));
 
 /**
@@ -50,7 +60,7 @@ export function carveBudget(input: {
   usage: TaskUsage;
   stepsUsed: number;
   elapsedS: number;
-  asked: { max_steps?: number; max_tokens?: number; max_cost_usd?: number; timeout_s?: number };
+  asked: { max_steps?: number; max_tokens?: number; max_cost_usd?: number; timeout_s?: number; tools?: readonly string[] };
 }): Verdict<TaskConstraints> {
   const left = remaining(input.parent, input.usage, input.stepsUsed, input.elapsedS);
   if (input.usage.costUnknown && input.parent.max_cost_usd !== undefined) return { ok: false, reason: 'this task used a model without a known price: its cost cap cannot be shared with a specialist' };
@@ -60,6 +70,7 @@ export function carveBudget(input: {
   if (left.timeoutS < 1) return { ok: false, reason: 'no time is left for a specialist' };
   const tokens = smaller(input.asked.max_tokens, left.tokens);
   const cost = smaller(input.asked.max_cost_usd, left.costUsd);
+  const tools = narrowTools(input.parent.tools, input.asked.tools);
   return {
     ok: true,
     value: {
@@ -67,6 +78,7 @@ export function carveBudget(input: {
       timeout_s: Math.max(1, Math.floor(Math.min(input.asked.timeout_s ?? left.timeoutS, left.timeoutS))),
       ...(tokens !== undefined && { max_tokens: Math.max(100, tokens) }),
       ...(cost !== undefined && { max_cost_usd: cost }),
+      ...(tools !== undefined && { tools }),
     },
   };
 }

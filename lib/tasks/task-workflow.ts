@@ -185,7 +185,8 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
             if (saved) deps.announce('step', saved);
           }),
           ...(team ? [noteTool(task)] : []),
-          ...(delegation ? [delegateTool({ host: delegation, parent: task, usage: stepUsage, stepsUsed: step, elapsedS: () => (context.now() - startedAt.getTime()) / 1000, signal: context.signal })] : []),
+          // A tool limit that leaves `delegate` out means this task does its work itself.
+          ...(delegation && (!constraints.tools || constraints.tools.includes('delegate')) ? [delegateTool({ host: delegation, parent: task, usage: stepUsage, stepsUsed: step, elapsedS: () => (context.now() - startedAt.getTime()) / 1000, signal: context.signal })] : []),
         ],
         allowedTools: constraints.tools,
         signal: context.signal,

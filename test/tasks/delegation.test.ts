@@ -28,6 +28,17 @@ function script(request: BackendRequest): ScriptStep {
     if (review) return { text: '', toolCalls: [{ id: 'f4', name: 'finish_task', input: { result: `Done: ${review.content}` } }] };
     return { text: '', toolCalls: [{ id: 'd3', name: 'delegate', input: { specialist: 'reviewer', task: 'Check the notes' } }] };
   }
+  // Issue 41 §3: the lead may only delegate; the reviewer tries to write a file anyway.
+  if (prompt.includes('Save the summary')) {
+    const wrote = back.find((result) => result.callId === 'w1');
+    if (wrote) return { text: '', toolCalls: [{ id: 'f5', name: 'finish_task', input: { result: `write_file said: ${wrote.content.slice(0, 80)}` } }] };
+    return { text: '', toolCalls: [{ id: 'w1', name: 'write_file', input: { path: 'summary.md', content: 'pwned' } }] };
+  }
+  if (prompt.includes('Lock the report')) {
+    const saved = back.find((result) => result.callId === 'd5');
+    if (saved) return { text: '', toolCalls: [{ id: 'f6', name: 'finish_task', input: { result: saved.content } }] };
+    return { text: '', toolCalls: [{ id: 'd5', name: 'delegate', input: { specialist: 'reviewer', task: 'Save the summary' } }] };
+  }
   if (prompt.includes('Check the memo')) return { text: '', toolCalls: [{ id: 'q1', name: 'ask_user', input: { question: 'Which memo?' } }] };
   if (prompt.includes('Ship the memo')) return { text: '', toolCalls: [{ id: 'd2', name: 'delegate', input: { specialist: 'reviewer', task: 'Check the memo' } }] };
   if (prompt.includes('Review the draft')) return { text: '', toolCalls: [{ id: 'f2', name: 'finish_task', input: { result: 'Two typos on page 2; otherwise sound.' } }] };
@@ -68,6 +79,19 @@ describe('delegate', () => {
     // The outsider was refused in words the model read.
     const refusal = app.backend.calls.flatMap(toolResultsOf).find((result) => result.callId === 'd0');
     expect(refusal).toMatchObject({ isError: true, content: expect.stringContaining('Not delegated: hacker is not one of this agent') });
+  }, 40_000);
+});
+
+describe('a parent’s tool limit (issue 41 §3)', () => {
+  it('is a ceiling for its specialist: a lead limited to `delegate` cannot have the reviewer write a file', async () => {
+    const session = await createSession('lead');
+    const parent = await app.orchestrator.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Lock the report', constraints: { max_steps: 10, timeout_s: 600, tools: ['delegate'] } }));
+    const done = await app.events.waitFor('task.completed', { where: (event) => event.task.id === parent.id, timeoutMs: 30_000 });
+    const child = await childOf(parent.id);
+    expect(child.constraints.tools).toEqual(['delegate']);
+    expect(done.task.result).toContain('write_file said: CAPABILITY_NOT_AVAILABLE');
+    const calls = await (await getDb()).toolCall.findMany({ where: { sessionId: child.sessionId, name: 'write_file' } });
+    expect(calls.map((call) => call.status)).toEqual(['failed']);
   }, 40_000);
 });
 
