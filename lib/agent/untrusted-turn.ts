@@ -5,7 +5,7 @@
 // outside the workspace — asks first whatever the rules say, and its card names the source. A
 // result from outside marks the session and reaches the model inside <untrusted_data>.
 import { isTrusted, originLabel, type TrustSettings, type UntrustedOrigin } from '@/lib/config/trust-config';
-import { escapeTagContent } from '@/lib/mind/tags/escape';
+import { wrapOutside } from '@/lib/mind/tags/escape';
 import type { Tool, ToolOutcome } from '@/lib/tools/tool-types';
 
 /** Whether this call can carry data out of the app or act outside the workspace. */
@@ -53,5 +53,5 @@ export function untrustedLabel(origin: UntrustedOrigin | null, trust: TrustSetti
 /** What the model reads of a result: untrusted content inside escaped, marked tags (the prompt says what that means). */
 export function resultForModel(content: string, resultSource: string | null): string {
   if (!resultSource) return content;
-  return `<untrusted_data source="${resultSource.replace(/["<>&]/g, '')}">${escapeTagContent(content)}</untrusted_data>`;
+  return wrapOutside('untrusted_data', content, { source: resultSource });
 }

@@ -1,5 +1,25 @@
-// The tag protocol's exact names (seed 000 §4, ARCHITECTURE §4).
-export const tagNames = [
+// The tag protocol's exact names (seed 000 §4, ARCHITECTURE §4), and the one registry of the
+// wrappers the app writes around text from outside. The escaper derives from both, so a wrapper
+// cannot be written without being escaped for (issue 41 §8: `webhook_payload` was missing, and a
+// payload could close its own block).
+
+/** Every tag the app wraps outside text in: the text inside is data, never instructions. */
+export const outsideTextTags = [
+  /** A tool result from outside (a web page, an MCP server, a memory written from one) (issue 32). */
+  'untrusted_data',
+  /** A webhook delivery's body (issue 29). */
+  'webhook_payload',
+  /** What a person attached from an MCP server (issue 30): a resource's text, a prompt's. */
+  'mcp_resource',
+  'mcp_prompt',
+  /** A skill's file as `load_skill` returns it (issue 34). */
+  'skill_file',
+  /** What the agents of a task tree noted for each other (issue 34), in a step's brief. */
+  'team_notes',
+] as const;
+export type OutsideTextTag = (typeof outsideTextTags)[number];
+
+const protocolTags = [
   'ED_user',
   'ED_agent',
   'ID_loud',
@@ -23,16 +43,9 @@ export const tagNames = [
   'conversation',
   'known_facts',
   'fact',
-  /** What a person attached from an MCP server (issue 30): a resource's text, a prompt's. */
-  'mcp_resource',
-  'mcp_prompt',
-  /** A tool result from outside (a web page, an MCP server, a memory written from one): data, never instructions (issue 32). */
-  'untrusted_data',
-  /** A skill's file as `load_skill` returns it (issue 34): data, never instructions. */
-  'skill_file',
-  /** What the agents of a task tree noted for each other (issue 34), in a step's brief. */
-  'team_notes',
 ] as const;
+
+export const tagNames = [...protocolTags, ...outsideTextTags] as const;
 
 export type TagName = (typeof tagNames)[number];
 

@@ -4,7 +4,7 @@
 // `<mcp_prompt>` marked untrusted, cut to a token budget, and a resource URI that climbs out of
 // its folder (`..`, raw or percent-encoded) is refused before the server is asked.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { escapeTagContent } from '@/lib/mind/tags/escape';
+import { wrapOutside } from '@/lib/mind/tags/escape';
 import { estimateTokens } from '@/lib/mind/token-budget';
 
 export interface McpResourceInfo {
@@ -105,8 +105,6 @@ export function templateMatches(template: string, uri: string): boolean {
   return new RegExp(`^${pattern}$`).test(uri);
 }
 
-const attribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-
 /** Cuts text to a token budget, saying so. */
 function withinBudget(text: string, budget: number): { text: string; tokens: number; cut: boolean } {
   const tokens = estimateTokens(text);
@@ -128,9 +126,8 @@ export async function readResourceText(client: Client, uri: string): Promise<{ t
 
 export function resourceBlock(input: { server: string; uri: string; mimeType: string | null; text: string; budget: number }): { block: string; tokens: number; cut: boolean } {
   const fitted = withinBudget(input.text, input.budget);
-  const mime = input.mimeType ? ` mime_type="${attribute(input.mimeType)}"` : '';
   return {
-    block: `<mcp_resource server="${attribute(input.server)}" uri="${attribute(input.uri)}"${mime} untrusted="true">${escapeTagContent(fitted.text)}</mcp_resource>`,
+    block: wrapOutside('mcp_resource', fitted.text, { server: input.server, uri: input.uri, mime_type: input.mimeType ?? undefined, untrusted: 'true' }),
     tokens: fitted.tokens,
     cut: fitted.cut,
   };
@@ -149,5 +146,5 @@ export async function promptText(client: Client, name: string, args: Record<stri
 
 export function promptBlock(input: { server: string; name: string; text: string; budget: number }): { block: string; tokens: number } {
   const fitted = withinBudget(input.text, input.budget);
-  return { block: `<mcp_prompt server="${attribute(input.server)}" name="${attribute(input.name)}" untrusted="true">${escapeTagContent(fitted.text)}</mcp_prompt>`, tokens: fitted.tokens };
+  return { block: wrapOutside('mcp_prompt', fitted.text, { server: input.server, name: input.name, untrusted: 'true' }), tokens: fitted.tokens };
 }
