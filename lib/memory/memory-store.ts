@@ -5,6 +5,7 @@
 import { sha256Hex } from '@/lib/security/digest';
 import { getDb, getStore } from '@/lib/store/db';
 import { rawDb } from '@/lib/store/raw-db';
+import { storableText } from '@/lib/store/storable-text';
 import { forgetVectorCache } from './vector-index';
 
 export const MEMORY_KINDS = ['fact', 'episode', 'task_summary', 'journal'] as const;
@@ -131,7 +132,9 @@ export async function appendMemory(input: {
   const db = await getDb();
   const now = input.now ?? new Date();
   const scope = input.scope ?? 'long';
-  const contentHash = memoryHash(input.content);
+  // A NUL (a model's `remember`, an import) is stored as ␀, as messages are: PostgreSQL's text refuses it (issue 41 §11).
+  const content = storableText(input.content).trim();
+  const contentHash = memoryHash(content);
   const key = { personaName: input.personaName, scope, contentHash };
   const existing = await db.memory.findUnique({ where: { personaName_scope_contentHash: key } });
   if (existing) {
@@ -149,7 +152,7 @@ export async function appendMemory(input: {
       ...key,
       untrustedSource,
       kind: input.kind ?? 'fact',
-      content: input.content.trim(),
+      content,
       importance: Math.min(1, Math.max(0, input.importance ?? 0.5)),
       sessionId: input.sessionId ?? null,
       taskId: input.taskId ?? null,
@@ -181,7 +184,7 @@ export async function updateMemory(id: number, patch: { content?: string; pinned
   const db = await getDb();
   const current = await db.memory.findUnique({ where: { id } });
   if (!current) return null;
-  const content = patch.content?.trim() ?? current.content;
+  const content = patch.content === undefined ? current.content : storableText(patch.content).trim();
   const contentHash = memoryHash(content);
   const clash = patch.content !== undefined && (await db.memory.findFirst({ where: { personaName: current.personaName, scope: current.scope, contentHash, id: { not: id } }, select: { id: true } }));
   if (clash) throw new MemoryError('conflict', `Memory ${clash.id} already says that`);

@@ -156,4 +156,14 @@ describe('memory tools', () => {
     expect(forgetMemoryTool.approval).toBe('required');
     expect((await recallTool.run({ query: 'outline intro' }, context)).content).toContain('Drafted the outline');
   });
+
+  it('a NUL in what the model remembers is kept as ␀, on both stores, never a database error (issue 41 §11)', async () => {
+    const sessionId = await session('nul-keeper');
+    const context = { sessionId, workspaceDir: dirs.root, signal: new AbortController().signal };
+    const kept = await rememberTool.run({ content: 'The door code is 12\u000034' }, context);
+    expect(kept).toMatchObject({ isError: false, content: expect.stringMatching(/^Remembered as #\d+\.$/) });
+    const [memory] = await listMemories({ personaName: 'nul-keeper' });
+    expect(memory!.content).toBe('The door code is 12\u240034');
+    expect((await updateMemory(memory!.id, { content: 'The door code is 56\u000078' }))!.content).toBe('The door code is 56\u240078');
+  });
 });

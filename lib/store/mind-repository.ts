@@ -143,7 +143,7 @@ export async function insertUserMessage(input: { sessionId: string; content: str
   const db = await getDb();
   const [row] = await db.$transaction([
     db.message.create({
-      data: { sessionId: input.sessionId, layer: 'external', tag: 'ED_user', content: input.content, cycleNumber: input.cycleNumber },
+      data: { sessionId: input.sessionId, layer: 'external', tag: 'ED_user', content: storableText(input.content), cycleNumber: input.cycleNumber },
     }),
     db.session.update({ where: { id: input.sessionId }, data: { lastActivityAt: new Date() } }),
   ]);
