@@ -9,6 +9,7 @@ interface HookJson {
   name: string;
   url: string;
   secret: string;
+  standard_webhooks_secret: string;
   action: { kind: 'message' | 'task'; goal?: string; text?: string };
   enabled: boolean;
 }
@@ -230,7 +231,7 @@ export function SchedulesPanel(props: { sessionId: string; live: Record<string, 
       </ul>
       {newHook && (
         <p role="status" className="rounded border border-amber-300 p-2 text-xs dark:border-amber-700">
-          Webhook <strong>{newHook.name}</strong>: POST to <code>{newHook.url}</code> signed with the secret <code data-testid="hook-secret">{newHook.secret}</code> — copy it now, it is not shown again.
+          Webhook <strong>{newHook.name}</strong>: POST to <code>{newHook.url}</code> signed with the secret <code data-testid="hook-secret">{newHook.secret}</code> (GitHub-style <code>X-Hub-Signature-256</code> or <code>Authorization: Bearer</code>), or as a Standard Webhooks sender with <code data-testid="hook-standard-secret">{newHook.standard_webhooks_secret}</code> — copy it now, it is not shown again.
         </p>
       )}
       {hooks.length > 0 && (

@@ -4,6 +4,7 @@
 // a non-JSON body where JSON is declared, a disabled hook — each refused with its status and
 // nothing runs; a signed delivery is 202 and its payload reaches the mind escaped, as untrusted.
 import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schedules from '@/app/api/sessions/[id]/schedules/route';
 import * as schedule from '@/app/api/schedules/[id]/route';
@@ -91,6 +92,27 @@ describe('the per-persona cap', () => {
 });
 
 describe('webhooks', () => {
+  it('Standard Webhooks: the signed webhook-id is the replay key; a stale or future timestamp, another id or body under the signature, are 401 (issue 41 §4)', async () => {
+    const session = await getOrchestrator().createSession({ persona: 'tester' });
+    const made = (await read(await hooks.POST(json('POST', `/api/sessions/${session.id}/hooks`, { name: 'standard' }), idContext(session.id)))).body.hook as { id: string; standard_webhooks_secret: string };
+    expect(made.standard_webhooks_secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    const sender = new Webhook(made.standard_webhooks_secret); // as a sender's own library would take it
+    const body = JSON.stringify({ type: 'invoice.paid', id: 'in_1' });
+    const headers = (id: string, at: Date, signedBody = body) => ({ 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': sender.sign(id, at, signedBody) });
+    const now = new Date();
+    const accepted = await read(await deliver(made.id, body, headers('msg_1', now)));
+    expect(accepted).toMatchObject({ status: 202, body: { delivery_id: 'msg_1' } });
+    expect((await deliver(made.id, body, headers('msg_1', now))).status, 'the same message again').toBe(409);
+    expect((await deliver(made.id, body, { ...headers('msg_1', now), 'x-github-delivery': 'new', 'idempotency-key': 'new' })).status, 'new unsigned ids').toBe(409);
+    expect((await deliver(made.id, body, headers('msg_old', new Date(now.getTime() - 6 * 60_000)))).status, 'six minutes old').toBe(401);
+    expect((await deliver(made.id, body, headers('msg_new', new Date(now.getTime() + 6 * 60_000)))).status, 'six minutes ahead').toBe(401);
+    expect((await deliver(made.id, body, { ...headers('msg_1', now), 'webhook-id': 'msg_2' })).status, 'the signature of msg_1 under id msg_2').toBe(401);
+    expect((await deliver(made.id, '{"type":"invoice.void"}', headers('msg_3', now))).status, 'a signature over another body').toBe(401);
+    const stale = await read(await deliver(made.id, body, headers('msg_4', new Date(now.getTime() - 10 * 60_000))));
+    expect(stale.body.error.message).toMatch(/timestamp too old/);
+    expect((await read(await deliver(made.id, body, headers('msg_5', now)))).status).toBe(202);
+  });
+
   it('a signed delivery is 202 and reaches the mind as escaped, untrusted data; the corpus is refused and runs nothing', async () => {
     const orchestrator = getOrchestrator();
     const session = await orchestrator.createSession({ persona: 'tester' });
@@ -124,6 +146,10 @@ describe('webhooks', () => {
     expect(accepted).toMatchObject({ status: 202, body: { delivery_id: 'd-1', result: 'message sent' } });
     const replay = await read(await deliver(id, body, { 'x-hub-signature-256': sign(secret, body), 'x-github-delivery': 'd-1' }));
     expect(replay.status).toBe(409);
+    // Issue 41 §4: the delivery headers are not signed, so changing them does not make a replay new.
+    for (const header of ['x-github-delivery', 'x-delivery-id', 'idempotency-key']) {
+      expect((await deliver(id, body, { 'x-hub-signature-256': sign(secret, body), [header]: 'd-2' })).status, header).toBe(409);
+    }
     expect((await read(await deliver(id, body, { authorization: `Bearer ${secret}`, 'x-delivery-id': 'd-2' }))).status).toBe(202);
     const [first] = await userMessages();
     expect(first!.content).toContain('🔔 Webhook "build server" received a delivery (d-1).');
