@@ -2,7 +2,7 @@
 // compare-and-set on next_fire_at: of any number of processes (or a retry after a crash) exactly
 // one moves a schedule past a slot, and only that one fires it. A hook's delivery id is unique per
 // hook: the same delivery again is recognised, not run.
-import { getDb } from './db';
+import { getDb, getStore } from './db';
 
 export type ScheduleAction = { kind: 'message'; text: string } | { kind: 'task'; goal: string; constraints?: Record<string, unknown> };
 export type HookAction = { kind: 'message'; text?: string } | { kind: 'task'; goal: string; constraints?: Record<string, unknown> };
@@ -36,6 +36,8 @@ export interface HookRecord {
   createdAt: Date;
 }
 
+/** A transaction's client (or the client itself): what a write inside withinScheduleCap runs on. */
+type Tx = Parameters<Parameters<Awaited<ReturnType<typeof getDb>>['$transaction']>[0]>[0];
 type ScheduleRow = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['schedule']['findUniqueOrThrow']>>;
 type HookRow = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['hook']['findUniqueOrThrow']>>;
 
@@ -67,9 +69,29 @@ export async function listSchedules(where: { sessionId?: string; states?: Schedu
   return rows.map(scheduleRecord);
 }
 
-/** Active schedules of the persona's sessions (the per-persona cap). */
-export async function countActiveSchedulesOfPersona(persona: string): Promise<number> {
-  return (await getDb()).schedule.count({ where: { state: 'active', session: { personaName: persona } } });
+/**
+ * Runs `write` only while the persona has fewer than `cap` active schedules, the count and the
+ * write in one transaction that holds the persona's lock (issue 41 §6: counted, then inserted, 45
+ * parallel requests made 45 rows on PostgreSQL). PostgreSQL: a transaction-level advisory lock on
+ * the persona, which holds across processes; SQLite: one process owns the file (data-folder-lock)
+ * and Prisma runs its transactions one at a time. Null when the cap is reached.
+ */
+export async function withinScheduleCap<T>(persona: string, cap: number, write: (tx: Tx) => Promise<T>): Promise<T | null> {
+  const [store, db] = await Promise.all([getStore(), getDb()]);
+  return db.$transaction(async (tx) => {
+    if (store.kind === 'postgres') await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`agentcsd:schedules:${persona}`}, 0))`;
+    const active = await tx.schedule.count({ where: { state: 'active', session: { personaName: persona } } });
+    return active >= cap ? null : write(tx);
+  });
+}
+
+/** A new schedule, if the persona has room for one more active schedule. */
+export async function insertScheduleWithinCap(
+  input: Parameters<typeof insertSchedule>[0],
+  limit: { persona: string; cap: number },
+): Promise<ScheduleRecord | null> {
+  const row = await withinScheduleCap(limit.persona, limit.cap, (tx) => tx.schedule.create({ data: { ...input, action: JSON.stringify(input.action) } }));
+  return row && scheduleRecord(row);
 }
 
 /** The earliest slot due among active schedules, or null. */
@@ -98,11 +120,14 @@ export async function claimSlot(input: { id: string; slot: Date; next: Date | nu
 export async function updateSchedule(
   id: string,
   patch: Partial<Pick<ScheduleRecord, 'state' | 'nextFireAt' | 'lastResult' | 'failures' | 'name' | 'expression' | 'timeZone' | 'action' | 'catchUp'>>,
-): Promise<ScheduleRecord | null> {
-  const db = await getDb();
+  /** Resuming: only while the persona has room for one more active schedule (else 'cap'). */
+  limit?: { persona: string; cap: number },
+): Promise<ScheduleRecord | null | 'cap'> {
   const { action, ...rest } = patch;
-  const { count } = await db.schedule.updateMany({ where: { id }, data: { ...rest, ...(action && { action: JSON.stringify(action) }), updatedAt: new Date() } });
-  return count === 1 ? findSchedule(id) : null;
+  const write = (db: Tx) => db.schedule.updateMany({ where: { id }, data: { ...rest, ...(action && { action: JSON.stringify(action) }), updatedAt: new Date() } });
+  const written = limit ? await withinScheduleCap(limit.persona, limit.cap, write) : await write(await getDb());
+  if (!written) return 'cap';
+  return written.count === 1 ? findSchedule(id) : null;
 }
 
 export async function deleteSchedule(id: string): Promise<boolean> {

@@ -7,7 +7,7 @@ import { readEnv } from '@/lib/config/env';
 import { withoutNul } from '@/lib/config/text-schema';
 import { findSession } from '@/lib/store/sessions-repository';
 import { taskConstraintsSchema } from '@/lib/store/task-types';
-import { countActiveSchedulesOfPersona, insertSchedule, updateSchedule, type ScheduleRecord } from '@/lib/store/triggers-repository';
+import { insertScheduleWithinCap, updateSchedule, type ScheduleRecord } from '@/lib/store/triggers-repository';
 import { timeZoneSchema } from '@/lib/config/time-zone';
 import { nextFireAfter, ScheduleExpressionError } from './schedule-times';
 
@@ -80,12 +80,9 @@ function firstFire(schedule: { kind: 'once' | 'cron'; expression: string; timeZo
   }
 }
 
-/** Refuses one more active schedule past the persona's cap. */
-async function checkCap(personaName: string): Promise<void> {
-  const cap = readEnv().AGENTCSD_MAX_SCHEDULES;
-  if ((await countActiveSchedulesOfPersona(personaName)) >= cap) {
-    throw new ScheduleError('conflict', `${personaName} already has ${cap} active schedules (AGENTCSD_MAX_SCHEDULES): pause or delete one first`);
-  }
+/** The refusal of one more active schedule past the persona's cap. */
+function capReached(personaName: string): ScheduleError {
+  return new ScheduleError('conflict', `${personaName} already has ${readEnv().AGENTCSD_MAX_SCHEDULES} active schedules (AGENTCSD_MAX_SCHEDULES): pause or delete one first`);
 }
 
 export async function createSchedule(input: { sessionId: string; body: CreateScheduleInput; createdBy: 'user' | 'agent'; now: Date }): Promise<ScheduleRecord> {
@@ -93,9 +90,9 @@ export async function createSchedule(input: { sessionId: string; body: CreateSch
   if (!session) throw new ScheduleError('not_found', `No session ${input.sessionId}`);
   const { body } = input;
   const nextFireAt = firstFire({ kind: body.kind, expression: body.expression, timeZone: body.time_zone }, input.now);
-  await checkCap(session.personaName);
   const name = body.name ?? (body.action.kind === 'message' ? body.action.text : body.action.goal).slice(0, 60);
-  const schedule = await insertSchedule({
+  // The cap is counted in the same transaction as the insert, under the persona's lock.
+  const schedule = await insertScheduleWithinCap({
     id: randomUUID(),
     sessionId: session.id,
     name,
@@ -106,7 +103,8 @@ export async function createSchedule(input: { sessionId: string; body: CreateSch
     catchUp: body.catch_up,
     createdBy: input.createdBy,
     nextFireAt,
-  });
+  }, { persona: session.personaName, cap: readEnv().AGENTCSD_MAX_SCHEDULES });
+  if (!schedule) throw capReached(session.personaName);
   changed({ created: schedule });
   return schedule;
 }
@@ -117,21 +115,24 @@ export async function changeSchedule(input: { schedule: ScheduleRecord; patch: z
   if (schedule.state === 'done' && patch.state === 'active' && !patch.expression) throw new ScheduleError('conflict', 'This one-shot schedule already fired: give it a new time to use it again');
   const kindTimes = { kind: schedule.kind, expression: patch.expression ?? schedule.expression, timeZone: patch.time_zone ?? schedule.timeZone };
   const state = patch.state ?? (schedule.state === 'done' && patch.expression ? 'active' : schedule.state);
-  if (state === 'active' && schedule.state !== 'active') {
-    const session = await findSession({ id: schedule.sessionId });
-    if (session) await checkCap(session.personaName);
-  }
+  // Resuming counts against the persona's cap, in the same transaction as the change.
+  const session = state === 'active' && schedule.state !== 'active' ? await findSession({ id: schedule.sessionId }) : null;
   const nextFireAt = state === 'active' ? firstFire(kindTimes, input.now) : schedule.nextFireAt;
-  const updated = await updateSchedule(schedule.id, {
-    state,
-    nextFireAt,
-    ...(patch.name && { name: patch.name }),
-    ...(patch.expression && { expression: patch.expression }),
-    ...(patch.time_zone && { timeZone: patch.time_zone }),
-    ...(patch.action && { action: patch.action }),
-    ...(patch.catch_up && { catchUp: patch.catch_up }),
-    ...(patch.state === 'active' && { failures: 0 }),
-  });
+  const updated = await updateSchedule(
+    schedule.id,
+    {
+      state,
+      nextFireAt,
+      ...(patch.name && { name: patch.name }),
+      ...(patch.expression && { expression: patch.expression }),
+      ...(patch.time_zone && { timeZone: patch.time_zone }),
+      ...(patch.action && { action: patch.action }),
+      ...(patch.catch_up && { catchUp: patch.catch_up }),
+      ...(patch.state === 'active' && { failures: 0 }),
+    },
+    session ? { persona: session.personaName, cap: readEnv().AGENTCSD_MAX_SCHEDULES } : undefined,
+  );
+  if (updated === 'cap') throw capReached(session!.personaName);
   if (!updated) throw new ScheduleError('not_found', `No schedule ${schedule.id}`);
   changed({});
   return updated;

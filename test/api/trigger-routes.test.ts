@@ -3,7 +3,11 @@
 // a signature over another body, another hook's secret, a replayed delivery id, an oversized body,
 // a non-JSON body where JSON is declared, a disabled hook — each refused with its status and
 // nothing runs; a signed delivery is 202 and its payload reaches the mind escaped, as untrusted.
+import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schedules from '@/app/api/sessions/[id]/schedules/route';
@@ -14,7 +18,7 @@ import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orch
 import { readWholeSession } from '@/lib/store/messages-repository';
 import { listSchedules } from '@/lib/store/triggers-repository';
 import { ScriptedBackend } from '@/test/support/scripted-backend';
-import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+import { storeOnPostgres, useTempAppDirs } from '@/test/support/temp-app-dirs';
 
 useTempAppDirs({ personas: { tester: '# Tester\n' } });
 
@@ -90,6 +94,41 @@ describe('the per-persona cap', () => {
     }
   });
 });
+
+describe('the per-persona cap under a race (issue 41 §6)', () => {
+  it('45 parallel requests over three sessions — and on PostgreSQL another process racing with 30 more — make exactly the cap', async () => {
+    process.env.AGENTCSD_MAX_SCHEDULES = '20';
+    try {
+      const db = await (await import('@/lib/store/db')).getDb();
+      await db.schedule.deleteMany();
+      const sessions = await Promise.all([1, 2, 3].map(() => getOrchestrator().createSession({ persona: 'tester' })));
+      const make = (sessionId: string) => schedules.POST(json('POST', `/api/sessions/${sessionId}/schedules`, { kind: 'cron', expression: '0 9 * * *', action: { kind: 'message', text: 'x' } }), idContext(sessionId));
+      const other = storeOnPostgres ? racer(30, sessions.map((session) => session.id)) : Promise.resolve({ made: 0 });
+      const answers = await Promise.all(Array.from({ length: 45 }, (_, index) => make(sessions[index % 3]!.id)));
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.filter((status) => status !== 201).every((status) => status === 409)).toBe(true);
+      const made = statuses.filter((status) => status === 201).length + (await other).made;
+      expect(made).toBe(20);
+      expect(await db.schedule.count({ where: { state: 'active' } })).toBe(20);
+    } finally {
+      delete process.env.AGENTCSD_MAX_SCHEDULES;
+    }
+  }, 60_000);
+});
+
+/** test/support/schedule-racer.ts in a process of its own, on this file's database. */
+function racer(count: number, sessionIds: string[]): Promise<{ made: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/schedule-racer.ts', String(count), ...sessionIds], {
+      env: { ...process.env, AGENTCSD_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-racer-')) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { made: number }) : reject(new Error(`the racer exited ${code}: ${out}`))));
+  });
+}
 
 describe('webhooks', () => {
   it('Standard Webhooks: the signed webhook-id is the replay key; a stale or future timestamp, another id or body under the signature, are 401 (issue 41 §4)', async () => {
