@@ -3,7 +3,10 @@
 // the tool: `http_get` (GET and HEAD, no approval) and `http_request` (any other allowed method:
 // a person approves each call). Redirects are not followed (the model sees where they point and
 // may ask again, within the same allow-list); nothing is sent to a host that is not listed.
+import { isIP } from 'node:net';
 import { z } from 'zod';
+import { isLinkLocalAddress } from '@/lib/security/network-address';
+import { fetchPinned, resolveHost } from '@/lib/security/pinned-fetch';
 import type { HttpConfig } from '@/lib/tools/tool-node-configs';
 import { builtinTool, errorOutcome, type Tool, type ToolOutcome, type ToolRunContext } from './tool-types';
 
@@ -88,7 +91,13 @@ async function fetchCapped(input: {
   const { args, method, headers, signal, timeout, timeoutMs, maxBytes } = input;
   let response: Response;
   try {
-    response = await fetch(args.url, { method, headers, body: READ_METHODS.includes(method) ? undefined : args.body, redirect: 'manual', signal });
+    // Resolved once; a name that resolves to a link-local (cloud metadata) address is refused, and
+    // the connection goes to the addresses judged (no second lookup for DNS rebinding to change).
+    const url = new URL(args.url);
+    const addresses = await resolveHost(url.hostname);
+    const metadata = isIP(url.hostname.replace(/^\[|\]$/g, '')) ? undefined : addresses.find(isLinkLocalAddress);
+    if (metadata) return errorOutcome(`Refused: ${url.hostname} resolves to a link-local (cloud metadata) address (${metadata}).`);
+    response = await fetchPinned(url, { method, headers, body: READ_METHODS.includes(method) ? undefined : args.body, signal }, addresses);
   } catch (error) {
     if (timeout.aborted) return errorOutcome(`No answer from ${new URL(args.url).host} within ${timeoutMs} ms.`, { timedOut: true });
     if (input.cancelled()) return errorOutcome('Cancelled.', { cancelled: true });

@@ -98,6 +98,39 @@ describe('documents from the internet may not point the app at this machine or i
     expect(() => checkAuthorizationServer({ serverUrl: 'http://localhost:7000/mcp', authorizationServerUrl: 'http://localhost:7001', metadata: { issuer: 'http://localhost:7001', token_endpoint: 'http://localhost:7001/token' } })).not.toThrow();
   });
 
+  test('a server on a private address gets the same rules for anything off its own host (issue 41 §7)', async () => {
+    const fetch = vi.fn(async () => new Response('{}'));
+    const resolve = async (host: string) => (host === 'meta.example.com' ? ['::ffff:a9fe:a9fe'] : host === 'lan.example.com' ? ['10.0.0.7'] : ['93.184.216.34']);
+    const guarded = guardedOAuthFetch('http://192.168.1.5:7000/mcp', { resolve, fetch: fetch as unknown as typeof globalThis.fetch });
+    for (const target of [
+      'http://169.254.169.254/latest/meta-data/', // the metadata address
+      'https://[::a9fe:a9fe]/', // the same, compatible IPv6 form
+      'https://meta.example.com/token', // a name that resolves to it
+      'http://login.example.com/register', // plain http elsewhere
+      'https://10.0.0.7:9000/register', // another private host
+      'https://lan.example.com/register', // a name that resolves to one
+    ]) {
+      await expect(guarded(target), target).rejects.toBeInstanceOf(OAuthRefusal);
+    }
+    expect(fetch).not.toHaveBeenCalled();
+    await guarded('http://192.168.1.5:7001/token'); // its own host, another port
+    await guarded('https://login.example.com/.well-known/oauth-authorization-server'); // https on the internet
+    expect(fetch).toHaveBeenCalledTimes(2);
+    const metadata = (endpoint: string) => ({ issuer: 'http://192.168.1.5:7001', authorization_endpoint: 'http://192.168.1.5:7001/auth', registration_endpoint: endpoint });
+    const check = (endpoint: string) => () => checkAuthorizationServer({ serverUrl: 'http://192.168.1.5:7000/mcp', authorizationServerUrl: 'http://192.168.1.5:7001', metadata: metadata(endpoint) });
+    expect(check('http://169.254.169.254/register')).toThrow(/link-local/);
+    expect(check('http://collector.example/register')).toThrow(/not https/);
+    expect(check('https://10.9.9.9/register')).toThrow(/private network/);
+    expect(check('http://192.168.1.5:7001/register')).not.toThrow();
+  });
+
+  test('a local server whose metadata names an authorization server on another origin over http: refused, nothing registered', async () => {
+    const { server, auth, config } = await hostile({ resource: (metadata) => ({ ...metadata, authorization_servers: ['http://10.0.0.7:9000'] }) });
+    await expect(auth.signIn('remote', config, redirect)).rejects.toThrow(/not https|refused/);
+    expect(server.registrations).toBe(0);
+    await nothingKept();
+  });
+
   test('endpoints named in the metadata of a server on the internet', () => {
     const metadata = (token: string) => ({ issuer: 'https://sso.example.com', authorization_endpoint: 'https://sso.example.com/auth', token_endpoint: token });
     expect(() => checkAuthorizationServer({ serverUrl: remote, authorizationServerUrl: 'https://sso.example.com', metadata: metadata('http://169.254.169.254/token') })).toThrow(OAuthRefusal);

@@ -1,14 +1,17 @@
-// What an MCP server's OAuth documents may make the app do (issue 30 §4). Metadata comes from the
-// internet, so every request discovery and sign-in make goes through a fetch that refuses this
-// machine and its private network — unless the MCP server itself is there (a local server may well
-// have a local authorization server) — follows redirects only under the same rule, and never sends
-// a non-https request to the internet. What the documents say is checked before anything is kept:
-// an authorization server must call itself by the address it was found at (RFC 8414 §3.3), a
-// registration must carry our redirect URI, and a token whose audience names another resource is
-// refused.
-import { lookup } from 'node:dns/promises';
+// What an MCP server's OAuth documents may make the app do (issue 30 §4, issue 41 §7). Metadata
+// comes from the server's side, whether the server is on the internet or on this machine, so every
+// request discovery and sign-in make goes through one rule: the server's own origin is the user's
+// choice; anything else must be https on a public address — except that a server on this machine
+// or its network may have its sign-in on the same host (another port, plain http); a link-local
+// (metadata) address is refused for every server. Redirects are followed only under the same rule,
+// and each request connects to the addresses that were judged (pinned-fetch.ts: no second lookup
+// for DNS rebinding to answer otherwise). What the documents say is checked before anything is
+// kept: an authorization server must call itself by the address it was found at (RFC 8414 §3.3),
+// its endpoints obey the same rule, a registration must carry our redirect URI, and a token whose
+// audience names another resource is refused.
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isLocalHostName, isPrivateAddress } from '@/lib/security/network-address';
+import { isLinkLocalAddress, isLocalHostName, isPrivateAddress } from '@/lib/security/network-address';
+import { fetchPinned, resolveHost, systemResolve, type Resolve } from '@/lib/security/pinned-fetch';
 
 export class OAuthRefusal extends Error {
   constructor(message: string) {
@@ -17,36 +20,60 @@ export class OAuthRefusal extends Error {
   }
 }
 
-/** Whether the MCP server is on this machine or its network: then so may its sign-in be. */
+/** Whether the MCP server is on this machine or its network. */
 export function isLocalServer(serverUrl: string | URL): boolean {
   return isLocalHostName(new URL(serverUrl).hostname);
 }
 
-async function checkTarget(target: URL, serverUrl: URL, resolve: (host: string) => Promise<string[]>): Promise<void> {
-  if (target.origin === serverUrl.origin || isLocalServer(serverUrl)) return;
-  if (target.protocol !== 'https:') throw new OAuthRefusal(`refused ${target.origin}: a sign-in on the internet must use https`);
-  const host = target.hostname.replace(/^\[|\]$/g, '');
-  if (isLocalHostName(host)) throw new OAuthRefusal(`refused ${target.origin}: the server's sign-in documents point at this machine or its private network`);
-  const addresses = await resolve(host).catch((error: unknown) => {
-    throw new OAuthRefusal(`could not resolve ${host}: ${(error as Error).message}`);
-  });
-  const inside = addresses.find(isPrivateAddress);
-  if (inside) throw new OAuthRefusal(`refused ${target.origin}: ${host} resolves to a private address (${inside})`);
+const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+const isLoopbackName = (host: string) => host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1';
+
+/** A target on the same machine as a local server: its host, or both loopback. */
+function besideLocalServer(target: URL, server: URL): boolean {
+  if (!isLocalServer(server)) return false;
+  const [a, b] = [hostOf(target), hostOf(server)];
+  return a === b || (isLoopbackName(a) && isLoopbackName(b));
 }
 
-const resolveAll = async (host: string) => (await lookup(host, { all: true })).map((entry) => entry.address);
+/** Why a URL named by the server's documents is refused before any lookup, or null. */
+function refusedByName(target: URL, server: URL, what: string): string | null {
+  if (isLinkLocalAddress(hostOf(target))) return `${what} is a link-local (cloud metadata) address (${target.origin})`;
+  if (target.origin === server.origin || besideLocalServer(target, server)) return null;
+  if (target.protocol !== 'https:') return `${what} is not https (${target.origin}): only the server's own host may sign in over http`;
+  if (isLocalHostName(hostOf(target))) return `${what} points at this machine or its private network (${target.origin})`;
+  return null;
+}
 
-/** fetch for discovery, registration and tokens of the MCP server at `serverUrl`. */
-export function guardedOAuthFetch(serverUrl: string | URL, options: { resolve?: (host: string) => Promise<string[]>; fetch?: typeof fetch } = {}): FetchLike {
+/** The addresses to connect to for `target`, judged; throws OAuthRefusal. */
+async function judgedAddresses(target: URL, server: URL, resolve: Resolve): Promise<string[]> {
+  const refused = refusedByName(target, server, 'the sign-in request');
+  if (refused) throw new OAuthRefusal(`refused ${target.origin}: ${refused}`);
+  const host = hostOf(target);
+  const addresses = await resolveHost(host, resolve).catch((error: unknown) => {
+    throw new OAuthRefusal(`could not resolve ${host}: ${(error as Error).message}`);
+  });
+  const metadata = addresses.find(isLinkLocalAddress);
+  if (metadata) throw new OAuthRefusal(`refused ${target.origin}: ${host} resolves to a link-local (cloud metadata) address (${metadata})`);
+  if (target.origin === server.origin || besideLocalServer(target, server)) return addresses;
+  const inside = addresses.find(isPrivateAddress);
+  if (inside) throw new OAuthRefusal(`refused ${target.origin}: ${host} resolves to a private address (${inside})`);
+  return addresses;
+}
+
+/**
+ * fetch for discovery, registration and tokens of the MCP server at `serverUrl`. With `fetch`
+ * given (tests), the addresses are judged the same way and the given fetch is called instead of
+ * the pinned one.
+ */
+export function guardedOAuthFetch(serverUrl: string | URL, options: { resolve?: Resolve; fetch?: typeof fetch } = {}): FetchLike {
   const server = new URL(serverUrl);
-  const resolve = options.resolve ?? resolveAll;
-  const underlying = options.fetch ?? fetch;
+  const resolve = options.resolve ?? systemResolve;
   return async (input, init) => {
     let target = new URL(input instanceof URL ? input.href : typeof input === 'string' ? input : (input as Request).url);
     let request: RequestInit | undefined = init;
     for (let hop = 0; hop <= 3; hop++) {
-      await checkTarget(target, server, resolve);
-      const response = await underlying(target, { ...request, redirect: 'manual' });
+      const addresses = await judgedAddresses(target, server, resolve);
+      const response = options.fetch ? await options.fetch(target, { ...request, redirect: 'manual' }) : await fetchPinned(target, request, addresses);
       const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
       if (!location) return response;
       target = new URL(location, target);
@@ -78,13 +105,18 @@ export function checkAuthorizationServer(input: { serverUrl: string; authorizati
   if (origin(issuer) === null || origin(issuer) !== origin(input.authorizationServerUrl)) {
     throw new OAuthRefusal(`the authorization server found at ${input.authorizationServerUrl} calls itself ${JSON.stringify(issuer)}; refused (RFC 8414 §3.3)`);
   }
-  if (isLocalServer(input.serverUrl)) return;
+  const server = new URL(input.serverUrl);
   for (const key of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'revocation_endpoint']) {
     const value = metadata[key];
     if (typeof value !== 'string') continue;
-    const url = new URL(value);
-    if (url.protocol !== 'https:') throw new OAuthRefusal(`the authorization server's ${key} is not https (${url.origin}); refused`);
-    if (isLocalHostName(url.hostname)) throw new OAuthRefusal(`the authorization server's ${key} points at this machine or its private network (${url.origin}); refused`);
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new OAuthRefusal(`the authorization server's ${key} is not a URL; refused`);
+    }
+    const refused = refusedByName(url, server, `the authorization server's ${key}`);
+    if (refused) throw new OAuthRefusal(`${refused}; refused`);
   }
 }
 
