@@ -262,6 +262,11 @@ export function McpServersSettings() {
                   {server.next_retry_at ? ` — retrying at ${new Date(server.next_retry_at).toLocaleTimeString()}` : ''}
                 </p>
               )}
+              {server.notes.map((note) => (
+                <p key={note} className="mt-1 text-xs text-amber-700 dark:text-amber-400" data-testid="mcp-note">
+                  {note}
+                </p>
+              ))}
               {server.tools.some((tool) => tool.description_state !== 'approved') && (
                 <p className="mt-1 text-xs text-amber-700 dark:text-amber-400">
                   {server.tools.some((tool) => tool.description_state === 'changed')

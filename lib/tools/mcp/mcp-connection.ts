@@ -12,6 +12,7 @@ import { errorOutcome, type ToolOutcome } from '@/lib/tools/tool-types';
 import { isHttpServer, type McpHttpConfig, type McpServerConfig } from '@/lib/config/mcp-config';
 import type { McpAuth } from './mcp-auth';
 import { NeedsSignIn } from './mcp-oauth-provider';
+import { screenServerTools } from './mcp-tool-screen';
 import { ProcessGroupStdioTransport } from './stdio-transport';
 
 export type McpServerState = 'stopped' | 'starting' | 'ready' | 'failed' | 'needs_sign_in';
@@ -73,6 +74,8 @@ export class McpConnection {
   state: McpServerState = 'stopped';
   lastError: string | null = null;
   tools: McpToolInfo[] = [];
+  /** What screening its list left out, and why (mcp-tool-screen.ts): shown in Settings. */
+  toolNotes: string[] = [];
   restarts = 0;
   nextRetryAt: number | null = null;
   /** Whether the last connect ran on stored sign-in tokens. */
@@ -177,7 +180,9 @@ export class McpConnection {
       await client.connect(transport, { timeout: this.options.connectTimeoutMs });
       const listed = await client.listTools(undefined, { timeout: this.options.connectTimeoutMs });
       if (this.client !== client) return; // stopped or restarted meanwhile
-      this.tools = listed.tools;
+      const screened = screenServerTools(listed.tools);
+      this.tools = screened.tools;
+      this.toolNotes = screened.notes;
       this.state = 'ready';
       this.lastError = null;
       this.connectedAt = Date.now();

@@ -11,6 +11,7 @@ import { emptyMcpSettings, isHttpServer, mcpToolName, sameServerConfig, type Mcp
 import { deleteMcpAuthExcept } from '@/lib/store/mcp-tokens-repository';
 import type { McpAuth } from './mcp-auth';
 import { McpConnection, type McpConnectionOptions, type McpServerState, type McpToolInfo } from './mcp-connection';
+import { uniqueModelNames } from './mcp-tool-screen';
 
 export class McpServerError extends Error {
   constructor(
@@ -62,6 +63,8 @@ export interface McpServerStatus {
   pid: number | null;
   /** Remote servers: whether a sign-in is stored (null for local servers). */
   signed_in: boolean | null;
+  /** Tools left out or renamed, and why (a name listed twice, an oversized schema, a clash with another server's). */
+  notes: string[];
   tools: McpToolStatus[];
 }
 
@@ -81,6 +84,7 @@ export class McpPool {
   private readonly connections = new Map<string, McpConnection>();
   private readonly listeners = new Set<() => void>();
   private cachedTools: Tool[] | null = null;
+  private cachedNames: ReturnType<typeof uniqueModelNames> | null = null;
   private readonly authListeners = new Set<(server: string) => void>();
 
   constructor(private readonly options: Omit<McpConnectionOptions, 'onChange'> = {}) {}
@@ -98,6 +102,7 @@ export class McpPool {
 
   private changed(): void {
     this.cachedTools = null;
+    this.cachedNames = null;
     for (const listener of this.listeners) listener();
   }
 
@@ -230,6 +235,16 @@ export class McpPool {
     return tools;
   }
 
+  /** Model names unique across every connected server's tools (mcp-tool-screen.ts). */
+  private names(): ReturnType<typeof uniqueModelNames> {
+    this.cachedNames ??= uniqueModelNames([...this.connections.values()].flatMap((connection) => connection.tools.map((info) => ({ server: connection.name, tool: info.name }))));
+    return this.cachedNames;
+  }
+
+  private modelName(server: string, tool: string): string {
+    return this.names().names.get(`${server}\u0000${tool}`) ?? mcpToolName(server, tool);
+  }
+
   private approvalOf(server: string, info: McpToolInfo): 'never' | 'required' {
     const choice = this.settings.tools[server]?.[info.name]?.auto_approve;
     if (choice !== undefined) return choice ? 'never' : 'required';
@@ -256,7 +271,7 @@ export class McpPool {
     const server = connection.name;
     const description = `${capDescription(info.description ?? info.title ?? info.name)} (from the MCP server "${server}")`;
     return {
-      definition: { name: mcpToolName(server, info.name), description, inputSchema: inputSchemaOf(info) },
+      definition: { name: this.modelName(server, info.name), description, inputSchema: inputSchemaOf(info) },
       approval: this.approvalOf(server, info),
       source: { mcpServer: server },
       readOnly: readOnly(info),
@@ -291,7 +306,7 @@ export class McpPool {
       const descriptionState = this.descriptionState(name, info);
       return {
         name: info.name,
-        model_name: mcpToolName(name, info.name),
+        model_name: this.modelName(name, info.name),
         description: capDescription(info.description ?? ''),
         enabled: prefs?.enabled !== false,
         auto_approve: prefs?.auto_approve ?? null,
@@ -304,7 +319,7 @@ export class McpPool {
     const definitionTokens = connection
       ? connection.tools
           .filter((info) => this.settings.tools[name]?.[info.name]?.enabled !== false)
-          .reduce((sum, info) => sum + estimateTokens(JSON.stringify({ name: mcpToolName(name, info.name), description: info.description ?? '', input_schema: inputSchemaOf(info) })), 0)
+          .reduce((sum, info) => sum + estimateTokens(JSON.stringify({ name: this.modelName(name, info.name), description: info.description ?? '', input_schema: inputSchemaOf(info) })), 0)
       : 0;
     return {
       name,
@@ -318,6 +333,7 @@ export class McpPool {
       next_retry_at: connection?.nextRetryAt ? new Date(connection.nextRetryAt).toISOString() : null,
       pid: connection?.pid ?? null,
       signed_in: isHttpServer(config) ? (connection?.signedIn ?? false) : null,
+      notes: [...(connection?.toolNotes ?? []), ...(this.names().notes.get(name) ?? [])],
       tools,
     };
   }
