@@ -7,6 +7,7 @@ import { ErrorBanner } from '@/components/ui/error-banner';
 interface Trust {
   hosts: string[];
   mcp_servers: string[];
+  skills: string[];
 }
 
 const lines = (text: string) => text.split(/[\s,]+/).map((line) => line.trim()).filter(Boolean);
@@ -18,6 +19,7 @@ const lines = (text: string) => text.split(/[\s,]+/).map((line) => line.trim()).
 export function TrustedSources() {
   const [hosts, setHosts] = useState('');
   const [servers, setServers] = useState('');
+  const [skills, setSkills] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
 
@@ -26,6 +28,7 @@ export function TrustedSources() {
       .then(({ trust }) => {
         setHosts(trust.hosts.join('\n'));
         setServers(trust.mcp_servers.join('\n'));
+        setSkills(trust.skills.join('\n'));
       })
       .catch((caught: Error) => setError(caught.message));
   }, []);
@@ -33,9 +36,10 @@ export function TrustedSources() {
   async function save() {
     setSaved(false);
     try {
-      const { trust } = await apiFetch<{ trust: Trust }>('/api/trust', { method: 'PUT', body: { hosts: lines(hosts), mcp_servers: lines(servers) } });
+      const { trust } = await apiFetch<{ trust: Trust }>('/api/trust', { method: 'PUT', body: { hosts: lines(hosts), mcp_servers: lines(servers), skills: lines(skills) } });
       setHosts(trust.hosts.join('\n'));
       setServers(trust.mcp_servers.join('\n'));
+      setSkills(trust.skills.join('\n'));
       setError(null);
       setSaved(true);
     } catch (caught) {
@@ -49,12 +53,12 @@ export function TrustedSources() {
         Trusted sources
       </h3>
       <p className="text-sm text-zinc-600 dark:text-zinc-400">
-        Text from outside — web pages, MCP servers&apos; results and unapproved tool descriptions, webhooks, imported sessions, memories written from them — is untrusted. Once a
+        Text from outside — web pages, MCP servers&apos; results and unapproved tool descriptions, webhooks, imported sessions, files of skills the app did not ship, memories written from them — is untrusted. Once a
         session holds some, every call that sends data out (http_get, http_request, MCP tools, schedules, database writes) asks you first, even where a rule allows it. List the
-        hosts and MCP servers whose content you trust.
+        hosts, MCP servers and skills whose content you trust.
       </p>
       <ErrorBanner message={error} />
-      <div className="grid gap-3 sm:grid-cols-2">
+      <div className="grid gap-3 sm:grid-cols-3">
         <label className="block text-sm">
           <span className="text-xs text-zinc-500">Hosts (one per line, with the port when not the default)</span>
           <textarea className="field font-mono text-[12px]" rows={3} value={hosts} onChange={(event) => setHosts(event.target.value)} placeholder="docs.python.org" />
@@ -62,6 +66,10 @@ export function TrustedSources() {
         <label className="block text-sm">
           <span className="text-xs text-zinc-500">MCP servers (their names in Settings)</span>
           <textarea className="field font-mono text-[12px]" rows={3} value={servers} onChange={(event) => setServers(event.target.value)} placeholder="github" />
+        </label>
+        <label className="block text-sm">
+          <span className="text-xs text-zinc-500">Skills (their names)</span>
+          <textarea className="field font-mono text-[12px]" rows={3} value={skills} onChange={(event) => setSkills(event.target.value)} placeholder="pdf-tools" />
         </label>
       </div>
       <button type="button" className="btn" onClick={() => void save()}>

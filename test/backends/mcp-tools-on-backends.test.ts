@@ -19,7 +19,7 @@ const harness = useApiBackendsHarness(dirs, async ({ orchestrator }) => {
   await orchestrator.mcp.configure({ ...emptyMcpSettings, mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'], env: {} } } });
   await orchestrator.mcp.settled();
   // The user trusts this server (Settings › Tools): its descriptions and results are not untrusted content (issue 32; the corpus tests that path).
-  await writeTrust({ hosts: [], mcp_servers: ['everything'] });
+  await writeTrust({ hosts: [], mcp_servers: ['everything'], skills: [] });
 });
 
 function offeredNames(body: unknown): string[] {
