@@ -9,8 +9,8 @@ import { startOrchestrator, stopOrchestrator } from './lib/orchestrator/orchestr
 import { checkBackends, describeAvailability } from './lib/setup/backend-availability';
 import { attachSocketServer } from './lib/realtime/socket-server';
 import { isLoopbackAddress, type GuardOptions } from './lib/security/request-guard';
-import { guardRequest, limitConnections, parseRequestTarget, refuse } from './lib/security/http-entry';
-import { contentSecurityPolicy, hardeningHeaders, newNonce } from './lib/security/content-security-policy';
+import { acceptTokenFromUrl, guardRequest, limitConnections, parseRequestTarget, refuse } from './lib/security/http-entry';
+import { hardeningHeaders, newNonce, policyForPath } from './lib/security/content-security-policy';
 import { closeDb, getDb, storeLocation } from './lib/store/db';
 import { DataFolderInUseError, lockDataFolder, type DataFolderLock } from './lib/store/data-folder-lock';
 import { createEngine, processName, redactUrl } from './lib/engine/create-engine';
@@ -73,23 +73,6 @@ const app = worker ? null : next({ dev, hostname: env.HOST, port: env.PORT });
 await app?.prepare();
 const handleNext = app?.getRequestHandler();
 
-/** Jupyter-style: `/?token=…` once sets an HttpOnly cookie and redirects the token out of the URL. */
-function acceptTokenFromUrl(request: IncomingMessage, response: ServerResponse): boolean {
-  if (!guard.accessToken) return false;
-  const target = parseRequestTarget(request.url);
-  const token = target?.searchParams.get('token');
-  if (!target || token === null || token === undefined) return false;
-  target.searchParams.delete('token');
-  if (token !== guard.accessToken) return false;
-  const search = target.searchParams.toString();
-  response.writeHead(303, {
-    location: `${target.pathname}${search ? `?${search}` : ''}`,
-    'set-cookie': `agentcsd_token=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
-  });
-  response.end();
-  return true;
-}
-
 // The Claude Code CLI reaches the app's tools here (lib/agent/agent-mcp-endpoint.ts): loopback
 // peers only, the usual Host check, and a token per CLI run instead of an Origin.
 const toolServer = new AgentMcpEndpoint(`http://127.0.0.1:${env.PORT}${MCP_PATH}`);
@@ -101,14 +84,14 @@ function handleRequest(request: IncomingMessage, response: ServerResponse): void
   }
   const verdict = guardRequest(request, guard);
   // The token in the URL is checked before the guard: it is how a browser gets the cookie.
-  if ((verdict.ok || verdict.code === 'unauthorized') && acceptTokenFromUrl(request, response)) return;
+  if ((verdict.ok || verdict.code === 'unauthorized') && acceptTokenFromUrl(request, response, guard)) return;
   if (!verdict.ok) {
     refuse(response, verdict.status, verdict.code, verdict.message);
     return;
   }
   letThrough(request.socket);
   // A fresh nonce per answer: Next reads it from the request's policy header for its own scripts.
-  const policy = contentSecurityPolicy({ nonce: newNonce(), dev });
+  const policy = policyForPath(parseRequestTarget(request.url)?.pathname ?? '/', { nonce: newNonce(), dev });
   request.headers['content-security-policy'] = policy;
   response.setHeader('content-security-policy', policy);
   for (const [name, value] of Object.entries(hardeningHeaders)) response.setHeader(name, value);

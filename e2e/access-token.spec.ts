@@ -8,6 +8,8 @@ import { io } from 'socket.io-client';
 import { sendMalformedCorpus } from './support/malformed-corpus';
 import { rawRequest, socketHandshake } from './support/raw-http';
 import { spawnServer, type SpawnedServer } from './support/spawn-server';
+import { startOAuthMcpServer } from '../test/support/oauth-mcp-server';
+import { signInOnAuthorizationServer } from './support/oauth-sign-in';
 
 const port = Number(process.env.E2E_TOKEN_PORT ?? 3212);
 const base = `http://127.0.0.1:${port}`;
@@ -144,3 +146,32 @@ function listFiles(dir: string): string[] {
     return entry.isDirectory() ? listFiles(full) : [full];
   });
 }
+
+test('an MCP sign-in ends connected with the token on (issue 41 §12): the callback comes back cross-site, without the cookie, and is let in by its state', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const token = startupToken();
+  // The app on localhost, the authorization server on 127.0.0.1: two sites, so the way back is a
+  // cross-site navigation and the SameSite=Strict cookie stays behind.
+  const app = `http://localhost:${port}`;
+  const oauth = await startOAuthMcpServer();
+  const context = await browser.newContext({ extraHTTPHeaders: {} });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${app}/?token=${token}`);
+    const put = await page.request.put(`${app}/api/mcp-servers`, { headers: { origin: app }, data: { mcpServers: { linear: { type: 'http', url: oauth.mcpUrl } } } });
+    expect(put.status()).toBe(200);
+    await page.goto(`${app}/settings`);
+    const section = page.getByRole('region', { name: 'MCP servers' });
+    const item = section.getByRole('listitem', { name: 'MCP server linear' });
+    await expect(item.getByTestId('mcp-state')).toHaveText('needs sign-in');
+    await signInOnAuthorizationServer(page, item, oauth.issuer);
+    await expect(section.getByRole('status')).toContainText('linear: signed in.');
+    await expect(item.getByTestId('mcp-state')).toHaveText('connected');
+    // The callback's exemption is its state, nothing else: without one it is a 401.
+    expect((await rawRequest({ port, method: 'GET', path: '/oauth/callback?code=x', headers: [['Host', `localhost:${port}`]] })).status).toBe(401);
+    await page.request.put(`${app}/api/mcp-servers`, { headers: { origin: app }, data: { mcpServers: {} } });
+  } finally {
+    await context.close();
+    await oauth.close();
+  }
+});

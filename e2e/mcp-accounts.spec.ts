@@ -7,6 +7,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startOAuthMcpServer } from '../test/support/oauth-mcp-server';
 import { fakeModels, fakeParams } from './support/fake-models';
+import { signInOnAuthorizationServer } from './support/oauth-sign-in';
 import { HomePage, SessionPage } from './support/pages';
 import { saveScreenshot } from './support/screenshots';
 
@@ -24,16 +25,8 @@ test('a remote MCP server: Sign in → consent → tools; refreshed silently; re
     await item.scrollIntoViewIfNeeded();
     await saveScreenshot(page, 'settings-mcp-needs-sign-in');
 
-    // The server's own pages: sign in, then allow AgentCSD.
-    await item.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.origin === server.issuer, { waitUntil: 'commit' });
-    await page.locator('input[name="login"]').fill('ada');
-    await page.locator('input[name="password"]').fill('any password');
-    await page.getByRole('button', { name: 'Sign-in' }).click();
-    await page.getByRole('button', { name: 'Continue' }).click();
-
-    // Back in Settings, connected, with the server's tools.
-    await page.waitForURL(/\/settings/);
+    // The server's own pages: sign in, then allow AgentCSD; back in Settings, connected, with the server's tools.
+    await signInOnAuthorizationServer(page, item, server.issuer);
     await expect(section.getByRole('status')).toContainText('linear: signed in.');
     await expect(item.getByTestId('mcp-state')).toHaveText('connected');
     await expect(item.getByRole('row').filter({ hasText: 'whoami' })).toBeVisible();

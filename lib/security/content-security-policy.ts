@@ -28,6 +28,18 @@ export function contentSecurityPolicy(input: { nonce: string; dev: boolean }): s
   ].join('; ');
 }
 
+/**
+ * The policy of an API answer: JSON and files, never a document that runs anything. A shared file
+ * (`/api/files/:id`) is someone's bytes shown in the browser: sandboxed with nothing allowed (issue
+ * 41 §10: the page policy replaced the route's own sandboxing one).
+ */
+export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'; sandbox";
+
+/** The policy for an answer to this path: the page policy with a fresh nonce, or the API's. */
+export function policyForPath(pathname: string, input: { nonce: string; dev: boolean }): string {
+  return pathname === '/api' || pathname.startsWith('/api/') ? API_CONTENT_SECURITY_POLICY : contentSecurityPolicy(input);
+}
+
 /** Headers every answer carries besides the policy: no Referer to anywhere, no type sniffing. */
 export const hardeningHeaders: Record<string, string> = {
   'referrer-policy': 'no-referrer',

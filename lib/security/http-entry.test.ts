@@ -1,8 +1,9 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { malformedCookies, malformedTargets } from '@/test/fixtures/malformed-requests';
-import { guardRequest, parseRequestTarget } from './http-entry';
-import type { GuardOptions } from './request-guard';
+import { policyForPath } from './content-security-policy';
+import { acceptTokenFromUrl, guardRequest, parseRequestTarget } from './http-entry';
+import { sameToken, type GuardOptions } from './request-guard';
 
 const open: GuardOptions = { port: 3000, extraHosts: [] };
 const withToken: GuardOptions = { ...open, accessToken: 'secret-token' };
@@ -63,5 +64,45 @@ describe('webhook deliveries (issue 29)', () => {
     for (const url of [`${hook}/x`, '/api/hooks', `/api/sessions${hook}`, `/x${hook}`]) {
       expect(guardRequest(request({ method: 'POST', url }), open), url).toMatchObject({ ok: false, status: 403 });
     }
+  });
+});
+
+describe('the sign-in callback (issue 41 §12)', () => {
+  it('GET /oauth/callback with a state needs no token (its route checks the state); Host and Origin as for any request', () => {
+    expect(guardRequest(request({ url: '/oauth/callback?state=s&code=c' }), withToken)).toEqual({ ok: true });
+    expect(guardRequest(request({ url: '/oauth/callback?state=s&code=c', host: 'evil.com:3000' }), withToken)).toMatchObject({ ok: false, status: 421 });
+    expect(guardRequest(request({ url: '/oauth/callback?state=s', origin: 'https://evil.com' }), withToken)).toMatchObject({ ok: false, status: 403 });
+  });
+  it('without a state, another method or another path, the token is needed', () => {
+    expect(guardRequest(request({ url: '/oauth/callback?code=c' }), withToken)).toMatchObject({ ok: false, status: 401 });
+    expect(guardRequest(request({ method: 'POST', url: '/oauth/callback?state=s', origin: 'http://localhost:3000' }), withToken)).toMatchObject({ ok: false, status: 401 });
+    for (const url of ['/oauth/callback/x?state=s', '/oauth?state=s', '/settings?state=s']) expect(guardRequest(request({ url }), withToken), url).toMatchObject({ ok: false, status: 401 });
+  });
+});
+
+describe('the token in the URL (issue 41 §14)', () => {
+  const answer = () => {
+    const written: { status?: number; headers?: Record<string, string> } = {};
+    const response = { writeHead: (status: number, headers: Record<string, string>) => Object.assign(written, { status, headers }), end: () => undefined } as unknown as ServerResponse;
+    return { response, written };
+  };
+  it('the right token sets the cookie and leaves the URL; a wrong one of any length is not accepted', () => {
+    const right = answer();
+    expect(acceptTokenFromUrl(request({ url: '/settings?token=secret-token&x=1' }), right.response, withToken)).toBe(true);
+    expect(right.written).toMatchObject({ status: 303, headers: { location: '/settings?x=1', 'set-cookie': expect.stringContaining('agentcsd_token=secret-token; HttpOnly; SameSite=Strict') } });
+    for (const token of ['secret-tokem', 'secret-token-', 'secret', '', 'SECRET-TOKEN']) {
+      const wrong = answer();
+      expect(acceptTokenFromUrl(request({ url: `/?token=${token}` }), wrong.response, withToken), token).toBe(false);
+      expect(wrong.written.status).toBeUndefined();
+    }
+    expect(sameToken('a'.repeat(64), 'a'.repeat(64))).toBe(true);
+    expect(sameToken('a'.repeat(64), 'a'.repeat(63))).toBe(false);
+  });
+});
+
+describe('answers’ content security policy (issue 41 §10)', () => {
+  it('API answers, shared files among them, are sandboxed with nothing allowed; pages get the page policy', () => {
+    for (const path of ['/api/files/abc', '/api/sessions', '/api']) expect(policyForPath(path, { nonce: 'n', dev: false })).toBe("default-src 'none'; frame-ancestors 'none'; sandbox");
+    for (const path of ['/', '/settings', '/apix', '/sessions/api/files']) expect(policyForPath(path, { nonce: 'n', dev: false })).toContain("script-src 'self' 'nonce-n'");
   });
 });

@@ -5,7 +5,7 @@
 // peer bound what a flood of slow or bad connections can hold.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { checkRequest, tokenFromHeaders, type GuardOptions, type GuardVerdict } from '@/lib/security/request-guard';
+import { checkRequest, sameToken, tokenFromHeaders, type GuardOptions, type GuardVerdict } from '@/lib/security/request-guard';
 
 /** Time to send the request head; a browser sends it at once. */
 export const HEADERS_TIMEOUT_MS = 10_000;
@@ -57,9 +57,10 @@ export function guardRequest(request: IncomingMessage, options: GuardOptions, me
       return { ok: false, status: 400, code: 'bad_request', message: 'The request target must be a path on this server' };
     }
     const webhook = method.toUpperCase() === 'POST' && /^\/api\/hooks\/[^/]+$/.test(target.pathname);
+    const oauthCallback = method.toUpperCase() === 'GET' && target.pathname === '/oauth/callback' && target.searchParams.has('state');
     const token = tokenFromHeaders({ authorization: request.headers.authorization, cookie: request.headers.cookie });
     if (token === null) return { ok: false, status: 400, code: 'bad_request', message: 'The access-token cookie is not valid percent-encoding' };
-    return checkRequest({ method, host: request.headers.host, origin: request.headers.origin, token, webhook }, options);
+    return checkRequest({ method, host: request.headers.host, origin: request.headers.origin, token, webhook, oauthCallback }, options);
   } catch {
     return { ok: false, status: 400, code: 'bad_request', message: 'The request could not be read' };
   }
@@ -104,4 +105,24 @@ export function limitConnections(server: Server, perPeer = UNAUTHENTICATED_CONNE
     socket.once('close', () => release(socket, peer));
   });
   return (socket) => release(socket, socket.remoteAddress ?? 'unknown');
+}
+
+/**
+ * Jupyter-style: `/?token=…` once sets an HttpOnly cookie and redirects the token out of the URL.
+ * True when it answered (a 303 with the cookie); the token is compared in constant time.
+ */
+export function acceptTokenFromUrl(request: IncomingMessage, response: ServerResponse, options: GuardOptions): boolean {
+  if (!options.accessToken) return false;
+  const target = parseRequestTarget(request.url);
+  const token = target?.searchParams.get('token');
+  if (!target || token === null || token === undefined) return false;
+  target.searchParams.delete('token');
+  if (!sameToken(token, options.accessToken)) return false;
+  const search = target.searchParams.toString();
+  response.writeHead(303, {
+    location: `${target.pathname}${search ? `?${search}` : ''}`,
+    'set-cookie': `agentcsd_token=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
+  });
+  response.end();
+  return true;
 }

@@ -1,7 +1,7 @@
 // Localhost hardening (ARCHITECTURE §9, shared/reference/RELIABILITY.md): a Host allow-list
 // against DNS rebinding, an Origin check against CSRF and WebSocket hijacking, and an access
 // token when the server is reachable from other machines.
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 
 export interface GuardOptions {
   port: number;
@@ -22,6 +22,13 @@ export interface GuardInput {
    * and no access token — the route refuses anything its hook's secret did not sign.
    */
   webhook?: boolean;
+  /**
+   * An authorization server sending the browser back (`GET /oauth/callback`): a cross-site
+   * navigation, so the SameSite=Strict token cookie is not sent. The route authenticates it by its
+   * single-use, short-lived `state`, which only a sign-in an authenticated user started holds
+   * (issue 41 §12); Host and Origin are checked as for any request.
+   */
+  oauthCallback?: boolean;
 }
 
 export type GuardVerdict = { ok: true } | { ok: false; status: number; code: string; message: string };
@@ -60,10 +67,11 @@ export function isAllowedOrigin(origin: string, options: GuardOptions): boolean 
   return loopbackNames.includes(name) || options.extraHosts.includes(name);
 }
 
-function tokensEqual(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+/** Compared in constant time, lengths included: both sides are hashed to the same length first. */
+export function sameToken(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
 }
 
 export function checkRequest(input: GuardInput, options: GuardOptions): GuardVerdict {
@@ -85,7 +93,7 @@ export function checkRequest(input: GuardInput, options: GuardOptions): GuardVer
       message: `Mutating requests need an Origin header, e.g. "Origin: http://localhost:${options.port}"`,
     };
   }
-  if (options.accessToken && !(input.token && tokensEqual(input.token, options.accessToken))) {
+  if (options.accessToken && !input.oauthCallback && !(input.token && sameToken(input.token, options.accessToken))) {
     return { ok: false, status: 401, code: 'unauthorized', message: 'Access token required' };
   }
   return { ok: true };

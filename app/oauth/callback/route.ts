@@ -19,9 +19,21 @@ function page(status: number, message: string): Response {
 }
 
 /**
+ * Back to Settings from a page of our own, not with a redirect: the browser arrived here from the
+ * authorization server (a cross-site navigation), and a redirect would carry that on — the
+ * SameSite=Strict token cookie would be left out of the Settings request too, when the app asks
+ * for its token (bound beyond loopback). A navigation this page starts is same-site.
+ */
+function backTo(location: string, message: string): Response {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${escape(location)}"><title>Back to Settings · AgentCSD</title></head><body style="font-family:system-ui;max-width:40rem;margin:4rem auto"><p data-testid="oauth-back">${escape(message)}</p><p><a href="${escape(location)}">Back to Settings › MCP servers</a></p></body></html>`;
+  return new Response(html, { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' } });
+}
+
+/**
  * Where an authorization server sends the browser back (ARCHITECTURE §17). The state must be one
- * this app started and not used yet; then the code is exchanged with the kept PKCE verifier and
- * the browser goes back to Settings, which says how it went.
+ * this app started and not used yet — it is what authenticates this request (issue 41 §12: the
+ * token cookie does not come along on a cross-site navigation); then the code is exchanged with
+ * the kept PKCE verifier and the browser goes back to Settings, which says how it went.
  */
 export async function GET(request: Request): Promise<Response> {
   const url = new URL(request.url);
@@ -42,5 +54,6 @@ export async function GET(request: Request): Promise<Response> {
     settings.searchParams.set('mcp_error', failure.message);
   }
   settings.hash = 'mcp-servers';
-  return new Response(null, { status: 303, headers: { location: `${settings.pathname}${settings.search}${settings.hash}`, 'cache-control': 'no-store' } });
+  const signedIn = settings.searchParams.get('mcp_signed_in');
+  return backTo(`${settings.pathname}${settings.search}${settings.hash}`, signedIn ? `Signed in to ${signedIn}.` : 'The sign-in did not complete.');
 }
