@@ -9,6 +9,8 @@ interface PairingJson {
   code: string;
   sender: string;
   first_text: string;
+  /** Paired, converses but gets no cards (an IRC identity without an account). */
+  weak: boolean;
   expires_at: string;
 }
 
@@ -53,6 +55,11 @@ function PairingRow({ channel, pairing, targets, onApproved }: { channel: Channe
       <p>
         <strong className="font-mono">{pairing.code}</strong> from {pairing.sender}: “{pairing.first_text}” <span className="text-xs text-zinc-500">(expires {new Date(pairing.expires_at).toLocaleTimeString()})</span>
       </p>
+      {pairing.weak && (
+        <p className="text-xs text-amber-700 dark:text-amber-400" data-testid="pairing-weak">
+          No account on this network: nick!ident@host is all that says who this is, and anyone on the same host could take it. Paired, they can talk to the agent, but cards are never sent to them nor decided from their chat — you decide them here.
+        </p>
+      )}
       <div className="flex flex-wrap items-end gap-2">
         <label className="flex flex-col text-xs">
           Bind to
@@ -128,6 +135,16 @@ export function ChannelsSettings() {
     }
   }
 
+  async function clearCodes(channel: ChannelJson) {
+    try {
+      const { withdrawn } = await apiFetch<{ withdrawn: number }>(`/api/channels/${channel.id}/pairings`, { method: 'DELETE' });
+      setNotice(`${withdrawn} code${withdrawn === 1 ? '' : 's'} withdrawn from ${channel.name}.`);
+      await refresh();
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  }
+
   async function act(channel: ChannelJson, action: 'test' | 'delete' | 'toggle') {
     try {
       if (action === 'test') {
@@ -189,6 +206,11 @@ export function ChannelsSettings() {
                 </button>
               </div>
             </div>
+            {(pairings[channel.id] ?? []).length > 0 && (
+              <button type="button" className="btn" onClick={() => void clearCodes(channel)}>
+                Withdraw the {pairings[channel.id]!.length} waiting code{pairings[channel.id]!.length === 1 ? '' : 's'}
+              </button>
+            )}
             {(pairings[channel.id] ?? []).length > 0 && (
               <ul className="space-y-2" aria-label={`Pairing codes waiting on ${channel.name}`}>
                 {pairings[channel.id]!.map((pairing) => (

@@ -7,12 +7,15 @@ import { randomInt } from 'node:crypto';
 import {
   enqueueOutbox,
   findBinding,
+  countPairingsSince,
+  deleteOpenPairings,
   findOpenPairing,
   findOutbox,
   findOutboxByProviderId,
   insertPairing,
   listOpenPairings,
   recordInbound,
+  releaseHeldOutbox,
   type BindingRecord,
   type ChannelRecord,
 } from '@/lib/store/channels-repository';
@@ -20,10 +23,16 @@ import type { SessionRecord } from '@/lib/store/sessions-repository';
 import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { ChannelHost, InboundButton, InboundMessage } from './channel-types';
 import { verifyCallback, type CardDecision } from './telegram-channel';
+import { deliveryAddress, isWeakIdentity, pairingOrigin, WEAK_IDENTITY_REASON } from './channel-identity';
 
 export const PAIRING_TTL_MS = 60 * 60 * 1000;
-/** Open pairings per channel: strangers beyond this get nothing (a flood cannot fill the page). */
-const MAX_OPEN_PAIRINGS = 20;
+/**
+ * Strangers' codes (issue 41 §5, §10). Open codes per channel: at most 20 — a new stranger's code
+ * takes the place of the oldest, so a flood cannot lock out the next real person for an hour. Per
+ * origin (an IRC host or account, a Telegram user): at most 2 open, since one IRC connection can
+ * change nick at will. Per channel: at most 10 new codes in 10 minutes; past that, nothing.
+ */
+export const PAIRING_LIMITS = { openPerChannel: 20, openPerOrigin: 2, newPerWindow: 10, windowMs: 10 * 60 * 1000 } as const;
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 
 /** Eight characters from 31 (about 40 bits), shown as XXXX-XXXX. */
@@ -61,6 +70,8 @@ export async function handleMessage(context: InboundContext, message: InboundMes
   context.counters.received++;
   const binding = await findBinding(context.channel.id, message.sender);
   if (!binding) return offerPairing(context, message);
+  // The paired identity is here (it wrote): what waited for it goes now.
+  if ((await releaseHeldOutbox(context.channel.id, deliveryAddress(binding), context.now())) > 0) context.wake();
   const text = message.text.trim();
   if (!text) return;
 
@@ -74,48 +85,55 @@ export async function handleMessage(context: InboundContext, message: InboundMes
   }
   if (!session) {
     const resting = binding.persona ? await context.host.latestPausedSession(binding.persona) : null;
-    if (resting) return reply(context, binding.address, `Not delivered: "${resting.name}" is paused. Send /resume, then write again.`);
-    return reply(context, binding.address, `No session is bound here now${binding.persona ? ` (no active session of ${binding.persona}: send /new ${binding.persona})` : ''}.`);
+    if (resting) return reply(context, deliveryAddress(binding), `Not delivered: "${resting.name}" is paused. Send /resume, then write again.`);
+    return reply(context, deliveryAddress(binding), `No session is bound here now${binding.persona ? ` (no active session of ${binding.persona}: send /new ${binding.persona})` : ''}.`);
   }
 
   // A reply to a task's question answers it.
   if (message.replyTo) {
-    const asked = await findOutboxByProviderId(context.channel.id, binding.address, message.replyTo);
+    const asked = await findOutboxByProviderId(context.channel.id, deliveryAddress(binding), message.replyTo);
     if (asked?.payload.question && asked.payload.question.sessionId === session.id) {
       const answered = await context.host.answerTask(session.id, text);
-      return reply(context, binding.address, answered ? 'Answer passed to the task.' : 'That question is no longer waiting.');
+      return reply(context, deliveryAddress(binding), answered ? 'Answer passed to the task.' : 'That question is no longer waiting.');
     }
   }
   try {
     const stored = await context.host.sendUserMessage(session.id, text.slice(0, 20_000));
     await recordInbound({ messageId: stored.id, sessionId: session.id, bindingId: binding.id }); // its answer comes back here
   } catch (error) {
-    if (error instanceof SessionPausedError) return reply(context, binding.address, `Not delivered: "${session.name}" is paused. Send /resume, then write again.`);
-    await reply(context, binding.address, `Not delivered: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof SessionPausedError) return reply(context, deliveryAddress(binding), `Not delivered: "${session.name}" is paused. Send /resume, then write again.`);
+    await reply(context, deliveryAddress(binding), `Not delivered: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
 async function offerPairing(context: InboundContext, message: InboundMessage): Promise<void> {
   context.counters.ignored++;
   const now = context.now();
-  if (await findOpenPairing(context.channel.id, message.sender, now)) return; // one code per stranger, once
-  if ((await listOpenPairings(context.channel.id, now)).length >= MAX_OPEN_PAIRINGS) return;
+  const channelId = context.channel.id;
+  if (await findOpenPairing(channelId, message.sender, now)) return; // one code per stranger, once
+  const open = await listOpenPairings(channelId, now);
+  const origin = pairingOrigin(message.sender);
+  if (open.filter((pairing) => pairingOrigin(pairing.sender) === origin).length >= PAIRING_LIMITS.openPerOrigin) return;
+  if ((await countPairingsSince(channelId, new Date(now.getTime() - PAIRING_LIMITS.windowMs))) >= PAIRING_LIMITS.newPerWindow) return;
+  // Full: the oldest code waiting gives way (it can be asked for again).
+  for (const oldest of open.slice(0, Math.max(0, open.length - PAIRING_LIMITS.openPerChannel + 1))) await deleteOpenPairings(channelId, oldest.code);
   const code = newPairingCode();
   await insertPairing({
     code,
-    channelId: context.channel.id,
+    channelId,
     sender: message.sender,
     senderName: message.senderName.slice(0, 200),
     address: message.address,
     firstText: message.text.slice(0, 200),
     expiresAt: new Date(now.getTime() + PAIRING_TTL_MS),
+    createdAt: now,
   });
   await reply(context, message.address, `Pairing code: ${code}\nThis agent talks only to people its owner approved. Ask them to approve this code on the Channels page within an hour.`);
 }
 
 async function runCommand(context: InboundContext, binding: BindingRecord, session: SessionRecord | null, name: string, argument: string): Promise<void> {
   const { host } = context;
-  const to = binding.address;
+  const to = deliveryAddress(binding);
   if (name === 'new') {
     const persona = argument || binding.persona || session?.personaName;
     if (!persona) return reply(context, to, 'Usage: /new <persona>');
@@ -153,11 +171,13 @@ async function runCommand(context: InboundContext, binding: BindingRecord, sessi
 
 /** One decision on a card this binding was sent: the same server-side decision as the page's. */
 async function decideCard(context: InboundContext, binding: BindingRecord, outboxId: number, decision: CardDecision, reason?: string): Promise<string> {
+  // A weak identity (IRC without an account) never decides: anyone on its host could wear it.
+  if (isWeakIdentity(binding.sender)) return `Card ${outboxId} is decided on the page: ${WEAK_IDENTITY_REASON}.`;
   const row = await findOutbox(outboxId);
   const card = row?.payload.card;
   // Only a card sent to this very chat of this channel, for the session bound now.
   const session = await boundSession(context.host, binding);
-  if (!row || !card || row.channelId !== context.channel.id || row.address !== binding.address || card.sessionId !== session?.id) return `No card ${outboxId} here.`;
+  if (!row || !card || row.channelId !== context.channel.id || row.address !== deliveryAddress(binding) || card.sessionId !== session?.id) return `No card ${outboxId} here.`;
   const outcome = await context.host.decideToolCall({
     id: card.callId,
     decision: decision === 'deny' ? 'deny' : 'approve',
@@ -175,7 +195,7 @@ export async function handleButton(context: InboundContext, button: InboundButto
   const binding = await findBinding(context.channel.id, button.sender);
   const secret = (context.channel.config as { callback_secret?: string }).callback_secret;
   const verified = secret ? verifyCallback(secret, context.channel.id, button.data) : null;
-  if (!binding || !verified || binding.address !== button.address) {
+  if (!binding || !verified || deliveryAddress(binding) !== button.address) {
     context.counters.ignored++;
     return button.answer('This button is not valid here.');
   }

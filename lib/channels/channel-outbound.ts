@@ -6,6 +6,7 @@
 import type { OrchestratorEvent } from '@/lib/mind/events';
 import { enqueueOutbox, listBindings, type BindingRecord, type OutboxPayload, type QuietHours } from '@/lib/store/channels-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
+import { deliveryAddress, isWeakIdentity, WEAK_IDENTITY_REASON } from './channel-identity';
 
 /** The events a push can come from (the rest never reach pushEvent). */
 export const PUSHED_EVENTS: ReadonlySet<OrchestratorEvent['type']> = new Set(['turn-start', 'turn-end', 'tool-call', 'task.completed', 'task.failed', 'task.blocked']);
@@ -35,6 +36,11 @@ function describeArgs(name: string, args: Record<string, unknown>): string {
   const shown = typeof args.command === 'string' ? args.command : typeof args.code === 'string' ? args.code : JSON.stringify(args, null, 2);
   const text = shown.length > 3_000 ? `${shown.slice(0, 3_000)}\n… (${shown.length - 3_000} more characters on the page)` : shown;
   return `The agent wants to run ${name}:\n\`\`\`\n${text}\n\`\`\``;
+}
+
+function weakCardNotice(event: OrchestratorEvent): OutboxPayload {
+  const name = event.type === 'tool-call' ? event.call.name : 'a tool';
+  return { text: `A card waits for your decision on the page: the agent asks to run ${name}. It is not shown or decided here: ${WEAK_IDENTITY_REASON}.` };
 }
 
 export interface OutboundContext {
@@ -101,7 +107,9 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
     if (!pushes(binding, effective)) continue;
     if (!asked && !binding.sessionId && !(await context.talksTo(binding, session))) continue;
     const wait = effective === 'answer' ? 0 : quietMinutesLeft(binding.quietHours, context.now());
-    await enqueueOutbox({ channelId: binding.channelId, address: binding.address, payload, ...(wait > 0 && { nextAt: new Date(context.now().getTime() + wait * 60_000) }) });
+    // A weak identity (IRC without an account) hears that a card waits, never what it holds.
+    const sent = payload.card && isWeakIdentity(binding.sender) ? weakCardNotice(event) : payload;
+    await enqueueOutbox({ channelId: binding.channelId, address: deliveryAddress(binding), payload: sent, ...(wait > 0 && { nextAt: new Date(context.now().getTime() + wait * 60_000) }) });
     queued++;
     context.wake(binding.channelId);
   }

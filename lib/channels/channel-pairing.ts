@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { approvePairing, enqueueOutbox, saveBinding, type BindingRecord } from '@/lib/store/channels-repository';
 import { personaNameSchema } from '@/lib/personas/persona-name';
 import { timeZoneSchema } from '@/lib/config/time-zone';
+import { isWeakIdentity } from './channel-identity';
 
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'times are HH:MM');
 
@@ -38,6 +39,8 @@ export function bindingJson(binding: BindingRecord) {
     id: binding.id,
     channel_id: binding.channelId,
     sender: binding.senderName,
+    /** An IRC identity without an account: it converses, cards are decided on the page (issue 41 §2). */
+    weak: isWeakIdentity(binding.sender),
     session_id: binding.sessionId,
     persona: binding.persona,
     push: binding.push,

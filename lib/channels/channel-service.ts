@@ -4,15 +4,17 @@
 // failures back off per message, and a permanent refusal fails that message only). Pushes come
 // from the event bus (channel-outbound.ts). State and traffic counts are what the Channels page
 // shows.
-import { findChannel, inboundBindings, listChannels, dueOutbox, markOutboxRetry, markOutboxSent, nextOutboxAt, outboxCounts, type ChannelRecord } from '@/lib/store/channels-repository';
+import { findChannel, inboundBindings, listChannels, dueOutbox, markOutboxHeld, markOutboxRetry, markOutboxSent, nextOutboxAt, outboxCounts, type ChannelRecord } from '@/lib/store/channels-repository';
 import type { IrcConfig, TelegramConfig } from './channel-config';
-import { ChannelSendError, type ChannelAdapter, type ChannelHost, type ChannelState } from './channel-types';
+import { ChannelSendError, RecipientAwayError, type ChannelAdapter, type ChannelHost, type ChannelState } from './channel-types';
 import { boundSession, handleButton, handleMessage, type InboundContext, type InboundCounters } from './channel-inbound';
 import { PUSHED_EVENTS, pushEvent, type OutboundContext } from './channel-outbound';
 import { IrcChannel } from './irc-channel';
 import { TelegramChannel } from './telegram-channel';
 
 const MAX_ATTEMPTS = 8;
+/** How long a message waits for a recipient who is away before it is given up. */
+const HOLD_MAX_MS = 24 * 60 * 60 * 1000;
 const BACKOFF_MS = [1_000, 5_000, 15_000, 60_000, 300_000];
 
 export function createAdapter(channel: Pick<ChannelRecord, 'id' | 'kind' | 'config'>): ChannelAdapter {
@@ -108,6 +110,11 @@ class ChannelRuntime {
           this.counters.sent++;
           if (this.state.kind === 'rate_limited') this.state = { kind: 'connected' };
         } catch (error) {
+          // Its recipient is not there as the paired identity: it waits for them; the others go on.
+          if (error instanceof RecipientAwayError) {
+            await markOutboxHeld(row.id, new Date(Date.now() + error.retryAfterMs!), error.message, Date.now() - row.createdAt.getTime() > HOLD_MAX_MS);
+            continue;
+          }
           const failure = error instanceof ChannelSendError ? error : new ChannelSendError(error instanceof Error ? error.message : String(error), null);
           const permanent = failure.permanent || row.attempts + 1 >= MAX_ATTEMPTS;
           const waitMs = failure.retryAfterMs ?? BACKOFF_MS[Math.min(row.attempts, BACKOFF_MS.length - 1)]!;

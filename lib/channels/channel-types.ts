@@ -52,6 +52,17 @@ export class ChannelSendError extends Error {
   }
 }
 
+/**
+ * The recipient is not there as the paired identity (an IRC nick held by someone else, or by
+ * nobody): the message waits for them, without holding the channel or counting as a failure.
+ */
+export class RecipientAwayError extends ChannelSendError {
+  constructor(message: string, retryAfterMs: number) {
+    super(message, retryAfterMs);
+    this.name = 'RecipientAwayError';
+  }
+}
+
 export interface ChannelAdapter {
   /** Connects and keeps connecting (with backoff) until stop(); inbound goes to the handlers. */
   start(handlers: InboundHandlers): Promise<void>;

@@ -1,13 +1,17 @@
 // An IRC connection on irc-framework (issue 28 §1): private messages to the bot's nick are the
 // conversation; a sender is `nick/account` when the server tags the account (SASL/services), else
 // the full hostmask `nick!ident@host` — so a person who changes nick, or someone who takes theirs,
-// is a stranger until paired again. Replies go out as plain lines within 350 bytes (format.ts),
-// paced by a small token bucket so the server's flood control never drops us. The connection is
-// redialled with backoff until stop(); SASL PLAIN when the server offers it, else NickServ.
+// is a stranger until paired again. Messages are addressed to that identity, not to the nick:
+// before each one is sent, WHOIS says who holds the nick now, and only the paired identity gets it
+// (issue 41 §1: a squatter on a quit or renamed nick received replies and cards). A message waits
+// while the identity is away; a card is never sent to anyone else. Replies go out as plain lines
+// within 350 bytes (format.ts), paced by a small token bucket so the server's flood control never
+// drops us. The connection is redialled with backoff until stop(); SASL PLAIN when the server
+// offers it, else NickServ.
 import { Client, type PrivmsgEvent } from 'irc-framework';
 import type { OutboxPayload } from '@/lib/store/channels-repository';
 import type { IrcConfig } from './channel-config';
-import { ChannelSendError, type ChannelAdapter, type InboundHandlers } from './channel-types';
+import { ChannelSendError, RecipientAwayError, type ChannelAdapter, type InboundHandlers } from './channel-types';
 import { toIrcLines } from './format';
 
 const RETRY_MS = [1_000, 2_000, 5_000, 15_000, 30_000, 60_000];
@@ -15,8 +19,38 @@ const RETRY_MS = [1_000, 2_000, 5_000, 15_000, 30_000, 60_000];
 const BURST = 5;
 const LINE_INTERVAL_MS = 400;
 
+/** How long a message for an away identity waits before the next look. */
+const AWAY_RETRY_MS = 30_000;
+const WHOIS_TIMEOUT_MS = 10_000;
+
 export function ircIdentity(event: Pick<PrivmsgEvent, 'nick' | 'ident' | 'hostname' | 'account'>): string {
   return event.account ? `irc:${event.nick}/${event.account}` : `irc:${event.nick}!${event.ident}@${event.hostname}`;
+}
+
+/** The identity a message is addressed to (a sender without `irc:`), or null for a nick alone. */
+export type IrcTarget = { nick: string; account: string } | { nick: string; ident: string; host: string };
+
+export function parseIrcAddress(address: string): IrcTarget | null {
+  const withAccount = /^([^/!@\s]+)\/([^/!@\s]+)$/.exec(address);
+  if (withAccount) return { nick: withAccount[1]!, account: withAccount[2]! };
+  const masked = /^([^/!@\s]+)!([^/!@\s]+)@([^/!@\s]+)$/.exec(address);
+  return masked ? { nick: masked[1]!, ident: masked[2]!, host: masked[3]! } : null;
+}
+
+/** What WHOIS says of whoever holds a nick now. */
+export interface WhoisAnswer {
+  nick?: string;
+  ident?: string;
+  hostname?: string;
+  account?: string;
+  error?: string;
+}
+
+/** Whether the nick's holder now is the paired identity (IRC compares nicks case-insensitively). */
+export function holderIsTarget(target: IrcTarget, holder: WhoisAnswer): boolean {
+  if (holder.error || !holder.nick || holder.nick.toLowerCase() !== target.nick.toLowerCase()) return false;
+  if ('account' in target) return !!holder.account && holder.account.toLowerCase() === target.account.toLowerCase();
+  return holder.ident === target.ident && holder.hostname?.toLowerCase() === target.host.toLowerCase();
 }
 
 export class IrcChannel implements ChannelAdapter {
@@ -92,7 +126,7 @@ export class IrcChannel implements ChannelAdapter {
       // Only what is written to the bot itself; channel chatter is not the paired person speaking.
       if (!event.nick || event.target.toLowerCase() !== client.user.nick.toLowerCase()) return;
       void handlers
-        .message({ sender: ircIdentity(event), senderName: `${event.nick}!${event.ident}@${event.hostname}`, address: event.nick, text: event.message })
+        .message({ sender: ircIdentity(event), senderName: `${event.nick}!${event.ident}@${event.hostname}`, address: ircIdentity(event).slice('irc:'.length), text: event.message })
         .catch((error: unknown) => console.error('[channels] irc message failed:', error instanceof Error ? error.message : error));
     });
     client.on('close', () => {
@@ -133,15 +167,45 @@ export class IrcChannel implements ChannelAdapter {
     this.tokens -= 1;
   }
 
+  /** Who holds `nick` now (an error when nobody does, or the server does not say in time). */
+  private whois(client: Client, nick: string): Promise<WhoisAnswer> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve({ error: 'no WHOIS answer' }), WHOIS_TIMEOUT_MS);
+      client.whois(nick, (answer: WhoisAnswer) => {
+        clearTimeout(timer);
+        resolve(answer);
+      });
+    });
+  }
+
   async send(address: string, payload: OutboxPayload & { outboxId: number }): Promise<string | null> {
+    const target = parseIrcAddress(address);
+    // A pairing from before identities were checked named a nick alone: it cannot be verified.
+    if (!target) throw new ChannelSendError(`"${address}" names a nick, not the identity that paired: pair again`, null, true);
     const lines = toIrcLines(payload.text);
     if (payload.card) lines.push(`Reply !approve ${payload.outboxId}, !always ${payload.outboxId} or !deny ${payload.outboxId} <reason>`);
     const run = this.sendChain.then(async () => {
-      for (const line of lines) {
+      const connected = () => {
         const client = this.client;
         if (!client || !client.connected) throw new ChannelSendError('not connected to the IRC server', 5_000);
+        return client;
+      };
+      // Checked right before each line, after its pacing wait: a nick taken while a long answer
+      // is paced out gets none of the rest. (What is left is the time WHOIS's answer takes to reach
+      // us and our line to reach the server: IRC has no way to address an identity instead of a nick.)
+      for (const [index, line] of lines.entries()) {
         await this.pace();
-        client.say(address, line || ' ');
+        const client = connected();
+        const holder = await this.whois(client, target.nick);
+        if (!holderIsTarget(target, holder)) {
+          const now = holder.error ? `${target.nick} is not online` : `${target.nick} is held by ${holder.nick}!${holder.ident}@${holder.hostname}${holder.account ? ` (${holder.account})` : ''}`;
+          // A card goes to the identity that paired or to nobody: the page still has it.
+          if (payload.card) throw new ChannelSendError(`card not sent: ${now}, not the paired ${address}`, null, true);
+          // Part of it is out: sent again later it would repeat that part, so the rest is given up.
+          if (index > 0) throw new ChannelSendError(`${index} of ${lines.length} lines sent; the rest not: ${now}`, null, true);
+          throw new RecipientAwayError(`waiting for ${address}: ${now}`, AWAY_RETRY_MS);
+        }
+        client.say(target.nick, line || ' ');
       }
     });
     this.sendChain = run.catch(() => undefined);

@@ -37,5 +37,6 @@ declare module 'irc-framework' {
     join(channel: string, key?: string): void;
     changeNick(nick: string): void;
     raw(...args: string[]): void;
+    whois(nick: string, callback: (answer: { nick?: string; ident?: string; hostname?: string; account?: string; error?: string }) => void): void;
   }
 }

@@ -113,7 +113,7 @@ export async function deleteChannel(id: string): Promise<boolean> {
 
 // ── Pairings ───────────────────────────────────────────────────────────────────────────────
 
-export async function insertPairing(input: Omit<PairingRecord, 'approvedAt' | 'createdAt'>): Promise<PairingRecord> {
+export async function insertPairing(input: Omit<PairingRecord, 'approvedAt' | 'createdAt'> & { createdAt?: Date }): Promise<PairingRecord> {
   return (await getDb()).channelPairing.create({ data: input });
 }
 
@@ -124,6 +124,16 @@ export async function findOpenPairing(channelId: string, sender: string, now: Da
 
 export async function listOpenPairings(channelId: string, now: Date): Promise<PairingRecord[]> {
   return (await getDb()).channelPairing.findMany({ where: { channelId, approvedAt: null, expiresAt: { gt: now } }, orderBy: { createdAt: 'asc' } });
+}
+
+/** Codes the channel gave since `since` (approved, expired or open): its pace of new strangers. */
+export async function countPairingsSince(channelId: string, since: Date): Promise<number> {
+  return (await getDb()).channelPairing.count({ where: { channelId, createdAt: { gte: since } } });
+}
+
+/** Withdraws unapproved codes of the channel (all, or the one given): the number withdrawn. */
+export async function deleteOpenPairings(channelId: string, code?: string): Promise<number> {
+  return (await (await getDb()).channelPairing.deleteMany({ where: { channelId, approvedAt: null, ...(code && { code }) } })).count;
 }
 
 /** Approves a code of this channel once, while it is valid: null for an unknown, expired or used code. */
@@ -231,6 +241,20 @@ export async function markOutboxSent(id: number, providerMessageId: string | nul
 
 export async function markOutboxRetry(id: number, nextAt: Date, error: string, failed = false): Promise<void> {
   await (await getDb()).channelOutbox.updateMany({ where: { id, state: 'pending' }, data: { nextAt, error, attempts: { increment: 1 }, ...(failed && { state: 'failed' }) } });
+}
+
+/** How a held message's error starts (releaseHeldOutbox finds them by it). */
+const HELD_PREFIX = 'held: ';
+
+/** Waits for its recipient: retried at `nextAt`, no attempt counted; failed once it waited too long. */
+export async function markOutboxHeld(id: number, nextAt: Date, reason: string, expired: boolean): Promise<void> {
+  await (await getDb()).channelOutbox.updateMany({ where: { id, state: 'pending' }, data: { nextAt, error: `${HELD_PREFIX}${reason}`, ...(expired && { state: 'failed' }) } });
+}
+
+/** Its recipient is back (they wrote): what waited for them is due now. The number released. */
+export async function releaseHeldOutbox(channelId: string, address: string, now: Date): Promise<number> {
+  const { count } = await (await getDb()).channelOutbox.updateMany({ where: { channelId, address, state: 'pending', nextAt: { gt: now }, error: { startsWith: HELD_PREFIX } }, data: { nextAt: now } });
+  return count;
 }
 
 export async function outboxCounts(channelId: string): Promise<Record<OutboxRecord['state'], number>> {

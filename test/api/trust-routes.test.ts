@@ -20,17 +20,17 @@ afterAll(async () => {
 const put = (body: string) => trustRoute.PUT(new Request('http://127.0.0.1:3000/api/trust', { method: 'PUT', headers: { 'content-type': 'application/json' }, body }), { params: Promise.resolve({}) });
 
 describe('/api/trust', () => {
-  it('stores hosts and servers (lower case, sorted, once); refuses what is not a host and changes nothing', async () => {
-    expect(await (await trustRoute.GET(new Request('http://127.0.0.1:3000/api/trust'), { params: Promise.resolve({}) })).json()).toEqual({ trust: { hosts: [], mcp_servers: [] } });
-    const saved = await put(JSON.stringify({ hosts: ['Docs.Python.org', '127.0.0.1:8080', 'docs.python.org'], mcp_servers: ['github'] }));
+  it('stores hosts, servers and skills (lower case, sorted, once); refuses what is not a host or a skill name and changes nothing', async () => {
+    expect(await (await trustRoute.GET(new Request('http://127.0.0.1:3000/api/trust'), { params: Promise.resolve({}) })).json()).toEqual({ trust: { hosts: [], mcp_servers: [], skills: [] } });
+    const saved = await put(JSON.stringify({ hosts: ['Docs.Python.org', '127.0.0.1:8080', 'docs.python.org'], mcp_servers: ['github'], skills: ['pdf-tools', 'field-notes', 'pdf-tools'] }));
     expect(saved.status).toBe(200);
-    expect(await saved.json()).toEqual({ trust: { hosts: ['127.0.0.1:8080', 'docs.python.org'], mcp_servers: ['github'] } });
-    for (const body of ['{"hosts":"x"}', '{"hosts":["https://evil.example/path"]}', '{"hosts":["a b"]}', '{"hosts":[],"mcp_servers":[],"extra":1}', 'not json', `{"hosts":[${'"a.b",'.repeat(250)}"c.d"]}`]) {
+    expect(await saved.json()).toEqual({ trust: { hosts: ['127.0.0.1:8080', 'docs.python.org'], mcp_servers: ['github'], skills: ['field-notes', 'pdf-tools'] } });
+    for (const body of ['{"hosts":"x"}', '{"hosts":["https://evil.example/path"]}', '{"hosts":["a b"]}', '{"hosts":[],"mcp_servers":[],"extra":1}', 'not json', `{"hosts":[${'"a.b",'.repeat(250)}"c.d"]}`, '{"skills":["../etc"]}', '{"skills":["Has Spaces"]}']) {
       const refused = await put(body);
       expect(refused.status, body.slice(0, 40)).toBe(400);
       expect(((await refused.json()) as { error: { code: string } }).error.code).toMatch(/^(validation_failed|invalid_json)$/);
     }
-    expect(await readTrust()).toEqual({ hosts: ['127.0.0.1:8080', 'docs.python.org'], mcp_servers: ['github'] });
+    expect(await readTrust()).toEqual({ hosts: ['127.0.0.1:8080', 'docs.python.org'], mcp_servers: ['github'], skills: ['field-notes', 'pdf-tools'] });
   });
 
   it('approving the descriptions of a server that does not exist is a 404', async () => {
