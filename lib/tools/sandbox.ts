@@ -3,6 +3,10 @@
 // environment but for an allow-list, its own PID namespace (a grandchild cannot outlive the
 // call), resource limits, a timeout, and output capped with the dropped bytes counted. Without
 // a working bubblewrap the shell tools are disabled with the reason — never run unsandboxed.
+// When the app runs as root the sandbox runs as nobody, who may not be able to walk to the data
+// folder (a VPS's /root is 0700): the call then gets a mount namespace of its own in which root
+// binds the workspace (checked to be the folder node opened) and the skills into a folder nobody
+// can enter, and bubblewrap takes them from there — the parents' modes do not matter (issue 41 §13).
 import { spawn, execFile, type ChildProcessByStdio } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -79,8 +83,8 @@ function runningAsRoot(): boolean {
 
 /**
  * Whether the sandbox's user can read a host folder, so it may be bound in: as ourselves, plain
- * access; as nobody (when the app runs as root), the "other" bits of the folder and of every folder
- * above it. A folder it cannot reach would make bubblewrap refuse the whole run.
+ * access; as nobody (when the app runs as root), the "other" bits of the folder itself — root binds
+ * it for bubblewrap, so the folders above it do not matter.
  */
 export function sandboxCanRead(folder: string): boolean {
   try {
@@ -88,17 +92,47 @@ export function sandboxCanRead(folder: string): boolean {
       fs.accessSync(folder, fs.constants.R_OK | fs.constants.X_OK);
       return true;
     }
-    let current = path.resolve(folder);
-    if ((fs.statSync(current).mode & 0o005) !== 0o005) return false;
-    while (current !== path.dirname(current)) {
-      current = path.dirname(current);
-      if ((fs.statSync(current).mode & 0o001) === 0) return false;
-    }
-    return true;
+    return (fs.statSync(path.resolve(folder)).mode & 0o005) === 0o005;
   } catch {
     return false;
   }
 }
+
+/**
+ * As root: where the call's own mount namespace puts what bubblewrap binds — a tmpfs mounted
+ * there in that namespace only, 0711. The folder itself is root's, in root's /run (no other user
+ * can put a link in its place).
+ */
+export const ROOT_STAGING_DIR = '/run/agentcsd-sandbox';
+
+function rootStagingDir(): string {
+  fs.mkdirSync(ROOT_STAGING_DIR, { recursive: true, mode: 0o711 });
+  const stat = fs.lstatSync(ROOT_STAGING_DIR);
+  if (!stat.isDirectory() || stat.uid !== 0 || (stat.mode & 0o022) !== 0) {
+    throw new SandboxUnavailableError(`${ROOT_STAGING_DIR} must be a folder of root's that only root can write`);
+  }
+  if ((stat.mode & 0o111) !== 0o111) fs.chmodSync(ROOT_STAGING_DIR, 0o711);
+  return ROOT_STAGING_DIR;
+}
+
+/**
+ * Run as root in the call's new mount namespace, then exec's the rest: a tmpfs on the staging
+ * folder; the workspace bound at workspace/ — and refused unless it is the folder node opened
+ * (device and inode), so a path swapped meanwhile never becomes the workspace; each read-only
+ * folder bound at ro/N. Arguments: staging, expected dev:ino, workspace, N host folders, `--`, command.
+ */
+const STAGE_SCRIPT = [
+  'set -eu',
+  'stage=$1; expected=$2; workspace=$3; shift 3',
+  'mount -t tmpfs -o mode=0711,size=65536 agentcsd-sandbox "$stage"',
+  'mkdir "$stage/workspace" "$stage/ro"',
+  'mount --bind "$workspace" "$stage/workspace"',
+  '[ "$(stat -c %d:%i "$stage/workspace")" = "$expected" ] || { echo "the workspace changed before the sandbox started" >&2; exit 125; }',
+  'n=0',
+  'while [ "$1" != "--" ]; do n=$((n + 1)); mkdir "$stage/ro/$n"; mount --bind "$1" "$stage/ro/$n"; shift; done',
+  'shift',
+  'exec "$@"',
+].join('\n');
 
 /** /bin, /lib … are symlinks into /usr on merged-usr systems and directories elsewhere. */
 function systemRootEntries(): string[] {
@@ -135,7 +169,10 @@ export function bubblewrapArgs(options: {
   env: Record<string, string>;
   argv: string[];
   readOnlyMounts?: { host: string; inside: string }[];
+  /** Where the workspace is on the host side: the descriptor node opened (default), or a folder root staged. */
+  workspaceSource?: { fd: number } | { path: string };
 }): string[] {
+  const source = options.workspaceSource ?? { fd: WORKSPACE_FD };
   const args = [
     '--unshare-all', // net, pid, ipc, uts, cgroup, and user where possible
     '--unshare-user',
@@ -156,9 +193,8 @@ export function bubblewrapArgs(options: {
     '--tmpfs',
     '/tmp',
     // The workspace comes as an open descriptor (fd 3): bound exactly as node opened and
-    // checked it, not as a path that could be swapped meanwhile.
-    '--bind-fd',
-    String(WORKSPACE_FD),
+    // checked it, not as a path that could be swapped meanwhile (as root: staged, and checked there).
+    ...('fd' in source ? ['--bind-fd', String(source.fd)] : ['--bind', source.path]),
     SANDBOX_WORKDIR,
     '--chdir',
     SANDBOX_WORKDIR,
@@ -199,9 +235,11 @@ function processesOwnedBy(uid: number): number {
 
 /**
  * The command line node spawns: resource limits (prlimit), then — when the app runs as root —
- * a drop to nobody (setpriv; root is exempt from the process limit), then bubblewrap.
+ * a drop to nobody (setpriv; root is exempt from the process limit), then bubblewrap. As root the
+ * whole runs in a mount namespace of its own (unshare) where the workspace and the read-only
+ * folders are staged first (STAGE_SCRIPT): `workspace` names the folder and its dev:ino.
  */
-export function sandboxCommand(request: Pick<SandboxRunRequest, 'argv' | 'env' | 'readOnlyMounts'>): {
+export function sandboxCommand(request: Pick<SandboxRunRequest, 'argv' | 'env' | 'readOnlyMounts'> & { workspace?: { dir: string; id: string } }): {
   file: string;
   args: string[];
 } {
@@ -217,16 +255,45 @@ export function sandboxCommand(request: Pick<SandboxRunRequest, 'argv' | 'env' |
     `--nofile=${SANDBOX_OPEN_FILES_LIMIT}`,
     '--core=0',
   ];
-  const dropToNobody = root
-    ? ['setpriv', `--reuid=${SANDBOX_NOBODY_UID}`, `--regid=${SANDBOX_NOBODY_UID}`, '--clear-groups', '--']
-    : [];
+  // A folder the sandbox's user cannot read is left out rather than failing the run.
+  const mounts = (request.readOnlyMounts ?? []).filter((mount) => sandboxCanRead(mount.host));
+  if (!root) {
+    const bwrap = bubblewrapArgs({ env: sandboxEnvironment(request.env), argv: request.argv, readOnlyMounts: mounts });
+    return { file: 'prlimit', args: [...limits, '--', 'bwrap', ...bwrap] };
+  }
+  if (!request.workspace) throw new SandboxUnavailableError('as root the sandbox needs the workspace folder to stage');
+  const stage = rootStagingDir();
   const bwrap = bubblewrapArgs({
     env: sandboxEnvironment(request.env),
     argv: request.argv,
-    // A folder the sandbox's user cannot reach is left out rather than failing the run.
-    readOnlyMounts: request.readOnlyMounts?.filter((mount) => sandboxCanRead(mount.host)),
+    readOnlyMounts: mounts.map((mount, index) => ({ host: `${stage}/ro/${index + 1}`, inside: mount.inside })),
+    workspaceSource: { path: `${stage}/workspace` },
   });
-  return { file: 'prlimit', args: [...limits, '--', ...dropToNobody, 'bwrap', ...bwrap] };
+  const dropToNobody = ['setpriv', `--reuid=${SANDBOX_NOBODY_UID}`, `--regid=${SANDBOX_NOBODY_UID}`, '--clear-groups', '--'];
+  return {
+    file: 'unshare',
+    args: [
+      '--mount',
+      '--propagation',
+      'private',
+      '--',
+      'sh',
+      '-c',
+      STAGE_SCRIPT,
+      'agentcsd-stage',
+      stage,
+      request.workspace.id,
+      request.workspace.dir,
+      ...mounts.map((mount) => mount.host),
+      '--',
+      'prlimit',
+      ...limits,
+      '--',
+      ...dropToNobody,
+      'bwrap',
+      ...bwrap,
+    ],
+  };
 }
 
 /** Kill the sandbox's whole process group; bubblewrap's PID namespace takes the rest with it. */
@@ -240,8 +307,16 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 
 export async function runSandboxed(request: SandboxRunRequest): Promise<SandboxRunResult> {
   const started = performance.now();
-  const { file, args } = sandboxCommand(request);
   const workspaceFd = fs.openSync(request.workspaceDir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+  let file: string;
+  let args: string[];
+  try {
+    const opened = fs.fstatSync(workspaceFd);
+    ({ file, args } = sandboxCommand({ ...request, workspace: { dir: request.workspaceDir, id: `${opened.dev}:${opened.ino}` } }));
+  } catch (error) {
+    fs.closeSync(workspaceFd);
+    throw error;
+  }
   let child: ChildProcessByStdio<null, Readable, Readable>;
   try {
     child = spawn(file, args, {
@@ -363,7 +438,7 @@ async function checkSandbox(workspacesDir: string): Promise<SandboxStatus> {
       checkedAt,
     };
   }
-  for (const tool of ['prlimit', ...(runningAsRoot() ? ['setpriv'] : [])]) {
+  for (const tool of ['prlimit', ...(runningAsRoot() ? ['setpriv', 'unshare'] : [])]) {
     try {
       await execFileAsync(tool, ['--version'], { timeout: 5_000 });
     } catch {
@@ -394,7 +469,7 @@ async function checkSandbox(workspacesDir: string): Promise<SandboxStatus> {
     if (runningAsRoot() && /Permission denied/.test(detail)) {
       return {
         available: false,
-        reason: `the app runs as root, so the sandbox runs as nobody, who cannot reach ${workspacesDir} (${detail}). Run the app as a normal user, or let others enter its parent folders (chmod o+x)`,
+        reason: `the app runs as root, so the sandbox runs as nobody, who cannot use the workspaces in ${workspacesDir} (${detail}). Run the app as a normal user, or check that the workspaces are nobody's (the app makes them so)`,
         checkedAt,
       };
     }

@@ -7,7 +7,6 @@
 // Settings shows beside the server.
 import { sha256Hex } from '@/lib/security/digest';
 import { mcpToolName } from '@/lib/config/mcp-config';
-import type { McpToolInfo } from './mcp-connection';
 
 /** An input schema's JSON, at most (a few hundred tokens' worth of schema is typical). */
 export const MAX_SCHEMA_CHARS = 16_384;
@@ -31,10 +30,16 @@ export function schemaRefusal(schema: unknown): string | null {
   return null;
 }
 
+/** What screening reads of a listed tool. */
+interface ListedTool {
+  name: string;
+  inputSchema?: unknown;
+}
+
 /** One server's list: duplicates and oversized schemas left out, with a note for each. */
-export function screenServerTools(listed: readonly McpToolInfo[]): { tools: McpToolInfo[]; notes: string[] } {
+export function screenServerTools<T extends ListedTool>(listed: readonly T[]): { tools: T[]; notes: string[] } {
   const seen = new Set<string>();
-  const tools: McpToolInfo[] = [];
+  const tools: T[] = [];
   const notes: string[] = [];
   for (const info of listed) {
     if (seen.has(info.name)) {

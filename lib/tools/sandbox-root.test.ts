@@ -1,0 +1,46 @@
+// Issue 41 §13: as root (a VPS, a container), from a data folder under a 0700 parent — root's home
+// folder, say — `bash` runs and writes in its workspace, while root's home, the shadow file and the
+// data folder's other contents stay out of reach. Before, nobody (the sandbox's user) could not walk
+// to the workspace and every shell call failed. Runs where the tests run as root (CI does).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { probeSandbox } from './sandbox';
+import { bashTool } from './shell-tools';
+import { ensureWorkspace } from './workspace';
+
+const asRoot = process.getuid?.() === 0;
+let home = '';
+let dataDir = '';
+
+beforeAll(() => {
+  // Like /root: a private parent (0700), the app's folder and its data inside it.
+  home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-roothome-')));
+  fs.chmodSync(home, 0o700);
+  fs.writeFileSync(path.join(home, '.secret-of-root'), 'CANARY-root-home');
+  dataDir = path.join(home, 'app', 'data');
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(dataDir, 'agentcsd.db'), 'CANARY-database');
+});
+afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
+
+describe.runIf(asRoot)('as root, with the data folder under a 0700 parent', () => {
+  it('the sandbox is available, and bash writes in the workspace as nobody', async () => {
+    expect((fs.statSync(home).mode & 0o777).toString(8)).toBe('700');
+    const status = await probeSandbox({ refresh: true, workspacesDir: path.join(dataDir, 'workspaces') });
+    expect(status).toMatchObject({ available: true, runsAs: 'nobody' });
+    const workspace = ensureWorkspace('root-session', dataDir);
+    const outcome = await bashTool.run(
+      { command: 'id -u; echo made-inside > note.txt; cat note.txt; cat /etc/shadow; ls /root; ls ../; cat /proc/1/root/etc/shadow; echo end', explanation: 'probe' },
+      { sessionId: 'root-session', workspaceDir: workspace, signal: new AbortController().signal },
+    );
+    expect(outcome.content).toMatch(/^65534$/m);
+    expect(outcome.content).toContain('made-inside');
+    expect(outcome.content).toContain('end');
+    expect(outcome.content).not.toMatch(/CANARY|root:[^\n]*:\d+:/);
+    expect(fs.readFileSync(path.join(workspace, 'note.txt'), 'utf8')).toBe('made-inside\n');
+    // Nothing about the parents changed to make it work.
+    expect((fs.statSync(home).mode & 0o777).toString(8)).toBe('700');
+  }, 30_000);
+});
