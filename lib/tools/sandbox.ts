@@ -121,6 +121,13 @@ function rootStagingDir(): string {
  * (device and inode), so a path swapped meanwhile never becomes the workspace; each read-only
  * folder bound at ro/N. Arguments: staging, expected dev:ino, workspace, N host folders, `--`, command.
  */
+/**
+ * As root: 'staged' (a mount namespace per call, above) unless the probe found that this machine
+ * refuses one (a container without CAP_SYS_ADMIN): then 'direct' — nobody's bubblewrap binds the
+ * workspace itself, which needs its parents enterable (the probe's reason says so).
+ */
+let rootStaging: 'staged' | 'direct' = 'staged';
+
 const STAGE_SCRIPT = [
   'set -eu',
   'stage=$1; expected=$2; workspace=$3; shift 3',
@@ -257,9 +264,10 @@ export function sandboxCommand(request: Pick<SandboxRunRequest, 'argv' | 'env' |
   ];
   // A folder the sandbox's user cannot read is left out rather than failing the run.
   const mounts = (request.readOnlyMounts ?? []).filter((mount) => sandboxCanRead(mount.host));
-  if (!root) {
+  const dropToNobody = ['setpriv', `--reuid=${SANDBOX_NOBODY_UID}`, `--regid=${SANDBOX_NOBODY_UID}`, '--clear-groups', '--'];
+  if (!root || rootStaging === 'direct') {
     const bwrap = bubblewrapArgs({ env: sandboxEnvironment(request.env), argv: request.argv, readOnlyMounts: mounts });
-    return { file: 'prlimit', args: [...limits, '--', 'bwrap', ...bwrap] };
+    return { file: 'prlimit', args: [...limits, '--', ...(root ? dropToNobody : []), 'bwrap', ...bwrap] };
   }
   if (!request.workspace) throw new SandboxUnavailableError('as root the sandbox needs the workspace folder to stage');
   const stage = rootStagingDir();
@@ -269,7 +277,6 @@ export function sandboxCommand(request: Pick<SandboxRunRequest, 'argv' | 'env' |
     readOnlyMounts: mounts.map((mount, index) => ({ host: `${stage}/ro/${index + 1}`, inside: mount.inside })),
     workspaceSource: { path: `${stage}/workspace` },
   });
-  const dropToNobody = ['setpriv', `--reuid=${SANDBOX_NOBODY_UID}`, `--regid=${SANDBOX_NOBODY_UID}`, '--clear-groups', '--'];
   return {
     file: 'unshare',
     args: [
@@ -455,14 +462,20 @@ async function checkSandbox(workspacesDir: string): Promise<SandboxStatus> {
   }
   try {
     prepareWorkspaceOwnership(probeDir);
-    const result = await runSandboxed({
-      workspaceDir: probeDir,
-      argv: ['sh', '-c', 'echo ok > probe && cat probe'],
-      timeoutMs: 10_000,
-      outputCapBytes: 4_096,
-      signal: new AbortController().signal,
-    });
-    if (result.exitCode === 0 && result.stdout.trim() === 'ok') {
+    const probe = () =>
+      runSandboxed({ workspaceDir: probeDir, argv: ['sh', '-c', 'echo ok > probe && cat probe'], timeoutMs: 10_000, outputCapBytes: 4_096, signal: new AbortController().signal });
+    const works = (run: SandboxRunResult) => run.exitCode === 0 && run.stdout.trim() === 'ok';
+    rootStaging = 'staged';
+    let result = await probe();
+    if (runningAsRoot() && !works(result)) {
+      // No mount namespace here: bubblewrap as nobody binds the workspace itself.
+      rootStaging = 'direct';
+      const direct = await probe();
+      if (works(direct)) console.warn(`[sandbox] as root without a mount namespace of its own (${(result.stderr || result.stdout).trim().slice(0, 200)}): the workspace's parent folders must be enterable by nobody`);
+      else rootStaging = 'staged';
+      result = works(direct) ? direct : result;
+    }
+    if (works(result)) {
       return { available: true, bwrapVersion, runsAs: runningAsRoot() ? 'nobody' : 'own-user', checkedAt };
     }
     const detail = (result.stderr || result.stdout).trim().slice(0, 400) || `exit ${result.exitCode}`;
