@@ -18,6 +18,7 @@ const storeTests = [
   'test/capabilities/hostile-graphs.test.ts',
   'test/tasks/*.test.ts',
   'test/channels/telegram.test.ts',
+  'test/channels/people.test.ts',
   'test/triggers/schedule-tool.test.ts',
   'test/mcp/oauth-sign-in.test.ts',
 ];

@@ -24,6 +24,7 @@ import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { ChannelHost, InboundButton, InboundMessage } from './channel-types';
 import { verifyCallback, type CardDecision } from './telegram-channel';
 import { deliveryAddress, isWeakIdentity, pairingOrigin, WEAK_IDENTITY_REASON } from './channel-identity';
+import { boundSession, cardRefusal, openPersonalSession, restingSession } from './channel-people';
 
 export const PAIRING_TTL_MS = 60 * 60 * 1000;
 /**
@@ -60,12 +61,6 @@ async function reply(context: InboundContext, address: string, text: string): Pr
   context.wake();
 }
 
-/** The session a binding talks to now: its own, or its persona's latest active one. */
-export async function boundSession(host: ChannelHost, binding: BindingRecord): Promise<SessionRecord | null> {
-  if (binding.sessionId) return host.findSession(binding.sessionId);
-  return binding.persona ? host.latestActiveSession(binding.persona) : null;
-}
-
 export async function handleMessage(context: InboundContext, message: InboundMessage): Promise<void> {
   context.counters.received++;
   const binding = await findBinding(context.channel.id, message.sender);
@@ -76,17 +71,20 @@ export async function handleMessage(context: InboundContext, message: InboundMes
   if (!text) return;
 
   const command = /^[/!](status|pause|resume|stop|new|approve|always|deny|answer)(?:@\w+)?(?:\s+([\s\S]*))?$/i.exec(text);
-  const session = await boundSession(context.host, binding);
+  const bound = await boundSession(context.host, binding);
   if (command && !text.includes('\n')) {
     const name = command[1]!.toLowerCase();
     // A persona's chat whose sessions all rest: /status and /resume reach the latest of them.
-    const resting = !session && binding.persona && (name === 'resume' || name === 'status') ? await context.host.latestPausedSession(binding.persona) : null;
-    return runCommand(context, binding, session ?? resting, name, (command[2] ?? '').trim());
+    const resting = !bound && (name === 'resume' || name === 'status') ? await restingSession(context.host, binding) : null;
+    return runCommand(context, binding, bound ?? resting, name, (command[2] ?? '').trim());
   }
+  let session = bound;
   if (!session) {
-    const resting = binding.persona ? await context.host.latestPausedSession(binding.persona) : null;
+    const resting = await restingSession(context.host, binding);
     if (resting) return reply(context, deliveryAddress(binding), `Not delivered: "${resting.name}" is paused. Send /resume, then write again.`);
-    return reply(context, deliveryAddress(binding), `No session is bound here now${binding.persona ? ` (no active session of ${binding.persona}: send /new ${binding.persona})` : ''}.`);
+    if (!binding.persona || !binding.personId) return reply(context, deliveryAddress(binding), 'No session is bound here now.');
+    // A person's first message to a persona opens their own session of it.
+    session = await openPersonalSession(context.host, binding, binding.persona);
   }
 
   // A reply to a task's question answers it.
@@ -138,11 +136,18 @@ async function runCommand(context: InboundContext, binding: BindingRecord, sessi
     const persona = argument || binding.persona || session?.personaName;
     if (!persona) return reply(context, to, 'Usage: /new <persona>');
     try {
-      const created = await host.createSession(persona);
+      const created = await openPersonalSession(host, binding, persona);
       return reply(context, to, `New session "${created.name}" started${binding.sessionId ? '; this chat stays bound to its session (change it on the Channels page)' : ''}.`);
     } catch (error) {
       return reply(context, to, `Could not start a session of ${persona}: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+  // A card is decided by what was sent to this chat, whichever session it belongs to (the owner's chat gets every card).
+  if (name === 'approve' || name === 'always' || name === 'deny') {
+    const match = /^(\d{1,12})(?:\s+([\s\S]*))?$/.exec(argument);
+    if (!match) return reply(context, to, `Usage: !${name} <card number>${name === 'deny' ? ' [reason]' : ''}`);
+    const decision: CardDecision = name === 'deny' ? 'deny' : name === 'always' ? 'always' : 'approve';
+    return reply(context, to, await decideCard(context, binding, Number(match[1]), decision, match[2]?.trim()));
   }
   if (!session) return reply(context, to, 'No session is bound here now.');
   switch (name) {
@@ -160,12 +165,8 @@ async function runCommand(context: InboundContext, binding: BindingRecord, sessi
       const answered = argument ? await host.answerTask(session.id, argument) : false;
       return reply(context, to, answered ? 'Answer passed to the task.' : 'No task is waiting for an answer.');
     }
-    default: {
-      const match = /^(\d{1,12})(?:\s+([\s\S]*))?$/.exec(argument);
-      if (!match) return reply(context, to, `Usage: !${name} <card number>${name === 'deny' ? ' [reason]' : ''}`);
-      const decision: CardDecision = name === 'deny' ? 'deny' : name === 'always' ? 'always' : 'approve';
-      return reply(context, to, await decideCard(context, binding, Number(match[1]), decision, match[2]?.trim()));
-    }
+    default:
+      return reply(context, to, `Unknown command ${name}.`);
   }
 }
 
@@ -175,9 +176,10 @@ async function decideCard(context: InboundContext, binding: BindingRecord, outbo
   if (isWeakIdentity(binding.sender)) return `Card ${outboxId} is decided on the page: ${WEAK_IDENTITY_REASON}.`;
   const row = await findOutbox(outboxId);
   const card = row?.payload.card;
-  // Only a card sent to this very chat of this channel, for the session bound now.
-  const session = await boundSession(context.host, binding);
-  if (!row || !card || row.channelId !== context.channel.id || row.address !== deliveryAddress(binding) || card.sessionId !== session?.id) return `No card ${outboxId} here.`;
+  // Only a card sent to this very chat of this channel; decided only by whom the person's role allows.
+  if (!row || !card || row.channelId !== context.channel.id || row.address !== deliveryAddress(binding)) return `No card ${outboxId} here.`;
+  const refusal = await cardRefusal(binding, card.callSessionId ?? card.sessionId);
+  if (refusal) return `Card ${outboxId} is not decided here: ${refusal}.`;
   const outcome = await context.host.decideToolCall({
     id: card.callId,
     decision: decision === 'deny' ? 'deny' : 'approve',

@@ -6,7 +6,9 @@
 import type { OrchestratorEvent } from '@/lib/mind/events';
 import { enqueueOutbox, listBindings, type BindingRecord, type OutboxPayload, type QuietHours } from '@/lib/store/channels-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
+import { OWNER_ID, sessionPeople } from '@/lib/store/people-repository';
 import { deliveryAddress, isWeakIdentity, WEAK_IDENTITY_REASON } from './channel-identity';
+import { cardRecipients } from './channel-people';
 
 /** The events a push can come from (the rest never reach pushEvent). */
 export const PUSHED_EVENTS: ReadonlySet<OrchestratorEvent['type']> = new Set(['turn-start', 'turn-end', 'tool-call', 'task.completed', 'task.failed', 'task.blocked']);
@@ -98,14 +100,28 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
   }
   const session = await context.session(event.sessionId);
   if (!session) return 0;
-  const candidates = [...(await listBindings({ sessionId: session.id })), ...(await listBindings({ persona: session.personaName })).filter((binding) => !binding.sessionId)];
+  // Only the people of the session the words belong to (issue 42) — and a card only to those who
+  // may decide it: its trusted people and the owner, wherever the owner's chats are bound.
+  const people = new Set(await sessionPeople(session.id));
+  const deciders = kind === 'card' ? await cardRecipients(session.id) : null;
+  const own = [...(await listBindings({ sessionId: session.id })), ...(await listBindings({ persona: session.personaName, sessionId: null }))].filter((binding) => binding.personId && people.has(binding.personId));
+  const owners = deciders ? (await listBindings({ personId: OWNER_ID })).filter((binding) => !own.some((known) => known.id === binding.id)) : [];
+  const candidates = [...own, ...owners];
   let queued = 0;
   for (const binding of candidates) {
     if (!context.channelRunsHere(binding.channelId)) continue;
     const asked = answerTo.includes(binding.id);
     const effective: Kind = asked ? 'answer' : kind;
     if (!pushes(binding, effective)) continue;
-    if (!asked && !binding.sessionId && !(await context.talksTo(binding, session))) continue;
+    const ownersElsewhere = owners.includes(binding);
+    if (!asked && !ownersElsewhere && !binding.sessionId && !(await context.talksTo(binding, session))) continue;
+    if (deciders && !deciders.has(binding.personId!)) {
+      // A guest's own card: they hear that the owner decides it, never what it holds.
+      await enqueueOutbox({ channelId: binding.channelId, address: deliveryAddress(binding), payload: { text: 'That needs the owner’s approval: they have been asked.' } });
+      queued++;
+      context.wake(binding.channelId);
+      continue;
+    }
     const wait = effective === 'answer' ? 0 : quietMinutesLeft(binding.quietHours, context.now());
     // A weak identity (IRC without an account) hears that a card waits, never what it holds.
     const sent = payload.card && isWeakIdentity(binding.sender) ? weakCardNotice(event) : payload;

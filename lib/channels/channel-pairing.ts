@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { approvePairing, enqueueOutbox, saveBinding, type BindingRecord } from '@/lib/store/channels-repository';
 import { personaNameSchema } from '@/lib/personas/persona-name';
 import { timeZoneSchema } from '@/lib/config/time-zone';
+import { addSessionPeople, personForSender } from '@/lib/store/people-repository';
 import { isWeakIdentity } from './channel-identity';
 
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'times are HH:MM');
@@ -27,6 +28,8 @@ export const approvePairingSchema = z
     persona: personaNameSchema.optional(),
     push: pushSchema.default('all'),
     quiet_hours: quietHoursSchema.nullable().default(null),
+    /** The role of a sender paired for the first time (issue 42): a guest unless the owner says trusted. */
+    role: z.enum(['trusted', 'guest']).default('guest'),
   })
   .strict()
   .refine((value) => (value.session_id === undefined) !== (value.persona === undefined), 'bind to a session_id or to a persona, one of the two');
@@ -41,6 +44,7 @@ export function bindingJson(binding: BindingRecord) {
     sender: binding.senderName,
     /** An IRC identity without an account: it converses, cards are decided on the page (issue 41 §2). */
     weak: isWeakIdentity(binding.sender),
+    person_id: binding.personId,
     session_id: binding.sessionId,
     persona: binding.persona,
     push: binding.push,
@@ -54,6 +58,9 @@ export async function approveAndBind(channelId: string, input: ApprovePairingInp
   const code = input.code.includes('-') ? input.code : `${input.code.slice(0, 4)}-${input.code.slice(4)}`;
   const pairing = await approvePairing(channelId, code, now);
   if (!pairing) return null;
+  // The sender is a person (the same one on every channel where that identity was paired).
+  const person = await personForSender({ sender: pairing.sender, name: pairing.senderName, role: input.role });
+  if (input.session_id) await addSessionPeople(input.session_id, [person.id]); // shared on purpose: they are in it
   const binding = await saveBinding({
     id: randomUUID(),
     channelId,
@@ -64,6 +71,7 @@ export async function approveAndBind(channelId: string, input: ApprovePairingInp
     persona: input.persona ?? null,
     push: input.push,
     quietHours: input.quiet_hours,
+    personId: person.id,
   });
   await enqueueOutbox({ channelId, address: pairing.address, payload: { text: 'Paired. Write here to talk to the agent; /status, /pause, /resume, /stop and /new <persona> steer it.' } });
   return binding;

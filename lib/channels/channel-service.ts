@@ -7,7 +7,8 @@
 import { findChannel, inboundBindings, listChannels, dueOutbox, markOutboxHeld, markOutboxRetry, markOutboxSent, nextOutboxAt, outboxCounts, type ChannelRecord } from '@/lib/store/channels-repository';
 import type { IrcConfig, TelegramConfig } from './channel-config';
 import { ChannelSendError, RecipientAwayError, type ChannelAdapter, type ChannelHost, type ChannelState } from './channel-types';
-import { boundSession, handleButton, handleMessage, type InboundContext, type InboundCounters } from './channel-inbound';
+import { handleButton, handleMessage, type InboundContext, type InboundCounters } from './channel-inbound';
+import { boundSession } from './channel-people';
 import { PUSHED_EVENTS, pushEvent, type OutboundContext } from './channel-outbound';
 import { IrcChannel } from './irc-channel';
 import { TelegramChannel } from './telegram-channel';

@@ -84,10 +84,7 @@ export interface ChannelHost {
   pauseSession(sessionId: string): Promise<void>;
   resumeSession(sessionId: string): Promise<void>;
   stopTurn(sessionId: string): Promise<boolean>;
-  createSession(persona: string): Promise<SessionRecord>;
+  /** A new session of the persona, the conversation of these people (issue 42). */
+  createSession(persona: string, people: readonly string[]): Promise<SessionRecord>;
   findSession(sessionId: string): Promise<SessionRecord | null>;
-  /** The persona's most recently active session that is not paused, if any. */
-  latestActiveSession(persona: string): Promise<SessionRecord | null>;
-  /** The persona's most recently active paused session (what /resume wakes for a persona's chat). */
-  latestPausedSession(persona: string): Promise<SessionRecord | null>;
 }

@@ -12,6 +12,7 @@ import { getDb } from '@/lib/store/db';
 import { readMemorySettings, type ConsolidationConfig } from './memory-settings';
 import { appendMemory, findMemory, listMemories, supersedeMemory, type MemoryRecord } from './memory-store';
 import { recall } from './recall';
+import { sessionPeople, sessionsBeyond } from '@/lib/store/people-repository';
 
 /** New messages read per consolidation (the rest wait for the next one). */
 const MESSAGES_PER_RUN = 60;
@@ -112,15 +113,20 @@ async function newMessages(sessionId: string): Promise<NewMessageRow[]> {
 }
 
 /** Facts on the conversation's topics, and the newest ones, so a contradiction can name its fact. */
-async function knownFacts(personaName: string, conversation: string): Promise<MemoryRecord[]> {
+async function knownFacts(personaName: string, conversation: string, sessionId: string): Promise<MemoryRecord[]> {
   const shown = new Map<number, MemoryRecord>();
-  const byTopic = await recall({ personaName, query: conversation.slice(-4000), k: KNOWN_FACTS, embedder: null });
+  // Only what this conversation's people may read (issue 42): never facts from another person's sessions.
+  const byTopic = await recall({ personaName, query: conversation.slice(-4000), k: KNOWN_FACTS, embedder: null, forSession: sessionId });
   for (const hit of byTopic) {
     if (hit.kind !== 'memory' || hit.memoryKind !== 'fact') continue;
     const fact = await findMemory(hit.id);
     if (fact) shown.set(fact.id, fact);
   }
-  for (const fact of await listMemories({ personaName, kind: 'fact', scope: 'long', limit: KNOWN_FACTS })) shown.set(fact.id, fact);
+  const beyond = await sessionsBeyond(personaName, await sessionPeople(sessionId));
+  for (const fact of await listMemories({ personaName, kind: 'fact', scope: 'long', limit: KNOWN_FACTS * 3 })) {
+    if (shown.size >= KNOWN_FACTS * 2) break;
+    if (fact.sessionId === null || !beyond.has(fact.sessionId)) shown.set(fact.id, fact);
+  }
   return [...shown.values()];
 }
 
@@ -155,7 +161,7 @@ export async function consolidateSession(input: {
   });
   input.onChange?.(consolidationJson(started));
 
-  const facts = await knownFacts(input.personaName, messages.map((message) => message.content).join('\n'));
+  const facts = await knownFacts(input.personaName, messages.map((message) => message.content).join('\n'), input.context.sessionId);
   const config = input.config ?? input.context.session().models.s_model;
   const result = await input.context.callModel({
     layer: 'memory',

@@ -20,7 +20,8 @@ export const recallTool = builtinTool({
   run: async (args, context) => {
     const persona = await personaOf(context);
     if (!persona) return errorOutcome('This session no longer exists');
-    const hits = await recall({ personaName: persona, query: args.query, k: args.k ?? 8 });
+    // What this conversation's people may read (issue 42), this session's own messages included.
+    const hits = await recall({ personaName: persona, query: args.query, k: args.k ?? 8, forSession: context.sessionId });
     if (hits.length === 0) return { isError: false, content: 'Nothing found.' };
     const block = memoryBlock(hits, 2_000);
     const untrusted = await untrustedAmong(block.used);

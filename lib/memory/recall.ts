@@ -10,6 +10,7 @@ import { configuredEmbedder } from './embeddings';
 import { findMemories, normaliseMemory, type MemoryKind, type MemoryRecord } from './memory-store';
 import { searchMemories, searchMessages, topicWords, type MessageHit } from './text-search';
 import { nearestItems } from './vector-index';
+import { sessionPeople, sessionsBeyond } from '@/lib/store/people-repository';
 
 export interface RecallWeights {
   /** Reciprocal-rank constant: the larger, the flatter the fusion of the two lists. */
@@ -68,12 +69,21 @@ export async function recall(input: {
   candidates?: number;
   /** Hybrid recall's embedder; undefined = the one configured in Settings › Memory, null = lexical only. */
   embedder?: Embedder | null;
+  /**
+   * The session whose conversation recalls (issue 42): only what its people may read comes back —
+   * nothing said in, or remembered from, a session of anyone else. Memories without a session are
+   * the persona's shared ones. Undefined: the persona's all (the owner's view).
+   */
+  forSession?: string;
 }): Promise<RecallHit[]> {
   const words = topicWords(input.query);
   if (words.length === 0 && input.embedder === null) return [];
   const weights = { ...defaultRecallWeights, ...input.weights };
   const now = input.now ?? new Date();
-  const limit = input.candidates ?? 50;
+  const beyond = input.forSession ? await sessionsBeyond(input.personaName, await sessionPeople(input.forSession)) : new Set<string>();
+  const readable = (sessionId: string | null) => sessionId === null || !beyond.has(sessionId);
+  // Others' conversations are dropped after the search: ask for more when there are any.
+  const limit = (input.candidates ?? 50) * (beyond.size > 0 ? 3 : 1);
   const search = { personaName: input.personaName, words, limit, excludeSessionId: input.excludeSessionId ?? '', now };
   // Independent: on PostgreSQL each is its own round trips, and the query's vector an HTTP call.
   const [messages, memories, semantic] = await Promise.all([
@@ -104,10 +114,11 @@ export async function recall(input: {
     });
   };
   const addMessage = (message: MessageHit, rank: number, list: string) => {
-    if (excluded.has(message.id)) return;
+    if (excluded.has(message.id) || !readable(message.sessionId)) return;
     add({ kind: 'message', ...message }, 1 / (weights.rrfK + rank + 1), `${list} #${rank + 1}`, { recency: message.createdAt, importance: 0.5, pinned: false });
   };
   const addMemory = (memory: MemoryRecord, rank: number, list: string, boost: number) => {
+    if (!readable(memory.sessionId)) return;
     add(
       { kind: 'memory', id: memory.id, sessionId: memory.sessionId, content: memory.content, createdAt: memory.createdAt, memoryKind: memory.kind, untrustedSource: memory.untrustedSource },
       boost / (weights.rrfK + rank + 1),

@@ -15,7 +15,8 @@ export interface TurnMemory {
 export async function memoryForTurn(input: { personaName: string; sessionId: string; query: string; now?: Date; budgetTokens?: number }): Promise<TurnMemory | null> {
   if (!input.query.trim()) return null;
   try {
-    const hits = await recall({ personaName: input.personaName, query: input.query, k: 12, now: input.now, excludeSessionId: input.sessionId });
+    // Only what this conversation's people may read (issue 42): never another person's sessions.
+    const hits = await recall({ personaName: input.personaName, query: input.query, k: 12, now: input.now, excludeSessionId: input.sessionId, forSession: input.sessionId });
     if (hits.length === 0) return null;
     const block = memoryBlock(hits, input.budgetTokens ?? MEMORY_BLOCK_TOKENS);
     if (block.used.length === 0) return null;

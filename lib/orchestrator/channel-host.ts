@@ -2,7 +2,7 @@
 // chat's message is the page's send-message, a button the page's decision, /pause the page's
 // Pause. Nothing here decides anything the page could not.
 import type { ChannelHost } from '@/lib/channels/channel-types';
-import { findSession, latestSessionOfPersona } from '@/lib/store/sessions-repository';
+import { findSession } from '@/lib/store/sessions-repository';
 import { listTasks } from '@/lib/store/tasks-repository';
 import type { EventBus } from '@/lib/mind/events';
 import type { MessageRecord } from '@/lib/store/messages-repository';
@@ -18,7 +18,7 @@ export interface ChannelHostSource {
   pauseSession(id: string): Promise<SessionRecord>;
   resumeSession(id: string): Promise<SessionRecord>;
   stopTurn(id: string): Promise<boolean>;
-  createSession(input: { persona: string }): Promise<SessionRecord>;
+  createSession(input: { persona: string }, options?: { people?: readonly string[] }): Promise<SessionRecord>;
 }
 
 export function channelHost(orchestrator: ChannelHostSource): ChannelHost {
@@ -38,9 +38,7 @@ export function channelHost(orchestrator: ChannelHostSource): ChannelHost {
     pauseSession: async (sessionId) => void (await orchestrator.pauseSession(sessionId)),
     resumeSession: async (sessionId) => void (await orchestrator.resumeSession(sessionId)),
     stopTurn: (sessionId) => orchestrator.stopTurn(sessionId),
-    createSession: (persona) => orchestrator.createSession({ persona }),
+    createSession: (persona, people) => orchestrator.createSession({ persona }, { people }),
     findSession: (id) => findSession({ id }),
-    latestActiveSession: (persona) => latestSessionOfPersona({ persona, status: 'active' }),
-    latestPausedSession: (persona) => latestSessionOfPersona({ persona, status: 'paused' }),
   };
 }

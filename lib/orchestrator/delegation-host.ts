@@ -14,12 +14,13 @@ import { markSessionUntrusted, sessionUntrustedSource } from '@/lib/store/untrus
 import type { DelegationHost } from '@/lib/tasks/delegate-tool';
 import type { TaskService } from '@/lib/tasks/task-service';
 import type { CreateSessionInput } from './session-inputs';
+import { sessionPeople } from '@/lib/store/people-repository';
 
 /** How often a parent looks at its child's row besides the events (a child in another process sends none here). */
 const WAIT_POLL_MS = 2_000;
 
 export interface DelegationApp {
-  createSession(input: CreateSessionInput): Promise<SessionRecord>;
+  createSession(input: CreateSessionInput, options?: { people?: readonly string[] }): Promise<SessionRecord>;
   pauseSession(id: string): Promise<unknown>;
   tasks: () => TaskService;
   bus: EventBus;
@@ -73,7 +74,7 @@ export function delegationHost(app: DelegationApp): DelegationHost {
         name: `${specialist} · for ${parentSession.name}`.slice(0, 120),
         models: { c_model: parentSession.models.c_model, s_model: parentSession.models.s_model },
         params: { pacing: 'adaptive' },
-      });
+      }, { people: await sessionPeople(parent.sessionId) }); // the specialist works for the parent's people
       await linkParentSession(session.id, parent.sessionId);
       // The brief may carry what the parent read from outside: the child holds it too (§20).
       const read = await sessionUntrustedSource(parent.sessionId);

@@ -2,6 +2,7 @@
 // sessions' lifecycle (create, pause, resume, delete) to their minds, and owns the event bus
 // the realtime layer reads. The logic of a running mind lives in session-mind.ts.
 import { randomUUID } from 'node:crypto';
+import { addSessionPeople, OWNER_ID } from '@/lib/store/people-repository';
 import { mergeModels, type ModelsConfig, type SessionParams } from '@/lib/config/model-config';
 import { realClock } from '@/lib/clock/clock';
 import { readPersonaBytes } from '@/lib/personas/persona-files';
@@ -102,7 +103,7 @@ export class Orchestrator {
       mind: (id) => this.minds.get(id) ?? null,
       workingDelayMs: options.taskWorkingDelayMs ?? 3_000,
       ...(options.cluster && { elsewhere: (request: TaskElsewhere) => this.placement.runElsewhere(request) }),
-      delegation: delegationHost({ createSession: (input) => this.createSession(input), pauseSession: (id) => this.pauseSession(id), tasks: () => this.tasks, bus: this.bus }),
+      delegation: delegationHost({ createSession: (input, options) => this.createSession(input, options), pauseSession: (id) => this.pauseSession(id), tasks: () => this.tasks, bus: this.bus }),
     });
     this.residence = new SessionResidence(options.cluster?.owner ?? null);
     this.placement = new SessionPlacement(
@@ -305,7 +306,11 @@ export class Orchestrator {
     await this.tasks.schedule(session.id); // a task under way continues, a pending one starts
   }
 
-  async createSession(input: CreateSessionInput): Promise<SessionRecord> {
+  /**
+   * A new session; `people` are whose conversation it is (issue 42): the owner's by default (the
+   * page), a paired person's when a chat opens it, the parent's people for a specialist's.
+   */
+  async createSession(input: CreateSessionInput, options: { people?: readonly string[] } = {}): Promise<SessionRecord> {
     const { bytes, hash } = readPersonaBytes(input.persona);
     const settings = await readSettings();
     const models: ModelsConfig = mergeModels(input.models ?? {}, settings.models);
@@ -328,6 +333,7 @@ export class Orchestrator {
         params,
         status: 'active',
       });
+      await addSessionPeople(id, options.people?.length ? options.people : [OWNER_ID]);
       await storePersonaSnapshot(id, bytes); // in a cluster it follows the session to any machine
       await snapshotSessionGraph(id, graph, snapshot.fromDefault);
       this.bus.emit('session-status', id, { status: 'active' });

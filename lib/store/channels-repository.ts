@@ -47,6 +47,8 @@ export interface BindingRecord {
   push: PushMode;
   quietHours: QuietHours | null;
   createdAt: Date;
+  /** The person this sender is (issue 42); null only for a binding made before people existed. */
+  personId: string | null;
 }
 
 export interface OutboxPayload {
@@ -145,7 +147,7 @@ export async function approvePairing(channelId: string, code: string, now: Date)
 
 // ── Bindings ───────────────────────────────────────────────────────────────────────────────
 
-export async function saveBinding(input: Omit<BindingRecord, 'createdAt'>): Promise<BindingRecord> {
+export async function saveBinding(input: Omit<BindingRecord, 'createdAt' | 'personId'> & { personId?: string | null }): Promise<BindingRecord> {
   const data = {
     senderName: input.senderName,
     address: input.address,
@@ -153,6 +155,7 @@ export async function saveBinding(input: Omit<BindingRecord, 'createdAt'>): Prom
     persona: input.persona,
     push: input.push,
     quietHours: input.quietHours ? JSON.stringify(input.quietHours) : null,
+    ...(input.personId !== undefined && { personId: input.personId }),
   };
   const row = await (await getDb()).channelBinding.upsert({
     where: { channelId_sender: { channelId: input.channelId, sender: input.sender } },
@@ -172,7 +175,7 @@ export async function findBindingById(id: string): Promise<BindingRecord | null>
   return row ? bindingRecord(row) : null;
 }
 
-export async function listBindings(where: { sessionId?: string; channelId?: string; persona?: string } = {}): Promise<BindingRecord[]> {
+export async function listBindings(where: { sessionId?: string | null; channelId?: string; persona?: string; personId?: string | { in: string[] } } = {}): Promise<BindingRecord[]> {
   return (await (await getDb()).channelBinding.findMany({ where, orderBy: { createdAt: 'asc' } })).map(bindingRecord);
 }
 

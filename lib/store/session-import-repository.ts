@@ -5,6 +5,7 @@ import type { Prisma } from '@/lib/generated/prisma/client';
 import { getDb } from './db';
 import type { SessionRecord } from './sessions-repository';
 import { findSession } from './sessions-repository';
+import { OWNER_ID } from './people-repository';
 
 export interface ImportedSessionRows {
   session: { id: string; name: string; personaName: string; personaHash: string; models: ModelsConfig; params: SessionParams; createdAt: Date; lastActivityAt: Date; untrustedSource?: string | null };
@@ -32,6 +33,8 @@ export async function insertImportedSession(rows: ImportedSessionRows): Promise<
         createdAt: session.createdAt,
         lastActivityAt: session.lastActivityAt,
         untrustedSource: session.untrustedSource ?? null,
+        // An import is the owner's conversation (whoever's it was where it was exported).
+        people: { create: [{ personId: OWNER_ID }] },
       },
     }),
     db.message.createMany({ data: rows.messages }),

@@ -67,7 +67,7 @@ describe('a channel shared by two processes', () => {
     telegram.userWrites(ana, 'hello');
     await expect.poll(() => listOpenPairings(channelId, new Date()).then((open) => open.length), { timeout: 15_000 }).toBe(1);
     const [pairing] = await listOpenPairings(channelId, new Date());
-    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id }));
+    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, role: 'trusted' }));
     const said = (text: string) => telegram.sent.filter((message) => message.chatId === String(ana.id) && message.text.includes(text));
 
     telegram.userWrites(ana, 'First question');

@@ -71,7 +71,8 @@ describe('a session over IRC', () => {
     await expect.poll(() => ana.heard.join('\n'), { timeout: 10_000 }).toMatch(/Pairing code: [A-Z0-9]{4}-[A-Z0-9]{4}/);
     const [pairing] = await listOpenPairings(channelId, new Date());
     expect(pairing!.sender).toMatch(/^irc:ana!~?ana@/);
-    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id }));
+    // Trusted, so what keeps cards from her chat is the missing account (weak), not her role.
+    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, role: 'trusted' }));
     orchestrator.channels!.wake(channelId);
     await expect.poll(() => ana.heard.at(-1), { timeout: 10_000 }).toMatch(/^Paired/);
 

@@ -21,6 +21,8 @@ import { startFakeTelegram, type FakeTelegram } from '@/test/fakes/fake-telegram
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { taskScript } from '@/test/fakes/task-script';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+import { personalSession, sessionPeople } from '@/lib/store/people-repository';
+import { readSettings, writeSettings } from '@/lib/store/settings-repository';
 
 const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
 let model: FakeOpenAIServer;
@@ -53,6 +55,8 @@ async function boot(): Promise<Orchestrator> {
 describe('a session over Telegram', () => {
   it('pairs, talks both ways, takes a decision from a button once, and survives a restart', async () => {
     const input = channelInputSchema.parse({ id: channelId, kind: 'telegram', name: 'phone', config: { token: telegram.token, api_root: telegram.apiRoot } });
+    // Sessions a chat opens (a person's own) take the defaults: the fake model.
+    await writeSettings({ ...(await readSettings()), models: { c_model: layer(), s_model: layer() } });
     await saveChannel({ id: channelId, kind: 'telegram', name: input.name, enabled: true, config: mergeChannelConfig(input, null) });
     orchestrator = await boot();
     const session = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
@@ -70,7 +74,8 @@ describe('a session over Telegram', () => {
     expect(model.requests.some((request) => JSON.stringify(request.body).includes('who are you'))).toBe(false);
 
     // Approved on the page: bound to the session; a second approval of the same code is refused.
-    const binding = await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id }));
+    // Trusted: she decides the cards of her own conversations (a guest would not: issue 42).
+    const binding = await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, role: 'trusted' }));
     expect(binding).toMatchObject({ sessionId: session.id, push: 'all' });
     expect(await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id }))).toBeNull();
     orchestrator.channels!.wake(channelId);
@@ -156,7 +161,7 @@ describe('a session over Telegram', () => {
     telegram.throttle(null);
   }, 40_000);
 
-  it("a persona's chat: commands, a task's question answered by replying, another chat's card refused", async () => {
+  it("a persona's chat is the person's own session: commands, a task's question answered by replying, another chat's card refused", async () => {
     const bea = { id: 5151, username: 'bea' };
     const [session] = (await listBindings({ channelId })).map((binding) => binding.sessionId!);
     telegram.userWrites(bea, 'hi');
@@ -167,11 +172,21 @@ describe('a session over Telegram', () => {
     await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, persona: 'tester', push: 'cards' }));
     orchestrator.channels!.wake(channelId);
     await expect.poll(last, { timeout: 10_000 }).toMatch(/^Paired/);
-    // A persona's chat talks to its latest active session: none while the restart left it paused.
+    // A persona's chat is bea's own conversation with it (issue 42): her first message opens her
+    // own session of the persona — not ana's, which a graceful restart left paused.
     telegram.userWrites(bea, 'anyone there?');
-    await expect.poll(last, { timeout: 10_000 }).toMatch(/^Not delivered: &quot;.*&quot; is paused\. Send \/resume, then write again\.$/);
-    telegram.userWrites(bea, '/resume');
-    await expect.poll(last, { timeout: 10_000 }).toBe('Resumed.');
+    await expect.poll(async () => (await listBindings({ channelId })).find((binding) => binding.sender === 'telegram:5151')?.personId, { timeout: 10_000 }).toBeTruthy();
+    const own = async () => {
+      const person = (await listBindings({ channelId })).find((binding) => binding.sender === 'telegram:5151')!.personId!;
+      return personalSession({ personId: person, persona: 'tester', status: 'active' });
+    };
+    await expect.poll(own, { timeout: 10_000 }).toBeTruthy();
+    const mine = (await own())!;
+    expect(mine).not.toBe(session);
+    await expect.poll(() => textsTo(bea.id).join('\n'), { timeout: 15_000 }).toContain('You said: anyone there?');
+    expect(await sessionPeople(mine)).toEqual([(await listBindings({ channelId })).find((binding) => binding.sender === 'telegram:5151')!.personId]);
+    const { messages: anas } = await readWholeSession({ sessionId: session! });
+    expect(anas.some((message) => message.content.includes('anyone there?'))).toBe(false);
 
     telegram.userWrites(bea, '/status');
     await expect.poll(last, { timeout: 10_000 }).toMatch(/: active \(persona tester\)$/);
@@ -179,12 +194,13 @@ describe('a session over Telegram', () => {
     await expect.poll(last, { timeout: 10_000 }).toBe('Paused.');
     telegram.userWrites(bea, 'are you there?');
     await expect.poll(last, { timeout: 10_000 }).toMatch(/^Not delivered: &quot;.*&quot; is paused\. Send \/resume, then write again\.$/);
-    expect((await orchestrator.mindState(session!))?.running ?? false).toBe(false);
+    expect((await orchestrator.mindState(mine))?.running ?? false).toBe(false);
     telegram.userWrites(bea, '/resume');
     await expect.poll(last, { timeout: 10_000 }).toBe('Resumed.');
+    await orchestrator.resumeSession(session!); // ana's, for the card below
 
     // A task's question reaches the chat (even pushing cards only) and a reply to it answers it.
-    const task = await orchestrator.tasks.submit(session!, submitTaskSchema.parse({ goal: 'Pick a colour [[ask]]' }));
+    const task = await orchestrator.tasks.submit(mine, submitTaskSchema.parse({ goal: 'Pick a colour [[ask]]' }));
     await expect.poll(last, { timeout: 15_000 }).toContain('asks: Which colour?');
     const question = telegram.sent.filter((message) => message.chatId === String(bea.id)).at(-1)!;
     telegram.userWrites(bea, 'teal', question.messageId);

@@ -1,0 +1,153 @@
+// People (issue 42, ARCHITECTURE §21) as rows: who talks to the agent, by which identities, and
+// the people each session's conversation belongs to. The owner (id `owner`) is whoever uses the
+// web page; every paired sender is a person of their own (a guest until the owner says otherwise).
+import { randomUUID } from 'node:crypto';
+import { getDb } from './db';
+
+export const OWNER_ID = 'owner';
+export const PERSON_ROLES = ['owner', 'trusted', 'guest'] as const;
+export type PersonRole = (typeof PERSON_ROLES)[number];
+
+export interface PersonLimits {
+  messages_per_day?: number;
+  spend_usd_per_day?: number;
+}
+
+export interface PersonIdentityRecord {
+  id: string;
+  kind: string;
+  sender: string;
+  name: string;
+  createdAt: Date;
+}
+
+export interface PersonRecord {
+  id: string;
+  name: string;
+  role: PersonRole;
+  limits: PersonLimits | null;
+  createdAt: Date;
+  identities: PersonIdentityRecord[];
+}
+
+type PersonRow = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['person']['findUniqueOrThrow']>> & { identities?: PersonIdentityRecord[] };
+
+const personRecord = (row: PersonRow): PersonRecord => ({
+  id: row.id,
+  name: row.name,
+  role: row.role as PersonRole,
+  limits: row.limits ? (JSON.parse(row.limits) as PersonLimits) : null,
+  createdAt: row.createdAt,
+  identities: (row.identities ?? []).map(({ id, kind, sender, name, createdAt }) => ({ id, kind, sender, name, createdAt })),
+});
+
+const withIdentities = { identities: { orderBy: { createdAt: 'asc' as const } } };
+
+/** The owner's row: made by the migration, made again if it was ever removed by hand. */
+export async function ensureOwner(): Promise<PersonRecord> {
+  const db = await getDb();
+  const row = await db.person.upsert({ where: { id: OWNER_ID }, create: { id: OWNER_ID, name: 'Owner', role: 'owner' }, update: {}, include: withIdentities });
+  return personRecord(row);
+}
+
+export async function listPeople(): Promise<PersonRecord[]> {
+  const rows = await (await getDb()).person.findMany({ include: withIdentities, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  return rows.map(personRecord);
+}
+
+export async function findPerson(id: string): Promise<PersonRecord | null> {
+  const row = await (await getDb()).person.findUnique({ where: { id }, include: withIdentities });
+  return row ? personRecord(row) : null;
+}
+
+/** The person a channel sender is, if they were ever paired. */
+export async function findPersonBySender(sender: string): Promise<PersonRecord | null> {
+  const identity = await (await getDb()).personIdentity.findUnique({ where: { sender }, select: { personId: true } });
+  return identity ? findPerson(identity.personId) : null;
+}
+
+/** The sender's person, made (with `role`) the first time they are paired. */
+export async function personForSender(input: { sender: string; name: string; role?: PersonRole }): Promise<PersonRecord> {
+  const known = await findPersonBySender(input.sender);
+  if (known) return known;
+  const db = await getDb();
+  const id = randomUUID();
+  const kind = input.sender.slice(0, Math.max(0, input.sender.indexOf(':'))) || 'channel';
+  try {
+    await db.$transaction([
+      db.person.create({ data: { id, name: input.name.slice(0, 200), role: input.role ?? 'guest' } }),
+      db.personIdentity.create({ data: { id: randomUUID(), personId: id, kind, sender: input.sender, name: input.name.slice(0, 200) } }),
+    ]);
+  } catch (error) {
+    // Paired at the same moment elsewhere: theirs stands.
+    if ((error as { code?: string }).code !== 'P2002') throw error;
+  }
+  return (await findPersonBySender(input.sender))!;
+}
+
+export async function updatePerson(id: string, patch: { name?: string; role?: PersonRole; limits?: PersonLimits | null }): Promise<PersonRecord | null> {
+  const { count } = await (await getDb()).person.updateMany({
+    where: { id },
+    data: {
+      ...(patch.name !== undefined && { name: patch.name }),
+      ...(patch.role !== undefined && { role: patch.role }),
+      ...(patch.limits !== undefined && { limits: patch.limits === null ? null : JSON.stringify(patch.limits) }),
+    },
+  });
+  return count === 1 ? findPerson(id) : null;
+}
+
+/** Forgets a person: their identities, their bindings (they are strangers again) and their seats in sessions. */
+export async function deletePerson(id: string): Promise<boolean> {
+  return (await (await getDb()).person.deleteMany({ where: { id } })).count > 0;
+}
+
+/** One person with two identities: `from`'s identities, bindings and sessions become `into`'s, and `from` goes. */
+export async function mergePeople(intoId: string, fromId: string): Promise<PersonRecord | null> {
+  const db = await getDb();
+  await db.$transaction(async (tx) => {
+    await tx.personIdentity.updateMany({ where: { personId: fromId }, data: { personId: intoId } });
+    await tx.channelBinding.updateMany({ where: { personId: fromId }, data: { personId: intoId } });
+    const seats = await tx.sessionPerson.findMany({ where: { personId: fromId }, select: { sessionId: true } });
+    for (const { sessionId } of seats) {
+      await tx.sessionPerson.upsert({ where: { sessionId_personId: { sessionId, personId: intoId } }, create: { sessionId, personId: intoId }, update: {} });
+    }
+    await tx.person.delete({ where: { id: fromId } });
+  });
+  return findPerson(intoId);
+}
+
+/** The people a session's conversation belongs to. */
+export async function sessionPeople(sessionId: string): Promise<string[]> {
+  const rows = await (await getDb()).sessionPerson.findMany({ where: { sessionId }, select: { personId: true }, orderBy: { joinedAt: 'asc' } });
+  return rows.map((row) => row.personId);
+}
+
+export async function addSessionPeople(sessionId: string, personIds: readonly string[]): Promise<void> {
+  const db = await getDb();
+  for (const personId of new Set(personIds)) {
+    await db.sessionPerson.upsert({ where: { sessionId_personId: { sessionId, personId } }, create: { sessionId, personId }, update: {} });
+  }
+}
+
+/** The person's most recently active session of the persona in this state (their own conversation with it). */
+export async function personalSession(input: { personId: string; persona: string; status: 'active' | 'paused' }): Promise<string | null> {
+  const row = await (await getDb()).session.findFirst({
+    where: { personaName: input.persona, status: input.status, people: { some: { personId: input.personId } } },
+    orderBy: { lastActivityAt: 'desc' },
+    select: { id: true },
+  });
+  return row?.id ?? null;
+}
+
+/**
+ * The sessions of a persona whose conversation includes someone outside `people`: what a
+ * conversation of `people` must never read (their messages, the memories written in them).
+ */
+export async function sessionsBeyond(persona: string, people: readonly string[]): Promise<Set<string>> {
+  const rows = await (await getDb()).sessionPerson.findMany({
+    where: { personId: { notIn: [...people] }, session: { personaName: persona } },
+    select: { sessionId: true },
+  });
+  return new Set(rows.map((row) => row.sessionId));
+}
