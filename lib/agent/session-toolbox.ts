@@ -23,6 +23,8 @@ import { WorkspacePathError, displayPath, resolveWorkspacePath } from '@/lib/too
 import type { TrustSettings } from '@/lib/config/trust-config';
 import type { Tool, ToolRunContext } from '@/lib/tools/tool-types';
 import { markSessionUntrusted, readTrust, sessionUntrustedSource } from '@/lib/store/untrusted-repository';
+import { hasGuest } from '@/lib/store/people-repository';
+import { guestRefusal, refusedForGuests } from './guest-profile';
 import { resultOrigin, sendsOut, untrustedDescriptions, untrustedLabel } from './untrusted-turn';
 
 export type ModelToolCall = Extract<StreamPart, { type: 'tool-call' }>;
@@ -120,12 +122,19 @@ export class SessionToolbox {
   }
 
   /** Each call's starting status, decided here and only here. */
-  private async initialStatus(call: ModelToolCall, rules: ApprovalRule[], untrusted: (tool: Tool, args: unknown) => Promise<string | null>): Promise<NewToolCall> {
+  private async initialStatus(
+    call: ModelToolCall,
+    rules: ApprovalRule[],
+    untrusted: (tool: Tool, args: unknown) => Promise<string | null>,
+    guestConversation: () => Promise<boolean>,
+  ): Promise<NewToolCall> {
     const base = { id: randomUUID(), providerCallId: call.id, name: call.name, args: call.input };
     const tool = this.deps.registry.get(call.name);
     if (!tool) {
       return { ...base, approval: 'none', status: 'failed', result: `CAPABILITY_NOT_AVAILABLE: there is no tool named "${call.name}" in this session. Available: ${this.deps.registry.definitions().map((definition) => definition.name).join(', ') || 'none'}.` };
     }
+    // A guest's conversation: refused outright, no card for anyone (the guest profile).
+    if (refusedForGuests(tool) && (await guestConversation())) return { ...base, approval: 'none', status: 'failed', result: guestRefusal(call.name) };
     let approval: NewToolCall['approval'] = tool.approval === 'required' ? 'required' : 'none';
     if (call.input === null) return { ...base, approval, status: 'failed', result: call.inputError ?? 'The arguments are not a JSON object' };
     const parsed = tool.args.safeParse(call.input);
@@ -165,9 +174,12 @@ export class SessionToolbox {
       reason ??= this.untrustedReason(trust);
       return reason;
     };
+    // Read once per step, and only when a call would use a tool a guest may not (issue 42).
+    let guest: Promise<boolean> | null = null;
+    const guestConversation = () => (guest ??= hasGuest(this.deps.sessionId));
     const calls: NewToolCall[] = [];
     for (const call of input.calls) {
-      const proposed = await this.initialStatus(call, rules, untrusted);
+      const proposed = await this.initialStatus(call, rules, untrusted, guestConversation);
       calls.push(input.startApproved && proposed.status === 'approved' ? { ...proposed, status: 'running' } : proposed);
     }
     const task = this.deps.task;

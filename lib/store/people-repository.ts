@@ -151,3 +151,8 @@ export async function sessionsBeyond(persona: string, people: readonly string[])
   });
   return new Set(rows.map((row) => row.sessionId));
 }
+
+/** Whether a guest is among the session's people: then the guest profile holds for every call. */
+export async function hasGuest(sessionId: string): Promise<boolean> {
+  return (await (await getDb()).sessionPerson.count({ where: { sessionId, person: { role: 'guest' } } })) > 0;
+}

@@ -4,7 +4,8 @@
 // conversation — his Internal Dialog's and his Subconscious's — is free of Alice's words, even with
 // a model that repeats everything it reads into its thoughts, and even when Alice's conversation
 // left a memory behind (while Alice's own later prompts recall it: the control). Bob is a guest:
-// his card goes to the owner, never to him, and he cannot decide it.
+// his bash is refused without a card (the guest profile); Alice is trusted, and her card reaches
+// her own phone only.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,20 +111,28 @@ describe('two people, one persona', () => {
     expect(model.requests.some((request) => JSON.stringify(request.body).includes('ALICE-2') && JSON.stringify(request.body).includes(`Alice's bank PIN is ${PIN}`))).toBe(true);
   }, 90_000);
 
-  it("a guest's card goes to the owner, never to the guest, who cannot decide it", async () => {
-    const before = textsTo(bob).length;
+  it("a guest's bash is refused without a card; a trusted person's raises one on their own phone; a guest decides nothing", async () => {
+    const person = async (user: { id: number }) => (await listBindings({ channelId })).find((binding) => binding.sender === `telegram:${user.id}`)!.personId!;
+    const sessionOf = async (user: { id: number }) => (await personalSession({ personId: await person(user), persona: 'iris', status: 'active' }))!;
+    const cardsTo = (user: { id: number }) => telegram.sent.filter((message) => message.chatId === String(user.id) && message.replyMarkup?.inline_keyboard.length);
+
     telegram.userWrites(bob, 'BOB-4 Run something [[tools]]');
-    await expect.poll(() => textsTo(bob).slice(before).join('\n'), { timeout: 20_000 }).toContain('That needs the owner’s approval');
-    expect(telegram.sent.filter((message) => message.chatId === String(bob.id) && message.replyMarkup?.inline_keyboard.length)).toEqual([]);
-    const bobPerson = (await listBindings({ channelId })).find((binding) => binding.sender === `telegram:${bob.id}`)!.personId!;
-    const bobSession = (await personalSession({ personId: bobPerson, persona: 'iris', status: 'active' }))!;
-    const waiting = async () => (await listToolCalls({ sessionId: bobSession })).filter((call) => call.status === 'awaiting_approval');
-    await expect.poll(async () => (await waiting()).length, { timeout: 10_000 }).toBeGreaterThan(0);
-    // Whatever Bob sends, nothing is decided: no card was sent to his chat.
+    const bobs = async () => (await listToolCalls({ sessionId: await sessionOf(bob) })).filter((call) => call.name === 'bash' || call.name === 'python');
+    await expect.poll(async () => (await bobs()).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect.poll(async () => (await bobs()).every((call) => call.status === 'failed' && call.result?.startsWith('CAPABILITY_NOT_AVAILABLE')), { timeout: 20_000 }).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await listToolCalls({ sessionId: await sessionOf(bob) })).filter((call) => call.status === 'awaiting_approval')).toEqual([]);
+    expect(cardsTo(bob)).toEqual([]);
     telegram.userWrites(bob, '!approve 1');
     await expect.poll(() => textsTo(bob).at(-1) ?? '', { timeout: 10_000 }).toMatch(/No card 1 here|not decided here/);
+
+    // Alice is trusted: her bash waits for her, on her own phone; nothing of it reaches Bob.
+    telegram.userWrites(alice, 'ALICE-3 Run something [[tools]]');
+    await expect.poll(() => cardsTo(alice).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    expect(cardsTo(alice)[0]!.text).toContain('bash');
+    expect((await listToolCalls({ sessionId: await sessionOf(alice) })).some((call) => call.status === 'awaiting_approval')).toBe(true);
+    expect(cardsTo(bob)).toEqual([]);
     const rows = await (await getDb()).channelOutbox.findMany({ where: { channelId, address: String(bob.id) } });
-    expect(rows.some((row) => row.payload.includes('"card"'))).toBe(false);
-    expect((await waiting()).length).toBeGreaterThan(0);
+    expect(rows.some((row) => row.payload.includes('"card"') || row.payload.includes('ALICE-3'))).toBe(false);
   }, 60_000);
 });
