@@ -32,6 +32,9 @@ export default async function RootLayout({ children }: { children: React.ReactNo
             <Link href="/memory" className="text-sm hover:underline">
               Memory
             </Link>
+            <Link href="/people" className="text-sm hover:underline">
+              People
+            </Link>
             <Link href="/skills" className="text-sm hover:underline">
               Skills
             </Link>

@@ -40,6 +40,13 @@ function ConnectionIndicator({ state }: { state: ConnectionState }) {
   );
 }
 
+/** Who a session's conversation belongs to (issue 42). */
+interface SessionPersonJson {
+  id: string;
+  name: string;
+  role: 'owner' | 'trusted' | 'guest';
+}
+
 function MindLine({ mind, status }: { mind: MindState | null; status: string }) {
   if (status !== 'active') return <span className="text-xs text-zinc-500">The mind is paused: nothing new happens until you resume.</span>;
   if (!mind) return <span className="text-xs text-zinc-500">Starting…</span>;
@@ -59,13 +66,14 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const [busy, setBusy] = useState(false);
   const [settingsVersion, setSettingsVersion] = useState(0);
   const loading = useRef(false);
+  const [people, setPeople] = useState<SessionPersonJson[]>([]);
 
   const load = useCallback(async () => {
     if (loading.current) return;
     loading.current = true;
     try {
       const [detail, calls, tasks, consolidations, elicitations, ...pages] = await Promise.all([
-        apiFetch<{ session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals> }>(`/api/sessions/${sessionId}`),
+        apiFetch<{ session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals>; people?: SessionPersonJson[] }>(`/api/sessions/${sessionId}`),
         apiFetch<{ tool_calls: ToolCallJson[] }>(`/api/sessions/${sessionId}/tool-calls`),
         apiFetch<{ tasks: TaskJson[] }>(`/api/sessions/${sessionId}/tasks`),
         apiFetch<{ consolidations: ConsolidationJson[] }>(`/api/sessions/${sessionId}/consolidations`),
@@ -83,6 +91,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         consolidations: consolidations.consolidations,
         elicitations: elicitations.elicitations,
       });
+      setPeople(detail.people ?? []);
       setError(null);
     } catch (caught) {
       setError((caught as Error).message);
@@ -189,6 +198,11 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           <span className="rounded-full bg-red-100 px-2 py-0.5 text-xs font-medium text-red-800 dark:bg-red-950 dark:text-red-300">degraded</span>
         )}
         <span className="text-xs text-zinc-500">persona: {session.persona}</span>
+        {people.some((person) => person.role !== 'owner') && (
+          <span className="text-xs text-zinc-500" data-testid="session-people">
+            with {people.map((person) => `${person.name} (${person.role})`).join(', ')}
+          </span>
+        )}
         {session.parent_session_id && (
           <Link href={`/sessions/${session.parent_session_id}`} className="text-xs text-indigo-700 hover:underline dark:text-indigo-300" data-testid="specialist-for">
             a specialist's session: back to the session that delegated

@@ -40,11 +40,12 @@ function stateText(state: ChannelJson['state']): string {
 function PairingRow({ channel, pairing, targets, onApproved }: { channel: ChannelJson; pairing: PairingJson; targets: Target; onApproved: (message: string) => void }) {
   const [target, setTarget] = useState(targets.sessions[0] ? `session:${targets.sessions[0].id}` : targets.personas[0] ? `persona:${targets.personas[0]}` : '');
   const [push, setPush] = useState('all');
+  const [role, setRole] = useState('guest');
   const [error, setError] = useState<string | null>(null);
   async function approve() {
     const [kind, value] = [target.slice(0, target.indexOf(':')), target.slice(target.indexOf(':') + 1)];
     try {
-      await apiFetch(`/api/channels/${channel.id}/pairings`, { method: 'POST', body: { code: pairing.code, push, ...(kind === 'session' ? { session_id: value } : { persona: value }) } });
+      await apiFetch(`/api/channels/${channel.id}/pairings`, { method: 'POST', body: { code: pairing.code, push, role, ...(kind === 'session' ? { session_id: value } : { persona: value }) } });
       onApproved(`${pairing.sender} paired.`);
     } catch (caught) {
       setError((caught as Error).message);
@@ -71,9 +72,16 @@ function PairingRow({ channel, pairing, targets, onApproved }: { channel: Channe
             ))}
             {targets.personas.map((persona) => (
               <option key={persona} value={`persona:${persona}`}>
-                persona {persona} (its latest active session)
+                persona {persona} (their own session of it)
               </option>
             ))}
+          </select>
+        </label>
+        <label className="flex flex-col text-xs">
+          As
+          <select className="field" value={role} onChange={(event) => setRole(event.target.value)}>
+            <option value="guest">a guest (no shell or web; you decide their cards)</option>
+            <option value="trusted">trusted (decides their own cards)</option>
           </select>
         </label>
         <label className="flex flex-col text-xs">

@@ -4,6 +4,7 @@ import { sessionJson } from '@/lib/http/session-json';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { loadUsageTotals } from '@/lib/store/mind-repository';
 import { findSession } from '@/lib/store/sessions-repository';
+import { findPerson, sessionPeople } from '@/lib/store/people-repository';
 import { sessionParamsSchema, updateSessionBodySchema } from './schema';
 
 export const dynamic = 'force-dynamic';
@@ -14,7 +15,9 @@ export const GET = handle(async (_request, context: Context) => {
   const { id } = parseParams(await context.params, sessionParamsSchema);
   const session = await findSession({ id });
   if (!session) throw new ApiError('not_found', `Session ${id} does not exist`);
-  return Response.json({ session: sessionJson(session), mind: getOrchestrator().mindState(id), usage: await loadUsageTotals({ sessionId: id }) });
+  // Whose conversation it is (issue 42): the page says who is in a shared one.
+  const people = (await Promise.all((await sessionPeople(id)).map((personId) => findPerson(personId)))).flatMap((person) => (person ? [{ id: person.id, name: person.name, role: person.role }] : []));
+  return Response.json({ session: sessionJson(session), mind: getOrchestrator().mindState(id), usage: await loadUsageTotals({ sessionId: id }), people });
 });
 
 export const PATCH = handle(async (request, context: Context) => {
