@@ -19,6 +19,7 @@ const storeTests = [
   'test/tasks/*.test.ts',
   'test/channels/telegram.test.ts',
   'test/channels/people.test.ts',
+  'test/security/people-leak-corpus.test.ts',
   'test/triggers/schedule-tool.test.ts',
   'test/mcp/oauth-sign-in.test.ts',
 ];
