@@ -63,7 +63,7 @@ function freshDataDir(): string {
 }
 
 /** Where a memory benchmark keeps its store: a fresh SQLite folder, or a fresh database on the given PostgreSQL. */
-async function freshStore(postgresUrl: string | undefined): Promise<() => Promise<void>> {
+export async function freshStore(postgresUrl: string | undefined): Promise<() => Promise<void>> {
   const dataDir = freshDataDir();
   if (postgresUrl) process.env.AGENTCSD_DATABASE_URL = databaseUrl(postgresUrl, `bench_${crypto.randomUUID().replaceAll('-', '')}`);
   await getDb(); // a new PostgreSQL database is created on first use
@@ -82,7 +82,7 @@ interface NewMessage {
 }
 
 /** Stores conversation messages in bulk, in order; their ids. Prepared statements in one transaction on SQLite. */
-async function insertMessages(rows: readonly NewMessage[]): Promise<number[]> {
+export async function insertMessages(rows: readonly NewMessage[]): Promise<number[]> {
   const store = await getStore();
   if (store.kind === 'postgres') {
     const ids: number[] = [];

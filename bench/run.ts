@@ -21,6 +21,7 @@ import { startPostgres } from '@/test/support/postgres';
 import { benchStoreTurn, storeTable } from './store';
 import { capacityCurve, capacityTable } from './cluster';
 import { benchImagePrep, imagePrepTable, twelveMegapixelPhoto } from './attachments';
+import { benchScopedRecall, scopedRecallTable } from './people';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
 const quick = process.argv.includes('--quick');
@@ -95,6 +96,13 @@ console.log(
     ],
     consolidation: await benchConsolidationTokens(),
   }),
+);
+console.log('\n## People: recall scoped to one person\'s conversation beside the persona\'s all\n');
+console.log(
+  scopedRecallTable([
+    await benchScopedRecall({ size: 10_000, people: 50, queries: quick ? 50 : 200 }),
+    await benchScopedRecall({ size: 10_000, people: 50, queries: quick ? 50 : 200, postgresUrl: memoryPostgres.url }),
+  ]),
 );
 console.log('\n## The store: SQLite and PostgreSQL side by side (a turn\'s writes)\n');
 console.log(storeTable([await benchStoreTurn({ turns: quick ? 100 : 500 }), await benchStoreTurn({ turns: quick ? 100 : 500, postgresUrl: memoryPostgres.url })]));

@@ -10,7 +10,7 @@ import { configuredEmbedder } from './embeddings';
 import { findMemories, normaliseMemory, type MemoryKind, type MemoryRecord } from './memory-store';
 import { searchMemories, searchMessages, topicWords, type MessageHit } from './text-search';
 import { nearestItems } from './vector-index';
-import { sessionPeople, sessionsBeyond } from '@/lib/store/people-repository';
+import { readableSessions } from '@/lib/store/people-repository';
 
 export interface RecallWeights {
   /** Reciprocal-rank constant: the larger, the flatter the fusion of the two lists. */
@@ -80,11 +80,13 @@ export async function recall(input: {
   if (words.length === 0 && input.embedder === null) return [];
   const weights = { ...defaultRecallWeights, ...input.weights };
   const now = input.now ?? new Date();
-  const beyond = input.forSession ? await sessionsBeyond(input.personaName, await sessionPeople(input.forSession)) : new Set<string>();
-  const readable = (sessionId: string | null) => sessionId === null || !beyond.has(sessionId);
-  // Others' conversations are dropped after the search: ask for more when there are any.
-  const limit = (input.candidates ?? 50) * (beyond.size > 0 ? 3 : 1);
-  const search = { personaName: input.personaName, words, limit, excludeSessionId: input.excludeSessionId ?? '', now };
+  // What this conversation's people may read (issue 42): filtered in the search itself when the
+  // persona has sessions of anyone else; the lists by meaning are filtered after.
+  const scope = input.forSession ? await readableSessions(input.personaName, input.forSession) : null;
+  const readable = (sessionId: string | null) => sessionId === null || !scope?.beyond.has(sessionId);
+  const sessions = scope?.readable;
+  const limit = input.candidates ?? 50;
+  const search = { personaName: input.personaName, words, limit, excludeSessionId: input.excludeSessionId ?? '', now, ...(sessions && { sessions }) };
   // Independent: on PostgreSQL each is its own round trips, and the query's vector an HTTP call.
   const [messages, memories, semantic] = await Promise.all([
     searchMessages(search, input.excludeMessageIds?.length ?? 0),

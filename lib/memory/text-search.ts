@@ -36,6 +36,11 @@ export interface TextSearch {
   excludeSessionId: string;
   /** Memories expired by then are left out. */
   now: Date;
+  /**
+   * Only messages of these sessions, and memories of these sessions or of none (issue 42: what a
+   * conversation's people may read); undefined = the persona's all.
+   */
+  sessions?: readonly string[];
 }
 
 /** Every-word matches first, then any-word ones, `limit` in all, each list in rank order. */
@@ -73,9 +78,9 @@ async function sqliteMessages(search: TextSearch, mode: 'all' | 'any', count: nu
     `SELECT m.id, m.session_id, m.content, m.created_at FROM message_fts
        JOIN messages m ON m.id = message_fts.rowid
        JOIN sessions s ON s.id = m.session_id
-     WHERE message_fts MATCH ? AND s.persona_name = ? AND m.session_id != ?
+     WHERE message_fts MATCH ? AND s.persona_name = ? AND m.session_id != ?${search.sessions ? ' AND m.session_id IN (SELECT value FROM json_each(?))' : ''}
      ORDER BY bm25(message_fts) LIMIT ?`,
-  ).all(ftsMatch(search.words, mode), search.personaName, search.excludeSessionId, count) as { id: number; session_id: string; content: string; created_at: string }[];
+  ).all(ftsMatch(search.words, mode), search.personaName, search.excludeSessionId, ...(search.sessions ? [JSON.stringify(search.sessions)] : []), count) as { id: number; session_id: string; content: string; created_at: string }[];
   return rows.map((row) => ({ id: row.id, sessionId: row.session_id, content: row.content, createdAt: new Date(row.created_at) }));
 }
 
@@ -84,9 +89,9 @@ async function sqliteMemories(search: TextSearch, mode: 'all' | 'any', count: nu
     rawDb(),
     `SELECT memories.* FROM memory_fts JOIN memories ON memories.id = memory_fts.rowid
      WHERE memory_fts MATCH ? AND memories.persona_name = ? AND memories.valid_to IS NULL
-       AND (memories.expires_at IS NULL OR memories.expires_at > ?)
+       AND (memories.expires_at IS NULL OR memories.expires_at > ?)${search.sessions ? ' AND (memories.session_id IS NULL OR memories.session_id IN (SELECT value FROM json_each(?)))' : ''}
      ORDER BY bm25(memory_fts) LIMIT ?`,
-  ).all(ftsMatch(search.words, mode), search.personaName, search.now.toISOString().replace('Z', '+00:00'), count) as Parameters<typeof memoryOf>[0][];
+  ).all(ftsMatch(search.words, mode), search.personaName, search.now.toISOString().replace('Z', '+00:00'), ...(search.sessions ? [JSON.stringify(search.sessions)] : []), count) as Parameters<typeof memoryOf>[0][];
   return rows.map(memoryOf);
 }
 
@@ -158,7 +163,7 @@ async function postgresMessages(url: string, search: TextSearch, extra: number):
     // best few). The content is read for the rows returned only.
     `WITH ${weightedTerms('messages', '$5')}, all_hits AS MATERIALIZED (
        SELECT m.id, m.search FROM messages m JOIN sessions s ON s.id = m.session_id
-       WHERE m.search @@ to_tsquery('english', $6) AND m.session_id <> $3 AND s.persona_name = $2
+       WHERE m.search @@ to_tsquery('english', $6) AND m.session_id <> $3 AND s.persona_name = $2 AND ($7::text[] IS NULL OR m.session_id = ANY($7::text[]))
      ), enough AS MATERIALIZED (
        SELECT COUNT(*) >= $4 AS yes FROM all_hits
      ), hits AS MATERIALIZED (
@@ -166,7 +171,7 @@ async function postgresMessages(url: string, search: TextSearch, extra: number):
        UNION ALL
        SELECT m.id, m.search, false FROM messages m JOIN sessions s ON s.id = m.session_id
        WHERE NOT (SELECT yes FROM enough) AND m.search @@ to_tsquery('english', $1) AND NOT m.search @@ to_tsquery('english', $6)
-         AND m.session_id <> $3 AND s.persona_name = $2
+         AND m.session_id <> $3 AND s.persona_name = $2 AND ($7::text[] IS NULL OR m.session_id = ANY($7::text[]))
      ), candidates AS MATERIALIZED (
        SELECT m.id, m.search, m.all_words FROM hits m
        ORDER BY m.all_words DESC, ${coarseRank('m')} DESC, m.id DESC LIMIT $4 * ${CANDIDATES}
@@ -177,7 +182,7 @@ async function postgresMessages(url: string, search: TextSearch, extra: number):
      SELECT m.id, m.session_id, m.content, ${isoUtc('m.created_at')} AS created_at, r.all_words
      FROM ranked r JOIN messages m ON m.id = r.id
      ORDER BY r.all_words DESC, r.rank DESC, r.id DESC`,
-    [tsQuery(search.words, 'any'), search.personaName, search.excludeSessionId, search.limit + extra, search.words, tsQuery(search.words, 'all')],
+    [tsQuery(search.words, 'any'), search.personaName, search.excludeSessionId, search.limit + extra, search.words, tsQuery(search.words, 'all'), search.sessions ?? null],
   );
   const hits = rows.map((row) => ({ id: Number(row.id), sessionId: row.session_id, content: row.content, createdAt: new Date(row.created_at), allWords: row.all_words }));
   return bothPassesAtOnce(hits, search.words, search.limit).map(({ allWords: _flag, ...hit }) => hit);
@@ -192,6 +197,7 @@ async function postgresMemories(url: string, search: TextSearch): Promise<Memory
        FROM memories m
        WHERE m.search @@ to_tsquery('english', $1) AND m.persona_name = $2 AND m.valid_to IS NULL
          AND (m.expires_at IS NULL OR m.expires_at > $3::timestamp)
+         AND ($7::text[] IS NULL OR m.session_id IS NULL OR m.session_id = ANY($7::text[]))
        ORDER BY all_words DESC, ${coarseRank('m')} DESC, m.id DESC LIMIT $4 * ${CANDIDATES}
      )
      SELECT m.id, m.persona_name, m.scope, m.kind, m.content, m.content_hash, m.importance, m.pinned, m.session_id, m.task_id, m.source_message_ids,
@@ -199,7 +205,7 @@ async function postgresMemories(url: string, search: TextSearch): Promise<Memory
             ${isoUtc('m.valid_to')} AS valid_to, m.superseded_by, m.untrusted_source, m.all_words
      FROM candidates m
      ORDER BY m.all_words DESC, ${weightedRank('m')} DESC, m.id DESC LIMIT $4`,
-    [tsQuery(search.words, 'any'), search.personaName, utcText(search.now), search.limit, search.words, tsQuery(search.words, 'all')],
+    [tsQuery(search.words, 'any'), search.personaName, utcText(search.now), search.limit, search.words, tsQuery(search.words, 'all'), search.sessions ?? null],
   );
   const records = rows.map((row) => ({ ...memoryOf({ ...row, id: Number(row.id), pinned: row.pinned ? 1 : 0 }), allWords: row.all_words }));
   return bothPassesAtOnce(records, search.words, search.limit).map(({ allWords: _flag, ...record }) => record);

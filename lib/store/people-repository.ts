@@ -2,7 +2,8 @@
 // the people each session's conversation belongs to. The owner (id `owner`) is whoever uses the
 // web page; every paired sender is a person of their own (a guest until the owner says otherwise).
 import { randomUUID } from 'node:crypto';
-import { getDb } from './db';
+import { getDb, getStore } from './db';
+import { rawDb, statement } from './raw-db';
 
 export const OWNER_ID = 'owner';
 export const PERSON_ROLES = ['owner', 'trusted', 'guest'] as const;
@@ -156,3 +157,24 @@ export async function sessionsBeyond(persona: string, people: readonly string[])
 export async function hasGuest(sessionId: string): Promise<boolean> {
   return (await (await getDb()).sessionPerson.count({ where: { sessionId, person: { role: 'guest' } } })) > 0;
 }
+
+/**
+ * What a conversation may read of its persona's sessions (issue 42), in one query: `readable` are
+ * the sessions whose people are all people of `sessionId` (or that have none); null when that is
+ * every session of the persona — nothing to filter, the common case of one person.
+ */
+export async function readableSessions(persona: string, sessionId: string): Promise<{ readable: string[]; beyond: Set<string> } | null> {
+  const store = await getStore();
+  // On SQLite a statement prepared once (raw-db.ts): this runs before every recall.
+  const rows =
+    store.kind === 'sqlite'
+      ? (statement(rawDb(), `SELECT s.id, ${FOREIGN_SQL('?')} AS "foreign" FROM sessions s WHERE s.persona_name = ?`).all(sessionId, persona) as { id: string; foreign: number }[])
+      : await store.db.$queryRawUnsafe<{ id: string; foreign: number }[]>(`SELECT s.id, ${FOREIGN_SQL('$1')} AS "foreign" FROM sessions s WHERE s.persona_name = $2`, sessionId, persona);
+  const beyond = new Set(rows.filter((row) => Number(row.foreign) === 1).map((row) => row.id));
+  if (beyond.size === 0) return null;
+  return { readable: rows.filter((row) => !beyond.has(row.id)).map((row) => row.id), beyond };
+}
+
+/** 1 when session `s` has someone who is not among the people of the session given as `param`. */
+const FOREIGN_SQL = (param: string) =>
+  `CASE WHEN EXISTS (SELECT 1 FROM session_people sp WHERE sp.session_id = s.id AND sp.person_id NOT IN (SELECT mine.person_id FROM session_people mine WHERE mine.session_id = ${param})) THEN 1 ELSE 0 END`;
