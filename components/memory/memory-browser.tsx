@@ -20,7 +20,10 @@ interface RecallResult {
 }
 
 /** One memory: its text (editable), where it came from, its history, pin and forget. */
-function MemoryItem(props: { memory: MemoryJson; onChanged: () => void; onError: (message: string) => void }) {
+/** A memory as the page lists it: with the people of the conversation it came from (issue 42). */
+type ListedMemory = MemoryJson & { people?: { id: string; name: string }[] };
+
+function MemoryItem(props: { memory: ListedMemory; onChanged: () => void; onError: (message: string) => void }) {
   const { memory } = props;
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(memory.content);
@@ -62,6 +65,7 @@ function MemoryItem(props: { memory: MemoryJson; onChanged: () => void; onError:
         </p>
       )}
       <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
+        <span data-testid="memory-people">{memory.people?.length ? `from ${memory.people.map((person) => person.name).join(', ')}` : 'shared'}</span>
         <span>
           #{memory.id} · {memory.scope}
           {memory.expires_at ? ` until ${new Date(memory.expires_at).toLocaleString()}` : ''} · {new Date(memory.created_at).toLocaleDateString()}
@@ -100,7 +104,7 @@ function MemoryItem(props: { memory: MemoryJson; onChanged: () => void; onError:
 export function MemoryBrowser() {
   const [personas, setPersonas] = useState<string[]>([]);
   const [persona, setPersona] = useState('');
-  const [memories, setMemories] = useState<MemoryJson[]>([]);
+  const [memories, setMemories] = useState<ListedMemory[]>([]);
   const [query, setQuery] = useState('');
   const [results, setResults] = useState<RecallResult[] | null>(null);
   const [adding, setAdding] = useState('');
@@ -119,7 +123,7 @@ export function MemoryBrowser() {
   const load = useCallback(async () => {
     if (!persona) return;
     try {
-      setMemories((await apiFetch<{ memories: MemoryJson[] }>(`/api/memories?persona=${encodeURIComponent(persona)}`)).memories);
+      setMemories((await apiFetch<{ memories: ListedMemory[] }>(`/api/memories?persona=${encodeURIComponent(persona)}`)).memories);
       setError(null);
     } catch (caught) {
       setError((caught as Error).message);

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import * as people from '@/app/api/people/route';
 import * as person from '@/app/api/people/[id]/route';
 import * as identities from '@/app/api/people/[id]/identities/route';
+import * as memoriesRoute from '@/app/api/memories/route';
+import { appendMemory } from '@/lib/memory/memory-store';
 import { addSessionPeople, findPersonBySender, listPeople, personForSender, sessionPeople } from '@/lib/store/people-repository';
 import { defaultModels, defaultParams } from '@/lib/config/model-config';
 import { insertSession } from '@/lib/store/sessions-repository';
@@ -57,5 +59,21 @@ describe('/api/people', () => {
     expect((await person.DELETE(new Request(`${base}/api/people/${dana}`, { method: 'DELETE' }), params(dana))).status).toBe(204);
     expect(await findPersonBySender('telegram:77')).toBeNull();
     expect(await sessionPeople(id)).toEqual([]);
+  });
+
+  it("the owner's Memory view shows whose conversation each memory came from, and filters by person", async () => {
+    const fay = await personForSender({ sender: 'telegram:88', name: '@fay' });
+    const hers = crypto.randomUUID();
+    await insertSession({ id: hers, name: 'fay', personaName: 'mira', personaHash: 'h', models: defaultModels, params: defaultParams, status: 'paused' });
+    await addSessionPeople(hers, [fay.id]);
+    await appendMemory({ personaName: 'mira', content: 'Fay keeps bees', sessionId: hers });
+    await appendMemory({ personaName: 'mira', content: 'The house has a red door' });
+    const list = async (query: string) => (await read(await memoriesRoute.GET(new Request(`${base}/api/memories?persona=mira${query}`), { params: Promise.resolve({}) }))).body.memories as { content: string; people: { id: string; name: string }[] }[];
+    expect((await list('')).map((memory) => [memory.content, memory.people.map((person) => person.name)]).sort()).toEqual([
+      ['Fay keeps bees', ['@fay']],
+      ['The house has a red door', []],
+    ]);
+    expect((await list(`&person=${fay.id}`)).map((memory) => memory.content)).toEqual(['Fay keeps bees']);
+    expect(await list('&person=nobody')).toEqual([]);
   });
 });

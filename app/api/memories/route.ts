@@ -1,10 +1,21 @@
 import { ApiError } from '@/lib/http/api-error';
 import { handle, parseSearchParams, readJsonBody } from '@/lib/http/route-helpers';
-import { appendMemory, findMemory, listMemories, memoryJson, supersedeMemory, updateMemory } from '@/lib/memory/memory-store';
+import { appendMemory, findMemory, listMemories, memoryJson, supersedeMemory, updateMemory, type MemoryRecord } from '@/lib/memory/memory-store';
+import { peopleOfSessions } from '@/lib/store/people-repository';
 import { recall } from '@/lib/memory/recall';
 import { createMemoryBodySchema, memoriesQuerySchema } from './schema';
 
 export const dynamic = 'force-dynamic';
+
+/**
+ * Each memory with the people of the conversation it came from (issue 42: none = the persona's
+ * shared memory); with `person`, only those of that person's conversations.
+ */
+async function withPeople(memories: readonly MemoryRecord[], person: string | undefined) {
+  const people = await peopleOfSessions(memories.flatMap((memory) => (memory.sessionId ? [memory.sessionId] : [])));
+  const of = (memory: MemoryRecord) => (memory.sessionId ? (people.get(memory.sessionId) ?? []) : []);
+  return memories.filter((memory) => person === undefined || of(memory).some((entry) => entry.id === person)).map((memory) => ({ ...memoryJson(memory), people: of(memory) }));
+}
 
 /** A persona's memories (newest and pinned first), or those that match `q` with the agent's recall. */
 export const GET = handle(async (request) => {
@@ -13,10 +24,10 @@ export const GET = handle(async (request) => {
     if (!query.persona) throw new ApiError('validation_failed', 'Invalid query: q needs persona');
     const hits = (await recall({ personaName: query.persona, query: query.q, k: 50 })).filter((hit) => hit.kind === 'memory');
     const memories = await Promise.all(hits.map((hit) => findMemory(hit.id)));
-    return Response.json({ memories: memories.filter((memory) => memory !== null).map(memoryJson) });
+    return Response.json({ memories: await withPeople(memories.filter((memory) => memory !== null), query.person) });
   }
   const memories = await listMemories({ personaName: query.persona, scope: query.scope, kind: query.kind, sessionId: query.session_id, includeSuperseded: query.history === '1' });
-  return Response.json({ memories: memories.map(memoryJson) });
+  return Response.json({ memories: await withPeople(memories, query.person) });
 });
 
 /** Remember something for a persona (the Memory page's "Add"); the same text again is the same memory. */

@@ -12,6 +12,8 @@ export const memoriesQuerySchema = z
     /** Search with the agent's own recall (memories only). */
     q: z.string().trim().min(1).max(1_000).optional(),
     history: z.enum(['0', '1']).optional(),
+    /** Only memories from this person's conversations (issue 42; the owner's view of everyone's). */
+    person: z.string().trim().min(1).max(300).optional(),
   })
   .strict();
 
