@@ -25,6 +25,7 @@ import type { ChannelHost, InboundButton, InboundMessage } from './channel-types
 import { verifyCallback, type CardDecision } from './telegram-channel';
 import { deliveryAddress, isWeakIdentity, pairingOrigin, WEAK_IDENTITY_REASON } from './channel-identity';
 import { boundSession, cardRefusal, openPersonalSession, restingSession } from './channel-people';
+import { handleGroupMessage } from './channel-groups';
 
 export const PAIRING_TTL_MS = 60 * 60 * 1000;
 /**
@@ -63,6 +64,8 @@ async function reply(context: InboundContext, address: string, text: string): Pr
 
 export async function handleMessage(context: InboundContext, message: InboundMessage): Promise<void> {
   context.counters.received++;
+  // A group chat is the group's own conversation, never a member's (channel-groups.ts).
+  if (message.group) return handleGroupMessage(context, { ...message, group: message.group });
   const binding = await findBinding(context.channel.id, message.sender);
   if (!binding) return offerPairing(context, message);
   // The paired identity is here (it wrote): what waited for it goes now.

@@ -13,6 +13,11 @@ export interface InboundMessage {
   text: string;
   /** The provider's id of the message this one replies to (Telegram), if any. */
   replyTo?: string;
+  /**
+   * Written in a group chat (issue 42 §5): `address` is the group's; `addressed` says whether the
+   * agent was addressed (an @mention of the bot, a reply to it).
+   */
+  group?: { id: string; title: string; addressed: boolean };
 }
 
 /** A button pressed under a card (Telegram's callback query). */

@@ -123,10 +123,21 @@ export class IrcChannel implements ChannelAdapter {
     client.on('socket error', (error: Error) => (lastError = error.message));
     client.on('irc error', (event: { error: string; reason?: string }) => (lastError = `${event.error}${event.reason ? `: ${event.reason}` : ''}`));
     client.on('privmsg', (event: PrivmsgEvent) => {
-      // Only what is written to the bot itself; channel chatter is not the paired person speaking.
-      if (!event.nick || event.target.toLowerCase() !== client.user.nick.toLowerCase()) return;
+      if (!event.nick) return;
+      const nick = client.user.nick;
+      // A channel is a group chat (issue 42 §5): its own conversation, never a member's; the bot is
+      // addressed as `nick: …` or by name.
+      const inChannel = /^[#&]/.test(event.target);
+      if (!inChannel && event.target.toLowerCase() !== nick.toLowerCase()) return;
+      const addressed = new RegExp(`(^|\\W)${nick.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\W|$)`, 'i').test(event.message);
       void handlers
-        .message({ sender: ircIdentity(event), senderName: `${event.nick}!${event.ident}@${event.hostname}`, address: ircIdentity(event).slice('irc:'.length), text: event.message })
+        .message({
+          sender: ircIdentity(event),
+          senderName: `${event.nick}!${event.ident}@${event.hostname}`,
+          address: inChannel ? event.target : ircIdentity(event).slice('irc:'.length),
+          text: inChannel ? event.message.replace(new RegExp(`^${nick.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[:,]\\s*`, 'i'), '') : event.message,
+          ...(inChannel && { group: { id: event.target, title: event.target, addressed } }),
+        })
         .catch((error: unknown) => console.error('[channels] irc message failed:', error instanceof Error ? error.message : error));
     });
     client.on('close', () => {
@@ -179,6 +190,21 @@ export class IrcChannel implements ChannelAdapter {
   }
 
   async send(address: string, payload: OutboxPayload & { outboxId: number }): Promise<string | null> {
+    // A channel the agent was asked into: its members read it; a card never goes there.
+    if (/^[#&]/.test(address)) {
+      if (payload.card) throw new ChannelSendError('a card is never sent to a channel', null, true);
+      const run = this.sendChain.then(async () => {
+        for (const line of toIrcLines(payload.text)) {
+          const client = this.client;
+          if (!client || !client.connected) throw new ChannelSendError('not connected to the IRC server', 5_000);
+          await this.pace();
+          client.say(address, line || ' ');
+        }
+      });
+      this.sendChain = run.catch(() => undefined);
+      await run;
+      return null;
+    }
     const target = parseIrcAddress(address);
     // A pairing from before identities were checked named a nick alone: it cannot be verified.
     if (!target) throw new ChannelSendError(`"${address}" names a nick, not the identity that paired: pair again`, null, true);

@@ -37,6 +37,8 @@ export class TelegramChannel implements ChannelAdapter {
   private readonly api: Api;
   private readonly stopController = new AbortController();
   private polling: Promise<void> = Promise.resolve();
+  /** The bot itself (getMe): who a group message addresses with @username or a reply. */
+  private me: { id: number; username?: string } | null = null;
 
   constructor(
     private readonly channelId: string,
@@ -86,6 +88,7 @@ export class TelegramChannel implements ChannelAdapter {
         }
         if (!connected) {
           const me = await this.api.getMe(signal as Parameters<Api['getMe']>[0]);
+          this.me = { id: me.id, username: me.username };
           handlers.state({ kind: 'connected', detail: `@${me.username}` });
           connected = true;
         }
@@ -117,15 +120,24 @@ export class TelegramChannel implements ChannelAdapter {
   private async handle(update: Update, handlers: InboundHandlers): Promise<void> {
     const message = update.message;
     if (message?.text && message.from && !message.from.is_bot) {
-      // Private chats only: in a group anyone present could speak for the paired person.
-      if (message.chat.type !== 'private') return;
+      if (message.chat.type !== 'private' && message.chat.type !== 'group' && message.chat.type !== 'supergroup') return;
       const from = message.from;
+      // In a group: the group's own conversation (issue 42 §5), never a member's private one.
+      const group =
+        message.chat.type === 'private'
+          ? undefined
+          : {
+              id: String(message.chat.id),
+              title: ('title' in message.chat && message.chat.title) || `group ${message.chat.id}`,
+              addressed: (!!this.me?.username && message.text.toLowerCase().includes(`@${this.me.username.toLowerCase()}`)) || (!!this.me && message.reply_to_message?.from?.id === this.me.id),
+            };
       await handlers.message({
         sender: `telegram:${from.id}`,
         senderName: from.username ? `@${from.username}` : [from.first_name, from.last_name].filter(Boolean).join(' '),
         address: String(message.chat.id),
-        text: message.text,
+        text: this.me?.username ? message.text.replace(new RegExp(`@${this.me.username}\\b`, 'gi'), '').trim() || message.text : message.text,
         ...(message.reply_to_message && { replyTo: String(message.reply_to_message.message_id) }),
+        ...(group && { group }),
       });
       return;
     }

@@ -12,6 +12,7 @@ import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { closeDb } from '@/lib/store/db';
 import { deleteOpenPairings, listOpenPairings, saveChannel } from '@/lib/store/channels-repository';
 import { getDb } from '@/lib/store/db';
+import { readSettings, writeSettings } from '@/lib/store/settings-repository';
 import { readWholeSession } from '@/lib/store/messages-repository';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import { channelInputSchema, mergeChannelConfig } from '@/lib/channels/channel-config';
@@ -60,6 +61,8 @@ describe('a session over IRC', () => {
   it('pairs, talks, announces cards that only the page decides, hears spontaneous speech, ignores a changed nick, reconnects', async () => {
     const input = channelInputSchema.parse({ id: channelId, kind: 'irc', name: 'test net', config: { host: '127.0.0.1', port: irc.port, tls: false, nick: 'agentbot', password: '', channels: ['#agentcsd'] } });
     await saveChannel({ id: channelId, kind: 'irc', name: input.name, enabled: true, config: mergeChannelConfig(input, null) });
+    // Sessions a chat opens (a channel's, a person's own) take the defaults: the fake model.
+    await writeSettings({ ...(await readSettings()), models: { c_model: layer(), s_model: layer() } });
     orchestrator = new Orchestrator({ channels: true, taskWorkingDelayMs: 0 });
     await orchestrator.start();
     const session = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
@@ -188,5 +191,24 @@ describe('a session over IRC', () => {
     spammer.client.quit();
     expect(await deleteOpenPairings(channelId)).toBe(open.length);
     expect(await listOpenPairings(channelId, new Date())).toEqual([]);
+  }, 60_000);
+
+  it('a channel is a group: joined at a trusted member\'s word, it answers when addressed, with the author named', async () => {
+    // ana was paired (trusted) in the first test; zed is a stranger in the channel.
+    const ana = await person('ana');
+    const zed = await person('zed');
+    for (const member of [ana, zed]) member.client.join('#agentcsd');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    zed.client.say('#agentcsd', '!join tester'); // a stranger: nothing
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(zed.heard).toEqual([]);
+    ana.client.say('#agentcsd', '!join tester');
+    await expect.poll(() => zed.heard.join('\n'), { timeout: 15_000 }).toContain('Joined as tester');
+    zed.client.say('#agentcsd', 'CHAN-0 just us talking');
+    zed.client.say('#agentcsd', 'agentbot: CHAN-1 hello there');
+    await expect.poll(() => zed.heard.join('\n'), { timeout: 20_000 }).toContain('You said: unknown member: CHAN-1 hello there');
+    expect(zed.heard.join('\n')).not.toContain('CHAN-0');
+    ana.client.quit();
+    zed.client.quit();
   }, 60_000);
 });

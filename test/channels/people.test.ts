@@ -135,4 +135,43 @@ describe('two people, one persona', () => {
     const rows = await (await getDb()).channelOutbox.findMany({ where: { channelId, address: String(bob.id) } });
     expect(rows.some((row) => row.payload.includes('"card"') || row.payload.includes('ALICE-3'))).toBe(false);
   }, 60_000);
+
+  it('a group: joined only at a trusted member\'s word, answers when addressed, each message with its author, no member\'s private facts, no cards', async () => {
+    const group = { id: -100777, title: 'Book club' };
+    const carol = { id: 3003, username: 'carol' };
+    const inGroup = () => telegram.sent.filter((message) => message.chatId === String(group.id)).map((message) => message.text);
+    const groupPrompts = () => model.requests.filter((request) => JSON.stringify(request.body).includes('GROUP-'));
+
+    // A guest cannot bring the agent in; a stranger is not paired by being there.
+    telegram.userWritesInGroup(bob, group, '/join iris');
+    telegram.userWritesInGroup(carol, group, 'hello everyone');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(inGroup()).toEqual([]);
+    expect(textsTo(carol)).toEqual([]);
+    expect(await listOpenPairings(channelId, new Date())).toEqual([]);
+
+    telegram.userWritesInGroup(alice, group, '/join iris');
+    await expect.poll(() => inGroup().join('\n'), { timeout: 10_000 }).toContain('Joined as iris');
+    // Not addressed: nothing reaches a model. Addressed: answered in the group, with its author.
+    telegram.userWritesInGroup(carol, group, 'GROUP-0 just chatting among ourselves');
+    telegram.userWritesInGroup(carol, group, '@agentcsd_test_bot GROUP-1 what do you know about Alice?');
+    await expect.poll(() => inGroup().join('\n'), { timeout: 20_000 }).toContain('You said: unknown member: GROUP-1 what do you know about Alice?');
+    telegram.userWritesInGroup(alice, group, '@agentcsd_test_bot GROUP-2 what is my bank PIN?');
+    await expect.poll(() => inGroup().join('\n'), { timeout: 20_000 }).toContain('You said: @alice: GROUP-2 what is my bank PIN?');
+    expect(groupPrompts().some((request) => JSON.stringify(request.body).includes('GROUP-0'))).toBe(false);
+    for (const request of groupPrompts()) expect(JSON.stringify(request.body)).not.toContain(PIN);
+    for (const text of inGroup()) expect(text).not.toContain(PIN);
+
+    // The group is a guest: its bash is refused without a card, and no card is shown in the group.
+    telegram.userWritesInGroup(alice, group, '@agentcsd_test_bot GROUP-3 Run something [[tools]]');
+    const groupSession = (await (await getDb()).channelGroup.findFirstOrThrow({ where: { channelId } })).sessionId;
+    await expect.poll(async () => (await listToolCalls({ sessionId: groupSession })).filter((call) => call.name === 'bash').map((call) => call.status), { timeout: 20_000 }).toEqual(['failed']);
+    expect(telegram.sent.filter((message) => message.chatId === String(group.id) && message.replyMarkup?.inline_keyboard.length)).toEqual([]);
+
+    // Set to answer everything: an unaddressed message is answered too.
+    telegram.userWritesInGroup(alice, group, '/answer all');
+    await expect.poll(() => inGroup().join('\n'), { timeout: 10_000 }).toContain('I answer every message here now.');
+    telegram.userWritesInGroup(carol, group, 'GROUP-4 anyone?');
+    await expect.poll(() => inGroup().join('\n'), { timeout: 20_000 }).toContain('You said: unknown member: GROUP-4 anyone?');
+  }, 60_000);
 });

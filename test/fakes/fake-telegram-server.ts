@@ -26,6 +26,8 @@ export interface FakeTelegram {
   sent: SentMessage[];
   /** Every method called, in order, with when and the status answered (for 429/5xx and offset assertions). */
   calls: { method: string; body: Record<string, unknown>; at: number; status?: number }[];
+  /** A user writes in a group the bot is in (every message of the group reaches the bot); returns the update id. */
+  userWritesInGroup(user: { id: number; username?: string; first_name?: string }, group: { id: number; title: string }, text: string): number;
   /** A user writes to the bot in a private chat; returns the update id. */
   userWrites(user: { id: number; username?: string; first_name?: string }, text: string, replyTo?: number): number;
   /** A user presses a button under one of the bot's messages. */
@@ -203,6 +205,13 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
       return push({
         update_id: nextUpdateId++,
         message: { message_id: nextMessageId++, date: Math.floor(Date.now() / 1000), chat: { id: user.id, type: 'private', first_name: from.first_name }, from, text, ...(replyTo && { reply_to_message: { message_id: replyTo, date: 0, chat: { id: user.id, type: 'private' } } }) },
+      });
+    },
+    userWritesInGroup(user, group, text) {
+      const from = { id: user.id, is_bot: false, first_name: user.first_name ?? 'Ana', ...(user.username && { username: user.username }) };
+      return push({
+        update_id: nextUpdateId++,
+        message: { message_id: nextMessageId++, date: Math.floor(Date.now() / 1000), chat: { id: group.id, type: 'supergroup', title: group.title }, from, text },
       });
     },
     userPresses(user, messageId, data) {
