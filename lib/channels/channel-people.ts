@@ -3,7 +3,7 @@
 // never the persona's latest session of anyone. Who may decide a card is the person's role, read
 // on the server at each decision: the owner any card sent to their chat, a trusted person the cards
 // of their own conversations, a guest none (their cards go to the owner).
-import { findPerson, OWNER_ID, personalSession, sessionPeople, type PersonRecord } from '@/lib/store/people-repository';
+import { findPerson, messagesLeftToday, OWNER_ID, personalSession, sessionPeople, type PersonRecord } from '@/lib/store/people-repository';
 import type { BindingRecord } from '@/lib/store/channels-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import type { ChannelHost } from './channel-types';
@@ -48,4 +48,12 @@ export async function cardRecipients(sessionId: string): Promise<Set<string>> {
     if (person && person.role !== 'guest') allowed.add(id);
   }
   return allowed;
+}
+
+/** A polite refusal when the person has no messages left today (issue 42 §6), or null. */
+export async function allowanceRefusal(personId: string | null, now: Date): Promise<string | null> {
+  if (!personId) return null;
+  const allowance = await messagesLeftToday(personId, now);
+  if (!allowance || allowance.left > 0) return null;
+  return `Sorry — that is today's ${allowance.limit} messages with this assistant. It will be glad to talk again tomorrow (UTC); the owner can raise the limit on the People page.`;
 }

@@ -190,3 +190,19 @@ export async function peopleOfSessions(sessionIds: readonly string[]): Promise<M
   for (const row of rows) bySession.set(row.sessionId, [...(bySession.get(row.sessionId) ?? []), row.person]);
   return bySession;
 }
+
+/** Messages a day a person may send when the owner set none (issue 42 §6): guests little, the owner no limit. */
+export const DEFAULT_MESSAGES_PER_DAY: Readonly<Record<PersonRole, number | null>> = { owner: null, trusted: 500, guest: 50 };
+
+/** What is left of the person's messages today (UTC), or null when they have no limit. */
+export async function messagesLeftToday(personId: string, now: Date): Promise<{ limit: number; left: number } | null> {
+  const person = await findPerson(personId);
+  if (!person) return null;
+  const limit = person.limits?.messages_per_day ?? DEFAULT_MESSAGES_PER_DAY[person.role];
+  if (limit === null || limit === undefined) return null;
+  const db = await getDb();
+  const bindings = await db.channelBinding.findMany({ where: { personId }, select: { id: true } });
+  const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  const sent = await db.channelInbound.count({ where: { bindingId: { in: bindings.map((binding) => binding.id) }, createdAt: { gte: since } } });
+  return { limit, left: Math.max(0, limit - sent) };
+}

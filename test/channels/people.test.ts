@@ -15,7 +15,7 @@ import { appendMemory } from '@/lib/memory/memory-store';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { listBindings, listOpenPairings, saveChannel } from '@/lib/store/channels-repository';
 import { closeDb, getDb } from '@/lib/store/db';
-import { personalSession, sessionPeople } from '@/lib/store/people-repository';
+import { DEFAULT_MESSAGES_PER_DAY, messagesLeftToday, personalSession, sessionPeople, updatePerson } from '@/lib/store/people-repository';
 import { readSettings, writeSettings } from '@/lib/store/settings-repository';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import type { FakeReply, FakeRequest } from '@/test/fakes/fake-server-core';
@@ -174,4 +174,15 @@ describe('two people, one persona', () => {
     telegram.userWritesInGroup(carol, group, 'GROUP-4 anyone?');
     await expect.poll(() => inGroup().join('\n'), { timeout: 20_000 }).toContain('You said: unknown member: GROUP-4 anyone?');
   }, 60_000);
+
+  it("a person's daily messages: past the owner's limit, a polite refusal and nothing reaches a model", async () => {
+    const bobPerson = (await listBindings({ channelId })).find((binding) => binding.sender === `telegram:${bob.id}`)!.personId!;
+    const sent = (await messagesLeftToday(bobPerson, new Date()))!;
+    expect(sent.limit).toBe(DEFAULT_MESSAGES_PER_DAY.guest);
+    await updatePerson(bobPerson, { limits: { messages_per_day: sent.limit - sent.left } }); // what he already sent today
+    telegram.userWrites(bob, 'BOB-LIMIT one more, please');
+    await expect.poll(() => textsTo(bob).at(-1) ?? '', { timeout: 10_000 }).toMatch(/^Sorry — that is today.s \d+ messages/);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(model.requests.some((request) => JSON.stringify(request.body).includes('BOB-LIMIT'))).toBe(false);
+  }, 30_000);
 });
