@@ -12,7 +12,7 @@ import { getDb } from '@/lib/store/db';
 import { readMemorySettings, type ConsolidationConfig } from './memory-settings';
 import { appendMemory, findMemory, listMemories, supersedeMemory, type MemoryRecord } from './memory-store';
 import { recall } from './recall';
-import { sessionPeople, sessionsBeyond } from '@/lib/store/people-repository';
+import { readableSessions } from '@/lib/store/people-repository';
 
 /** New messages read per consolidation (the rest wait for the next one). */
 const MESSAGES_PER_RUN = 60;
@@ -122,10 +122,10 @@ async function knownFacts(personaName: string, conversation: string, sessionId: 
     const fact = await findMemory(hit.id);
     if (fact) shown.set(fact.id, fact);
   }
-  const beyond = await sessionsBeyond(personaName, await sessionPeople(sessionId));
+  const beyond = (await readableSessions(personaName, sessionId))?.beyond;
   for (const fact of await listMemories({ personaName, kind: 'fact', scope: 'long', limit: KNOWN_FACTS * 3 })) {
     if (shown.size >= KNOWN_FACTS * 2) break;
-    if (fact.sessionId === null || !beyond.has(fact.sessionId)) shown.set(fact.id, fact);
+    if (fact.sessionId === null || !beyond?.has(fact.sessionId)) shown.set(fact.id, fact);
   }
   return [...shown.values()];
 }

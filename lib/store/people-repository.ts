@@ -141,18 +141,6 @@ export async function personalSession(input: { personId: string; persona: string
   return row?.id ?? null;
 }
 
-/**
- * The sessions of a persona whose conversation includes someone outside `people`: what a
- * conversation of `people` must never read (their messages, the memories written in them).
- */
-export async function sessionsBeyond(persona: string, people: readonly string[]): Promise<Set<string>> {
-  const rows = await (await getDb()).sessionPerson.findMany({
-    where: { personId: { notIn: [...people] }, session: { personaName: persona } },
-    select: { sessionId: true },
-  });
-  return new Set(rows.map((row) => row.sessionId));
-}
-
 /** Whether a guest is among the session's people: then the guest profile holds for every call. */
 export async function hasGuest(sessionId: string): Promise<boolean> {
   return (await (await getDb()).sessionPerson.count({ where: { sessionId, person: { role: 'guest' } } })) > 0;

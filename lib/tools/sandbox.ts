@@ -3,16 +3,14 @@
 // environment but for an allow-list, its own PID namespace (a grandchild cannot outlive the
 // call), resource limits, a timeout, and output capped with the dropped bytes counted. Without
 // a working bubblewrap the shell tools are disabled with the reason — never run unsandboxed.
-// When the app runs as root the sandbox runs as nobody, who may not be able to walk to the data
-// folder (a VPS's /root is 0700): the call then gets a mount namespace of its own in which root
-// binds the workspace (checked to be the folder node opened) and the skills into a folder nobody
-// can enter, and bubblewrap takes them from there — the parents' modes do not matter (issue 41 §13).
+// As root, each call is staged in a mount namespace of its own first (sandbox-staging.ts).
 import { spawn, execFile, type ChildProcessByStdio } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { appPaths } from '@/lib/config/env';
+import { rootStaging, rootStagingDir, stagingPrefix } from './sandbox-staging';
 
 const execFileAsync = promisify(execFile);
 
@@ -97,49 +95,6 @@ export function sandboxCanRead(folder: string): boolean {
     return false;
   }
 }
-
-/**
- * As root: where the call's own mount namespace puts what bubblewrap binds — a tmpfs mounted
- * there in that namespace only, 0711. The folder itself is root's, in root's /run (no other user
- * can put a link in its place).
- */
-export const ROOT_STAGING_DIR = '/run/agentcsd-sandbox';
-
-function rootStagingDir(): string {
-  fs.mkdirSync(ROOT_STAGING_DIR, { recursive: true, mode: 0o711 });
-  const stat = fs.lstatSync(ROOT_STAGING_DIR);
-  if (!stat.isDirectory() || stat.uid !== 0 || (stat.mode & 0o022) !== 0) {
-    throw new SandboxUnavailableError(`${ROOT_STAGING_DIR} must be a folder of root's that only root can write`);
-  }
-  if ((stat.mode & 0o111) !== 0o111) fs.chmodSync(ROOT_STAGING_DIR, 0o711);
-  return ROOT_STAGING_DIR;
-}
-
-/**
- * Run as root in the call's new mount namespace, then exec's the rest: a tmpfs on the staging
- * folder; the workspace bound at workspace/ — and refused unless it is the folder node opened
- * (device and inode), so a path swapped meanwhile never becomes the workspace; each read-only
- * folder bound at ro/N. Arguments: staging, expected dev:ino, workspace, N host folders, `--`, command.
- */
-/**
- * As root: 'staged' (a mount namespace per call, above) unless the probe found that this machine
- * refuses one (a container without CAP_SYS_ADMIN): then 'direct' — nobody's bubblewrap binds the
- * workspace itself, which needs its parents enterable (the probe's reason says so).
- */
-let rootStaging: 'staged' | 'direct' = 'staged';
-
-const STAGE_SCRIPT = [
-  'set -eu',
-  'stage=$1; expected=$2; workspace=$3; shift 3',
-  'mount -t tmpfs -o mode=0711,size=65536 agentcsd-sandbox "$stage"',
-  'mkdir "$stage/workspace" "$stage/ro"',
-  'mount --bind "$workspace" "$stage/workspace"',
-  '[ "$(stat -c %d:%i "$stage/workspace")" = "$expected" ] || { echo "the workspace changed before the sandbox started" >&2; exit 125; }',
-  'n=0',
-  'while [ "$1" != "--" ]; do n=$((n + 1)); mkdir "$stage/ro/$n"; mount --bind "$1" "$stage/ro/$n"; shift; done',
-  'shift',
-  'exec "$@"',
-].join('\n');
 
 /** /bin, /lib … are symlinks into /usr on merged-usr systems and directories elsewhere. */
 function systemRootEntries(): string[] {
@@ -265,42 +220,25 @@ export function sandboxCommand(request: Pick<SandboxRunRequest, 'argv' | 'env' |
   // A folder the sandbox's user cannot read is left out rather than failing the run.
   const mounts = (request.readOnlyMounts ?? []).filter((mount) => sandboxCanRead(mount.host));
   const dropToNobody = ['setpriv', `--reuid=${SANDBOX_NOBODY_UID}`, `--regid=${SANDBOX_NOBODY_UID}`, '--clear-groups', '--'];
-  if (!root || rootStaging === 'direct') {
+  if (!root || rootStaging.mode === 'direct') {
     const bwrap = bubblewrapArgs({ env: sandboxEnvironment(request.env), argv: request.argv, readOnlyMounts: mounts });
     return { file: 'prlimit', args: [...limits, '--', ...(root ? dropToNobody : []), 'bwrap', ...bwrap] };
   }
   if (!request.workspace) throw new SandboxUnavailableError('as root the sandbox needs the workspace folder to stage');
-  const stage = rootStagingDir();
+  let stage: string;
+  try {
+    stage = rootStagingDir();
+  } catch (error) {
+    throw new SandboxUnavailableError((error as Error).message);
+  }
   const bwrap = bubblewrapArgs({
     env: sandboxEnvironment(request.env),
     argv: request.argv,
     readOnlyMounts: mounts.map((mount, index) => ({ host: `${stage}/ro/${index + 1}`, inside: mount.inside })),
     workspaceSource: { path: `${stage}/workspace` },
   });
-  return {
-    file: 'unshare',
-    args: [
-      '--mount',
-      '--propagation',
-      'private',
-      '--',
-      'sh',
-      '-c',
-      STAGE_SCRIPT,
-      'agentcsd-stage',
-      stage,
-      request.workspace.id,
-      request.workspace.dir,
-      ...mounts.map((mount) => mount.host),
-      '--',
-      'prlimit',
-      ...limits,
-      '--',
-      ...dropToNobody,
-      'bwrap',
-      ...bwrap,
-    ],
-  };
+  const [file, ...staging] = stagingPrefix({ stage, workspace: request.workspace, hosts: mounts.map((mount) => mount.host) });
+  return { file: file!, args: [...staging, 'prlimit', ...limits, '--', ...dropToNobody, 'bwrap', ...bwrap] };
 }
 
 /** Kill the sandbox's whole process group; bubblewrap's PID namespace takes the rest with it. */
@@ -465,14 +403,14 @@ async function checkSandbox(workspacesDir: string): Promise<SandboxStatus> {
     const probe = () =>
       runSandboxed({ workspaceDir: probeDir, argv: ['sh', '-c', 'echo ok > probe && cat probe'], timeoutMs: 10_000, outputCapBytes: 4_096, signal: new AbortController().signal });
     const works = (run: SandboxRunResult) => run.exitCode === 0 && run.stdout.trim() === 'ok';
-    rootStaging = 'staged';
+    rootStaging.mode = 'staged';
     let result = await probe();
     if (runningAsRoot() && !works(result)) {
       // No mount namespace here: bubblewrap as nobody binds the workspace itself.
-      rootStaging = 'direct';
+      rootStaging.mode = 'direct';
       const direct = await probe();
       if (works(direct)) console.warn(`[sandbox] as root without a mount namespace of its own (${(result.stderr || result.stdout).trim().slice(0, 200)}): the workspace's parent folders must be enterable by nobody`);
-      else rootStaging = 'staged';
+      else rootStaging.mode = 'staged';
       result = works(direct) ? direct : result;
     }
     if (works(result)) {
