@@ -65,7 +65,10 @@ function MemoryItem(props: { memory: ListedMemory; onChanged: () => void; onErro
         </p>
       )}
       <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
-        <span data-testid="memory-people">{memory.people?.length ? `from ${memory.people.map((person) => person.name).join(', ')}` : 'shared'}</span>
+        <span data-testid="memory-people">
+          {memory.people?.length ? `from ${memory.people.map((person) => person.name).join(', ')}` : 'from no conversation'}
+          {memory.shared || !memory.session_id ? ' · shared with everyone' : ' · private to them'}
+        </span>
         <span>
           #{memory.id} · {memory.scope}
           {memory.expires_at ? ` until ${new Date(memory.expires_at).toLocaleString()}` : ''} · {new Date(memory.created_at).toLocaleDateString()}
@@ -86,6 +89,11 @@ function MemoryItem(props: { memory: ListedMemory; onChanged: () => void; onErro
           <button type="button" className="btn py-0 text-xs" onClick={() => void call({ method: 'PATCH', body: { pinned: !memory.pinned } })}>
             {memory.pinned ? 'Unpin' : 'Pin'}
           </button>
+          {memory.session_id && (
+            <button type="button" className="btn py-0 text-xs" title="Shared: recalled in every conversation of the persona" onClick={() => void call({ method: 'PATCH', body: { shared: !memory.shared } })}>
+              {memory.shared ? 'Make private' : 'Share with everyone'}
+            </button>
+          )}
           <button type="button" className="btn py-0 text-xs" onClick={() => void call({ method: 'DELETE' })}>
             Forget
           </button>

@@ -24,7 +24,7 @@ import type { TrustSettings } from '@/lib/config/trust-config';
 import type { Tool, ToolRunContext } from '@/lib/tools/tool-types';
 import { markSessionUntrusted, readTrust, sessionUntrustedSource } from '@/lib/store/untrusted-repository';
 import { hasGuest } from '@/lib/store/people-repository';
-import { guestRefusal, refusedForGuests } from './guest-profile';
+import { guestRefusal, ownerDecides, refusedForGuests } from './guest-profile';
 import { resultOrigin, sendsOut, untrustedDescriptions, untrustedLabel } from './untrusted-turn';
 
 export type ModelToolCall = Extract<StreamPart, { type: 'tool-call' }>;
@@ -150,7 +150,7 @@ export class SessionToolbox {
     // Untrusted content in the turn: whatever the rules say, what would leave is shown to a person first.
     const untrustedReason = await untrusted(tool, parsed.data);
     if (untrustedReason) return { ...base, approval: 'required', status: 'awaiting_approval', untrustedReason };
-    if (verdict.verdict === 'allow') return { ...base, approval, status: 'approved', decision: { decision: 'approve', by: 'rule', ruleId: verdict.rule.id } };
+    if (verdict.verdict === 'allow' && !ownerDecides(call.name, parsed.data)) return { ...base, approval, status: 'approved', decision: { decision: 'approve', by: 'rule', ruleId: verdict.rule.id } };
     if (approval === 'none') return { ...base, approval, status: 'approved', decision: { decision: 'approve', by: 'policy' } };
     return { ...base, approval, status: 'awaiting_approval' };
   }

@@ -183,7 +183,7 @@ async function decideCard(context: InboundContext, binding: BindingRecord, outbo
   const card = row?.payload.card;
   // Only a card sent to this very chat of this channel; decided only by whom the person's role allows.
   if (!row || !card || row.channelId !== context.channel.id || row.address !== deliveryAddress(binding)) return `No card ${outboxId} here.`;
-  const refusal = await cardRefusal(binding, card.callSessionId ?? card.sessionId);
+  const refusal = await cardRefusal(binding, card.callSessionId ?? card.sessionId, card.ownerOnly === true);
   if (refusal) return `Card ${outboxId} is not decided here: ${refusal}.`;
   const outcome = await context.host.decideToolCall({
     id: card.callId,

@@ -3,6 +3,7 @@
 // the agent says), `spontaneous` (speech on its own, task results, questions, cards) or `cards`
 // (approval cards and task questions only). Quiet hours hold pushes until they end; an answer the
 // person asked for is never held. Every push is a row of the outbox before anything is sent.
+import { ownerDecides } from '@/lib/agent/guest-profile';
 import type { OrchestratorEvent } from '@/lib/mind/events';
 import { enqueueOutbox, listBindings, type BindingRecord, type OutboxPayload, type QuietHours } from '@/lib/store/channels-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
@@ -79,12 +80,14 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
       payload = { text };
       break;
     }
-    case 'tool-call':
+    case 'tool-call': {
       if (event.call.status !== 'awaiting_approval') return 0;
       kind = 'card';
-      if (event.call.session_id === event.sessionId) payload = { text: describeArgs(event.call.name, event.call.args ?? {}), card: { callId: event.call.id, sessionId: event.sessionId, argsHash: event.call.args_hash } };
-      else payload = { text: `A specialist asks: ${describeArgs(event.call.name, event.call.args ?? {})}`, card: { callId: event.call.id, sessionId: event.sessionId, argsHash: event.call.args_hash, callSessionId: event.call.session_id } };
+      const card = { callId: event.call.id, sessionId: event.sessionId, argsHash: event.call.args_hash, ...(ownerDecides(event.call.name, event.call.args) && { ownerOnly: true }) };
+      if (event.call.session_id === event.sessionId) payload = { text: describeArgs(event.call.name, event.call.args ?? {}), card };
+      else payload = { text: `A specialist asks: ${describeArgs(event.call.name, event.call.args ?? {})}`, card: { ...card, callSessionId: event.call.session_id } };
       break;
+    }
     case 'task.completed':
     case 'task.failed':
       kind = 'task';
@@ -103,7 +106,7 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
   // Only the people of the session the words belong to (issue 42) — and a card only to those who
   // may decide it: its trusted people and the owner, wherever the owner's chats are bound.
   const people = new Set(await sessionPeople(session.id));
-  const deciders = kind === 'card' ? await cardRecipients(session.id) : null;
+  const deciders = kind === 'card' ? await cardRecipients(session.id, payload.card?.ownerOnly === true) : null;
   const own = [...(await listBindings({ sessionId: session.id })), ...(await listBindings({ persona: session.personaName, sessionId: null }))].filter((binding) => binding.personId && people.has(binding.personId));
   const owners = deciders ? (await listBindings({ personId: OWNER_ID })).filter((binding) => !own.some((known) => known.id === binding.id)) : [];
   const candidates = [...own, ...owners];

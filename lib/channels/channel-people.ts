@@ -30,19 +30,21 @@ export function openPersonalSession(host: ChannelHost, binding: BindingRecord, p
 }
 
 /** Why this chat may not decide a card of `sessionId`, or null when it may. */
-export async function cardRefusal(binding: BindingRecord, sessionId: string): Promise<string | null> {
+export async function cardRefusal(binding: BindingRecord, sessionId: string, ownerOnly = false): Promise<string | null> {
   if (isWeakIdentity(binding.sender)) return `it is decided on the page: ${WEAK_IDENTITY_REASON}`;
   const person = binding.personId ? await findPerson(binding.personId) : null;
   if (!person) return 'it is decided on the page: this chat is not a known person';
   if (person.role === 'owner') return null;
+  if (ownerOnly) return 'only the owner decides what is shared with everyone';
   if (person.role === 'guest') return 'a guest does not decide cards: the owner does, on the page or their own chat';
   return (await sessionPeople(sessionId)).includes(person.id) ? null : 'it belongs to a conversation that is not yours';
 }
 
-/** Who a card of this session goes to: its trusted people's chats, and always the owner's. */
-export async function cardRecipients(sessionId: string): Promise<Set<string>> {
-  const people = await sessionPeople(sessionId);
+/** Who a card of this session goes to: its trusted people's chats, and always the owner's (only the owner's for an owner-only card). */
+export async function cardRecipients(sessionId: string, ownerOnly = false): Promise<Set<string>> {
   const allowed = new Set<string>([OWNER_ID]);
+  if (ownerOnly) return allowed;
+  const people = await sessionPeople(sessionId);
   for (const id of people) {
     const person: PersonRecord | null = await findPerson(id);
     if (person && person.role !== 'guest') allowed.add(id);

@@ -125,7 +125,7 @@ async function knownFacts(personaName: string, conversation: string, sessionId: 
   const beyond = (await readableSessions(personaName, sessionId))?.beyond;
   for (const fact of await listMemories({ personaName, kind: 'fact', scope: 'long', limit: KNOWN_FACTS * 3 })) {
     if (shown.size >= KNOWN_FACTS * 2) break;
-    if (fact.sessionId === null || !beyond?.has(fact.sessionId)) shown.set(fact.id, fact);
+    if (fact.sessionId === null || fact.shared || !beyond?.has(fact.sessionId)) shown.set(fact.id, fact);
   }
   return [...shown.values()];
 }

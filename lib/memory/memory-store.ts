@@ -4,6 +4,7 @@
 // trace — the row, its full-text entry and its vector are deleted securely and the WAL is checkpointed.
 import { sha256Hex } from '@/lib/security/digest';
 import { getDb, getStore } from '@/lib/store/db';
+import { sessionPeople } from '@/lib/store/people-repository';
 import { rawDb } from '@/lib/store/raw-db';
 import { storableText } from '@/lib/store/storable-text';
 import { forgetVectorCache } from './vector-index';
@@ -33,6 +34,15 @@ export interface MemoryRecord {
   supersededBy: number | null;
   /** Written in a session holding untrusted content (§20): recalled, it makes the turn untrusted. */
   untrustedSource: string | null;
+  /** Readable in every conversation of the persona (issue 42); otherwise only its session's people read it. */
+  shared: boolean;
+  /** Whose it is for de-duplication: its session's people, sorted and joined ('' when shared or sessionless). */
+  ownerKey: string;
+}
+
+/** Whose a private memory is, for de-duplication: the people of its session, sorted and joined. */
+async function memoryOwnerKey(sessionId: string): Promise<string> {
+  return (await sessionPeople(sessionId)).sort().join(',');
 }
 
 /** Lower case, one space, no trailing punctuation: "Likes TEA." and "likes tea" are one memory. */
@@ -62,6 +72,8 @@ interface MemoryRow {
   valid_to: string | null;
   superseded_by: number | null;
   untrusted_source: string | null;
+  shared: number | boolean;
+  owner_key: string;
 }
 
 export function memoryOf(row: MemoryRow): MemoryRecord {
@@ -82,6 +94,8 @@ export function memoryOf(row: MemoryRow): MemoryRecord {
     validTo: row.valid_to ? new Date(row.valid_to) : null,
     supersededBy: row.superseded_by,
     untrustedSource: row.untrusted_source,
+    shared: Boolean(row.shared),
+    ownerKey: row.owner_key,
   };
 }
 
@@ -128,6 +142,8 @@ export async function appendMemory(input: {
   now?: Date;
   /** Where untrusted text it was written from came from; default: its session's untrusted content, if any. */
   untrustedSource?: string | null;
+  /** Readable in every conversation of the persona (the owner's decision, issue 42). */
+  shared?: boolean;
 }): Promise<{ memory: MemoryRecord; created: boolean }> {
   const db = await getDb();
   const now = input.now ?? new Date();
@@ -135,8 +151,11 @@ export async function appendMemory(input: {
   // A NUL (a model's `remember`, an import) is stored as ␀, as messages are: PostgreSQL's text refuses it (issue 41 §11).
   const content = storableText(input.content).trim();
   const contentHash = memoryHash(content);
-  const key = { personaName: input.personaName, scope, contentHash };
-  const existing = await db.memory.findUnique({ where: { personaName_scope_contentHash: key } });
+  // One memory per text and owner: Bob remembering what Alice said never finds hers (issue 42).
+  const shared = input.shared === true;
+  const ownerKey = shared || !input.sessionId ? '' : await memoryOwnerKey(input.sessionId);
+  const key = { personaName: input.personaName, scope, ownerKey, contentHash };
+  const existing = await db.memory.findUnique({ where: { personaName_scope_ownerKey_contentHash: key } });
   if (existing) {
     const known = JSON.parse(existing.sourceMessageIds) as number[];
     const sources = [...new Set([...known, ...(input.sourceMessageIds ?? [])])];
@@ -150,6 +169,7 @@ export async function appendMemory(input: {
   const row = await db.memory.create({
     data: {
       ...key,
+      shared,
       untrustedSource,
       kind: input.kind ?? 'fact',
       content,
@@ -180,13 +200,16 @@ export async function listMemories(input: { personaName?: string; scope?: Memory
   return rows.map(memoryOfModel);
 }
 
-export async function updateMemory(id: number, patch: { content?: string; pinned?: boolean; importance?: number; now?: Date }): Promise<MemoryRecord | null> {
+export async function updateMemory(id: number, patch: { content?: string; pinned?: boolean; importance?: number; shared?: boolean; now?: Date }): Promise<MemoryRecord | null> {
   const db = await getDb();
   const current = await db.memory.findUnique({ where: { id } });
   if (!current) return null;
   const content = patch.content === undefined ? current.content : storableText(patch.content).trim();
   const contentHash = memoryHash(content);
-  const clash = patch.content !== undefined && (await db.memory.findFirst({ where: { personaName: current.personaName, scope: current.scope, contentHash, id: { not: id } }, select: { id: true } }));
+  const ownerKey = patch.shared === undefined ? current.ownerKey : patch.shared || !current.sessionId ? '' : await memoryOwnerKey(current.sessionId);
+  const clash =
+    (patch.content !== undefined || ownerKey !== current.ownerKey) &&
+    (await db.memory.findFirst({ where: { personaName: current.personaName, scope: current.scope, ownerKey, contentHash, id: { not: id } }, select: { id: true } }));
   if (clash) throw new MemoryError('conflict', `Memory ${clash.id} already says that`);
   const updated = await db.memory.update({
     where: { id },
@@ -194,6 +217,8 @@ export async function updateMemory(id: number, patch: { content?: string; pinned
       // Written only when it changed: a trigger drops the memory's vector when its text changes.
       ...(content !== current.content && { content, contentHash }),
       pinned: patch.pinned ?? current.pinned,
+      shared: patch.shared ?? current.shared,
+      ownerKey,
       importance: Math.min(1, Math.max(0, patch.importance ?? current.importance)),
       updatedAt: patch.now ?? new Date(),
     },
@@ -256,11 +281,12 @@ export async function promoteTaskMemories(taskId: string): Promise<number> {
   const db = await getDb();
   const rows = await db.memory.findMany({ where: { taskId, scope: 'short' } });
   if (rows.length === 0) return 0;
-  const twins = await db.memory.findMany({ where: { scope: 'long', OR: rows.map((row) => ({ personaName: row.personaName, contentHash: row.contentHash })) }, select: { personaName: true, contentHash: true } });
-  const taken = new Set(twins.map((twin) => `${twin.personaName}\u0000${twin.contentHash}`));
+  const twinKey = (row: { personaName: string; ownerKey: string; contentHash: string }) => `${row.personaName}\u0000${row.ownerKey}\u0000${row.contentHash}`;
+  const twins = await db.memory.findMany({ where: { scope: 'long', OR: rows.map((row) => ({ personaName: row.personaName, ownerKey: row.ownerKey, contentHash: row.contentHash })) }, select: { personaName: true, ownerKey: true, contentHash: true } });
+  const taken = new Set(twins.map(twinKey));
   const [, promoted] = await db.$transaction([
-    db.memory.deleteMany({ where: { id: { in: rows.filter((row) => taken.has(`${row.personaName}\u0000${row.contentHash}`)).map((row) => row.id) } } }),
-    db.memory.updateMany({ where: { id: { in: rows.filter((row) => !taken.has(`${row.personaName}\u0000${row.contentHash}`)).map((row) => row.id) } }, data: { scope: 'long', expiresAt: null } }),
+    db.memory.deleteMany({ where: { id: { in: rows.filter((row) => taken.has(twinKey(row))).map((row) => row.id) } } }),
+    db.memory.updateMany({ where: { id: { in: rows.filter((row) => !taken.has(twinKey(row))).map((row) => row.id) } }, data: { scope: 'long', expiresAt: null } }),
   ]);
   return promoted.count;
 }
@@ -292,6 +318,7 @@ export function memoryJson(memory: MemoryRecord) {
     expires_at: memory.expiresAt?.toISOString() ?? null,
     valid_to: memory.validTo?.toISOString() ?? null,
     superseded_by: memory.supersededBy,
+    shared: memory.shared,
   };
 }
 export type MemoryJson = ReturnType<typeof memoryJson>;

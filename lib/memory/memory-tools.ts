@@ -31,20 +31,27 @@ export const recallTool = builtinTool({
 
 export const rememberTool = builtinTool({
   name: 'remember',
-  description: 'Keep a fact or note for later sessions with this persona (the user, their preferences, decisions, what you did). One short sentence per call.',
+  description:
+    "Keep a fact or note for later sessions with this persona (the user, their preferences, decisions, what you did). One short sentence per call. It stays with this conversation's people; scope \"shared\" (the owner approves it) makes it known in everyone's conversations.",
   args: z
     .object({
       content: z.string().min(3).max(2_000),
       kind: z.enum(MEMORY_KINDS).optional(),
       importance: z.number().min(0).max(1).optional(),
+      /** private (default): only this conversation's people recall it; shared: every conversation of the persona, once the owner approves. */
+      scope: z.enum(['private', 'shared']).optional(),
     })
     .strict(),
-  describeCall: (args) => args.content.slice(0, 200),
+  // Shared memory reaches everyone who talks to the persona: the owner decides it on a card (issue 42 §3).
+  approvalFor: (args) => (args.scope === 'shared' ? 'required' : 'never'),
+  describeCall: (args) => `${args.scope === 'shared' ? '[shared with everyone] ' : ''}${args.content.slice(0, 200)}`,
   run: async (args, context) => {
     const persona = await personaOf(context);
     if (!persona) return errorOutcome('This session no longer exists');
-    const { memory, created } = await appendMemory({ personaName: persona, content: args.content, kind: args.kind ?? 'fact', importance: args.importance, sessionId: context.sessionId });
-    return { isError: false, content: created ? `Remembered as #${memory.id}.` : `Already remembered as #${memory.id}.` };
+    const shared = args.scope === 'shared';
+    const { memory, created } = await appendMemory({ personaName: persona, content: args.content, kind: args.kind ?? 'fact', importance: args.importance, sessionId: context.sessionId, shared });
+    const where = shared ? ' (shared with every conversation of this persona)' : '';
+    return { isError: false, content: created ? `Remembered as #${memory.id}${where}.` : `Already remembered as #${memory.id}.` };
   },
 });
 

@@ -120,7 +120,7 @@ export async function recall(input: {
     add({ kind: 'message', ...message }, 1 / (weights.rrfK + rank + 1), `${list} #${rank + 1}`, { recency: message.createdAt, importance: 0.5, pinned: false });
   };
   const addMemory = (memory: MemoryRecord, rank: number, list: string, boost: number) => {
-    if (!readable(memory.sessionId)) return;
+    if (!memory.shared && !readable(memory.sessionId)) return;
     add(
       { kind: 'memory', id: memory.id, sessionId: memory.sessionId, content: memory.content, createdAt: memory.createdAt, memoryKind: memory.kind, untrustedSource: memory.untrustedSource },
       boost / (weights.rrfK + rank + 1),

@@ -37,7 +37,7 @@ export interface TextSearch {
   /** Memories expired by then are left out. */
   now: Date;
   /**
-   * Only messages of these sessions, and memories of these sessions or of none (issue 42: what a
+   * Only messages of these sessions, and memories of these sessions, shared ones or of none (issue 42: what a
    * conversation's people may read); undefined = the persona's all.
    */
   sessions?: readonly string[];
@@ -89,7 +89,7 @@ async function sqliteMemories(search: TextSearch, mode: 'all' | 'any', count: nu
     rawDb(),
     `SELECT memories.* FROM memory_fts JOIN memories ON memories.id = memory_fts.rowid
      WHERE memory_fts MATCH ? AND memories.persona_name = ? AND memories.valid_to IS NULL
-       AND (memories.expires_at IS NULL OR memories.expires_at > ?)${search.sessions ? ' AND (memories.session_id IS NULL OR memories.session_id IN (SELECT value FROM json_each(?)))' : ''}
+       AND (memories.expires_at IS NULL OR memories.expires_at > ?)${search.sessions ? ' AND (memories.session_id IS NULL OR memories.shared = 1 OR memories.session_id IN (SELECT value FROM json_each(?)))' : ''}
      ORDER BY bm25(memory_fts) LIMIT ?`,
   ).all(ftsMatch(search.words, mode), search.personaName, search.now.toISOString().replace('Z', '+00:00'), ...(search.sessions ? [JSON.stringify(search.sessions)] : []), count) as Parameters<typeof memoryOf>[0][];
   return rows.map(memoryOf);
@@ -197,12 +197,12 @@ async function postgresMemories(url: string, search: TextSearch): Promise<Memory
        FROM memories m
        WHERE m.search @@ to_tsquery('english', $1) AND m.persona_name = $2 AND m.valid_to IS NULL
          AND (m.expires_at IS NULL OR m.expires_at > $3::timestamp)
-         AND ($7::text[] IS NULL OR m.session_id IS NULL OR m.session_id = ANY($7::text[]))
+         AND ($7::text[] IS NULL OR m.session_id IS NULL OR m.shared OR m.session_id = ANY($7::text[]))
        ORDER BY all_words DESC, ${coarseRank('m')} DESC, m.id DESC LIMIT $4 * ${CANDIDATES}
      )
      SELECT m.id, m.persona_name, m.scope, m.kind, m.content, m.content_hash, m.importance, m.pinned, m.session_id, m.task_id, m.source_message_ids,
             ${isoUtc('m.created_at')} AS created_at, ${isoUtc('m.updated_at')} AS updated_at, ${isoUtc('m.expires_at')} AS expires_at,
-            ${isoUtc('m.valid_to')} AS valid_to, m.superseded_by, m.untrusted_source, m.all_words
+            ${isoUtc('m.valid_to')} AS valid_to, m.superseded_by, m.untrusted_source, m.shared, m.owner_key, m.all_words
      FROM candidates m
      ORDER BY m.all_words DESC, ${weightedRank('m')} DESC, m.id DESC LIMIT $4`,
     [tsQuery(search.words, 'any'), search.personaName, utcText(search.now), search.limit, search.words, tsQuery(search.words, 'all'), search.sessions ?? null],

@@ -61,6 +61,8 @@ export interface OutboxPayload {
     argsHash: string;
     /** A specialist's call shown in its parent's chat: the session the call belongs to. */
     callSessionId?: string;
+    /** Only the owner decides it (a memory shared with everyone, issue 42): sent to no one else. */
+    ownerOnly?: boolean;
   };
   /** A task's question: a reply to this message answers it. */
   question?: { taskId: string; sessionId: string };

@@ -1,6 +1,7 @@
 // Issue 42's migration, on a database as the last release left it: what exists belongs to the
 // owner; each bound sender becomes a person of their own (trusted: they could approve cards
-// before), once however many chats they had; their persona binding now means their own session.
+// before), once however many chats they had; their persona binding now means their own session;
+// memories stay private to their session's people.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +31,10 @@ describe('the people migration', () => {
     bind.run('b1', 'c1', 'telegram:1', '@alice', '1', 's1', null);
     bind.run('b2', 'c1', 'telegram:2', '@bob', '2', null, 'iris');
     bind.run('b3', 'c2', 'telegram:1', '@alice', '1', null, 'iris'); // alice on a second bot: one person
+    const remember = database.prepare(`INSERT INTO memories (persona_name, scope, kind, content, content_hash, session_id) VALUES ('iris', 'long', 'fact', ?, ?, ?)`);
+    remember.run('likes tea', 'h1', 's1');
+    remember.run('likes tea', 'h2', 's2');
+    remember.run('the house rule', 'h3', null);
     database.close();
 
     migrateDatabase({ databaseFile });
@@ -54,6 +59,12 @@ describe('the people migration', () => {
       { session_id: 's1', person_id: 'owner' },
       { session_id: 's1', person_id: 'p:telegram:1' },
       { session_id: 's2', person_id: 'owner' },
+    ]);
+    // Memories keep their session and are private to its people (shared ones have none).
+    expect(all(`SELECT session_id, shared, owner_key FROM memories ORDER BY id`)).toEqual([
+      { session_id: 's1', shared: 0, owner_key: 'owner,p:telegram:1' },
+      { session_id: 's2', shared: 0, owner_key: 'owner' },
+      { session_id: null, shared: 0, owner_key: '' },
     ]);
     after.close();
   });

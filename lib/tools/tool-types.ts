@@ -85,6 +85,7 @@ export function builtinTool<Args>(parts: {
   description: string;
   args: z.ZodType<Args>;
   approval?: ApprovalPolicy;
+  approvalFor?: (args: Args) => ApprovalPolicy;
   sendsOut?: (args: Args) => boolean;
   describeCall: (args: Args) => string;
   run: (args: Args, context: ToolRunContext) => Promise<ToolOutcome>;
@@ -97,6 +98,7 @@ export function builtinTool<Args>(parts: {
     },
     approval: parts.approval ?? 'never',
     source: 'builtin',
+    ...(parts.approvalFor && { approvalFor: parts.approvalFor }),
     ...(parts.sendsOut && { sendsOut: parts.sendsOut }),
     args: parts.args,
     describeCall: parts.describeCall,

@@ -22,6 +22,7 @@ import type { FakeReply, FakeRequest } from '@/test/fakes/fake-server-core';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { startFakeTelegram, type FakeTelegram } from '@/test/fakes/fake-telegram-server';
 import { mindScript } from '@/test/fakes/mind-script';
+import { obedientScript } from '@/test/fakes/obedient-model';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
 const dirs = useTempAppDirs({ personas: { iris: '# Iris\nA helpful assistant.\n' } });
@@ -35,6 +36,10 @@ const channelId = randomUUID();
 
 /** The mind's script, but every thought repeats all it read — as a real model may (issue 42). */
 function echoingScript(request: FakeRequest): FakeReply {
+  if (request.lastUserText.includes('[[do ')) {
+    const obeyed = obedientScript(request);
+    if (obeyed.toolCalls?.length) return obeyed;
+  }
   const reply = mindScript(request);
   const read = JSON.stringify(request.body).replace(/[<>]/g, ' ').slice(0, 6_000);
   const thought = request.system.includes('You are the Subconscious') ? 'S_quiet' : 'ID_quiet';
@@ -134,6 +139,20 @@ describe('two people, one persona', () => {
     expect(cardsTo(bob)).toEqual([]);
     const rows = await (await getDb()).channelOutbox.findMany({ where: { channelId, address: String(bob.id) } });
     expect(rows.some((row) => row.payload.includes('"card"') || row.payload.includes('ALICE-3'))).toBe(false);
+
+    // What would be shared with everyone is the owner's to decide: Alice's phone hears that it was
+    // asked, holds no card for it, and her approval of it would be refused.
+    for (const call of (await listToolCalls({ sessionId: await sessionOf(alice) })).filter((candidate) => candidate.status === 'awaiting_approval')) {
+      await orchestrator.decideToolCall({ id: call.id, decision: 'deny', args_hash: call.argsHash, session_id: call.sessionId });
+    }
+    const before = cardsTo(alice).length;
+    telegram.userWrites(alice, 'ALICE-6 [[do remember {"content":"The book club meets on Fridays","scope":"shared"}]]');
+    const remember = async () => (await listToolCalls({ sessionId: await sessionOf(alice) })).find((call) => call.name === 'remember');
+    await expect.poll(async () => (await remember())?.status, { timeout: 20_000 }).toBe('awaiting_approval');
+    await expect.poll(() => textsTo(alice).some((text) => text.includes('needs the owner')), { timeout: 10_000 }).toBe(true);
+    expect(cardsTo(alice).length).toBe(before);
+    const sharedRows = await (await getDb()).channelOutbox.findMany({ where: { channelId } });
+    expect(sharedRows.some((row) => row.payload.includes('"ownerOnly"'))).toBe(false);
   }, 60_000);
 
   it('a group: joined only at a trusted member\'s word, answers when addressed, each message with its author, no member\'s private facts, no cards', async () => {

@@ -35,6 +35,8 @@ export const updateMemoryBodySchema = z
     content: withoutNul(z.string().trim().min(1).max(2_000)).optional(),
     pinned: z.boolean().optional(),
     importance: z.number().min(0).max(1).optional(),
+    /** Readable in every conversation of the persona, or private again to its conversation's people (issue 42). */
+    shared: z.boolean().optional(),
   })
   .strict()
   .refine((body) => Object.keys(body).length > 0, 'nothing to change');
