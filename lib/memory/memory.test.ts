@@ -22,7 +22,7 @@ import {
   updateMemory,
 } from './memory-store';
 import { memoryBlock, recall, recencyScore } from './recall';
-import { ftsMatch, topicWords, tsQuery } from './text-search';
+import { ftsMatch, searchMessages, topicWords, tsQuery } from './text-search';
 import { forgetMemoryTool, journalTool, JOURNAL_TTL_MS, recallTool, rememberTool } from './memory-tools';
 
 const dirs = useTempAppDirs();
@@ -112,6 +112,31 @@ describe('recall', () => {
       }),
     );
   });
+});
+
+// On SQLite (PostgreSQL ranks a coarse candidate list first, so a larger limit may reorder its tail).
+describe.skipIf(storeOnPostgres)('search scoped to some sessions (issue 42)', () => {
+  it('property: the same hits, in the same order, as the persona-wide search with only those sessions kept', async () => {
+    const words = ['apple', 'bread', 'cheese', 'dates', 'eggs'];
+    const sessions = [await session('scoped'), await session('scoped'), await session('scoped'), await session('scoped')];
+    let seed = 7;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    for (let index = 0; index < 160; index++) {
+      const text = Array.from({ length: 6 }, () => (random() < 0.4 ? words[Math.floor(random() * words.length)] : `w${Math.floor(random() * 40)}`)).join(' ');
+      await insertUserMessage({ sessionId: sessions[index % sessions.length]!, content: text, cycleNumber: 0 });
+    }
+    await fc.assert(
+      fc.asyncProperty(fc.subarray(words, { minLength: 2, maxLength: 3 }), fc.subarray([0, 1, 2, 3], { minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 30 }), async (query, readable, limit) => {
+        const kept = readable.map((index) => sessions[index]!);
+        const base = { personaName: 'scoped', words: query, excludeSessionId: '', now: new Date() };
+        const everything = (await searchMessages({ ...base, limit: 1_000 }, 0)).filter((hit) => kept.includes(hit.sessionId));
+        const scoped = await searchMessages({ ...base, limit, sessions: kept }, 0);
+        expect(scoped.map((hit) => hit.id)).toEqual(everything.slice(0, scoped.length).map((hit) => hit.id));
+        expect(scoped.length).toBe(Math.min(limit, everything.length));
+      }),
+      { numRuns: 40 },
+    );
+  }, 60_000);
 });
 
 describe('forget', () => {

@@ -55,6 +55,7 @@ export async function searchMessages(search: TextSearch, extra: number): Promise
   if (search.words.length === 0) return [];
   const store = await getStore();
   if (store.kind === 'postgres') return postgresMessages(store.url, search, extra);
+  if (search.sessions && search.words.length > 1) return sqliteScopedMessages(search, search.sessions, search.limit + extra);
   return bothPasses(search.words, search.limit, (mode, count) =>
     sqliteMessages(search, mode, count + extra),
   );
@@ -79,8 +80,27 @@ async function sqliteMessages(search: TextSearch, mode: 'all' | 'any', count: nu
        JOIN messages m ON m.id = message_fts.rowid
        JOIN sessions s ON s.id = m.session_id
      WHERE message_fts MATCH ? AND s.persona_name = ? AND m.session_id != ?${search.sessions ? ' AND m.session_id IN (SELECT value FROM json_each(?))' : ''}
-     ORDER BY bm25(message_fts) LIMIT ?`,
+     ORDER BY bm25(message_fts), m.id DESC LIMIT ?`,
   ).all(ftsMatch(search.words, mode), search.personaName, search.excludeSessionId, ...(search.sessions ? [JSON.stringify(search.sessions)] : []), count) as { id: number; session_id: string; content: string; created_at: string }[];
+  return rows.map((row) => ({ id: row.id, sessionId: row.session_id, content: row.content, createdAt: new Date(row.created_at) }));
+}
+
+/**
+ * Scoped to a few sessions (issue 42), both passes in one statement: the any-word matches of the
+ * readable sessions, every-word ones first (a rowid set FTS5 finds once), each in bm25 order — the
+ * same hits as `bothPasses` (bm25 of the AND and the OR query is one sum over the same terms), without
+ * a second scan of the index when the every-word pass alone cannot fill the list, as it rarely can
+ * from a person's own few sessions.
+ */
+function sqliteScopedMessages(search: TextSearch, sessions: readonly string[], count: number): MessageHit[] {
+  const rows = statement(
+    rawDb(),
+    `SELECT m.id, m.session_id, m.content, m.created_at FROM message_fts
+       JOIN messages m ON m.id = message_fts.rowid
+       JOIN sessions s ON s.id = m.session_id
+     WHERE message_fts MATCH ? AND s.persona_name = ? AND m.session_id != ? AND m.session_id IN (SELECT value FROM json_each(?))
+     ORDER BY m.id IN (SELECT rowid FROM message_fts WHERE message_fts MATCH ?) DESC, bm25(message_fts), m.id DESC LIMIT ?`,
+  ).all(ftsMatch(search.words, 'any'), search.personaName, search.excludeSessionId, JSON.stringify(sessions), ftsMatch(search.words, 'all'), count) as { id: number; session_id: string; content: string; created_at: string }[];
   return rows.map((row) => ({ id: row.id, sessionId: row.session_id, content: row.content, createdAt: new Date(row.created_at) }));
 }
 
