@@ -24,7 +24,7 @@ import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { ChannelHost, InboundButton, InboundMessage } from './channel-types';
 import { verifyCallback, type CardDecision } from './telegram-channel';
 import { deliveryAddress, isWeakIdentity, pairingOrigin, WEAK_IDENTITY_REASON } from './channel-identity';
-import { allowanceRefusal, boundSession, cardRefusal, openPersonalSession, restingSession } from './channel-people';
+import { allowanceRefusal, authored, boundSession, cardRefusal, openPersonalSession, restingSession } from './channel-people';
 import { handleGroupMessage } from './channel-groups';
 
 export const PAIRING_TTL_MS = 60 * 60 * 1000;
@@ -101,7 +101,7 @@ export async function handleMessage(context: InboundContext, message: InboundMes
   const spent = await allowanceRefusal(binding.personId, context.now());
   if (spent) return reply(context, deliveryAddress(binding), spent);
   try {
-    const stored = await context.host.sendUserMessage(session.id, text.slice(0, 20_000));
+    const stored = await context.host.sendUserMessage(session.id, (await authored(binding, session.id, text)).slice(0, 20_000));
     await recordInbound({ messageId: stored.id, sessionId: session.id, bindingId: binding.id }); // its answer comes back here
   } catch (error) {
     if (error instanceof SessionPausedError) return reply(context, deliveryAddress(binding), `Not delivered: "${session.name}" is paused. Send /resume, then write again.`);

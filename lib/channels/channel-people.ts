@@ -52,6 +52,13 @@ export async function cardRecipients(sessionId: string, ownerOnly = false): Prom
   return allowed;
 }
 
+/** In a session shared on purpose each message says who wrote it ("Alice: …"); its inbound row records the person too. */
+export async function authored(binding: BindingRecord, sessionId: string, text: string): Promise<string> {
+  if (!binding.personId || (await sessionPeople(sessionId)).length < 2) return text;
+  const person = await findPerson(binding.personId);
+  return person ? `${person.name}: ${text}` : text;
+}
+
 /** A polite refusal when the person has no messages left today (issue 42 §6), or null. */
 export async function allowanceRefusal(personId: string | null, now: Date): Promise<string | null> {
   if (!personId) return null;

@@ -194,6 +194,25 @@ describe('two people, one persona', () => {
     await expect.poll(() => inGroup().join('\n'), { timeout: 20_000 }).toContain('You said: unknown member: GROUP-4 anyone?');
   }, 60_000);
 
+  it('a session shared on purpose: each message says who wrote it, and what the agent says reaches both', async () => {
+    const dave = { id: 4004, username: 'dave' };
+    const bobSession = (await personalSession({ personId: (await listBindings({ channelId })).find((binding) => binding.sender === `telegram:${bob.id}`)!.personId!, persona: 'iris', status: 'active' }))!;
+    telegram.userWrites(dave, 'hello');
+    await expect.poll(async () => (await listOpenPairings(channelId, new Date())).some((pairing) => pairing.sender === `telegram:${dave.id}`), { timeout: 10_000 }).toBe(true);
+    const code = (await listOpenPairings(channelId, new Date())).find((pairing) => pairing.sender === `telegram:${dave.id}`)!.code;
+    await approveAndBind(channelId, approvePairingSchema.parse({ code, session_id: bobSession, role: 'trusted' }));
+    orchestrator.channels!.wake(channelId);
+    await expect.poll(() => textsTo(dave).at(-1), { timeout: 10_000 }).toMatch(/^Paired/);
+    expect((await sessionPeople(bobSession)).length).toBe(2);
+
+    telegram.userWrites(dave, 'DAVE-1 Shall we plan the picnic?');
+    const said = async () => (await (await getDb()).message.findMany({ where: { sessionId: bobSession, tag: 'ED_user' }, select: { content: true } })).map((message) => message.content);
+    await expect.poll(said, { timeout: 10_000 }).toContainEqual(expect.stringMatching(/^@?dave: DAVE-1 Shall we plan the picnic\?$/));
+    await expect.poll(() => textsTo(dave).some((text) => text.includes('DAVE-1')), { timeout: 20_000 }).toBe(true);
+    await expect.poll(() => textsTo(bob).some((text) => text.includes('DAVE-1')), { timeout: 20_000 }).toBe(true);
+    expect(textsTo(alice).some((text) => text.includes('DAVE-1'))).toBe(false);
+  }, 60_000);
+
   it("a person's daily messages: past the owner's limit, a polite refusal and nothing reaches a model", async () => {
     const bobPerson = (await listBindings({ channelId })).find((binding) => binding.sender === `telegram:${bob.id}`)!.personId!;
     const sent = (await messagesLeftToday(bobPerson, new Date()))!;
