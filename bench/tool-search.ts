@@ -53,8 +53,8 @@ async function runOne(label: string, tools: number, budget: number): Promise<Too
     await writeMcpSettings({ mcpServers: { many: { command: process.execPath, args: ['--import', 'tsx', path.resolve('test/fakes/many-tools-mcp-server.ts'), String(tools)], env: {} } }, tools: {}, disabled: [] });
     await orchestrator.start();
     await orchestrator.mcp.settled();
-    const layer = { backend: 'anthropic' as const, model: 'claude-sonnet-4-5', max_tokens: 1024, endpoint: fake.url, api_key: 'bench' };
-    const session = await orchestrator.createSession({ persona: 'bench', models: { c_model: layer, s_model: { ...layer, model: 'claude-haiku-4-5' } }, params: { pacing: 'adaptive' } });
+    const layer = { backend: 'anthropic' as const, model: 'claude-sonnet-5-5', max_tokens: 1024, endpoint: fake.url, api_key: 'bench' };
+    const session = await orchestrator.createSession({ persona: 'bench', models: { c_model: layer, s_model: { ...layer, model: 'claude-haiku-5-5' } }, params: { pacing: 'adaptive' } });
     for (let index = 0; index < 12; index++) {
       const before = turns.length;
       sentAt = performance.now();
