@@ -10,14 +10,6 @@ export function refusedForGuests(tool: Tool): boolean {
   return typeof tool.source === 'object' && 'mcpServer' in tool.source && tool.readOnly !== true;
 }
 
-/**
- * A call only the owner decides, whoever's conversation raised it: a memory the agent would share
- * with every conversation of the persona (issue 42 §3). No rule approves it on its own.
- */
-export function ownerDecides(name: string, args: unknown): boolean {
-  return name === 'remember' && typeof args === 'object' && args !== null && (args as { scope?: unknown }).scope === 'shared';
-}
-
 export function guestRefusal(name: string): string {
   return `CAPABILITY_NOT_AVAILABLE: ${name} is not available in a guest's conversation (the owner decides what guests may use: make them trusted on the People page). Do without it, or tell them so.`;
 }

@@ -24,7 +24,8 @@ import type { TrustSettings } from '@/lib/config/trust-config';
 import type { Tool, ToolRunContext } from '@/lib/tools/tool-types';
 import { markSessionUntrusted, readTrust, sessionUntrustedSource } from '@/lib/store/untrusted-repository';
 import { hasGuest } from '@/lib/store/people-repository';
-import { guestRefusal, ownerDecides, refusedForGuests } from './guest-profile';
+import { guestRefusal, refusedForGuests } from './guest-profile';
+import { ownerDecides } from '@/lib/tools/owner-decides';
 import { resultOrigin, sendsOut, untrustedDescriptions, untrustedLabel } from './untrusted-turn';
 
 export type ModelToolCall = Extract<StreamPart, { type: 'tool-call' }>;

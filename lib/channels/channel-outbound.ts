@@ -3,7 +3,7 @@
 // the agent says), `spontaneous` (speech on its own, task results, questions, cards) or `cards`
 // (approval cards and task questions only). Quiet hours hold pushes until they end; an answer the
 // person asked for is never held. Every push is a row of the outbox before anything is sent.
-import { ownerDecides } from '@/lib/agent/guest-profile';
+import { ownerDecides } from '@/lib/tools/owner-decides';
 import type { OrchestratorEvent } from '@/lib/mind/events';
 import { enqueueOutbox, listBindings, type BindingRecord, type OutboxPayload, type QuietHours } from '@/lib/store/channels-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';

@@ -52,9 +52,13 @@ export async function cardRecipients(sessionId: string, ownerOnly = false): Prom
   return allowed;
 }
 
-/** In a session shared on purpose each message says who wrote it ("Alice: …"); its inbound row records the person too. */
+/**
+ * In a session shared on purpose by people of several chats, each message says who wrote it
+ * ("Alice: …"); its inbound row records the person too. (A chat bound to the owner's own session
+ * is the owner's conversation continued: no name is added.)
+ */
 export async function authored(binding: BindingRecord, sessionId: string, text: string): Promise<string> {
-  if (!binding.personId || (await sessionPeople(sessionId)).length < 2) return text;
+  if (!binding.personId || (await sessionPeople(sessionId)).filter((id) => id !== OWNER_ID).length < 2) return text;
   const person = await findPerson(binding.personId);
   return person ? `${person.name}: ${text}` : text;
 }

@@ -97,23 +97,26 @@ export async function handOver(client: pg.ClientBase, me: string, sessions: Read
 }
 
 /**
- * A session nobody alive holds goes to the member that wins it (maybe not this one); who holds it
- * after, and at which epoch.
+ * A session nobody alive holds: a new one goes to the member that wins it (maybe not this one), a
+ * dead member's to this one; who holds it after, at which epoch, and whose it was.
  */
-export async function claimFor(client: pg.ClientBase, sessionId: string, members: readonly Weighted[], me: string): Promise<{ owner: string; epoch: number } | null> {
+export async function claimFor(client: pg.ClientBase, sessionId: string, members: readonly Weighted[], me: string): Promise<{ owner: string; epoch: number; previous?: string } | null> {
   const to = winner(await targets(client, members, sessionId), sessionId, members) ?? me;
   const { rows } = await client.query<{ owner: string; epoch: string; previous: string | null }>(
     `WITH before AS (SELECT owner FROM session_leases WHERE session_id = $1)
      INSERT INTO session_leases (session_id, owner) SELECT id, $2 FROM sessions WHERE id = $1
-     ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, epoch = session_leases.epoch + 1
+     ON CONFLICT (session_id) DO UPDATE SET owner = $3, epoch = session_leases.epoch + 1
        WHERE session_leases.owner NOT IN (SELECT owner FROM cluster_members WHERE left_at IS NULL)
      RETURNING owner, epoch, (SELECT owner FROM before) AS previous`,
-    [sessionId, to],
+    // A new session goes to its winner; a dead member's to the claimer, which adopts its runs with
+    // it (issue 43 §1) — the winner would never hear that it had runs to adopt. Rebalancing moves it
+    // at a quiet moment.
+    [sessionId, to, me],
   );
   const row = rows[0];
   if (row) {
     await recordMoves(client, [{ sessionId, from: row.previous, to: row.owner, reason: row.previous ? 'dead' : 'new' }]);
-    return { owner: row.owner, epoch: Number(row.epoch) };
+    return { owner: row.owner, epoch: Number(row.epoch), ...(row.previous && { previous: row.previous }) };
   }
   const held = await client.query<{ owner: string; epoch: string }>('SELECT owner, epoch FROM session_leases WHERE session_id = $1', [sessionId]);
   return held.rows[0] ? { owner: held.rows[0].owner, epoch: Number(held.rows[0].epoch) } : null;

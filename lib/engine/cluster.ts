@@ -1,20 +1,20 @@
-// Several processes on one PostgreSQL (issues 19 and 31): each session's mind runs in exactly one
-// of them, the active sessions spread over them by weighted rendezvous hashing
-// (cluster-placement.ts), and a session moves when its holder dies, leaves, or another member now
-// wins it. A process is a member (`cluster_members`, a heartbeat every second on the database's
-// clock, and the capacity it declares); a session belongs to a member through its lease
-// (`session_leases`, whose epoch every move raises: the mind's writes carry it and a stale one is
-// refused, lib/store/lease-fence.ts). Every tick a member renews its heartbeat, removes members
-// silent for longer than the lease time, takes the sessions it wins that nobody alive holds — with
-// the runs their holder left unfinished — and hands over, at a quiet moment, the ones another
-// member wins. What a person does through another process reaches the holder as a call
-// (`cluster_calls`, announced by NOTIFY): a message, a Stop, a settings change; a tool-call
-// decision is announced to every process, since the waiting step may be anywhere.
+// Several processes on one PostgreSQL (issues 19, 31, 43): each session's mind runs in exactly one
+// of them, spread by weighted rendezvous hashing (cluster-placement.ts). A member (`cluster_members`:
+// a heartbeat a second on the database's clock, its capacity) holds an advisory lock named after it
+// (member-watch.ts): when its process dies the lock is free at once and the others take its sessions
+// within a fraction of a second; a member silent for a lease time is dead too (a stuck process). A
+// session belongs to a member through its lease (`session_leases`), whose epoch every move raises:
+// the mind's writes carry it and a stale one is refused (lib/store/lease-fence.ts). Every round a
+// member takes the sessions it wins that nobody alive holds — with the runs their holder left — and
+// hands over, at a quiet moment, the ones another member wins. A request for a session held
+// elsewhere reaches its holder as a call (`cluster_calls`, announced by NOTIFY); a tool-call decision
+// is announced to every process, since the waiting step may be anywhere.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
 import { reportPoolErrors } from '@/lib/store/pg-errors';
 import { disableFencing, enableFencing, holdEpoch, onFencedWrite } from '@/lib/store/lease-fence';
+import { MemberWatch, type GoneMember } from './member-watch';
 import { claimFor, clusterView, handOver, liveMembers, takeWon, targets, toHandOver, type ClusterView } from './cluster-placement';
 
 export type ClusterRequest =
@@ -74,6 +74,8 @@ const CHANNEL = 'agentcsd_cluster';
 type Reply = { ok: boolean; value?: unknown; error?: { name: string; message: string; code?: string } };
 
 interface Notice {
+  /** Members changed (one joined, one was found gone): every member runs a round now. */
+  wake?: boolean;
   to?: string;
   call?: string;
   reply?: string;
@@ -92,6 +94,8 @@ export interface ClusterOptions {
   capacity?: number;
   /** At most this many sessions handed over per round (default 8). */
   handOverPerRound?: number;
+  /** How often the other members' locks are tried (default 200 ms): a killed process is found this fast. */
+  watchMs?: number;
 }
 
 export class Cluster {
@@ -110,6 +114,9 @@ export class Cluster {
   private readonly capacity: number;
   private stopFenceWatch: (() => void) | null = null;
   private rounds = 0;
+  private watch: MemberWatch | null = null;
+  /** Members whose lock was found free since the last round: dead now, whatever their heartbeat says. */
+  private gone: GoneMember[] = [];
 
   constructor(private readonly options: ClusterOptions) {
     this.owner = options.owner;
@@ -122,28 +129,30 @@ export class Cluster {
   }
 
   /**
-   * Joins: refused while another live process uses the same name (its heartbeat fresh for a whole
-   * lease time); a dead one's place (a crash, then this restart) is taken.
+   * Joins: this member's lock first (lib/engine/member-watch.ts) — refused while another live
+   * process holds the name; a dead one's place (a crash, then this restart) is free at once, and
+   * taken in one statement, so no other member sees the name gone in between (issue 43 §1).
    */
   async join(member: ClusterMember): Promise<void> {
     this.member = member;
-    const deadline = Date.now() + this.leaseMs + this.heartbeatMs;
-    for (;;) {
-      const { rows } = await this.pool.query<{ owner: string }>(
-        `INSERT INTO cluster_members (owner, boot_id, heartbeat_at, capacity) VALUES ($1, $2, now(), $4)
-         ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now(), capacity = excluded.capacity, joined_at = now(), left_at = NULL
-           WHERE cluster_members.left_at IS NOT NULL OR cluster_members.heartbeat_at < now() - make_interval(secs => $3)
-         RETURNING owner`,
-        [this.owner, this.bootId, this.leaseMs / 1000, this.capacity],
-      );
-      if (rows.length === 1) break;
-      if (await this.holderIsGoneFromThisHost()) {
-        await this.pool.query('DELETE FROM cluster_members WHERE owner = $1', [this.owner]);
-        continue;
-      }
-      if (Date.now() > deadline) throw new Error(`another process is running as "${this.owner}" on this database: give each process its own AGENTCSD_EXECUTOR_ID`);
-      await new Promise((resolve) => setTimeout(resolve, this.heartbeatMs));
+    this.watch = new MemberWatch({
+      url: this.options.url,
+      owner: this.owner,
+      intervalMs: this.options.watchMs ?? 200,
+      onGone: (gone) => {
+        this.gone.push(...gone);
+        void this.tick();
+      },
+    });
+    if (!(await this.watch.start(this.leaseMs + this.heartbeatMs))) {
+      this.member = null;
+      throw new Error(`another process is running as "${this.owner}" on this database: give each process its own AGENTCSD_EXECUTOR_ID`);
     }
+    await this.pool.query(
+      `INSERT INTO cluster_members (owner, boot_id, heartbeat_at, capacity) VALUES ($1, $2, now(), $3)
+       ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now(), capacity = excluded.capacity, joined_at = now(), left_at = NULL`,
+      [this.owner, this.bootId, this.capacity],
+    );
     enableFencing();
     // A write refused for a stale epoch: the session moved while this process was away; the next
     // round, at once, stops its mind here.
@@ -154,6 +163,7 @@ export class Cluster {
     await this.listen();
     await this.tick();
     this.timer = setInterval(() => void this.tick(), this.heartbeatMs);
+    await this.notify({ wake: true }); // the others rebalance now, not at their next round
   }
 
   /** The connection NOTIFY arrives on; when it drops (the server restarted), a new one listens a second later. */
@@ -176,32 +186,24 @@ export class Cluster {
     }, this.heartbeatMs);
   }
 
-  /** The previous holder of this name ran on this machine and its process is gone (kill -9, then restart). */
-  private async holderIsGoneFromThisHost(): Promise<boolean> {
-    const { rows } = await this.pool.query<{ boot_id: string }>('SELECT boot_id FROM cluster_members WHERE owner = $1', [this.owner]);
-    const [host, pid] = (rows[0]?.boot_id ?? '').split(':');
-    if (host !== os.hostname() || !pid) return false;
-    try {
-      process.kill(Number(pid), 0);
-      return false;
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'ESRCH';
-    }
-  }
-
   /** One round: heartbeat, dead members' sessions taken, free active sessions taken, minds reconciled. */
   tick(): Promise<void> {
     this.ticking ??= this.round()
       .catch((error: unknown) => console.error('[cluster] round failed', error instanceof Error ? error.message : error))
-      .finally(() => (this.ticking = null));
+      .finally(() => {
+        this.ticking = null;
+        if (this.gone.length > 0 && this.member) void this.tick(); // found during the round: their own round now
+      });
     return this.ticking;
   }
 
   private async round(): Promise<void> {
     if (!this.member) return;
+    const gone = this.gone.splice(0);
     const client = await this.pool.connect();
     let taken: Awaited<ReturnType<typeof takeWon>>;
     let away = new Map<string, string>();
+    let wake = false;
     try {
       await client.query('BEGIN');
       const beat = await client.query('UPDATE cluster_members SET heartbeat_at = now(), capacity = $3 WHERE owner = $1 AND boot_id = $2', [this.owner, this.bootId, this.capacity]);
@@ -213,7 +215,14 @@ export class Cluster {
           [this.owner, this.bootId, this.capacity],
         );
       }
-      await client.query('DELETE FROM cluster_members WHERE heartbeat_at < now() - make_interval(secs => $1)', [this.leaseMs / 1000]);
+      // Silent for a lease time, or its lock free (the boot that held it is gone; a replacement of the
+      // same name is another boot).
+      const removed = await client.query(
+        `DELETE FROM cluster_members WHERE heartbeat_at < now() - make_interval(secs => $1)
+            OR (owner, boot_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
+        [this.leaseMs / 1000, gone.map((member) => member.owner), gone.map((member) => member.bootId)],
+      );
+      if ((removed.rowCount ?? 0) > 0) wake = true;
       const members = await liveMembers(client);
       const target = await targets(client, members);
       taken = await takeWon(client, this.owner, members, target);
@@ -240,6 +249,8 @@ export class Cluster {
       client.release();
     }
     for (const [sessionId, epoch] of taken.sessions) holdEpoch(sessionId, epoch);
+    // A member found gone: the others take their share now rather than at their next round.
+    if (wake) await this.notify({ wake: true }).catch(() => undefined);
     if (taken.previous.size > 0) await this.member.tookOver?.(taken.previous);
     if (away.size > 0 && this.member.handOver) {
       const candidates = [...away.keys()].slice(0, this.options.handOverPerRound ?? 8);
@@ -271,6 +282,19 @@ export class Cluster {
     return new Set(rows.map((row) => row.session_id));
   }
 
+  /** Of these sessions, the ones no other live member holds. */
+  async sessionsNotHeldByOthers(ids: readonly string[]): Promise<string[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return [];
+    const { rows } = await this.pool.query<{ session_id: string }>(
+      `SELECT l.session_id FROM session_leases l JOIN cluster_members m ON m.owner = l.owner AND m.left_at IS NULL
+        WHERE l.session_id = ANY($1::text[]) AND l.owner <> $2`,
+      [unique, this.owner],
+    );
+    const others = new Set(rows.map((row) => row.session_id));
+    return unique.filter((id) => !others.has(id));
+  }
+
   /** Whether this process holds the session now (its epoch noted for the mind's writes). */
   async holds(sessionId: string): Promise<boolean> {
     const { rows } = await this.pool.query<{ owner: string; epoch: string }>('SELECT owner, epoch FROM session_leases WHERE session_id = $1', [sessionId]);
@@ -290,13 +314,12 @@ export class Cluster {
    */
   async claim(sessionId: string): Promise<string | null> {
     const held = await this.withClient(async (client) => claimFor(client, sessionId, await liveMembers(client), this.owner));
-    if (held?.owner === this.owner) holdEpoch(sessionId, held.epoch);
+    if (held?.owner === this.owner) {
+      holdEpoch(sessionId, held.epoch);
+      // Taken from a dead member: its unfinished runs come with it, as in a round.
+      if (held.previous && held.previous !== this.owner) await this.member?.tookOver?.(new Map([[held.previous, [sessionId]]]));
+    }
     return held?.owner ?? null;
-  }
-
-  async ownerOf(sessionId: string): Promise<string | null> {
-    const { rows } = await this.pool.query<{ owner: string }>('SELECT owner FROM session_leases WHERE session_id = $1', [sessionId]);
-    return rows[0]?.owner ?? null;
   }
 
   /** Asks the process that owns the session to run the request there. */
@@ -365,6 +388,10 @@ export class Cluster {
     } catch {
       return;
     }
+    if (notice.wake) {
+      if (this.member) void this.tick();
+      return;
+    }
     if (notice.broadcast) {
       this.member?.hear(notice.broadcast);
       return;
@@ -413,6 +440,8 @@ export class Cluster {
       );
       return (rows[0]?.others ?? 0) > 0;
     } finally {
+      // After `left_at` is set: a member that left is not taken for dead when its lock goes.
+      await this.watch?.stop();
       await this.listener?.end().catch(() => undefined);
       await this.pool.end();
     }

@@ -22,13 +22,14 @@ export function processName(env: Pick<Env, 'AGENTCSD_EXECUTOR_ID' | 'PORT'>): st
   return env.AGENTCSD_EXECUTOR_ID ?? `agentcsd-${os.hostname()}-${env.PORT}`;
 }
 
-export function createEngine(env: Pick<Env, 'AGENTCSD_ENGINE' | 'AGENTCSD_DATABASE_URL' | 'AGENTCSD_EXECUTOR_ID' | 'PORT'>, clock: Clock): ConfiguredEngine {
+/** `clustered`: the process joins a cluster on the same PostgreSQL (server.ts does): its runs follow their sessions' leases. */
+export function createEngine(env: Pick<Env, 'AGENTCSD_ENGINE' | 'AGENTCSD_DATABASE_URL' | 'AGENTCSD_EXECUTOR_ID' | 'PORT'>, clock: Clock, options: { clustered?: boolean } = {}): ConfiguredEngine {
   if (env.AGENTCSD_ENGINE === 'memory') {
     return { engine: new InMemoryEngine(clock), description: 'in-memory', launch: async () => undefined };
   }
   if (!env.AGENTCSD_DATABASE_URL) throw new Error('AGENTCSD_ENGINE=dbos needs AGENTCSD_DATABASE_URL=postgres://… (see docs/operations.md, "More than one process")');
   const executorId = processName(env);
-  const engine = new DbosEngine({ systemDatabaseUrl: env.AGENTCSD_DATABASE_URL, executorId, clock });
+  const engine = new DbosEngine({ systemDatabaseUrl: env.AGENTCSD_DATABASE_URL, executorId, clock, clustered: options.clustered === true });
   return {
     engine,
     description: `DBOS on ${redactUrl(env.AGENTCSD_DATABASE_URL)} as ${executorId}`,

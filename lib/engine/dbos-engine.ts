@@ -43,6 +43,14 @@ export class DbosEngine implements ExecutionEngine {
       workQueue?: { name: string; workerConcurrency: number; pollingMs?: number };
       /** `now` for the runs, and the pause between a step's retries (default the real clock). */
       clock?: Clock;
+      /**
+       * Several processes share the database (lib/engine/cluster.ts): a run goes where its session's
+       * lease is (issue 43 §1). At launch this process's unfinished runs are parked instead of
+       * recovered — DBOS's recovery puts them on a queue every process takes from — and taken back
+       * (`adopt`) for the sessions the cluster gives it; it dispatches only its own queue and the
+       * shared work queue.
+       */
+      clustered?: boolean;
     },
   ) {}
 
@@ -77,13 +85,17 @@ export class DbosEngine implements ExecutionEngine {
 
   /** Connects to PostgreSQL (creating DBOS's system database the first time) and recovers runs left pending. */
   async launch(): Promise<void> {
+    const clustered = this.options.clustered === true;
     DBOS.setConfig({
       name: this.options.appName ?? 'agentcsd',
       systemDatabaseUrl: this.options.systemDatabaseUrl,
       logLevel: 'warn',
       ...(this.options.executorId && { executorID: this.options.executorId }),
+      // Another process's adoption queue is its own: dispatching it here would run a run away from its session.
+      ...(clustered && { listenQueues: [this.adoptionQueue(), ...(this.options.workQueue ? [this.options.workQueue.name] : [])] }),
     } as Parameters<typeof DBOS.setConfig>[0]);
     this.stopping = false;
+    if (clustered) await this.park();
     await DBOS.launch();
     const queue = this.options.workQueue;
     if (queue) await DBOS.registerQueue(queue.name, { workerConcurrency: queue.workerConcurrency, minPollingIntervalMs: queue.pollingMs ?? 100, onConflict: 'always_update' });
@@ -92,8 +104,41 @@ export class DbosEngine implements ExecutionEngine {
     this.launched = true;
   }
 
+  private executorId(): string {
+    return this.options.executorId ?? 'local';
+  }
+
   private adoptionQueue(): string {
-    return `agentcsd-adopted-${DBOS.executorID}`;
+    return `agentcsd-adopted-${this.executorId()}`;
+  }
+
+  /**
+   * Before DBOS launches (and would recover them onto a queue any process takes from): the runs this
+   * executor left unfinished — running, or waiting on its own queue — are parked under
+   * `parked:<executor>`, which nothing dispatches, until the cluster says whose sessions they are:
+   * this process takes back those of the sessions it holds (`adopt`), the process that took the
+   * others takes theirs. Runs of the shared work queue go back to it as DBOS would put them.
+   */
+  private async park(): Promise<number> {
+    const client = quietClient(new pg.Client({ connectionString: this.options.systemDatabaseUrl }));
+    await client.connect();
+    try {
+      const parked = await client.query(
+        `UPDATE dbos.workflow_status
+            SET status = 'PENDING', executor_id = 'parked:' || executor_id, queue_name = NULL, started_at_epoch_ms = NULL, owner_xid = NULL,
+                updated_at = (EXTRACT(EPOCH FROM now()) * 1000)::bigint
+          WHERE executor_id = $1 AND (status = 'PENDING' OR (status = 'ENQUEUED' AND queue_name = $2))
+            AND (queue_name IS NULL OR queue_name = $2 OR queue_name = '_dbos_internal_queue')`,
+        [this.executorId(), this.adoptionQueue()],
+      );
+      return parked.rowCount ?? 0;
+    } catch (error) {
+      // A database DBOS has not set up yet has nothing to park.
+      if (['42P01', '3F000'].includes((error as { code?: string }).code ?? '')) return 0;
+      throw error;
+    } finally {
+      await client.end();
+    }
   }
 
   /**
@@ -116,7 +161,8 @@ export class DbosEngine implements ExecutionEngine {
             AND ($5::text[] IS NULL OR workflow_uuid = ANY($5::text[]) OR workflow_uuid LIKE ANY($6::text[]))
           RETURNING workflow_uuid`,
         [
-          this.adoptionQueue(), DBOS.executorID, [...owners], DBOS.applicationVersion,
+          // A dead process's runs, and the ones a launch parked (its own, or a dead one's).
+          this.adoptionQueue(), DBOS.executorID, owners.flatMap((owner) => [owner, `parked:${owner}`]), DBOS.applicationVersion,
           runs ? [...runs.ids] : null, runs ? runs.prefixes.map((prefix) => `${prefix.replace(/[\\%_]/g, '\\$&')}%`) : [],
         ],
       );

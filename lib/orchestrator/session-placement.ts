@@ -7,7 +7,7 @@ import type { Cluster, ClusterBroadcast, ClusterMember, ClusterRequest } from '@
 import { ClusterCallError } from '@/lib/engine/cluster';
 import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import { findSession, type SessionRecord } from '@/lib/store/sessions-repository';
-import { busySessions, sessionRuns } from '@/lib/store/session-activity';
+import { busySessions, sessionRuns, sessionsWithOpenTasks } from '@/lib/store/session-activity';
 import { TaskError, type TaskElsewhere, type TaskService } from '@/lib/tasks/task-service';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import { ElicitationError } from '@/lib/tools/mcp/elicitation';
@@ -60,8 +60,14 @@ export class SessionPlacement implements ClusterMember {
 
   /** Alone: every active session's mind starts here. With others: this process joins them. */
   async start(activeIds: () => Promise<string[]>): Promise<void> {
-    if (this.cluster) await this.cluster.join(this);
-    else await this.reconcile(new Set(await activeIds()));
+    if (!this.cluster) return this.reconcile(new Set(await activeIds()));
+    await this.cluster.join(this);
+    // The runs this process's name left unfinished were parked at launch (lib/engine/dbos-engine.ts):
+    // those of the sessions it holds now — and of paused ones, which nobody holds — continue here;
+    // a member that took the others adopts theirs with them (issue 43 §1).
+    const mine = await this.cluster.sessionsNotHeldByOthers([...(await this.cluster.owned()), ...(await sessionsWithOpenTasks())]);
+    const adopted = mine.length > 0 ? ((await this.host.engine.adopt?.([`parked:${this.cluster.owner}`], await sessionRuns(mine))) ?? 0) : 0;
+    if (adopted > 0) console.log(`[cluster] took back ${adopted} unfinished run(s) of this process's sessions`);
   }
 
   /** Minds start for the sessions held (active ones) and stop for the ones another process took. */

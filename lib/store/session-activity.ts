@@ -22,3 +22,9 @@ export async function sessionRuns(ids: readonly string[]): Promise<{ ids: string
   const tasks = await db.task.findMany({ where: { sessionId: { in: [...ids] }, status: { in: ['pending', 'running', 'blocked'] } }, select: { id: true } });
   return { ids: tasks.map((task) => task.id), prefixes: ids.flatMap((id) => [`cycle:${id}:`, `turn:${id}:`]) };
 }
+
+/** Sessions with a task not yet ended (whatever their status): their runs may wait for a process. */
+export async function sessionsWithOpenTasks(): Promise<string[]> {
+  const rows = await (await getDb()).task.findMany({ where: { status: { in: ['pending', 'running', 'blocked'] } }, select: { sessionId: true }, distinct: ['sessionId'] });
+  return rows.map((row) => row.sessionId);
+}

@@ -125,6 +125,22 @@ describe('the cluster', () => {
     await vi.waitFor(() => expect(recorders.filter((recorder) => recorder.tookOverFrom.includes('member-g')).map((recorder) => recorder.name)).toEqual([owner]), { timeout: 10_000, interval: 100 });
   });
 
+  it('a member whose lock goes (its process died: its connection closed) is dead at once, long before its lease; the taker adopts its runs', async () => {
+    const session = await insertSession({ id: randomUUID(), name: 'lock', personaName: 'p', personaHash: 'h', models: defaultModels, params: defaultParams, status: 'paused' });
+    const dying = await join('member-k', new Recorder(), { leaseMs: 60_000 });
+    await sql(`INSERT INTO session_leases (session_id, owner) VALUES ($1, 'member-k')`, [session.id]);
+    const taker = new Recorder();
+    await join('member-l', taker, { leaseMs: 60_000 });
+    // As a SIGKILL does: no more rounds, and its connections closed by the server.
+    (dying as unknown as { timer: NodeJS.Timeout | null; member: unknown }).member = null;
+    clearInterval((dying as unknown as { timer: NodeJS.Timeout }).timer);
+    await (dying as unknown as { watch: { stop(): Promise<void> } }).watch.stop();
+    // Its heartbeat is fresh for a minute: only the free lock can say it is gone.
+    await vi.waitFor(async () => expect((await sql('SELECT owner FROM session_leases WHERE session_id = $1', [session.id]))[0].owner).not.toBe('member-k'), { timeout: 20_000, interval: 100 });
+    expect(await sql(`SELECT owner FROM cluster_members WHERE owner = 'member-k'`)).toEqual([]);
+    expect(recorders.filter((recorder) => recorder.tookOverFrom.includes('member-k')).length).toBe(1);
+  }, 30_000);
+
   it('a second live process with the same name is refused after one lease time', async () => {
     await join('member-d', new Recorder(), { leaseMs: 600 });
     const twin = new Cluster({ url: database.url, owner: 'member-d', heartbeatMs: 200, leaseMs: 600 });

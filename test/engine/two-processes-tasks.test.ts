@@ -59,7 +59,7 @@ describe('a task across two processes on the durable engine', () => {
       AGENTCSD_DATA_DIR: dirs.dataDir,
       AGENTCSD_PERSONAS_DIR: dirs.personasDir,
     });
-    const engine = new DbosEngine({ systemDatabaseUrl: database.url, executorId: 'process-a' });
+    const engine = new DbosEngine({ systemDatabaseUrl: database.url, executorId: 'process-a', clustered: true });
     // Capacity 0: this process holds no session while the worker runs (sessions spread by weight).
     here = new Orchestrator({ engine, cluster: new Cluster({ url: database.url, owner: 'process-a', capacity: 0 }), taskWorkingDelayMs: 400 });
     const session = await here.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
