@@ -113,6 +113,22 @@ function walk(root: string): { files: SkillFile[]; bytes: number } {
   return { files, bytes };
 }
 
+/**
+ * SKILL.md parsed, from memory while the file is the one parsed (same inode, size, change time):
+ * the list is read for every prompt, and parsing the YAML front matter of each skill was most of a
+ * tool step's time spent on skills (issue 43 §3). The folder's checks (walk) still run every time.
+ */
+const parsedCache = new Map<string, { stamp: string; parsed: ReturnType<typeof parseSkillMd> }>();
+function parsedSkillMd(file: string, stat: fs.Stats): ReturnType<typeof parseSkillMd> {
+  const stamp = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+  const cached = parsedCache.get(file);
+  if (cached?.stamp === stamp) return cached.parsed;
+  const parsed = parseSkillMd(fs.readFileSync(file, 'utf8'));
+  if (parsedCache.size >= 500) parsedCache.delete(parsedCache.keys().next().value!);
+  parsedCache.set(file, { stamp, parsed });
+  return parsed;
+}
+
 /** One skill folder, checked; refuses (SkillError) with the reason. */
 export function readSkillFolder(dir: string, source: SkillSource): Skill & { body: string } {
   const stat = fs.lstatSync(dir);
@@ -127,7 +143,7 @@ export function readSkillFolder(dir: string, source: SkillSource): Skill & { bod
   if (!mdStat.isFile()) throw new SkillError('SKILL.md is not a regular file');
   if (mdStat.size > SKILL_LIMITS.skillMdBytes) throw new SkillError(`SKILL.md is larger than ${SKILL_LIMITS.skillMdBytes / 1024} KB`);
   const { files, bytes } = walk(dir);
-  const parsed = parseSkillMd(fs.readFileSync(skillMd, 'utf8'));
+  const parsed = parsedSkillMd(skillMd, mdStat);
   if (parsed.name !== path.basename(dir)) throw new SkillError(`its name "${parsed.name}" differs from its folder's`);
   return { name: parsed.name, description: parsed.description, body: parsed.body, source, dir: fs.realpathSync(dir), files, bytes };
 }

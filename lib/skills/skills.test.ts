@@ -90,6 +90,9 @@ describe('what the agent gets', () => {
     expect(skillsPromptSection(sessionSkills({ persona: 'iris', names: 'all' }))).toBe(before);
     fs.writeFileSync(path.join(skillDir('tidy-notes'), 'SKILL.md'), skillMd('tidy-notes', 'Tidy notes into an index, with dates.', 'New, better steps.'));
     expect(skillsPromptSection(sessionSkills({ persona: 'iris', names: 'all' }))).toContain('- tidy-notes: Tidy notes into an index, with dates.');
+    // Parsed once and kept while the file is the same (issue 43 §3): a rewrite of the same size at once is still seen.
+    fs.writeFileSync(path.join(skillDir('tidy-notes'), 'SKILL.md'), skillMd('tidy-notes', 'Tidy notes into an index, with dotes.', 'New, better steps.'));
+    expect(skillsPromptSection(sessionSkills({ persona: 'iris', names: 'all' }))).toContain('- tidy-notes: Tidy notes into an index, with dotes.');
     expect(sessionSkills({ persona: 'iris', names: ['nothing-here'] })).toEqual([]);
   });
 
