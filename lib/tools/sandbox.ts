@@ -198,10 +198,10 @@ function processesOwnedBy(uid: number): number {
 /**
  * The command line node spawns: resource limits (prlimit), then — when the app runs as root —
  * a drop to nobody (setpriv; root is exempt from the process limit), then bubblewrap. As root the
- * whole runs in a mount namespace of its own (unshare) where the workspace and the read-only
- * folders are staged first (STAGE_SCRIPT): `workspace` names the folder and its dev:ino.
+ * whole runs in a mount namespace of its own (unshare) where the workspace (fd 3 of the command:
+ * `staged`) and the read-only folders are staged and the limits set by the shell (STAGE_SCRIPT).
  */
-export function sandboxCommand(request: Pick<SandboxRunRequest, 'argv' | 'env' | 'readOnlyMounts'> & { workspace?: { dir: string; id: string } }): {
+export function sandboxCommand(request: Pick<SandboxRunRequest, 'argv' | 'env' | 'readOnlyMounts'> & { staged?: boolean }): {
   file: string;
   args: string[];
 } {
@@ -224,10 +224,10 @@ export function sandboxCommand(request: Pick<SandboxRunRequest, 'argv' | 'env' |
     const bwrap = bubblewrapArgs({ env: sandboxEnvironment(request.env), argv: request.argv, readOnlyMounts: mounts });
     return { file: 'prlimit', args: [...limits, '--', ...(root ? dropToNobody : []), 'bwrap', ...bwrap] };
   }
-  if (!request.workspace) throw new SandboxUnavailableError('as root the sandbox needs the workspace folder to stage');
+  if (!request.staged) throw new SandboxUnavailableError('as root the sandbox needs the workspace folder to stage');
   let stage: string;
   try {
-    stage = rootStagingDir();
+    stage = rootStagingDir(mounts.length);
   } catch (error) {
     throw new SandboxUnavailableError((error as Error).message);
   }
@@ -237,8 +237,9 @@ export function sandboxCommand(request: Pick<SandboxRunRequest, 'argv' | 'env' |
     readOnlyMounts: mounts.map((mount, index) => ({ host: `${stage}/ro/${index + 1}`, inside: mount.inside })),
     workspaceSource: { path: `${stage}/workspace` },
   });
-  const [file, ...staging] = stagingPrefix({ stage, workspace: request.workspace, hosts: mounts.map((mount) => mount.host) });
-  return { file: file!, args: [...staging, 'prlimit', ...limits, '--', ...dropToNobody, 'bwrap', ...bwrap] };
+  const staged = { processes: processLimit, fileBytes: SANDBOX_FILE_SIZE_LIMIT, addressBytes: SANDBOX_ADDRESS_SPACE_LIMIT, openFiles: SANDBOX_OPEN_FILES_LIMIT };
+  const [file, ...staging] = stagingPrefix({ stage, hosts: mounts.map((mount) => mount.host), limits: staged });
+  return { file: file!, args: [...staging, ...dropToNobody, 'bwrap', ...bwrap] };
 }
 
 /** Kill the sandbox's whole process group; bubblewrap's PID namespace takes the rest with it. */
@@ -252,26 +253,22 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 
 export async function runSandboxed(request: SandboxRunRequest): Promise<SandboxRunResult> {
   const started = performance.now();
-  const workspaceFd = fs.openSync(request.workspaceDir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-  let file: string;
-  let args: string[];
-  try {
-    const opened = fs.fstatSync(workspaceFd);
-    ({ file, args } = sandboxCommand({ ...request, workspace: { dir: request.workspaceDir, id: `${opened.dev}:${opened.ino}` } }));
-  } catch (error) {
-    fs.closeSync(workspaceFd);
-    throw error;
-  }
+  // As root the staging binds the folder opened here (fd 3), then closes it before the sandbox
+  // starts; otherwise bubblewrap binds the path and no handle on a host folder is passed at all —
+  // `..` from an inherited one would lead out of the sandbox.
+  const staged = runningAsRoot() && rootStaging.mode === 'staged';
+  const workspaceFd = staged ? fs.openSync(request.workspaceDir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY) : null;
   let child: ChildProcessByStdio<null, Readable, Readable>;
   try {
+    const { file, args } = sandboxCommand({ ...request, staged });
     child = spawn(file, args, {
       cwd: '/',
       env: bareEnvironment({ PATH: process.env.PATH ?? SANDBOX_PATH }), // nothing of ours reaches even the wrappers
       detached: true, // its own process group, killed as one
-      stdio: ['ignore', 'pipe', 'pipe', workspaceFd],
+      stdio: workspaceFd === null ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', workspaceFd],
     }) as ChildProcessByStdio<null, Readable, Readable>;
   } finally {
-    fs.closeSync(workspaceFd); // the child holds its own copy
+    if (workspaceFd !== null) fs.closeSync(workspaceFd); // the child holds its own copy
   }
 
   const kept: Record<'stdout' | 'stderr', Buffer[]> = { stdout: [], stderr: [] };
