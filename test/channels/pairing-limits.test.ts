@@ -15,7 +15,8 @@ useTempAppDirs();
 
 async function channel(kind: 'telegram' | 'irc') {
   const saved = await saveChannel({ id: randomUUID(), kind, name: kind, enabled: true, config: {} });
-  let now = new Date('2026-11-27T10:00:00Z');
+  // Today: the route lists what is open now, by the real clock.
+  let now = new Date();
   const context: InboundContext = { channel: (await findChannel(saved.id))!, host: {} as ChannelHost, counters: { received: 0, ignored: 0 }, wake: () => undefined, now: () => now };
   return { id: saved.id, context, advance: (ms: number) => (now = new Date(now.getTime() + ms)) };
 }
