@@ -1,7 +1,7 @@
 // A crash and a restart together (issue 43 §1): on PostgreSQL + DBOS, a "web" process (a real
 // `server.ts --worker` named bars-web) holds a session whose task is running; it is killed with
 // SIGKILL and a replacement of the same name is started at once, as systemd or a container runtime
-// does (every fourth round after the lease ran out), while this test's process — "bars-worker", capacity 0, so it holds sessions only while no
+// does (every tenth round after the lease ran out), while this test's process — "bars-worker", capacity 0, so it holds sessions only while no
 // one else can — stays up. Round after round the task must complete: `finish_task` ran once, each
 // step journaled once, and the run was adopted by one process, not two.
 import fs from 'node:fs';
@@ -40,7 +40,7 @@ async function startWeb(): Promise<WorkerProcess> {
   const web = await startWorker({
     AGENTCSD_EXECUTOR_ID: 'bars-web',
     AGENTCSD_ENGINE: 'dbos',
-    AGENTCSD_TASK_STEP_DELAY_MS: '250',
+    AGENTCSD_TASK_STEP_DELAY_MS: '150',
     AGENTCSD_DATA_DIR: dirs.dataDir,
     AGENTCSD_PERSONAS_DIR: dirs.personasDir,
   });
@@ -60,7 +60,7 @@ describe('kill -9 and an immediate replacement', () => {
     fs.chmodSync(dirs.root, 0o755); // the sandbox's user reads the workspace
     let web = await startWeb();
     const engine = new DbosEngine({ systemDatabaseUrl: cluster.database.url, executorId: 'bars-worker', clustered: true });
-    const here = (cluster.here = new Orchestrator({ engine, cluster: new Cluster({ url: cluster.database.url, owner: 'bars-worker', capacity: 0 }), taskWorkingDelayMs: 250 }));
+    const here = (cluster.here = new Orchestrator({ engine, cluster: new Cluster({ url: cluster.database.url, owner: 'bars-worker', capacity: 0 }), taskWorkingDelayMs: 150 }));
     await engine.launch();
     await here.start();
     const failures: string[] = [];
@@ -73,9 +73,9 @@ describe('kill -9 and an immediate replacement', () => {
         const task = await here.tasks.submit(session.id, submitTaskSchema.parse({ goal: `Round ${round} [[forever]]`, constraints: { max_steps: FINISH_AT + 4 } }));
         await vi.waitFor(async () => expect((await findTask(task.id))!.stepsUsed).toBeGreaterThanOrEqual(1 + (round % 3)), { timeout: 30_000, interval: 50 });
         await web.kill();
-        // At once, as a supervisor restarts it — and every fourth round only after its lease ran
+        // At once, as a supervisor restarts it — and every tenth round only after its lease ran
         // out, so this process takes the session and its run first and hands it back when quiet.
-        if (round % 4 === 3) await new Promise((resolve) => setTimeout(resolve, 5_500));
+        if (round % 10 === 9) await new Promise((resolve) => setTimeout(resolve, 5_500));
         web = await startWeb(); // the replacement of the same name
         try {
           await vi.waitFor(async () => expect(['completed', 'failed', 'cancelled']).toContain((await findTask(task.id))!.status), { timeout: 45_000, interval: 100 });
