@@ -1,15 +1,17 @@
 // The Claude Code CLI (the seed's default backend: it uses the user's subscription). Each call
 // spawns `claude -p --output-format stream-json …` in its own process group from a neutral folder,
 // prompt on stdin; abort kills the whole group so no process is left behind.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import { BackendError } from './backend-error';
 import { toAnthropicBlock } from './anthropic-backend';
 import { CliStreamInterpreter, parseCliLine } from './claude-cli-stream-line';
 import { systemText, type BackendRequest, type ModelBackend, type StreamPart } from './model-backend';
 import { cliModelListing, type ModelListing } from '@/lib/config/model-catalog';
+import { appCliWarmPool, type CliWarmPool, type WarmProcess } from './cli-warm-pool';
 
 export interface ClaudeCodeCliBackendOptions {
   cliPath?: string;
@@ -18,6 +20,46 @@ export interface ClaudeCodeCliBackendOptions {
   workingDirectory?: string;
   /** Grace between SIGTERM and SIGKILL of the process group on abort. */
   killGraceMs?: number;
+  /** Processes started ahead (default: the app's pool, AGENTCSD_CLI_WARM). */
+  warmPool?: CliWarmPool<WarmCli>;
+}
+
+const spawnOptions = { detached: true, reject: false, buffer: { stdout: false, stderr: true }, maxBuffer: { stderr: 64 * 1024 }, stripFinalNewline: true, extendEnv: false } as const;
+type CliProcess = ResultPromise<typeof spawnOptions & { cwd: string; env: Record<string, string> }>;
+
+/** A CLI process waiting on stdin for its prompt. */
+export interface WarmCli extends WarmProcess {
+  subprocess: CliProcess;
+}
+
+/** Ends the process group (the CLI and anything it started); quiet if already gone. */
+function killGroup(subprocess: CliProcess, signal: NodeJS.Signals): void {
+  if (subprocess.pid === undefined) return;
+  try {
+    process.kill(-subprocess.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+function spawnCli(executable: string, args: string[], cwd: string, env: Record<string, string>): CliProcess {
+  // detached: its own process group, so abort kills grandchildren too.
+  const subprocess = execa(executable, args, { ...spawnOptions, cwd, env });
+  // A process ended before it was given its prompt: nothing reads the promise's rejection.
+  subprocess.stdin?.on('error', () => undefined);
+  return subprocess;
+}
+
+function warmCli(subprocess: CliProcess): WarmCli {
+  return {
+    subprocess,
+    start: (input) => subprocess.stdin?.end(input),
+    kill: () => {
+      killGroup(subprocess, 'SIGKILL');
+      void subprocess.catch(() => undefined);
+    },
+    alive: () => subprocess.exitCode === null && subprocess.signalCode === null,
+  };
 }
 
 // Linux limits one argv string to 128 KiB; longer system prompts go through a file.
@@ -111,35 +153,24 @@ export class ClaudeCodeCliBackend implements ModelBackend {
       ...cliInput.args,
     ];
 
-    const subprocess = execa(executable, args, {
-      cwd: workingDirectory,
-      env: {
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_AUTOUPDATER: '1',
-        ...env,
-        // The tool server's token reaches the child only here (its --mcp-config names the variable).
-        ...(request.toolServer && { [TOOL_SERVER_TOKEN_VARIABLE]: request.toolServer.token }),
-      },
-      extendEnv: false,
-      input: cliInput.input,
-      detached: true, // its own process group: abort kills grandchildren too
-      reject: false,
-      buffer: { stdout: false, stderr: true },
-      maxBuffer: { stderr: 64 * 1024 },
-      stripFinalNewline: true,
-    });
-    const killGroup = (sig: NodeJS.Signals) => {
-      if (subprocess.pid === undefined) return;
-      try {
-        process.kill(-subprocess.pid, sig);
-      } catch {
-        // already gone
-      }
+    const childEnv = {
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      ...env,
+      // The tool server's token reaches the child only here (its --mcp-config names the variable).
+      ...(request.toolServer && { [TOOL_SERVER_TOKEN_VARIABLE]: request.toolServer.token }),
     };
+    // A call with a per-call token or a prompt file cannot be started ahead: its arguments are new each time.
+    const pool = request.toolServer || systemFile ? undefined : (this.options.warmPool ?? appCliWarmPool<WarmCli>());
+    const key = pool && createHash('sha256').update(JSON.stringify([executable, args, workingDirectory, this.options.env ?? {}])).digest('base64url');
+    const warm = key ? pool?.take(key) : undefined;
+    const subprocess = warm?.subprocess ?? spawnCli(executable, args, workingDirectory, childEnv);
+    subprocess.stdin?.end(cliInput.input);
+    const killGroupOf = (sig: NodeJS.Signals) => killGroup(subprocess, sig);
     let forceTimer: NodeJS.Timeout | undefined;
     const onAbort = () => {
-      killGroup('SIGTERM');
-      forceTimer = setTimeout(() => killGroup('SIGKILL'), this.options.killGraceMs ?? 500);
+      killGroupOf('SIGTERM');
+      forceTimer = setTimeout(() => killGroupOf('SIGKILL'), this.options.killGraceMs ?? 500);
     };
     signal.addEventListener('abort', onAbort, { once: true });
 
@@ -167,9 +198,11 @@ export class ClaudeCodeCliBackend implements ModelBackend {
     const result = await subprocess;
     signal.removeEventListener('abort', onAbort);
     if (forceTimer) clearTimeout(forceTimer);
-    killGroup('SIGKILL'); // nothing of this call may outlive it
+    killGroupOf('SIGKILL'); // nothing of this call may outlive it
     if (systemFile) fs.rmSync(path.dirname(systemFile), { recursive: true, force: true });
     if (signal.aborted || failed) return;
+    // The next call with these arguments finds its process started (after this one, not beside it).
+    if (key && interpreter.result) pool?.offer(key, () => warmCli(spawnCli(executable, args, workingDirectory, childEnv)));
 
     if (interpreter.result) return; // success or a typed error was already yielded
     const stderrExcerpt = String(result.stderr ?? '').slice(-2000);

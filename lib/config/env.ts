@@ -45,6 +45,8 @@ const envSchema = z.object({
   AGENTCSD_WORKSPACE_SYNC_MB: z.coerce.number().min(0).max(10_000).default(50),
   /** The largest file a message may attach (413 above it). */
   AGENTCSD_UPLOAD_MAX_MB: z.coerce.number().min(1).max(1_000).default(20),
+  /** Claude Code CLI processes started ahead for a layer that repeats its call (~120 MiB each while waiting; 0: none). */
+  AGENTCSD_CLI_WARM: z.coerce.number().int().min(0).max(32).default(4),
 });
 
 export type Env = z.infer<typeof envSchema>;

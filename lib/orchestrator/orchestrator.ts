@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { addSessionPeople, OWNER_ID } from '@/lib/store/people-repository';
 import { mergeModels, type ModelsConfig, type SessionParams } from '@/lib/config/model-config';
 import { realClock } from '@/lib/clock/clock';
+import { appCliWarmPool } from '@/lib/backends/cli-warm-pool';
 import { readPersonaBytes } from '@/lib/personas/persona-files';
 import type { MessageRecord } from '@/lib/store/messages-repository';
 import { deleteSessionLogs, writePersonaSnapshot } from '@/lib/store/session-logs';
@@ -193,6 +194,7 @@ export class Orchestrator {
     await Promise.all(minds.map((mind) => mind.stop({ graceMs: shutdownGraceMs })));
     await Promise.all(ids.map((id) => this.residence.left(id)));
     await this.deps.mcp.stop();
+    appCliWarmPool().closeAll();
     await this.vectors.stop();
     await this.tasks.stop();
     // With other live processes, this one's sessions go on there; alone, closing pauses them.

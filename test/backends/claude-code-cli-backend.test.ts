@@ -3,9 +3,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CliStreamInterpreter, parseCliLine } from '@/lib/backends/claude-cli-stream-line';
-import { ClaudeCodeCliBackend } from '@/lib/backends/claude-code-cli-backend';
+import { ClaudeCodeCliBackend, type WarmCli } from '@/lib/backends/claude-code-cli-backend';
+import { CliWarmPool } from '@/lib/backends/cli-warm-pool';
 import type { BackendRequest, StreamPart } from '@/lib/backends/model-backend';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '@/test/fakes/fake-anthropic-server';
 import { collectParts, errorOf, textOf } from '@/test/support/collect';
@@ -151,6 +152,33 @@ describe('Claude Code CLI backend (real binary, fake API)', () => {
     expect(parts.every((part) => part.type === 'text-delta')).toBe(true);
     expect(endedAfter).toBeLessThan(1500);
     expect(processesWithHome(home)).toEqual([]);
+  });
+
+  it('a layer that repeats its call gets a process started ahead, which waits for its prompt; a changed prompt does not; none is left behind', async () => {
+    const pool = new CliWarmPool<WarmCli>({ max: 2, idleMs: 60_000, minFreeBytes: 0 });
+    const home = fs.mkdtempSync(path.join(scratch, 'warm-'));
+    const backend = new ClaudeCodeCliBackend({ cliPath, env: { HOME: home, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'dummy-key' }, warmPool: pool });
+    const heard: string[] = [];
+    for (const words of ['one', 'two', 'three']) {
+      heard.push(textOf(await collectParts(backend.stream(request(words), new AbortController().signal))));
+      if (words === 'two') {
+        // Started after the second call, it waits on stdin: nothing reaches the model until it has a prompt.
+        const requestsBefore = fake.requests.length;
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        expect(pool.size).toBe(1);
+        expect(fake.requests.length).toBe(requestsBefore);
+      }
+    }
+    // The third call ran on the process started ahead, with its own words.
+    expect(heard).toEqual(['CLI heard: one', 'CLI heard: two', 'CLI heard: three']);
+    expect(pool.hits).toBe(1);
+    // Another system prompt: its first call neither takes nor leaves a process.
+    const other = { ...request('four'), system: [{ text: 'You are someone else.', cache: true }] };
+    expect(textOf(await collectParts(backend.stream(other, new AbortController().signal)))).toBe('CLI heard: four');
+    expect(pool.hits).toBe(1);
+    expect(pool.size).toBe(1);
+    pool.closeAll();
+    await vi.waitFor(() => expect(processesWithHome(home)).toEqual([]), { timeout: 5_000 });
   });
 });
 
