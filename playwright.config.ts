@@ -64,7 +64,7 @@ export default defineConfig({
       stderr: 'pipe',
     },
     {
-      command: 'node e2e/support/prepare-run.mjs && next build && node --max-semi-space-size=64 --import tsx server.ts',
+      command: 'node e2e/support/prepare-run.mjs && npm run build && node --enable-source-maps dist/server.mjs',
       url: `${baseURL}/api/health`,
       timeout: 240_000,
       reuseExistingServer: false,

@@ -60,7 +60,7 @@ await getDb().catch((error: unknown) => {
   console.error(`> cannot start (store: ${where}): ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });
-const engine = createEngine(env, realClock, { clustered: location.kind === 'postgres' });
+const engine = await createEngine(env, realClock, { clustered: location.kind === 'postgres' });
 const cluster = location.kind === 'postgres' ? new Cluster({ url: location.url, owner: processName(env), capacity: env.AGENTCSD_CAPACITY }) : undefined;
 const orchestrator = await startOrchestrator({ taskWorkingDelayMs: env.AGENTCSD_TASK_STEP_DELAY_MS, configured: engine, cluster, channels: true }).catch((error: unknown) => {
   // The durable engine's database unreachable or refusing: say so in one line (DBOS masks the password).
@@ -116,7 +116,7 @@ const httpServer = createServer((request, response) => {
 });
 const letThrough = limitConnections(httpServer);
 
-const io = attachSocketServer({ httpServer, orchestrator, guard, postgresUrl: location.kind === 'postgres' ? location.url : undefined });
+const io = await attachSocketServer({ httpServer, orchestrator, guard, postgresUrl: location.kind === 'postgres' ? location.url : undefined });
 
 // Next's hot-reload websocket shares the server with Socket.IO's own upgrade handler.
 if (dev && app) {

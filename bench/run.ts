@@ -22,6 +22,7 @@ import { benchStoreTurn, storeTable } from './store';
 import { capacityCurve, capacityTable } from './cluster';
 import { benchImagePrep, imagePrepTable, twelveMegapixelPhoto } from './attachments';
 import { benchScopedRecall, scopedRecallTable } from './people';
+import { benchIdleMemory, idleMemoryTable } from './idle-memory';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
 const quick = process.argv.includes('--quick');
@@ -53,7 +54,7 @@ console.log('\n## Channels: a message from a chat against one from the page; the
 console.log(channelsTable(await benchChannels({ samples: quick ? 10 : 40, outboxMessages: 300 })));
 
 console.log('\n## Schedules: slot to model call, and 1,000 schedules waiting\n');
-console.log(triggersTable(await benchTriggers({ reminders: quick ? 10 : 30, schedules: 1_000, idleMs: quick ? 10_000 : 30_000 })));
+console.log(triggersTable(await benchTriggers({ reminders: quick ? 10 : 30, schedules: 1_000, idleMs: quick ? 10_000 : 20_000 })));
 
 console.log('\n## MCP tool search: 10 and 200 tools, with and without search (prompt tokens, cache, first token)\n');
 console.log(toolSearchTable(await benchToolSearch()));
@@ -124,6 +125,9 @@ console.log(capacityTable(await capacityCurve({ processes: [1, 2, 3], loads: qui
 
 console.log('\n## Attachments: a 12-megapixel photo made ready for a model\n');
 console.log(imagePrepTable(await benchImagePrep({ samples: quick ? 5 : 20 })));
+
+console.log('\n## An idle production server: resident memory with no session and with idle sessions\n');
+console.log(idleMemoryTable(await benchIdleMemory({ sessions: 20, port: 3347 })));
 
 console.log('\n## The mind: cycle overhead, memory, idle-hour tokens\n');
 const overhead = await benchCycleOverhead({ blockSize: 50, blocks: quick ? 4 : 20, storedMessages: 10_000 });

@@ -22,7 +22,7 @@ async function api<T>(method: string, url: string, body?: unknown): Promise<T> {
 
 /** Starts the server with `env` and waits for it to give up: its exit code and everything it printed. */
 async function startAndExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'server.ts'], { env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

@@ -1,9 +1,13 @@
-// Starts the real server (production build in .next) as its own process with its own data and
-// personas folders: for tests that need a different bind, or that kill it. `node --import tsx`
-// rather than the tsx CLI, so the PID is the server itself and a signal reaches it directly.
+// Starts the real server (production build in .next, the server compiled as `npm start` runs it)
+// as its own process with its own data and personas folders: for tests that need a different bind,
+// or that kill it. Node itself rather than a wrapper, so the PID is the server and a signal
+// reaches it directly. The server is compiled once per process from the sources as they are now.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { buildServer, COMPILED_SERVER } from '../../scripts/build-server';
+
+let compiled: Promise<void> | undefined;
 
 export interface SpawnedServer {
   child: ChildProcess;
@@ -25,7 +29,9 @@ export function serverFolders(root: string): { dataDir: string; personasDir: str
 
 export async function spawnServer(input: { root: string; port: number; host?: string; env?: Record<string, string> }): Promise<SpawnedServer> {
   const { dataDir, personasDir } = serverFolders(input.root);
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'server.ts'], {
+  compiled ??= buildServer();
+  await compiled;
+  const child = spawn(process.execPath, ['--enable-source-maps', COMPILED_SERVER], {
     env: {
       ...process.env,
       NODE_ENV: 'production',

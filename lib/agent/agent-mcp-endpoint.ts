@@ -6,9 +6,6 @@
 // our `approve` tool answers {"behavior":"allow","updatedInput":…} or {"behavior":"deny","message":…}.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { checkRequest, isLoopbackAddress, type GuardOptions } from '@/lib/security/request-guard';
 import { refuse } from '@/lib/security/http-entry';
 import { hashArgs, type AgentTurnRecord, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
@@ -22,6 +19,13 @@ export const PERMISSION_TOOL = 'approve';
 export const cliToolName = (name: string) => `mcp__${MCP_SERVER_NAME}__${name}`;
 /** The CLI cuts a silent MCP call after 300 s: a waiting card sends progress more often. */
 const KEEPALIVE_MS = 20_000;
+
+/** The MCP SDK's server half, loaded with the CLI's first call rather than at start (issue 43 §4). */
+let sdkLoading: Promise<[typeof import('@modelcontextprotocol/sdk/server/index.js'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('@modelcontextprotocol/sdk/types.js')]> | undefined;
+function loadServerSdk() {
+  sdkLoading ??= Promise.all([import('@modelcontextprotocol/sdk/server/index.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('@modelcontextprotocol/sdk/types.js')]);
+  return sdkLoading;
+}
 
 export interface McpBinding {
   sessionId: string;
@@ -112,6 +116,7 @@ export class AgentMcpEndpoint {
       response.end(JSON.stringify({ error: { code: 'unauthorized', message: 'No live tool session for this token' } }));
       return;
     }
+    const [{ Server }, { StreamableHTTPServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] = await loadServerSdk();
     const server = new Server({ name: MCP_SERVER_NAME, version: '1.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: [

@@ -4,9 +4,16 @@
 // XMP, comments) and anything appended to the file (a PNG+HTML polyglot comes out a plain PNG).
 // GIFs keep their first frame, as PNG. The token cost is the provider's own formula, so the
 // context budget counts an image like the text around it.
-import sharp from 'sharp';
 
 export type ImageProvider = 'anthropic' | 'openai_compatible';
+
+type Sharp = typeof import('sharp').default;
+let sharpLoading: Promise<Sharp> | undefined;
+/** sharp (libvips, ~28 MiB resident) is loaded with the first image, not when the app starts. */
+export function loadSharp(): Promise<Sharp> {
+  sharpLoading ??= import('sharp').then((module) => module.default);
+  return sharpLoading;
+}
 
 export interface ImageLimits {
   /** The longest side after resizing. */
@@ -57,6 +64,7 @@ export function imageTokens(width: number, height: number, provider: ImageProvid
 }
 
 export async function prepareImage(input: Uint8Array, provider: ImageProvider): Promise<PreparedImage> {
+  const sharp = await loadSharp();
   const metadata = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })
     .metadata()
     .catch((error: unknown) => {
@@ -82,6 +90,7 @@ export async function prepareImage(input: Uint8Array, provider: ImageProvider): 
  * appended survives.
  */
 export async function sanitizeImage(input: Uint8Array): Promise<{ bytes: Buffer; mimeType: PreparedImage['mimeType']; width: number; height: number }> {
+  const sharp = await loadSharp();
   const metadata = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })
     .metadata()
     .catch((error: unknown) => {

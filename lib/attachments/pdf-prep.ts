@@ -3,7 +3,7 @@
 // script, and a PDF that carries one (JavaScript, an open action) is never sent as a file, only
 // its text. A provider that takes documents (Anthropic, the CLI) gets the file itself when it is
 // short enough; every other backend, and every long PDF, gets the text of its first pages.
-import { getDocumentProxy } from 'unpdf';
+import type { getDocumentProxy as GetDocumentProxy } from 'unpdf';
 
 /** Anthropic's document limit; longer PDFs go as text. */
 export const PDF_DOCUMENT_MAX_PAGES = 100;
@@ -31,7 +31,9 @@ export interface PdfFacts {
 const scriptMarkers = /\/(JavaScript|JS|OpenAction|AA|Launch)\b/;
 
 export async function readPdf(bytes: Uint8Array): Promise<PdfFacts> {
-  let document: Awaited<ReturnType<typeof getDocumentProxy>>;
+  let document: Awaited<ReturnType<typeof GetDocumentProxy>>;
+  // pdf.js is loaded with the first PDF, not with the app (issue 43 §4).
+  const { getDocumentProxy } = await import('unpdf');
   try {
     // A copy: pdf.js takes the buffer over (transfers it).
     document = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, stopAtErrors: true });

@@ -1,6 +1,6 @@
 // Anthropic Messages API through the official SDK, streaming. SDK retries are off: the one retry
 // policy lives in retry-policy.ts. The static system prefix carries cache_control.
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { endpointOrigin, environmentAnthropicKey, environmentKeyOrigins } from '@/lib/config/key-scope';
 import { BackendError, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
 import { parseToolInput, type BackendMessage, type BackendRequest, type BackendTool, type ContentBlock, type FinishReason, type ModelBackend, type StreamPart, type SystemSegment } from './model-backend';
@@ -112,7 +112,20 @@ export function toAnthropicTools(tools: BackendTool[]): Anthropic.Tool[] {
   return tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema as Anthropic.Tool.InputSchema }));
 }
 
-export function toBackendError(error: unknown): BackendError {
+type AnthropicSdk = typeof Anthropic;
+
+/**
+ * The SDK is loaded when a backend is first made, not when the app starts: an app on the CLI or a
+ * local server never pays its memory (issue 43 §4). One import per process.
+ */
+let sdkLoading: Promise<AnthropicSdk> | undefined;
+function loadSdk(): Promise<AnthropicSdk> {
+  sdkLoading ??= import('@anthropic-ai/sdk').then((module) => module.default);
+  return sdkLoading;
+}
+
+export function toBackendError(error: unknown, sdk: AnthropicSdk): BackendError {
+  const Anthropic = sdk;
   if (error instanceof BackendError) return error;
   if (error instanceof Anthropic.APIConnectionTimeoutError) return new BackendError({ kind: 'timeout', message: `Request timed out: ${error.message}` });
   if (error instanceof Anthropic.APIConnectionError) {
@@ -163,7 +176,7 @@ export function withDeprecationWarningOnce<T>(model: string, create: () => T): T
 
 export class AnthropicBackend implements ModelBackend {
   readonly kind = 'anthropic' as const;
-  private readonly client: Anthropic;
+  private readonly client: Promise<Anthropic>;
   private readonly hasKey: boolean;
   private readonly missingKeyMessage: string;
 
@@ -175,12 +188,17 @@ export class AnthropicBackend implements ModelBackend {
       process.env.ANTHROPIC_API_KEY && options.baseURL
         ? `No Anthropic API key for ${endpointOrigin(options.baseURL) ?? options.baseURL}: ANTHROPIC_API_KEY is only sent to ${environmentKeyOrigins().join(' or ')}; type a key for this endpoint in Settings`
         : 'No Anthropic API key: set one in Settings or ANTHROPIC_API_KEY';
-    this.client = new Anthropic({
-      apiKey,
-      baseURL: options.baseURL,
-      maxRetries: 0,
-      timeout: options.timeoutMs ?? 10 * 60_000,
-    });
+    this.client = loadSdk().then(
+      (Anthropic) =>
+        new Anthropic({
+          apiKey,
+          baseURL: options.baseURL,
+          maxRetries: 0,
+          timeout: options.timeoutMs ?? 10 * 60_000,
+        }),
+    );
+    // A failed load is reported by the call that needs it.
+    this.client.catch(() => undefined);
   }
 
   async *stream(request: BackendRequest, signal: AbortSignal): AsyncIterable<StreamPart> {
@@ -198,9 +216,10 @@ export class AnthropicBackend implements ModelBackend {
       return;
     }
     const system = toAnthropicSystem(request.system);
+    const client = await this.client;
     try {
       const stream = await withDeprecationWarningOnce(request.model, () =>
-        this.client.messages.create(
+        client.messages.create(
           {
             model: request.model,
             max_tokens: request.maxTokens,
@@ -260,7 +279,7 @@ export class AnthropicBackend implements ModelBackend {
       }
     } catch (error) {
       if (isAbortError(error, signal)) return;
-      yield { type: 'error', error: toBackendError(error) };
+      yield { type: 'error', error: toBackendError(error, await loadSdk()) };
       return;
     }
     if (signal.aborted) return;
@@ -276,7 +295,7 @@ export class AnthropicBackend implements ModelBackend {
   /** The API's own list: active and deprecated models, the latter with their retirement date. */
   async listModels(signal: AbortSignal): Promise<ModelListing[]> {
     const listings: ModelListing[] = [];
-    for await (const model of this.client.models.list({ limit: 100 }, { signal })) {
+    for await (const model of (await this.client).models.list({ limit: 100 }, { signal })) {
       // Older API versions (and compatible proxies) omit the lifecycle fields.
       const info = model as Partial<Anthropic.ModelInfo> & { id: string };
       const listing: ModelListing = { id: info.id, ...(info.display_name && { label: info.display_name }), ...(info.max_input_tokens && { context_window: info.max_input_tokens }) };

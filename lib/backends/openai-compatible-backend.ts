@@ -1,7 +1,7 @@
 // Any OpenAI-compatible Chat Completions server (Ollama, LM Studio, vLLM, OpenAI) through the
 // official SDK. Reasoning in `reasoning_content`, `reasoning` or inline <think> becomes
 // reasoning-delta, never reply text.
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { BackendError, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
 import { systemText, type BackendMessage, type ContentBlock, type ImageBlock, type BackendRequest, type BackendTool, type FinishReason, type ModelBackend, type StreamPart } from './model-backend';
 import { OpenAIToolCallAccumulator, mightBeLeakedCall, recoverLeakedToolCalls, type ToolCallFragment } from './openai-tool-calls';
@@ -39,7 +39,16 @@ export function mapOpenAIFinishReason(reason: string | null | undefined): Finish
   }
 }
 
-function toBackendError(error: unknown, baseURL: string): BackendError {
+type OpenAISdk = typeof OpenAI;
+
+/** The SDK is loaded when it is first needed, not when the app starts (issue 43 §4). */
+let sdkLoading: Promise<OpenAISdk> | undefined;
+export function loadOpenAISdk(): Promise<OpenAISdk> {
+  sdkLoading ??= import('openai').then((module) => module.default);
+  return sdkLoading;
+}
+
+function toBackendError(error: unknown, baseURL: string, OpenAI: OpenAISdk): BackendError {
   if (error instanceof OpenAI.APIConnectionTimeoutError) return new BackendError({ kind: 'timeout', message: `Request to ${baseURL} timed out` });
   if (error instanceof OpenAI.APIConnectionError) {
     const cause = (error as { cause?: { message?: string; code?: string } }).cause;
@@ -115,18 +124,24 @@ interface ReasoningDelta {
 
 export class OpenAICompatibleBackend implements ModelBackend {
   readonly kind = 'openai_compatible' as const;
-  private readonly client: OpenAI;
+  private readonly client: Promise<OpenAI>;
   private readonly baseURL: string;
 
   constructor(options: OpenAICompatibleBackendOptions) {
     this.baseURL = normaliseBaseURL(options.endpoint);
-    this.client = new OpenAI({
-      // Local servers ignore the key, but the SDK requires one.
-      apiKey: options.apiKey || 'not-needed',
-      baseURL: this.baseURL,
-      maxRetries: 0,
-      timeout: options.timeoutMs ?? 10 * 60_000,
-    });
+    const baseURL = this.baseURL;
+    this.client = loadOpenAISdk().then(
+      (OpenAI) =>
+        new OpenAI({
+          // Local servers ignore the key, but the SDK requires one.
+          apiKey: options.apiKey || 'not-needed',
+          baseURL,
+          maxRetries: 0,
+          timeout: options.timeoutMs ?? 10 * 60_000,
+        }),
+    );
+    // A failed load is reported by the call that needs it.
+    this.client.catch(() => undefined);
   }
 
   async *stream(request: BackendRequest, signal: AbortSignal): AsyncIterable<StreamPart> {
@@ -153,7 +168,7 @@ export class OpenAICompatibleBackend implements ModelBackend {
     let usage: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } } | undefined;
     const system = systemText(request.system);
     try {
-      const stream = await this.client.chat.completions.create(
+      const stream = await (await this.client).chat.completions.create(
         {
           model: request.model,
           max_tokens: request.maxTokens,
@@ -177,7 +192,7 @@ export class OpenAICompatibleBackend implements ModelBackend {
       }
     } catch (error) {
       if (isAbortError(error, signal)) return;
-      yield { type: 'error', error: toBackendError(error, this.baseURL) };
+      yield { type: 'error', error: toBackendError(error, this.baseURL, await loadOpenAISdk()) };
       return;
     }
     if (signal.aborted) return;
@@ -208,7 +223,7 @@ export class OpenAICompatibleBackend implements ModelBackend {
   }
 
   async listModels(signal: AbortSignal): Promise<ModelListing[]> {
-    const page = await this.client.models.list({ signal });
+    const page = await (await this.client).models.list({ signal });
     return page.data.map((model) => ({ id: model.id })).sort((a, b) => a.id.localeCompare(b.id));
   }
 }

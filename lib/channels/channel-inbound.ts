@@ -22,7 +22,7 @@ import {
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { ChannelHost, InboundButton, InboundMessage } from './channel-types';
-import { verifyCallback, type CardDecision } from './telegram-channel';
+import { verifyCallback, type CardDecision } from './card-callback';
 import { deliveryAddress, isWeakIdentity, pairingOrigin, WEAK_IDENTITY_REASON } from './channel-identity';
 import { allowanceRefusal, authored, boundSession, cardRefusal, openPersonalSession, restingSession } from './channel-people';
 import { handleGroupMessage } from './channel-groups';

@@ -10,16 +10,20 @@ import { ChannelSendError, RecipientAwayError, type ChannelAdapter, type Channel
 import { handleButton, handleMessage, type InboundContext, type InboundCounters } from './channel-inbound';
 import { boundSession } from './channel-people';
 import { PUSHED_EVENTS, pushEvent, type OutboundContext } from './channel-outbound';
-import { IrcChannel } from './irc-channel';
-import { TelegramChannel } from './telegram-channel';
 
 const MAX_ATTEMPTS = 8;
 /** How long a message waits for a recipient who is away before it is given up. */
 const HOLD_MAX_MS = 24 * 60 * 60 * 1000;
 const BACKOFF_MS = [1_000, 5_000, 15_000, 60_000, 300_000];
 
-export function createAdapter(channel: Pick<ChannelRecord, 'id' | 'kind' | 'config'>): ChannelAdapter {
-  return channel.kind === 'telegram' ? new TelegramChannel(channel.id, channel.config as TelegramConfig) : new IrcChannel(channel.config as IrcConfig);
+/** A channel's client library (grammY, irc-framework) is loaded when a channel of its kind starts or is tested, not with the app. */
+export async function createAdapter(channel: Pick<ChannelRecord, 'id' | 'kind' | 'config'>): Promise<ChannelAdapter> {
+  if (channel.kind === 'telegram') {
+    const { TelegramChannel } = await import('./telegram-channel');
+    return new TelegramChannel(channel.id, channel.config as TelegramConfig);
+  }
+  const { IrcChannel } = await import('./irc-channel');
+  return new IrcChannel(channel.config as IrcConfig);
 }
 
 export interface ChannelStatus {
@@ -31,7 +35,7 @@ export interface ChannelStatus {
 class ChannelRuntime {
   state: ChannelState = { kind: 'connecting' };
   readonly counters = { received: 0, ignored: 0, sent: 0 };
-  private readonly adapter: ChannelAdapter;
+  private adapter: ChannelAdapter | null = null;
   private draining: Promise<void> | null = null;
   private again = false;
   private timer: NodeJS.Timeout | null = null;
@@ -42,11 +46,11 @@ class ChannelRuntime {
   constructor(
     readonly channel: ChannelRecord,
     private readonly service: ChannelService,
-  ) {
-    this.adapter = createAdapter(channel);
-  }
+  ) {}
 
   async start(): Promise<void> {
+    const adapter = await createAdapter(this.channel);
+    this.adapter = adapter;
     const context: InboundContext = {
       channel: this.channel,
       host: this.service.host,
@@ -54,7 +58,7 @@ class ChannelRuntime {
       wake: () => this.wake(),
       now: () => new Date(),
     };
-    await this.adapter.start({
+    await adapter.start({
       message: (message) => handleMessage(context, message),
       button: (button) => handleButton(context, button),
       state: (state) => {
@@ -69,7 +73,7 @@ class ChannelRuntime {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.draining;
-    await this.adapter.stop();
+    await this.adapter?.stop();
     this.state = { kind: 'stopped' };
   }
 
@@ -100,13 +104,14 @@ class ChannelRuntime {
 
   private async drain(): Promise<void> {
     for (;;) {
-      if (Date.now() < this.holdUntil) return;
+      const adapter = this.adapter;
+      if (Date.now() < this.holdUntil || !adapter) return;
       const due = await dueOutbox(this.channel.id, new Date());
       if (due.length === 0 || this.stopped) return;
       for (const row of due) {
         if (this.stopped) return;
         try {
-          const id = await this.adapter.send(row.address, { ...row.payload, outboxId: row.id });
+          const id = await adapter.send(row.address, { ...row.payload, outboxId: row.id });
           await markOutboxSent(row.id, id, new Date());
           this.counters.sent++;
           if (this.state.kind === 'rate_limited') this.state = { kind: 'connected' };

@@ -3,35 +3,16 @@
 // handled), replies in HTML split at 4,096 characters, approval cards with an inline keyboard
 // whose callback data is signed (a forged or tampered button is refused). The token never leaves
 // this file in an error: every message is scrubbed of it.
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Api, GrammyError, HttpError } from 'grammy';
 import type { Update } from 'grammy/types';
 import { readOffset, writeOffset, type OutboxPayload } from '@/lib/store/channels-repository';
 import type { TelegramConfig } from './channel-config';
 import { ChannelSendError, type ChannelAdapter, type InboundHandlers } from './channel-types';
 import { toTelegramMessages } from './format';
+import { signCallback } from './card-callback';
 
 const POLL_TIMEOUT_S = 25;
 const RETRY_MS = [1_000, 2_000, 5_000, 15_000, 30_000, 60_000];
-
-export type CardDecision = 'approve' | 'deny' | 'always';
-
-/** `c:<outbox id>:<a|d|s>:<signature>` — under Telegram's 64 bytes; the signature binds all three to this channel. */
-export function signCallback(secret: string, channelId: string, outboxId: number, decision: CardDecision): string {
-  const letter = { approve: 'a', deny: 'd', always: 's' }[decision];
-  const signature = createHmac('sha256', secret).update(`${channelId}:${outboxId}:${letter}`).digest('base64url').slice(0, 22);
-  return `c:${outboxId}:${letter}:${signature}`;
-}
-
-export function verifyCallback(secret: string, channelId: string, data: string): { outboxId: number; decision: CardDecision } | null {
-  const match = /^c:(\d{1,12}):([ads]):([\w-]{22})$/.exec(data);
-  if (!match) return null;
-  const decision = ({ a: 'approve', d: 'deny', s: 'always' } as const)[match[2] as 'a' | 'd' | 's'];
-  const expected = signCallback(secret, channelId, Number(match[1]), decision);
-  const given = Buffer.from(data);
-  if (given.length !== expected.length || !timingSafeEqual(given, Buffer.from(expected))) return null;
-  return { outboxId: Number(match[1]), decision };
-}
 
 export class TelegramChannel implements ChannelAdapter {
   private readonly api: Api;

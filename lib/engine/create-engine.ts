@@ -5,7 +5,6 @@
 import os from 'node:os';
 import type { Clock } from '@/lib/clock/clock';
 import type { Env } from '@/lib/config/env';
-import { DbosEngine } from './dbos-engine';
 import type { ExecutionEngine } from './execution-engine';
 import { InMemoryEngine } from './in-memory-engine';
 
@@ -22,13 +21,18 @@ export function processName(env: Pick<Env, 'AGENTCSD_EXECUTOR_ID' | 'PORT'>): st
   return env.AGENTCSD_EXECUTOR_ID ?? `agentcsd-${os.hostname()}-${env.PORT}`;
 }
 
-/** `clustered`: the process joins a cluster on the same PostgreSQL (server.ts does): its runs follow their sessions' leases. */
-export function createEngine(env: Pick<Env, 'AGENTCSD_ENGINE' | 'AGENTCSD_DATABASE_URL' | 'AGENTCSD_EXECUTOR_ID' | 'PORT'>, clock: Clock, options: { clustered?: boolean } = {}): ConfiguredEngine {
+/**
+ * `clustered`: the process joins a cluster on the same PostgreSQL (server.ts does): its runs follow
+ * their sessions' leases. DBOS is loaded only when it is the engine (~23 MiB an in-memory app does
+ * not need).
+ */
+export async function createEngine(env: Pick<Env, 'AGENTCSD_ENGINE' | 'AGENTCSD_DATABASE_URL' | 'AGENTCSD_EXECUTOR_ID' | 'PORT'>, clock: Clock, options: { clustered?: boolean } = {}): Promise<ConfiguredEngine> {
   if (env.AGENTCSD_ENGINE === 'memory') {
     return { engine: new InMemoryEngine(clock), description: 'in-memory', launch: async () => undefined };
   }
   if (!env.AGENTCSD_DATABASE_URL) throw new Error('AGENTCSD_ENGINE=dbos needs AGENTCSD_DATABASE_URL=postgres://… (see docs/operations.md, "More than one process")');
   const executorId = processName(env);
+  const { DbosEngine } = await import('./dbos-engine');
   const engine = new DbosEngine({ systemDatabaseUrl: env.AGENTCSD_DATABASE_URL, executorId, clock, clustered: options.clustered === true });
   return {
     engine,

@@ -3,8 +3,8 @@
 // openai 6.x asks for base64 and decodes the answer, and a server that ignores the field and sends
 // floats then yields zero vectors without an error. Every answer is checked: one vector per input,
 // all of one length, finite numbers.
-import OpenAI from 'openai';
-import { normaliseBaseURL } from '@/lib/backends/openai-compatible-backend';
+import type OpenAI from 'openai';
+import { loadOpenAISdk, normaliseBaseURL } from '@/lib/backends/openai-compatible-backend';
 import { readMemorySettings, type EmbeddingsConfig } from './memory-settings';
 
 export class EmbeddingError extends Error {
@@ -24,19 +24,25 @@ export interface Embedder {
 const MAX_CHARS = 4_000;
 
 export function createEmbedder(config: EmbeddingsConfig, options: { timeoutMs?: number } = {}): Embedder {
-  const client = new OpenAI({
-    baseURL: normaliseBaseURL(config.endpoint),
-    apiKey: config.api_key || 'not-needed',
-    timeout: options.timeoutMs ?? 30_000,
-    maxRetries: 1,
-  });
+  const sdk = loadOpenAISdk();
+  const client = sdk.then(
+    (OpenAI) =>
+      new OpenAI({
+        baseURL: normaliseBaseURL(config.endpoint),
+        apiKey: config.api_key || 'not-needed',
+        timeout: options.timeoutMs ?? 30_000,
+        maxRetries: 1,
+      }),
+  );
+  client.catch(() => undefined);
   return {
     model: config.model,
     async embed(texts, signal) {
       if (texts.length === 0) return [];
       let answer: OpenAI.Embeddings.CreateEmbeddingResponse;
+      const OpenAI = await sdk;
       try {
-        answer = await client.embeddings.create({ model: config.model, input: texts.map((text) => text.slice(0, MAX_CHARS) || ' '), encoding_format: 'float' }, { signal });
+        answer = await (await client).embeddings.create({ model: config.model, input: texts.map((text) => text.slice(0, MAX_CHARS) || ' '), encoding_format: 'float' }, { signal });
       } catch (error) {
         if (error instanceof OpenAI.APIError && !(error instanceof OpenAI.APIConnectionError)) throw new EmbeddingError(`The embeddings endpoint answered ${error.status ?? 'without a status'}: ${error.message}`);
         throw new EmbeddingError(`The embeddings endpoint could not be reached: ${(error as Error).message}`);

@@ -1,8 +1,6 @@
 // Socket.IO on the app's HTTP server: the handshake passes the same Host/Origin/token guard as
 // HTTP requests; clients join one room per session and receive the orchestrator's events.
 import type { Server as HttpServer } from 'node:http';
-import { createAdapter } from '@socket.io/postgres-adapter';
-import pg from 'pg';
 import { reportPoolErrors } from '@/lib/store/pg-errors';
 import { Server } from 'socket.io';
 import { toApiError, validationError } from '@/lib/http/api-error';
@@ -20,13 +18,13 @@ import {
 
 const sendMessagePayloadSchema = wordsOrFile(z.object({ ...sendMessageFields, ...joinPayloadSchema.shape }).strict());
 
-export function attachSocketServer(input: {
+export async function attachSocketServer(input: {
   httpServer: HttpServer;
   orchestrator: Orchestrator;
   guard: GuardOptions;
   /** Several processes on one PostgreSQL: an event reaches the browsers of every one (Socket.IO's adapter). */
   postgresUrl?: string;
-}): Server<ClientToServerEvents, ServerToClientEvents> {
+}): Promise<Server<ClientToServerEvents, ServerToClientEvents>> {
   const io = new Server<ClientToServerEvents, ServerToClientEvents>(input.httpServer, {
     serveClient: false,
     // Browsers always send Origin on a WebSocket handshake but not on a same-origin polling
@@ -42,6 +40,8 @@ export function attachSocketServer(input: {
 
   if (input.postgresUrl) {
     // The adapter's LISTEN connection is checked out of this pool for good: its loss is reported here, then it reconnects.
+    // Loaded only for an app on PostgreSQL: an app on SQLite never holds the driver for this.
+    const [{ createAdapter }, { default: pg }] = await Promise.all([import('@socket.io/postgres-adapter'), import('pg')]);
     const pool = reportPoolErrors(new pg.Pool({ connectionString: input.postgresUrl, max: 2 }), (message) => console.error('[socket] the PostgreSQL adapter connection failed', message));
     io.adapter(createAdapter(pool, { errorHandler: (error) => console.error('[socket] PostgreSQL adapter', error.message) }));
     io.engine.on('close', () => void pool.end());

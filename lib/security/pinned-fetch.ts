@@ -5,7 +5,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
+import type { RequestInit as UndiciRequestInit } from 'undici';
 
 /** Host name → its addresses; tests pass a resolver of their own (nothing is dialled to decide). */
 export type Resolve = (host: string) => Promise<string[]>;
@@ -36,6 +36,8 @@ export function pinnedLookup(addresses: readonly string[]) {
 
 /** fetch that connects only to `addresses` (judged by the caller); redirects are never followed here. */
 export async function fetchPinned(url: URL, init: RequestInit | undefined, addresses: readonly string[]): Promise<Response> {
+  // undici (~18 MiB) is loaded with the first guarded request, not with the app (issue 43 §4).
+  const { Agent, fetch: undiciFetch } = await import('undici');
   const agent = new Agent({ connect: { lookup: pinnedLookup(addresses) } });
   try {
     const answer = await undiciFetch(url, { ...(init as UndiciRequestInit), redirect: 'manual', dispatcher: agent });

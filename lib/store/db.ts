@@ -7,7 +7,7 @@ import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { appPaths, readEnv } from '@/lib/config/env';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { migrateDatabase } from './migrations';
-import { openPostgresDb, type PostgresDb } from './postgres-db';
+import type { PostgresDb } from './postgres-db';
 import { closeRawDb } from './raw-db';
 import { flushLlmCalls } from './llm-call-writer';
 import { closePgRaw } from './pg-raw';
@@ -51,7 +51,7 @@ export function getStore(): Promise<Store> {
   const held = globalForDb.__agentcsdStore;
   if (held && held.where === where) return held.store;
   const store: Promise<Store> =
-    location.kind === 'sqlite' ? openSqlite(location.file).then((db) => ({ kind: 'sqlite', db })) : openPostgresDb(location.url).then((db) => ({ kind: 'postgres', db, url: location.url }));
+    location.kind === 'sqlite' ? openSqlite(location.file).then((db) => ({ kind: 'sqlite', db })) : import('./postgres-db').then(({ openPostgresDb }) => openPostgresDb(location.url)).then((db) => ({ kind: 'postgres', db, url: location.url }));
   globalForDb.__agentcsdStore = { where, store };
   store.catch(() => {
     if (globalForDb.__agentcsdStore?.store === store) globalForDb.__agentcsdStore = undefined;

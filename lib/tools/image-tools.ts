@@ -6,11 +6,10 @@
 // an upload, so the page shows a thumbnail and the file's bytes are checked when it is served.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import sharp from 'sharp';
 import { z } from 'zod';
 import { classify, sniff } from '@/lib/attachments/file-kind';
 import { fileLine } from '@/lib/attachments/file-line';
-import { ImageRefusedError, MAX_INPUT_PIXELS } from '@/lib/attachments/image-prep';
+import { ImageRefusedError, loadSharp, MAX_INPUT_PIXELS } from '@/lib/attachments/image-prep';
 import { imageBlock } from '@/lib/mind/image-sight';
 import { insertUpload } from '@/lib/store/uploads-repository';
 import { builtinTool, errorOutcome, type ToolOutcome } from '@/lib/tools/tool-types';
@@ -41,6 +40,7 @@ function readFile(root: string, requested: string): { bytes: Buffer; relative: s
 }
 
 async function imageSize(bytes: Buffer): Promise<{ width: number; height: number }> {
+  const sharp = await loadSharp();
   const metadata = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })
     .metadata()
     .catch((error: unknown) => {

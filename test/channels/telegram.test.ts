@@ -12,7 +12,7 @@ import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import { findTask } from '@/lib/store/tasks-repository';
 import { submitTaskSchema } from '@/lib/store/task-types';
 import { getDb } from '@/lib/store/db';
-import { signCallback } from '@/lib/channels/telegram-channel';
+import { signCallback } from '@/lib/channels/card-callback';
 import { readWholeSession } from '@/lib/store/messages-repository';
 import { updateSession } from '@/lib/store/sessions-repository';
 import { mergeChannelConfig, channelInputSchema } from '@/lib/channels/channel-config';

@@ -40,7 +40,7 @@ describe('a delegation killed mid-step (DBOS engine)', () => {
     await crewKillRound({
       fake,
       env: { AGENTCSD_DATA_DIR: dirs.dataDir, AGENTCSD_PERSONAS_DIR: dirs.personasDir, AGENTCSD_SKILLS_DIR: dirs.skillsDir, AGENTCSD_TASK_STEP_DELAY_MS: '100', ...engineEnv, PORT: '3998' },
-      restart: () => startOrchestrator({ taskWorkingDelayMs: 0, configured: createEngine(engineEnv, realClock) }),
+      restart: async () => startOrchestrator({ taskWorkingDelayMs: 0, configured: await createEngine(engineEnv, realClock) }),
     });
   }, 150_000);
 });

@@ -22,7 +22,7 @@ let fake: FakeOpenAIServer;
 let worker: WorkerProcess | null = null;
 let here: Orchestrator | null = null;
 let http: HttpServer | null = null;
-let sockets: ReturnType<typeof attachSocketServer> | null = null;
+let sockets: Awaited<ReturnType<typeof attachSocketServer>> | null = null;
 let browser: Socket | null = null;
 
 beforeAll(async () => {
@@ -71,7 +71,7 @@ describe('two processes on one PostgreSQL', () => {
     http = createServer();
     await new Promise<void>((resolve) => http!.listen(0, '127.0.0.1', resolve));
     const port = (http.address() as { port: number }).port;
-    sockets = attachSocketServer({ httpServer: http, orchestrator: here, guard: { port, extraHosts: [] }, postgresUrl: database.url });
+    sockets = await attachSocketServer({ httpServer: http, orchestrator: here, guard: { port, extraHosts: [] }, postgresUrl: database.url });
     const url = `http://127.0.0.1:${port}`;
     browser = connect(url, { transports: ['websocket'], extraHeaders: { origin: url } });
     const heard: { type: string; bootId: string; seq: number; message?: { content: string } }[] = [];

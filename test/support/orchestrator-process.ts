@@ -11,7 +11,7 @@ import { submitTaskSchema } from '@/lib/store/task-types';
 
 const env = readEnv();
 await getDb();
-const orchestrator = await startOrchestrator({ taskWorkingDelayMs: env.AGENTCSD_TASK_STEP_DELAY_MS, configured: createEngine(env, realClock) });
+const orchestrator = await startOrchestrator({ taskWorkingDelayMs: env.AGENTCSD_TASK_STEP_DELAY_MS, configured: await createEngine(env, realClock) });
 const goal = process.env.CREW_GOAL;
 if (goal) {
   const session = await orchestrator.createSession({ persona: CREW_LEAD, name: 'The crew' });

@@ -5,8 +5,6 @@
 // the store so one process of a cluster refreshes; a refresh that fails leaves the server in *needs
 // sign-in* with the reason. Sign out: the tokens are revoked where the server offers RFC 7009, and
 // forgotten.
-import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   claimMcpRefresh,
@@ -24,6 +22,10 @@ import { readEnv } from '@/lib/config/env';
 import type { McpHttpConfig } from '@/lib/config/mcp-config';
 import { hashState, McpOAuthProvider, NeedsSignIn } from './mcp-oauth-provider';
 import { guardedOAuthFetch, OAuthRefusal } from './oauth-guard';
+
+/** The SDK's OAuth client, loaded with the first sign-in or refresh rather than at start (issue 43 §4). */
+const clientAuth = () => import('@modelcontextprotocol/sdk/client/auth.js');
+
 
 export class SignInError extends Error {
   constructor(
@@ -59,6 +61,7 @@ export class McpAuth {
    */
   private async challenge(config: McpHttpConfig): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
     try {
+      const { LATEST_PROTOCOL_VERSION } = await import('@modelcontextprotocol/sdk/types.js');
       const response = await this.fetchFor(config)(config.url, {
         method: 'POST',
         headers: { ...config.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -66,7 +69,7 @@ export class McpAuth {
       });
       await response.body?.cancel().catch(() => undefined);
       if (response.status !== 401 && response.status !== 403) return {};
-      const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+      const { resourceMetadataUrl, scope } = (await clientAuth()).extractWWWAuthenticateParams(response);
       return { ...(resourceMetadataUrl && { resourceMetadataUrl }), ...(scope && { scope }) };
     } catch {
       return {}; // discovery falls back to the well-known locations
@@ -114,7 +117,7 @@ export class McpAuth {
     try {
       const challenge = await this.challenge(config);
       const scope = this.scopeHints.get(name) ?? challenge.scope ?? config.oauth?.scope;
-      const result = await auth(provider, { serverUrl: config.url, fetchFn: this.fetchFor(config), ...(challenge.resourceMetadataUrl && { resourceMetadataUrl: challenge.resourceMetadataUrl }), ...(scope && { scope }) });
+      const result = await (await clientAuth()).auth(provider, { serverUrl: config.url, fetchFn: this.fetchFor(config), ...(challenge.resourceMetadataUrl && { resourceMetadataUrl: challenge.resourceMetadataUrl }), ...(scope && { scope }) });
       this.scopeHints.delete(name);
       if (result === 'AUTHORIZED') return null;
       if (!provider.authorizationUrl) throw new Error('the SDK asked for a redirect but gave no URL');
@@ -146,7 +149,7 @@ export class McpAuth {
       return record.codeVerifier;
     };
     try {
-      await auth(provider, { serverUrl: config.url, authorizationCode: input.code, fetchFn: this.fetchFor(config) });
+      await (await clientAuth()).auth(provider, { serverUrl: config.url, authorizationCode: input.code, fetchFn: this.fetchFor(config) });
       return name;
     } catch (error) {
       await markMcpNeedsSignIn(name, `sign-in failed: ${reasonOf(error)}`);
@@ -170,7 +173,7 @@ export class McpAuth {
         return 'needs_sign_in';
       }
       const provider = await this.backgroundProvider(name, config);
-      await auth(provider, { serverUrl: config.url, fetchFn: this.fetchFor(config) });
+      await (await clientAuth()).auth(provider, { serverUrl: config.url, fetchFn: this.fetchFor(config) });
       return 'refreshed';
     } catch (error) {
       await markMcpNeedsSignIn(name, error instanceof NeedsSignIn ? error.reason : `refresh failed: ${reasonOf(error)}`, { dropTokens: error instanceof NeedsSignIn });

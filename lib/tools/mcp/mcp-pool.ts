@@ -10,7 +10,7 @@ import type { Tool, ToolInputSchema } from '@/lib/tools/tool-types';
 import { emptyMcpSettings, isHttpServer, mcpToolName, sameServerConfig, type McpHttpConfig, type McpSettings } from '@/lib/config/mcp-config';
 import { deleteMcpAuthExcept } from '@/lib/store/mcp-tokens-repository';
 import type { McpAuth } from './mcp-auth';
-import { McpConnection, type McpConnectionOptions, type McpServerState, type McpToolInfo } from './mcp-connection';
+import type { McpConnection, McpConnectionOptions, McpServerState, McpToolInfo } from './mcp-connection';
 import { uniqueModelNames } from './mcp-tool-screen';
 
 export class McpServerError extends Error {
@@ -123,8 +123,10 @@ export class McpPool {
     await Promise.all(stopping);
     // A server removed takes its sign-in with it (a server added again under its name signs in again).
     if (this.options.auth) await deleteMcpAuthExcept(Object.keys(settings.mcpServers)).catch(() => undefined);
+    // The MCP client (and its SDK) is loaded when a server is configured, not with the app.
+    const { McpConnection } = wanted.size > 0 ? await import('./mcp-connection') : { McpConnection: null };
     for (const [name, config] of wanted) {
-      if (this.connections.has(name)) continue;
+      if (this.connections.has(name) || !McpConnection) continue;
       const connection = new McpConnection(name, config, { ...this.options, onChange: () => this.changed() });
       this.connections.set(name, connection);
       void connection.start();

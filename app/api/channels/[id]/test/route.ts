@@ -12,7 +12,7 @@ export const POST = handle(async (_request, context: { params: Promise<{ id: str
   const channel = await findChannel(id);
   if (!channel) throw new ApiError('not_found', `No channel ${id}`);
   try {
-    return Response.json({ ok: true, detail: await createAdapter(channel).test() });
+    return Response.json({ ok: true, detail: await (await createAdapter(channel)).test() });
   } catch (error) {
     return Response.json({ ok: false, error: error instanceof Error ? error.message : String(error) });
   }
