@@ -9,6 +9,7 @@ import { StatusBadge } from '@/components/sessions/session-list';
 import type { SessionJson } from '@/components/sessions/session-types';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { ModelBanner } from './model-banner';
+import { UntrustedBanner } from './untrusted-banner';
 import type { MindState, OrchestratorEvent } from '@/lib/mind/events';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
@@ -237,6 +238,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           setSettingsVersion((version) => version + 1); // the settings form shows the new model
         }}
       />
+      <UntrustedBanner session={session} toolCalls={state.toolCalls} onCleared={(saved) => dispatch({ type: 'session', session: saved })} />
       {state.mind?.degraded && session.status === 'active' && <ErrorBanner message={state.mind.degraded} />}
       {latestError && !state.mind?.degraded && (
         <p role="alert" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">

@@ -40,6 +40,8 @@ export function untrustedDescriptions(tools: readonly Tool[], trust: TrustSettin
 /** Where a result's content came from, when from outside the app. */
 export function resultOrigin(tool: Tool, outcome: ToolOutcome): UntrustedOrigin | null {
   if (outcome.untrusted) return outcome.untrusted;
+  // A status the tool declared, from a tool whose description (and so its listed words) the user approved.
+  if (outcome.statusOnly && tool.descriptionReviewed) return null;
   if (typeof tool.source === 'object' && !outcome.cancelled) return { kind: 'mcp_server', server: tool.source.mcpServer };
   return null;
 }

@@ -27,7 +27,8 @@ export function sessionExportJson(
     format: 'agentcsd-session',
     version: exportVersion,
     exported_at: new Date().toISOString(),
-    session: sessionJson(session),
+    // What this app holds as untrusted is its own judgement: an import is untrusted as a whole anyway.
+    session: { ...sessionJson(session), untrusted_source: undefined },
     persona_snapshot: personaSnapshot === null ? null : { name: session.personaName, hash: session.personaHash, content: personaSnapshot },
     messages: whole.messages.map(messageJson),
     mood_and_criteria: whole.moodAndCriteria.map(moodAndCriteriaJson),

@@ -14,6 +14,7 @@ export function sessionJson(session: SessionRecord) {
     models: toPublicModels(session.models),
     params: session.params,
     parent_session_id: session.parentSessionId ?? null,
+    untrusted_source: session.untrustedSource ?? null,
   };
 }
 export type SessionJson = ReturnType<typeof sessionJson>;

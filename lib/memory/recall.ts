@@ -2,7 +2,7 @@
 // searched by text (text-search.ts: FTS5 or PostgreSQL's own, English stemming; no model, no download), the two lists fused by rank,
 // then recency, importance and pinning added with weights from config; duplicates (a fact restated
 // nine times) come back once; superseded facts never come back (their successor does).
-import { untrustedMessageSource } from '@/lib/store/untrusted-repository';
+import { untrustedMessageSources } from '@/lib/store/untrusted-repository';
 import { getDb } from '@/lib/store/db';
 import { estimateTokens } from '@/lib/mind/token-budget';
 import type { Embedder } from './embeddings';
@@ -214,10 +214,19 @@ async function semanticLists(personaName: string, query: string, limit: number, 
   return rows;
 }
 
-/** The first untrusted source behind these hits (§20): a memory written from untrusted content, a message of a session that read some. */
+/**
+ * Each hit's provenance (§20, issue 44): a memory written from untrusted content, a message written
+ * in its session after untrusted content entered it — or null, trusted.
+ */
+export async function provenanceOf(hits: readonly RecallHit[]): Promise<(string | null)[]> {
+  const messages = hits.flatMap((hit, index) => (hit.kind === 'message' && hit.sessionId ? [{ index, id: hit.id, sessionId: hit.sessionId }] : []));
+  const sources = await untrustedMessageSources(messages);
+  const result = hits.map((hit) => (hit.kind === 'memory' ? (hit.untrustedSource ?? null) : null));
+  messages.forEach((message, position) => (result[message.index] = sources[position] ?? null));
+  return result;
+}
+
+/** The first untrusted source behind these hits, or null. */
 export async function untrustedAmong(hits: readonly RecallHit[]): Promise<string | null> {
-  const memory = hits.find((hit) => hit.untrustedSource)?.untrustedSource;
-  if (memory) return memory;
-  const sessionIds = [...new Set(hits.flatMap((hit) => (hit.kind === 'message' && hit.sessionId ? [hit.sessionId] : [])))];
-  return sessionIds.length > 0 ? untrustedMessageSource(sessionIds) : null;
+  return (await provenanceOf(hits)).find((source) => source !== null) ?? null;
 }

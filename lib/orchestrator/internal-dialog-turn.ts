@@ -19,7 +19,7 @@ import type { TurnResult } from '@/lib/mind/outcomes';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
 import { memoryForTurn } from '@/lib/memory/turn-memory';
 import { skillsPromptSection } from '@/lib/skills/skill-tools';
-import { markSessionUntrusted } from '@/lib/store/untrusted-repository';
+import { markSessionUntrusted, sessionUntrustedSource } from '@/lib/store/untrusted-repository';
 import { appendLogsSafely, type MindContext } from './mind-context';
 import { buildInternalDialogRequest, type MoodAndCriteria } from '@/lib/mind/tags/build-prompts';
 import { ReplyRouter, type RoutedDelta } from '@/lib/mind/tags/reply-router';
@@ -89,7 +89,8 @@ export async function runInternalDialogTurn(
   const userMessage = work.userMessages.length > 0 ? work.userMessages.map((message) => message.content).join('\n\n') : null;
   const session = context.session();
   // Recall across the persona's other sessions and memories (a continued turn sends what it sent).
-  const recalled = work.resume ? null : await memoryForTurn({ personaName: session.personaName, sessionId: context.sessionId, query: [work.task?.goal, userMessage].filter(Boolean).join('\n') });
+  const query = [work.task?.goal, userMessage].filter(Boolean).join('\n');
+  const recalled = work.resume || !query.trim() ? null : await memoryForTurn({ personaName: session.personaName, sessionId: context.sessionId, query, holdsUntrusted: (await sessionUntrustedSource(context.sessionId)) !== null });
   // Recalled text from untrusted content makes this session's content untrusted too (§20).
   if (recalled?.untrustedSource) await markSessionUntrusted(context.sessionId, recalled.untrustedSource);
   const prompt = {

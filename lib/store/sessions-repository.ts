@@ -25,6 +25,8 @@ export interface SessionRecord {
   status: SessionStatus;
   /** A specialist's session: the session whose task delegated to it (issue 34). */
   parentSessionId?: string | null;
+  /** The untrusted content it holds (§20): from then on a call that sends data out asks first. */
+  untrustedSource?: string | null;
 }
 
 type SessionRow = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['session']['findFirstOrThrow']>>;
@@ -41,6 +43,7 @@ function toRecord(row: SessionRow): SessionRecord {
     params: parseJsonColumn(sessionParamsSchema, row.params, 'params', defaultParams),
     status: row.status as SessionStatus,
     parentSessionId: row.parentSessionId,
+    untrustedSource: row.untrustedSource,
   };
 }
 

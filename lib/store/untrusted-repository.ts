@@ -12,10 +12,15 @@ export function writeTrust(trust: TrustSettings): Promise<void> {
   return writeJsonSetting('trust', trust);
 }
 
-/** Records that untrusted content entered the session (the first source is kept); true when it is new. */
+/**
+ * Records that untrusted content entered the session (the first source is kept); true when it is
+ * new. Its messages from the next one on carry the mark where they are recalled; those written
+ * before stay trusted (issue 44). Every caller marks before it stores what the content leads to.
+ */
 export async function markSessionUntrusted(sessionId: string, source: string): Promise<boolean> {
   const db = await getDb();
-  const result = await db.session.updateMany({ where: { id: sessionId, untrustedSource: null }, data: { untrustedSource: source.slice(0, 500) } });
+  const last = await db.message.findFirst({ where: { sessionId }, orderBy: { id: 'desc' }, select: { id: true } });
+  const result = await db.session.updateMany({ where: { id: sessionId, untrustedSource: null }, data: { untrustedSource: source.slice(0, 500), untrustedFromMessage: (last?.id ?? 0) + 1 } });
   return result.count > 0;
 }
 
@@ -30,9 +35,20 @@ export async function clearSessionUntrusted(sessionId: string): Promise<boolean>
   return (await db.session.updateMany({ where: { id: sessionId }, data: { untrustedSource: null } })).count > 0;
 }
 
-/** Why messages of these sessions are untrusted content (the first marked session's source), or null. */
-export async function untrustedMessageSource(sessionIds: string[]): Promise<string | null> {
+/**
+ * Per message, why it is untrusted content — written in its session after untrusted content
+ * entered it — or null (written before, or the session holds none).
+ */
+export async function untrustedMessageSources(messages: readonly { id: number; sessionId: string }[]): Promise<(string | null)[]> {
+  if (messages.length === 0) return [];
   const db = await getDb();
-  const session = await db.session.findFirst({ where: { id: { in: sessionIds }, untrustedSource: { not: null } }, select: { name: true, untrustedSource: true } });
-  return session?.untrustedSource ? `a message of the session "${session.name}", which read ${session.untrustedSource}` : null;
+  const sessions = await db.session.findMany({
+    where: { id: { in: [...new Set(messages.map((message) => message.sessionId))] }, untrustedSource: { not: null } },
+    select: { id: true, name: true, untrustedSource: true, untrustedFromMessage: true },
+  });
+  const marked = new Map(sessions.map((session) => [session.id, session]));
+  return messages.map((message) => {
+    const session = marked.get(message.sessionId);
+    return session && message.id >= session.untrustedFromMessage ? `a message of the session "${session.name}", written after it read ${session.untrustedSource}` : null;
+  });
 }

@@ -47,6 +47,8 @@ export interface ToolOutcome {
   cancelled?: boolean;
   /** The result carries content from outside (a web page, a memory written from one): untrusted unless the user trusts its origin. */
   untrusted?: UntrustedOrigin;
+  /** The result only reports the call's own status, as its tool declared (no text from outside): it marks nothing (issue 44 §3). */
+  statusOnly?: boolean;
   /** Images the model is shown with the result (view_image), held for the turn's next steps. */
   images?: ImageBlock[];
 }

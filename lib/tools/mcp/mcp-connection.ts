@@ -14,6 +14,7 @@ import type { McpAuth } from './mcp-auth';
 import { NeedsSignIn } from './mcp-oauth-provider';
 import { screenServerTools } from './mcp-tool-screen';
 import { ProcessGroupStdioTransport } from './stdio-transport';
+import { statusOnlyContent } from './status-only';
 
 export type McpServerState = 'stopped' | 'starting' | 'ready' | 'failed' | 'needs_sign_in';
 export type { McpToolInfo };
@@ -344,6 +345,9 @@ export class McpConnection {
         // Asking for progress is what makes the server send it (and keeps a long call alive).
         onprogress: (progress) => context.onProgress?.(progress),
       })) as CallToolResult;
+      // A status the tool declared (issue 44 §3): the model reads that value alone.
+      const status = result.isError ? null : statusOnlyContent(this.tools.find((info) => info.name === tool)?.outputSchema, result.structuredContent);
+      if (status !== null) return { isError: false, content: status, statusOnly: true };
       const { text, dropped } = capResult(resultText(result), this.options.resultCapChars);
       return { isError: result.isError === true, content: text, ...(dropped > 0 && { droppedBytes: dropped }) };
     } catch (error) {
