@@ -69,8 +69,8 @@ async function measure(variant: string, args: string[], port: number, fakeUrl: s
         });
         if (!response.ok) throw new Error(`session ${i + 1}: ${response.status} ${await response.text()}`);
       }
-      // The minds' first cycles, then their adaptive pacing backs off.
-      await new Promise((resolve) => setTimeout(resolve, 20_000));
+      // The minds' first cycles, then a minute for their adaptive pacing to back off (idle, as a day's sessions mostly are).
+      await new Promise((resolve) => setTimeout(resolve, 60_000));
       return sampledRss(child.pid!, 15);
     };
     const oneSessionMiB = await create(1, 0);

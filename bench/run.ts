@@ -22,6 +22,7 @@ import { benchStoreTurn, storeTable } from './store';
 import { capacityCurve, capacityTable } from './cluster';
 import { benchImagePrep, imagePrepTable, twelveMegapixelPhoto } from './attachments';
 import { benchScopedRecall, scopedRecallTable } from './people';
+import { benchProvenance, provenanceTable } from './provenance';
 import { benchIdleMemory, idleMemoryTable } from './idle-memory';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
@@ -103,6 +104,13 @@ console.log(
   scopedRecallTable([
     await benchScopedRecall({ size: 10_000, people: 50, queries: quick ? 50 : 200 }),
     await benchScopedRecall({ size: 10_000, people: 50, queries: quick ? 50 : 200, postgresUrl: memoryPostgres.url }),
+  ]),
+);
+console.log('\n## Provenance: the untrusted checks of a turn and of an outbound step (issue 44)\n');
+console.log(
+  provenanceTable([
+    await benchProvenance({ size: 10_000, queries: quick ? 50 : 200 }),
+    await benchProvenance({ size: 10_000, queries: quick ? 50 : 200, postgresUrl: memoryPostgres.url }),
   ]),
 );
 console.log('\n## The store: SQLite and PostgreSQL side by side (a turn\'s writes)\n');

@@ -5,6 +5,7 @@ import { apiFetch } from '@/components/api-client';
 import { fileLinesIn } from '@/lib/attachments/file-line';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 import { FilePreviews } from './file-previews';
+import { TrustSourceButton } from './trust-source-button';
 
 /** The line a person reads first: the command, the code, the path — not the JSON. */
 export function callSubject(call: ToolCallJson): string {
@@ -143,7 +144,7 @@ export const ToolCallCard = memo(function ToolCallCard(props: { call: ToolCallJs
         {call.untrusted_reason && (
           <p role="note" aria-label="Why this asks" className="rounded border border-red-300 bg-red-50 p-2 text-red-900 dark:border-red-800 dark:bg-red-950/40 dark:text-red-200">
             After reading {call.untrusted_reason}, the agent wants to send data out or act outside its workspace. What would leave is shown below, exactly; text from outside may
-            have asked for it.
+            have asked for it. <TrustSourceButton reason={call.untrusted_reason} />
           </p>
         )}
         {explanation && <p className="text-zinc-700 dark:text-zinc-300">{explanation}</p>}

@@ -1,0 +1,68 @@
+// The provenance checks (issue 44) on a store of 10k items over 100 sessions of one persona, half
+// of them marked untrusted from their middle message on: per turn, the provenance of the recalled
+// hits (one statement for the sessions behind them); per tool step that would send data out, the
+// session's mark. Each timed alone, p50/p99 over the queries.
+import { defaultModels, defaultParams } from '@/lib/config/model-config';
+import { provenanceOf, recall, type RecallHit } from '@/lib/memory/recall';
+import { getDb } from '@/lib/store/db';
+import { insertSession } from '@/lib/store/sessions-repository';
+import { markSessionUntrusted, sessionUntrustedSource } from '@/lib/store/untrusted-repository';
+import { freshStore, insertMessages } from './memory';
+import { formatMs, median, percentile } from './stats';
+
+export interface ProvenanceResult {
+  store: 'sqlite' | 'postgres';
+  hits: number;
+  perTurn: number[];
+  perStep: number[];
+}
+
+const words = 'coffee tea garden piano river mountain project deadline birthday concert museum recipe bicycle library holiday painting football camera journey ocean'.split(' ');
+
+export async function benchProvenance(options: { size: number; queries: number; postgresUrl?: string }): Promise<ProvenanceResult> {
+  const done = await freshStore(options.postgresUrl);
+  const db = await getDb();
+  const persona = 'reader';
+  const sessions: string[] = [];
+  for (let index = 0; index < 100; index++) {
+    const id = crypto.randomUUID();
+    await insertSession({ id, name: `s${index}`, personaName: persona, personaHash: 'h', models: defaultModels, params: defaultParams, status: 'paused' });
+    sessions.push(id);
+  }
+  let seed = 7;
+  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const sentence = () => Array.from({ length: 12 }, () => (random() < 0.3 ? words[Math.floor(random() * words.length)] : `w${Math.floor(random() * 5000)}`)).join(' ');
+  const half = Math.floor(options.size / 2);
+  const batch = (from: number, to: number) =>
+    Array.from({ length: to - from }, (_, offset) => ({ sessionId: sessions[(from + offset) % sessions.length]!, tag: (from + offset) % 2 ? ('ED_agent' as const) : ('ED_user' as const), content: sentence(), createdAt: new Date(Date.UTC(2026, 0, 1) + (from + offset) * 60_000) }));
+  await insertMessages(batch(0, half));
+  for (const id of sessions.filter((_, index) => index % 2 === 0)) await markSessionUntrusted(id, 'the web host news.example');
+  await insertMessages(batch(half, options.size));
+  if (options.postgresUrl) await db.$executeRawUnsafe('ANALYZE messages, sessions');
+  const perTurn: number[] = [];
+  const perStep: number[] = [];
+  let hits = 0;
+  for (let index = 0; index < options.queries; index++) {
+    const found: RecallHit[] = await recall({ personaName: persona, query: `the ${words[index % words.length]} and the ${words[(index * 7) % words.length]}`, k: 12, embedder: null });
+    hits += found.length;
+    let begun = performance.now();
+    await provenanceOf(found);
+    perTurn.push(performance.now() - begun);
+    begun = performance.now();
+    await sessionUntrustedSource(sessions[index % sessions.length]!);
+    perStep.push(performance.now() - begun);
+  }
+  await done();
+  return { store: options.postgresUrl ? 'postgres' : 'sqlite', hits: hits / options.queries, perTurn, perStep };
+}
+
+export function provenanceTable(results: ProvenanceResult[]): string {
+  return [
+    '| store | check | p50 | p99 |',
+    '| --- | --- | --- | --- |',
+    ...results.flatMap((result) => [
+      `| ${result.store} | per turn: provenance of the recalled hits (${result.hits.toFixed(1)} on average) | ${formatMs(median(result.perTurn))} | ${formatMs(percentile(result.perTurn, 99))} |`,
+      `| ${result.store} | per outbound step: the session's mark | ${formatMs(median(result.perStep))} | ${formatMs(percentile(result.perStep, 99))} |`,
+    ]),
+  ].join('\n');
+}
