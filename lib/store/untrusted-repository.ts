@@ -1,7 +1,9 @@
 // Where untrusted content entered (ARCHITECTURE §20): the session's first untrusted source, the
 // user's trusted hosts and servers (one settings row), and the sources behind recalled items.
 import { emptyTrust, trustSettingsSchema, type TrustSettings } from '@/lib/config/trust-config';
-import { getDb } from './db';
+import { getDb, getStore } from './db';
+import { pgQuery, pgRaw } from './pg-raw';
+import { rawDb, statement } from './raw-db';
 import { readJsonSetting, writeJsonSetting } from './settings-repository';
 
 export function readTrust(): Promise<TrustSettings> {
@@ -24,9 +26,15 @@ export async function markSessionUntrusted(sessionId: string, source: string): P
   return result.count > 0;
 }
 
+/** Read on every tool step that would send data out and every turn's recall: one prepared statement (issue 44's benchmark row). */
 export async function sessionUntrustedSource(sessionId: string): Promise<string | null> {
-  const db = await getDb();
-  return (await db.session.findUnique({ where: { id: sessionId }, select: { untrustedSource: true } }))?.untrustedSource ?? null;
+  const store = await getStore();
+  if (store.kind === 'postgres') {
+    const { rows } = await pgQuery<{ untrusted_source: string | null }>(pgRaw(store.url), 'session_untrusted_source', 'SELECT untrusted_source FROM sessions WHERE id = $1', [sessionId]);
+    return rows[0]?.untrusted_source ?? null;
+  }
+  const row = statement(rawDb(), 'SELECT untrusted_source FROM sessions WHERE id = ?').get(sessionId) as { untrusted_source: string | null } | undefined;
+  return row?.untrusted_source ?? null;
 }
 
 /** The user has read the session and vouches for what is in it: calls stop asking for this reason. */
@@ -41,12 +49,14 @@ export async function clearSessionUntrusted(sessionId: string): Promise<boolean>
  */
 export async function untrustedMessageSources(messages: readonly { id: number; sessionId: string }[]): Promise<(string | null)[]> {
   if (messages.length === 0) return [];
-  const db = await getDb();
-  const sessions = await db.session.findMany({
-    where: { id: { in: [...new Set(messages.map((message) => message.sessionId))] }, untrustedSource: { not: null } },
-    select: { id: true, name: true, untrustedSource: true, untrustedFromMessage: true },
-  });
-  const marked = new Map(sessions.map((session) => [session.id, session]));
+  const ids = [...new Set(messages.map((message) => message.sessionId))];
+  const store = await getStore();
+  type Marked = { id: string; name: string; untrusted_source: string; untrusted_from_message: number };
+  const sessions: Marked[] =
+    store.kind === 'postgres'
+      ? (await pgQuery<Marked>(pgRaw(store.url), 'marked_sessions', 'SELECT id, name, untrusted_source, untrusted_from_message FROM sessions WHERE id = ANY($1::text[]) AND untrusted_source IS NOT NULL', [ids])).rows
+      : (statement(rawDb(), 'SELECT id, name, untrusted_source, untrusted_from_message FROM sessions WHERE id IN (SELECT value FROM json_each(?)) AND untrusted_source IS NOT NULL').all(JSON.stringify(ids)) as Marked[]);
+  const marked = new Map(sessions.map((session) => [session.id, { name: session.name, untrustedSource: session.untrusted_source, untrustedFromMessage: session.untrusted_from_message }]));
   return messages.map((message) => {
     const session = marked.get(message.sessionId);
     return session && message.id >= session.untrustedFromMessage ? `a message of the session "${session.name}", written after it read ${session.untrustedSource}` : null;
