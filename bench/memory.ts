@@ -175,21 +175,31 @@ export interface RecallLatency {
   ingestPerSecond: number;
 }
 
-const words = 'coffee tea garden piano river mountain project deadline birthday concert museum recipe bicycle library holiday painting football camera journey ocean'.split(' ');
+export const words = 'coffee tea garden piano river mountain project deadline birthday concert museum recipe bicycle library holiday painting football camera journey ocean'.split(' ');
+
+/** `count` paused sessions of one persona, for a store filled by a benchmark. */
+export async function pausedSessions(persona: string, count: number): Promise<string[]> {
+  const sessions: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const id = crypto.randomUUID();
+    await insertSession({ id, name: `s${index}`, personaName: persona, personaHash: 'h', models: defaultModels, params: defaultParams, status: 'paused' });
+    sessions.push(id);
+  }
+  return sessions;
+}
+
+/** Twelve-word sentences, 30% of them from `words`, the rest rare tokens; the same for the same seed. */
+export function sentences(seed: number): () => string {
+  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  return () => Array.from({ length: 12 }, () => (random() < 0.3 ? words[Math.floor(random() * words.length)] : `w${Math.floor(random() * 5000)}`)).join(' ');
+}
 
 /** `recall` over `size` stored items (90% messages over 100 sessions, 10% memories), one persona. */
 export async function benchRecallLatency(options: { size: number; queries: number; embedder?: Embedder; postgresUrl?: string; unanalysed?: boolean }): Promise<RecallLatency> {
   const done = await freshStore(options.postgresUrl);
   const persona = 'latency';
-  const sessions: string[] = [];
-  for (let index = 0; index < 100; index++) {
-    const id = crypto.randomUUID();
-    await insertSession({ id, name: `s${index}`, personaName: persona, personaHash: 'h', models: defaultModels, params: defaultParams, status: 'paused' });
-    sessions.push(id);
-  }
-  let seed = 7;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-  const sentence = () => Array.from({ length: 12 }, () => (random() < 0.3 ? words[Math.floor(random() * words.length)] : `w${Math.floor(random() * 5000)}`)).join(' ');
+  const sessions = await pausedSessions(persona, 100);
+  const sentence = sentences(7);
   const messageCount = Math.round(options.size * 0.9);
   const started = performance.now();
   await insertMessages(

@@ -8,7 +8,7 @@ import { recall } from '@/lib/memory/recall';
 import { getDb } from '@/lib/store/db';
 import { addSessionPeople } from '@/lib/store/people-repository';
 import { insertSession } from '@/lib/store/sessions-repository';
-import { freshStore, insertMessages } from './memory';
+import { freshStore, insertMessages, sentences, words } from './memory';
 import { formatMs, median, percentile } from './stats';
 
 export interface ScopedRecall {
@@ -18,8 +18,6 @@ export interface ScopedRecall {
   unscoped: number[];
   scoped: number[];
 }
-
-const words = 'coffee tea garden piano river mountain project deadline birthday concert museum recipe bicycle library holiday painting football camera journey ocean'.split(' ');
 
 export async function benchScopedRecall(options: { size: number; people: number; queries: number; postgresUrl?: string }): Promise<ScopedRecall> {
   const done = await freshStore(options.postgresUrl);
@@ -34,9 +32,7 @@ export async function benchScopedRecall(options: { size: number; people: number;
     await addSessionPeople(id, [people[index % options.people]!]);
     sessions.push(id);
   }
-  let seed = 11;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-  const sentence = () => Array.from({ length: 12 }, () => (random() < 0.3 ? words[Math.floor(random() * words.length)] : `w${Math.floor(random() * 5000)}`)).join(' ');
+  const sentence = sentences(11);
   const messageCount = Math.round(options.size * 0.9);
   await insertMessages(
     Array.from({ length: messageCount }, (_, index) => ({ sessionId: sessions[index % sessions.length]!, tag: index % 2 ? ('ED_agent' as const) : ('ED_user' as const), content: sentence(), createdAt: new Date(Date.UTC(2026, 0, 1) + index * 60_000) })),

@@ -2,12 +2,10 @@
 // of them marked untrusted from their middle message on: per turn, the provenance of the recalled
 // hits (one statement for the sessions behind them); per tool step that would send data out, the
 // session's mark. Each timed alone, p50/p99 over the queries.
-import { defaultModels, defaultParams } from '@/lib/config/model-config';
 import { provenanceOf, recall, type RecallHit } from '@/lib/memory/recall';
 import { getDb } from '@/lib/store/db';
-import { insertSession } from '@/lib/store/sessions-repository';
 import { markSessionUntrusted, sessionUntrustedSource } from '@/lib/store/untrusted-repository';
-import { freshStore, insertMessages } from './memory';
+import { freshStore, insertMessages, pausedSessions, sentences, words } from './memory';
 import { formatMs, median, percentile } from './stats';
 
 export interface ProvenanceResult {
@@ -17,21 +15,12 @@ export interface ProvenanceResult {
   perStep: number[];
 }
 
-const words = 'coffee tea garden piano river mountain project deadline birthday concert museum recipe bicycle library holiday painting football camera journey ocean'.split(' ');
-
 export async function benchProvenance(options: { size: number; queries: number; postgresUrl?: string }): Promise<ProvenanceResult> {
   const done = await freshStore(options.postgresUrl);
   const db = await getDb();
   const persona = 'reader';
-  const sessions: string[] = [];
-  for (let index = 0; index < 100; index++) {
-    const id = crypto.randomUUID();
-    await insertSession({ id, name: `s${index}`, personaName: persona, personaHash: 'h', models: defaultModels, params: defaultParams, status: 'paused' });
-    sessions.push(id);
-  }
-  let seed = 7;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-  const sentence = () => Array.from({ length: 12 }, () => (random() < 0.3 ? words[Math.floor(random() * words.length)] : `w${Math.floor(random() * 5000)}`)).join(' ');
+  const sessions = await pausedSessions(persona, 100);
+  const sentence = sentences(7);
   const half = Math.floor(options.size / 2);
   const batch = (from: number, to: number) =>
     Array.from({ length: to - from }, (_, offset) => ({ sessionId: sessions[(from + offset) % sessions.length]!, tag: (from + offset) % 2 ? ('ED_agent' as const) : ('ED_user' as const), content: sentence(), createdAt: new Date(Date.UTC(2026, 0, 1) + (from + offset) * 60_000) }));

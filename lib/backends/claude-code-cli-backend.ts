@@ -27,7 +27,7 @@ export interface ClaudeCodeCliBackendOptions {
 const spawnOptions = { detached: true, reject: false, buffer: { stdout: false, stderr: true }, maxBuffer: { stderr: 64 * 1024 }, stripFinalNewline: true, extendEnv: false } as const;
 type CliProcess = ResultPromise<typeof spawnOptions & { cwd: string; env: Record<string, string> }>;
 
-/** A CLI process waiting on stdin for its prompt. */
+/** A CLI process waiting on stdin for its prompt (the call that takes it writes the prompt). */
 export interface WarmCli extends WarmProcess {
   subprocess: CliProcess;
 }
@@ -53,7 +53,6 @@ function spawnCli(executable: string, args: string[], cwd: string, env: Record<s
 function warmCli(subprocess: CliProcess): WarmCli {
   return {
     subprocess,
-    start: (input) => subprocess.stdin?.end(input),
     kill: () => {
       killGroup(subprocess, 'SIGKILL');
       void subprocess.catch(() => undefined);

@@ -1,12 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CliWarmPool, type WarmProcess } from './cli-warm-pool';
 
-function fakeProcess(): WarmProcess & { killed: boolean; exited: boolean; input: string | null } {
+function fakeProcess(): WarmProcess & { killed: boolean; exited: boolean } {
   const process = {
     killed: false,
     exited: false,
-    input: null as string | null,
-    start: (input: string) => void (process.input = input),
     kill: () => void (process.killed = true),
     alive: () => !process.killed && !process.exited,
   };

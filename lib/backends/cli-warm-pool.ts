@@ -14,8 +14,6 @@ import os from 'node:os';
 import { readEnv } from '@/lib/config/env';
 
 export interface WarmProcess {
-  /** Gives the process its prompt and lets it run. */
-  start(input: string): void;
   /** Ends it unused. */
   kill(): void;
   /** False once it has exited on its own. */

@@ -29,8 +29,7 @@ export async function memoryForTurn(input: { personaName: string; sessionId: str
     const block = memoryBlock(hits, input.budgetTokens ?? MEMORY_BLOCK_TOKENS);
     if (block.used.length === 0) return null;
     const used = new Set(block.used);
-    const source = found.find((hit, index) => used.has(hit) && provenance[index] !== null);
-    const reason = source ? provenance[found.indexOf(source)]! : null;
+    const reason = provenance.find((source, index) => source !== null && used.has(found[index]!)) ?? null;
     return {
       text: `From earlier conversations and what you noted (may be out of date; use it only if it helps):\n${block.text}`,
       untrustedSource: reason && !input.holdsUntrusted ? `${reason} (recalled: it matched this turn better than anything trusted)` : reason,

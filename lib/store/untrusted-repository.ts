@@ -4,6 +4,7 @@ import { emptyTrust, trustSettingsSchema, type TrustSettings } from '@/lib/confi
 import { getDb, getStore } from './db';
 import { pgQuery, pgRaw } from './pg-raw';
 import { rawDb, statement } from './raw-db';
+import { sqlRun } from './sql';
 import { readJsonSetting, writeJsonSetting } from './settings-repository';
 
 export function readTrust(): Promise<TrustSettings> {
@@ -20,13 +21,19 @@ export function writeTrust(trust: TrustSettings): Promise<void> {
  * before stay trusted (issue 44). Every caller marks before it stores what the content leads to.
  */
 export async function markSessionUntrusted(sessionId: string, source: string): Promise<boolean> {
-  const db = await getDb();
-  const last = await db.message.findFirst({ where: { sessionId }, orderBy: { id: 'desc' }, select: { id: true } });
-  const result = await db.session.updateMany({ where: { id: sessionId, untrustedSource: null }, data: { untrustedSource: source.slice(0, 500), untrustedFromMessage: (last?.id ?? 0) + 1 } });
-  return result.count > 0;
+  // One statement: nothing to read when the session is already marked (most calls), and no message slips in between.
+  const changed = await sqlRun(
+    'UPDATE sessions SET untrusted_source = ?, untrusted_from_message = COALESCE((SELECT MAX(id) FROM messages WHERE session_id = ?), 0) + 1 WHERE id = ? AND untrusted_source IS NULL',
+    [source.slice(0, 500), sessionId, sessionId],
+  );
+  return changed > 0;
 }
 
-/** Read on every tool step that would send data out and every turn's recall: one prepared statement (issue 44's benchmark row). */
+/**
+ * Read on every tool step that would send data out and every turn's recall: prepared once per
+ * connection on both stores (on PostgreSQL a named statement on the direct pool, as the turn's other
+ * hot reads) — issue 44's benchmark row.
+ */
 export async function sessionUntrustedSource(sessionId: string): Promise<string | null> {
   const store = await getStore();
   if (store.kind === 'postgres') {
