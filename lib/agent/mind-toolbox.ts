@@ -22,7 +22,8 @@ const NATIVE_TOOL_BACKENDS = new Set(['anthropic', 'openai_compatible']);
 export function toolActivityLine(call: ToolCallRecord): string {
   const args = call.args ?? {};
   const subject = String(args.command ?? args.code ?? args.path ?? args.pattern ?? JSON.stringify(args)).replace(/\s+/g, ' ');
-  const result = (call.result ?? '').replace(/\s+/g, ' ').trim();
+  // Untrusted content lives in the turn that read it (issue 44): the Subconscious reads where it came from.
+  const result = call.resultSource ? `[result withheld: from ${call.resultSource}]` : (call.result ?? '').replace(/\s+/g, ' ').trim();
   const clip = (text: string, length: number) => (text.length > length ? `${text.slice(0, length)}…` : text);
   return `${call.name}(${clip(subject, 80)}) → ${call.status}${call.exitCode !== null ? ` (exit ${call.exitCode})` : ''}${result ? `: ${clip(result, 160)}` : ''}`;
 }

@@ -42,3 +42,8 @@ export function isTrusted(origin: UntrustedOrigin, trust: TrustSettings): boolea
   if (origin.kind === 'skill') return trust.skills.includes(origin.skill);
   return false;
 }
+
+/** What later prompts read instead of untrusted content (issue 44: it lives in the turn that read it). */
+export function withheldText(source: string): string {
+  return `[Withheld: written while reading ${source}. Recall it or read it again if you need it; sending anything out then asks the person first.]`;
+}

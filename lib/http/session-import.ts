@@ -182,7 +182,9 @@ export function importedRows(file: SessionImport, sessionId: string) {
       // Someone else's file: everything in it is untrusted content (§20).
       untrustedSource: `the imported file of the session "${file.session.name.slice(0, 100)}"`,
     },
+    // Each piece keeps its source: later prompts show it as a placeholder until the owner vouches for it (issue 44).
     messages: file.messages.map((message) => ({
+      untrustedSource: `the imported file of the session "${file.session.name.slice(0, 100)}"`,
       sessionId,
       layer: message.layer,
       tag: message.tag,
@@ -194,7 +196,7 @@ export function importedRows(file: SessionImport, sessionId: string) {
       createdAt: new Date(message.created_at),
     })),
     moodAndCriteria: file.mood_and_criteria.map((row) => ({ sessionId, mood: row.mood, criteria: row.criteria, cycleNumber: row.cycle_number, createdAt: new Date(row.created_at) })),
-    summaries: file.context_summaries.map((row) => ({ sessionId, layer: row.layer, summary: row.summary, fromCycle: row.from_cycle, toCycle: row.to_cycle, createdAt: new Date(row.created_at) })),
+    summaries: file.context_summaries.map((row) => ({ sessionId, layer: row.layer, summary: row.summary, fromCycle: row.from_cycle, toCycle: row.to_cycle, createdAt: new Date(row.created_at), untrustedSource: `the imported file of the session "${file.session.name.slice(0, 100)}"` })),
     calls: file.llm_calls.map((row) => ({
       sessionId,
       layer: row.layer,

@@ -8,6 +8,7 @@ import type { LayerModelConfig } from '@/lib/config/model-config';
 import type { MindModelAccess } from '@/lib/mind/model-access';
 import type { ConsolidationJson } from '@/lib/mind/events';
 import { wrapTag } from '@/lib/mind/tags/escape';
+import { withheldText } from '@/lib/config/trust-config';
 import { getDb } from '@/lib/store/db';
 import { readMemorySettings, type ConsolidationConfig } from './memory-settings';
 import { appendMemory, findMemory, listMemories, supersedeMemory, type MemoryRecord } from './memory-store';
@@ -98,6 +99,7 @@ interface NewMessageRow {
   id: number;
   tag: string;
   content: string;
+  untrustedSource?: string | null;
 }
 
 /** The session's conversation after its last finished consolidation. */
@@ -106,7 +108,7 @@ async function newMessages(sessionId: string): Promise<NewMessageRow[]> {
   const done = await db.consolidation.aggregate({ where: { sessionId, status: 'done' }, _max: { throughMessageId: true } });
   return db.message.findMany({
     where: { sessionId, id: { gt: done._max.throughMessageId ?? 0 }, tag: { in: ['ED_user', 'ED_agent'] } },
-    select: { id: true, tag: true, content: true },
+    select: { id: true, tag: true, content: true, untrustedSource: true },
     orderBy: { id: 'asc' },
     take: MESSAGES_PER_RUN,
   });
@@ -131,7 +133,8 @@ async function knownFacts(personaName: string, conversation: string, sessionId: 
 }
 
 export function consolidationPrompt(messages: readonly NewMessageRow[], facts: readonly MemoryRecord[]): string {
-  const conversation = messages.map((message) => `[m${message.id}] ${message.tag === 'ED_user' ? 'user' : 'agent'}: ${message.content}`).join('\n');
+  // Untrusted content is not consolidated (issue 44): what the facts are written from stays trusted.
+  const conversation = messages.map((message) => `[m${message.id}] ${message.tag === 'ED_user' ? 'user' : 'agent'}: ${message.untrustedSource ? withheldText(message.untrustedSource) : message.content}`).join('\n');
   const known = facts.map((fact) => `[#${fact.id}] ${fact.content}`).join('\n');
   return `${wrapTag('known_facts', `\n${known || '(none yet)'}\n`)}\n\n${wrapTag('conversation', `\n${conversation}\n`)}`;
 }
@@ -161,7 +164,7 @@ export async function consolidateSession(input: {
   });
   input.onChange?.(consolidationJson(started));
 
-  const facts = await knownFacts(input.personaName, messages.map((message) => message.content).join('\n'), input.context.sessionId);
+  const facts = (await knownFacts(input.personaName, messages.map((message) => message.content).join('\n'), input.context.sessionId)).filter((fact) => !fact.untrustedSource);
   const config = input.config ?? input.context.session().models.s_model;
   const result = await input.context.callModel({
     layer: 'memory',
@@ -213,6 +216,7 @@ export async function consolidateSession(input: {
       importance: fact.importance,
       sessionId: input.context.sessionId,
       sourceMessageIds: sources,
+      untrustedSource: null, // written from trusted text only (consolidationPrompt)
       now: input.now,
     });
     if (replaces !== null && replaces !== memory.id) {

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { fileLine } from '@/lib/attachments/file-line';
 import { attachUploads, findSessionUploads, type UploadRecord } from '@/lib/store/uploads-repository';
-import { renderAttachments, type McpAttachment } from '@/lib/tools/mcp/mcp-attachments';
+import { attachmentsUntrustedSource, renderAttachments, type McpAttachment } from '@/lib/tools/mcp/mcp-attachments';
 import type { McpPool } from '@/lib/tools/mcp/mcp-pool';
 
 export const fileAttachmentSchema = z.object({ kind: z.literal('file'), id: z.string().uuid() }).strict();
@@ -44,13 +44,13 @@ export async function messageWithAttachments(
   pool: McpPool,
   sessionId: string,
   input: { text: string; attachments?: readonly (McpAttachment | FileAttachment)[] },
-): Promise<{ text: string; fileIds: string[] }> {
+): Promise<{ text: string; fileIds: string[]; untrustedSource: string | null }> {
   const files = (input.attachments ?? []).filter((attachment): attachment is FileAttachment => attachment.kind === 'file');
   const fromServers = (input.attachments ?? []).filter((attachment): attachment is McpAttachment => attachment.kind !== 'file');
   // Read now, here, so what is stored is what the model reads (and nothing is stored if one fails).
   const parts = input.text ? [input.text] : [];
-  if (fromServers.length > 0) parts.push(await renderAttachments(pool, fromServers, { sessionId }));
+  if (fromServers.length > 0) parts.push(await renderAttachments(pool, fromServers));
   const described = files.length > 0 ? await describeFiles(sessionId, files) : { text: '', ids: [] };
   if (described.text) parts.push(described.text);
-  return { text: parts.join('\n\n'), fileIds: described.ids };
+  return { text: parts.join('\n\n'), fileIds: described.ids, untrustedSource: fromServers.length > 0 ? await attachmentsUntrustedSource(fromServers) : null };
 }

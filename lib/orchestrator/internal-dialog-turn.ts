@@ -19,7 +19,7 @@ import type { TurnResult } from '@/lib/mind/outcomes';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
 import { memoryForTurn } from '@/lib/memory/turn-memory';
 import { skillsPromptSection } from '@/lib/skills/skill-tools';
-import { markSessionUntrusted, sessionUntrustedSource } from '@/lib/store/untrusted-repository';
+import { markSessionUntrusted, sessionUntrustedSource, startCleanTurn } from '@/lib/store/untrusted-repository';
 import { appendLogsSafely, type MindContext } from './mind-context';
 import { buildInternalDialogRequest, type MoodAndCriteria } from '@/lib/mind/tags/build-prompts';
 import { ReplyRouter, type RoutedDelta } from '@/lib/mind/tags/reply-router';
@@ -43,6 +43,20 @@ export interface TurnWork {
 
 export function newTurnId(): string {
   return randomUUID();
+}
+
+/**
+ * Whether the turn's prompt holds untrusted content before it recalls or reads anything (§20,
+ * issue 44). A chat turn starts clean — what earlier turns read is withheld from its window — and is
+ * marked by the messages it answers (a webhook's payload, an MCP server's resource). A task's step,
+ * and a turn continued after a restart, keep the mark: the task's notes and brief carry what its
+ * earlier steps read.
+ */
+async function untrustedAtStart(sessionId: string, work: TurnWork): Promise<boolean> {
+  if (!work.task && !work.resume) await startCleanTurn(sessionId);
+  const answering = work.userMessages.find((message) => message.untrustedSource)?.untrustedSource;
+  if (answering) await markSessionUntrusted(sessionId, answering);
+  return (await sessionUntrustedSource(sessionId)) !== null;
 }
 
 /**
@@ -90,8 +104,9 @@ export async function runInternalDialogTurn(
   const session = context.session();
   // Recall across the persona's other sessions and memories (a continued turn sends what it sent).
   const query = [work.task?.goal, userMessage].filter(Boolean).join('\n');
-  const recalled = work.resume || !query.trim() ? null : await memoryForTurn({ personaName: session.personaName, sessionId: context.sessionId, query, holdsUntrusted: (await sessionUntrustedSource(context.sessionId)) !== null });
-  // Recalled text from untrusted content makes this session's content untrusted too (§20).
+  const holdsUntrusted = await untrustedAtStart(context.sessionId, work);
+  const recalled = work.resume || !query.trim() ? null : await memoryForTurn({ personaName: session.personaName, sessionId: context.sessionId, query, holdsUntrusted });
+  // Recalled text from untrusted content makes this turn untrusted too (§20).
   if (recalled?.untrustedSource) await markSessionUntrusted(context.sessionId, recalled.untrustedSource);
   const prompt = {
     moodAndCriteria: work.taken.moodAndCriteria,
@@ -236,13 +251,14 @@ export async function runInternalDialogTurn(
       quiet,
       interrupted: outcome !== 'complete',
       answeredMessageIds,
+      untrustedSource: await sessionUntrustedSource(context.sessionId),
     });
     appendLogsSafely(() => {
       const line = (message: MessageRecord) => ({ ...logRecordOf(message), ...(work.task && { trace_id: work.task.traceId }) });
       appendLogRecords({ sessionId: context.sessionId, file: 'internal', records: messages.filter((m) => m.layer === 'internal').map(line) });
       appendLogRecords({ sessionId: context.sessionId, file: 'external', records: messages.filter((m) => m.layer === 'external').map(line) });
     }, context.sessionId);
-    context.memory.recordTurn({ loud, quiet, cycle: work.taken.cycle });
+    context.memory.recordTurn({ loud, quiet, cycle: work.taken.cycle, untrusted: messages[0]?.untrustedSource ?? null });
     if (visuals.shown.length > 0) await rememberCaptions({ personaName: session.personaName, sessionId: context.sessionId, quiet, shown: visuals.shown }).catch((error: unknown) => console.error(`[memory ${context.sessionId}] captions not kept`, error));
   } else {
     await markAnswered({ sessionId: context.sessionId, turnId: work.turnId, messageIds: answeredMessageIds });

@@ -5,19 +5,31 @@
 //
 // The shared state is one immutable object replaced whole after each cycle is persisted, so an
 // Internal Dialog turn that takes it gets a consistent Mood & Criteria and S_loud, never a mix.
+//
+// Untrusted content lives in the turn that reads it (ARCHITECTURE §20, issue 44): what a turn wrote
+// while its prompt held some — and a webhook's words, an imported history — is kept here as a
+// one-line placeholder naming the source, so later turns, the Subconscious and the summaries never
+// read it and are not marked by it. A turn that needs it again recalls or re-reads it, and asks.
 import type { MindSnapshot, SummaryLayer, SummaryRecord } from '@/lib/store/mind-repository';
 import type { MessageRecord } from '@/lib/store/messages-repository';
 import type { MoodAndCriteria } from '@/lib/mind/tags/build-prompts';
 import { estimateTokens, type HistoryWindow } from '@/lib/mind/token-budget';
+import { withheldText } from '@/lib/config/trust-config';
 
 /** One remembered output: its text, the cycle it belongs to, and its estimated tokens. */
 export interface MemoryEntry {
   cycle: number | null;
+  /** What prompts read: the text, or the placeholder of withheld untrusted content. */
   text: string;
   tokens: number;
+  /** Untrusted content kept out of prompts (its text and source), until the owner vouches for it. */
+  withheld?: { text: string; source: string };
 }
 
-const entry = (text: string, cycle: number | null): MemoryEntry => ({ cycle, text, tokens: estimateTokens(text) });
+const entry = (text: string, cycle: number | null, untrusted: string | null = null): MemoryEntry => {
+  const shown = untrusted ? withheldText(untrusted) : text;
+  return { cycle, text: shown, tokens: estimateTokens(shown), ...(untrusted && { withheld: { text, source: untrusted } }) };
+};
 
 export interface SharedState {
   /** The latest persisted cycle. */
@@ -38,27 +50,31 @@ export class MindMemory {
   lastDeliveredCycle: number;
   /** Where the Subconscious's history windows start (see fitPairSteadily). */
   subconsciousWindow: HistoryWindow = { firstFrom: 0, secondFrom: 0 };
-  private lastUser: string;
-  private lastAgent: string;
-  private readonly idQuiet: MemoryEntry[];
-  private readonly idLoud: MemoryEntry[];
-  private readonly sQuiet: MemoryEntry[];
-  private readonly sLoud: MemoryEntry[];
+  private lastUser: MemoryEntry;
+  private lastAgent: MemoryEntry;
+  private idQuiet: MemoryEntry[];
+  private idLoud: MemoryEntry[];
+  private sQuiet: MemoryEntry[];
+  private sLoud: MemoryEntry[];
 
   constructor(
     snapshot: MindSnapshot,
     private readonly limit: number,
   ) {
-    const entries = (messages: MessageRecord[]) => messages.filter((message) => message.content.trim() !== '').map((message) => entry(message.content, message.cycleNumber));
+    const entries = (messages: MessageRecord[]) =>
+      messages.filter((message) => message.content.trim() !== '').map((message) => entry(message.content, message.cycleNumber, message.untrustedSource ?? null));
+    const shown = (message: MessageRecord | null) => (message ? entry(message.content, null, message.untrustedSource ?? null) : null);
+    // The state of an imported cycle is someone else's words: the Subconscious writes its own first.
+    const imported = Boolean(snapshot.latestSLoud?.untrustedSource);
     this.shared = {
       cycle: snapshot.lastCycle,
-      moodAndCriteria: snapshot.moodAndCriteria && { mood: snapshot.moodAndCriteria.mood, criteria: snapshot.moodAndCriteria.criteria },
-      sLoud: snapshot.latestSLoud && { cycle: snapshot.latestSLoud.cycleNumber ?? 0, text: snapshot.latestSLoud.content },
+      moodAndCriteria: !imported && snapshot.moodAndCriteria ? { mood: snapshot.moodAndCriteria.mood, criteria: snapshot.moodAndCriteria.criteria } : null,
+      sLoud: !imported && snapshot.latestSLoud ? { cycle: snapshot.latestSLoud.cycleNumber ?? 0, text: snapshot.latestSLoud.content } : null,
     };
     this.lastDeliveredCycle = snapshot.lastDeliveredCycle;
     this.summaries = { ...snapshot.summaries };
-    this.lastUser = snapshot.lastUserMessage?.content ?? '';
-    this.lastAgent = snapshot.lastAgentMessage?.content ?? '';
+    this.lastUser = shown(snapshot.lastUserMessage) ?? entry('', null);
+    this.lastAgent = shown(snapshot.lastAgentMessage) ?? entry('', null);
     this.idQuiet = entries(snapshot.idQuiet);
     this.idLoud = entries(snapshot.idLoud);
     this.sQuiet = entries(snapshot.sQuiet);
@@ -74,7 +90,7 @@ export class MindMemory {
   subconsciousInputs() {
     const recent = (entries: MemoryEntry[]) => entries.slice(-recentTurnsForSubconscious).map((item) => item.text).join('\n---\n');
     return {
-      fixed: { edUser: this.lastUser, edAgent: this.lastAgent, idQuiet: recent(this.idQuiet), idLoud: recent(this.idLoud), toolActivity: this.toolActivity.join('\n') },
+      fixed: { edUser: this.lastUser.text, edAgent: this.lastAgent.text, idQuiet: recent(this.idQuiet), idLoud: recent(this.idLoud), toolActivity: this.toolActivity.join('\n') },
       sQuiet: this.sQuiet as readonly MemoryEntry[],
       sLoud: this.sLoud as readonly MemoryEntry[],
     };
@@ -87,7 +103,21 @@ export class MindMemory {
   /** The summary as the history's first entry, or null. */
   summaryEntry(layer: SummaryLayer): MemoryEntry | null {
     const summary = this.summaries[layer];
-    return summary ? entry(`Summary of cycles ${summary.fromCycle}–${summary.toCycle}: ${summary.summary}`, summary.toCycle) : null;
+    return summary ? entry(`Summary of cycles ${summary.fromCycle}–${summary.toCycle}: ${summary.summary}`, summary.toCycle, summary.untrustedSource ?? null) : null;
+  }
+
+  /** The owner vouched for the session's content (untrusted/clear): withheld entries are shown again. */
+  vouch(): void {
+    const restore = (item: MemoryEntry) => (item.withheld ? entry(item.withheld.text, item.cycle) : item);
+    this.idQuiet = this.idQuiet.map(restore);
+    this.idLoud = this.idLoud.map(restore);
+    this.sQuiet = this.sQuiet.map(restore);
+    this.sLoud = this.sLoud.map(restore);
+    [this.lastUser, this.lastAgent] = [restore(this.lastUser), restore(this.lastAgent)];
+    for (const layer of ['internal', 'subconscious'] as const) {
+      const summary = this.summaries[layer];
+      if (summary?.untrustedSource) this.summaries[layer] = { ...summary, untrustedSource: null };
+    }
   }
 
   /** A new summary replaces the old one and the entries it covers leave the windows. */
@@ -118,8 +148,9 @@ export class MindMemory {
     if (this.toolActivity.length > recentToolActivityForSubconscious) this.toolActivity.shift();
   }
 
-  recordUser(text: string): void {
-    this.lastUser = text;
+  /** `untrusted`: another server's words (a webhook's payload): the turn answering them reads them, no one after. */
+  recordUser(text: string, untrusted: string | null = null): void {
+    this.lastUser = entry(text, null, untrusted);
   }
 
   recordCycle(input: { cycle: number; sLoud: string; sQuiet: string; moodAndCriteria: MoodAndCriteria }): void {
@@ -128,11 +159,13 @@ export class MindMemory {
     this.shared = { cycle: input.cycle, moodAndCriteria: input.moodAndCriteria, sLoud: { cycle: input.cycle, text: input.sLoud } };
   }
 
-  recordTurn(input: { loud: string; quiet: string; cycle: number }): void {
-    if (input.quiet.trim()) push(this.idQuiet, entry(input.quiet, input.cycle), this.limit);
+  /** `untrusted`: what the turn's prompt held from outside; its words are withheld from later prompts. */
+  recordTurn(input: { loud: string; quiet: string; cycle: number; untrusted?: string | null }): void {
+    const untrusted = input.untrusted ?? null;
+    if (input.quiet.trim()) push(this.idQuiet, entry(input.quiet, input.cycle, untrusted), this.limit);
     if (input.loud.trim()) {
-      push(this.idLoud, entry(input.loud, input.cycle), this.limit);
-      this.lastAgent = input.loud;
+      push(this.idLoud, entry(input.loud, input.cycle, untrusted), this.limit);
+      this.lastAgent = entry(input.loud, null, untrusted);
     }
   }
 }

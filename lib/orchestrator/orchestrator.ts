@@ -222,27 +222,33 @@ export class Orchestrator {
     return this.minds.get(id)?.lastPrompts() ?? null;
   }
 
+  /** The owner vouched for a session's content (untrusted/clear): a mind running here shows it again. */
+  vouchForSession(id: string): void {
+    this.minds.get(id)?.vouch();
+  }
+
   summaries(id: string) {
     return this.minds.get(id)?.summaries() ?? null;
   }
 
-  async sendUserMessage(id: string, input: SendMessageInput): Promise<MessageRecord> {
-    const { text, fileIds } = input.attachments?.length ? await messageWithAttachments(this.deps.mcp, id, input) : { text: input.text, fileIds: [] };
-    const message = await this.deliverMessage(id, text);
+  /** `options.untrustedSource`: the words are another server's (a webhook's payload): the turn answering them asks before sending out. */
+  async sendUserMessage(id: string, input: SendMessageInput, options: { untrustedSource?: string } = {}): Promise<MessageRecord> {
+    const { text, fileIds, untrustedSource } = input.attachments?.length ? await messageWithAttachments(this.deps.mcp, id, input) : { text: input.text, fileIds: [], untrustedSource: null };
+    const message = await this.deliverMessage(id, text, options.untrustedSource ?? untrustedSource ?? undefined);
     await markFilesSent(id, fileIds, message.id);
     return message;
   }
 
-  private async deliverMessage(id: string, text: string): Promise<MessageRecord> {
+  private async deliverMessage(id: string, text: string, untrustedSource?: string): Promise<MessageRecord> {
     // A mind is the live session (it refuses while paused): no database read on a reply's path.
     await this.starting.get(id); // one being started (it moved here a moment ago) is waited for
     const mind = this.minds.get(id);
-    if (mind) return mind.sendUserMessage(text);
+    if (mind) return mind.sendUserMessage(text, untrustedSource);
     await this.requireSession(id); // 404 for an unknown session
     const place = await this.placement.placeOf(id);
-    if ('here' in place && place.here) return place.here.sendUserMessage(text);
+    if ('here' in place && place.here) return place.here.sendUserMessage(text, untrustedSource);
     if (!('owner' in place)) throw new SessionPausedError(id);
-    const message = (await this.placement.remote(place.owner, { kind: 'message', sessionId: id, text })) as MessageRecord;
+    const message = (await this.placement.remote(place.owner, { kind: 'message', sessionId: id, text, ...(untrustedSource && { untrustedSource }) })) as MessageRecord;
     return { ...message, createdAt: new Date(message.createdAt) };
   }
 

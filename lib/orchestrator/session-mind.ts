@@ -149,14 +149,15 @@ export class SessionMind {
   }
 
   /** Persists the message (DB, then JSONL), announces it, queues it and wakes the Subconscious. */
-  async sendUserMessage(text: string): Promise<MessageRecord> {
+  /** `untrustedSource`: another server's words (§20): the turn answering them holds untrusted content. */
+  async sendUserMessage(text: string, untrustedSource?: string): Promise<MessageRecord> {
     if (this.status !== 'running') throw new SessionPausedError(this.session.id);
     // The reply starts here: background work gives way from now on, not only once the turn runs.
     const leaveForeground = this.deps.foreground.enter();
     this.idleMemory.cancel();
     let message: MessageRecord;
     try {
-      message = await insertUserMessage({ sessionId: this.session.id, content: text, cycleNumber: this.memory.shared.cycle });
+      message = await insertUserMessage({ sessionId: this.session.id, content: text, cycleNumber: this.memory.shared.cycle, untrustedSource: untrustedSource ?? null });
     } catch (error) {
       leaveForeground();
       throw error;
@@ -166,7 +167,7 @@ export class SessionMind {
     appendLogsSafely(() => appendLogRecords({ sessionId: this.session.id, file: 'external', records: [logRecordOf(message)] }), this.session.id);
     const queued = this.turn !== null;
     this.deps.bus.emit('message-persisted', this.session.id, { message: messageJson(message), queued });
-    this.memory.recordUser(text);
+    this.memory.recordUser(text, untrustedSource ?? null);
     this.turns.pushMessage(message);
     this.consecutiveSpontaneous = 0;
     this.lastUserAt = this.deps.clock.now();
@@ -174,6 +175,11 @@ export class SessionMind {
     this.drainTurns();
     this.gate.wakeSoon();
     return message;
+  }
+
+  /** The owner vouched for the session's content: its withheld pieces are shown again. */
+  vouch(): void {
+    this.memory.vouch();
   }
 
   /** Ends the reply being written, if any. */

@@ -165,7 +165,7 @@ export class SessionPlacement implements ClusterMember {
     const mind = this.host.mind(request.sessionId);
     if (request.kind === 'message') {
       if (!mind) throw new SessionPausedError(request.sessionId);
-      return mind.sendUserMessage(request.text);
+      return mind.sendUserMessage(request.text, request.untrustedSource);
     }
     if (request.kind === 'stop-turn') return mind?.stopTurn() ?? false;
     if (request.kind === 'event-position') return this.host.eventPosition(request.sessionId);

@@ -11,7 +11,7 @@ import type { TriggerHost } from '@/lib/triggers/scheduler';
 /** The orchestrator's calls the triggers use (its own type would make an import circle). */
 export interface TriggerHostSource {
   bus: EventBus;
-  sendUserMessage(id: string, input: { text: string }): Promise<MessageRecord>;
+  sendUserMessage(id: string, input: { text: string }, options?: { untrustedSource?: string }): Promise<MessageRecord>;
   tasks: { submit(sessionId: string, input: SubmitTaskInput, ids?: { id: string; traceId: string }): Promise<TaskRecord> };
 }
 
@@ -19,7 +19,7 @@ export function triggerHost(orchestrator: TriggerHostSource, clock: Clock): Trig
   return {
     bus: orchestrator.bus,
     clock,
-    sendMessage: (sessionId, text) => orchestrator.sendUserMessage(sessionId, { text }),
+    sendMessage: (sessionId, text, untrustedSource) => orchestrator.sendUserMessage(sessionId, { text }, { untrustedSource }),
     startTask: (sessionId, input, ids) => orchestrator.tasks.submit(sessionId, input, ids),
   };
 }

@@ -16,6 +16,8 @@ export interface MessageRecord {
   turnId: string | null;
   spontaneous: boolean;
   interrupted: boolean;
+  /** Written from untrusted content (§20, issue 44): what it was, or null. */
+  untrustedSource?: string | null;
 }
 
 export interface MoodAndCriteriaRecord {

@@ -34,6 +34,8 @@ export interface SummaryRecord {
   summary: string;
   fromCycle: number;
   toCycle: number;
+  /** An imported summary: someone else's words (issue 44). */
+  untrustedSource?: string | null;
 }
 
 export interface MindSnapshot {
@@ -66,7 +68,7 @@ export async function loadMindSnapshot(input: { sessionId: string; windowSize: n
   const db = await getDb();
   const { sessionId, windowSize } = input;
   const latestSummary = (layer: SummaryLayer) =>
-    db.contextSummary.findFirst({ where: { sessionId, layer }, orderBy: { id: 'desc' } }).then((row) => (row ? { layer, summary: row.summary, fromCycle: row.fromCycle, toCycle: row.toCycle } : null));
+    db.contextSummary.findFirst({ where: { sessionId, layer }, orderBy: { id: 'desc' } }).then((row) => (row ? { layer, summary: row.summary, fromCycle: row.fromCycle, toCycle: row.toCycle, untrustedSource: row.untrustedSource } : null));
   const [subconsciousSummary, internalSummary] = await Promise.all([latestSummary('subconscious'), latestSummary('internal')]);
   // Entries a summary already covers stay in the database but not in the windows.
   const after = (summary: SummaryRecord | null) => (summary ? { cycleNumber: { gt: summary.toCycle } } : {});
@@ -139,11 +141,12 @@ export async function loadUsageTotals(input: { sessionId: string }): Promise<Rec
   return usage;
 }
 
-export async function insertUserMessage(input: { sessionId: string; content: string; cycleNumber: number }): Promise<MessageRecord> {
+/** `untrustedSource`: the words are another server's (a webhook's payload, an MCP server's resource). */
+export async function insertUserMessage(input: { sessionId: string; content: string; cycleNumber: number; untrustedSource?: string | null }): Promise<MessageRecord> {
   const db = await getDb();
   const [row] = await db.$transaction([
     db.message.create({
-      data: { sessionId: input.sessionId, layer: 'external', tag: 'ED_user', content: storableText(input.content), cycleNumber: input.cycleNumber },
+      data: { sessionId: input.sessionId, layer: 'external', tag: 'ED_user', content: storableText(input.content), cycleNumber: input.cycleNumber, untrustedSource: input.untrustedSource ?? null },
     }),
     db.session.update({ where: { id: input.sessionId }, data: { lastActivityAt: new Date() } }),
   ]);
@@ -163,9 +166,12 @@ export async function insertTurn(input: {
   quiet: string;
   interrupted: boolean;
   answeredMessageIds: number[];
+  /** The untrusted content the turn's prompt held (issue 44): its messages carry it. */
+  untrustedSource?: string | null;
 }): Promise<MessageRecord[]> {
   const store = await getStore(); // the file exists and is migrated before the direct connection writes
-  const common = { sessionId: input.sessionId, turnId: input.turnId, cycleNumber: input.cycleNumber, spontaneous: input.spontaneous, interrupted: input.interrupted };
+  const untrustedSource = input.untrustedSource?.slice(0, 500) ?? null;
+  const common = { sessionId: input.sessionId, turnId: input.turnId, cycleNumber: input.cycleNumber, spontaneous: input.spontaneous, interrupted: input.interrupted, untrustedSource };
   const rows = [
     { ...common, layer: 'internal', tag: 'ID_loud', content: storableText(input.loud) },
     { ...common, layer: 'internal', tag: 'ID_quiet', content: storableText(input.quiet) },
@@ -185,8 +191,8 @@ export async function insertTurn(input: {
        ), touched AS (
          UPDATE sessions SET last_activity_at = $4::timestamp(3) WHERE id = $1 AND (SELECT ok FROM lease)
        ), inserted AS (
-         INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, turn_id, spontaneous, interrupted)
-         SELECT $1, r.layer, r.tag, r.content, $4::timestamp(3), $5::int, $2, $6::boolean, $7::boolean
+         INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, turn_id, spontaneous, interrupted, untrusted_source)
+         SELECT $1, r.layer, r.tag, r.content, $4::timestamp(3), $5::int, $2, $6::boolean, $7::boolean, $12::text
          FROM unnest($8::text[], $9::text[], $10::text[]) WITH ORDINALITY AS r(layer, tag, content, ord)
          WHERE (SELECT ok FROM lease)
          ORDER BY r.ord
@@ -195,7 +201,7 @@ export async function insertTurn(input: {
        SELECT id FROM inserted ORDER BY id`,
       [
         input.sessionId, input.turnId, input.answeredMessageIds, pgDate(now), input.cycleNumber, input.spontaneous, input.interrupted,
-        rows.map((row) => row.layer), rows.map((row) => row.tag), rows.map((row) => row.content), writeEpoch(input.sessionId),
+        rows.map((row) => row.layer), rows.map((row) => row.tag), rows.map((row) => row.content), writeEpoch(input.sessionId), untrustedSource,
       ],
     );
     // The lease moved on while this process was away: nothing was written (lease-fence.ts).
@@ -207,13 +213,13 @@ export async function insertTurn(input: {
   const answer = statement(raw, `UPDATE messages SET turn_id = ? WHERE session_id = ? AND id = ?`);
   const insert = statement(
     raw,
-    `INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, turn_id, spontaneous, interrupted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    `INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, turn_id, spontaneous, interrupted, untrusted_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
   const touch = statement(raw, `UPDATE sessions SET last_activity_at = ? WHERE id = ?`);
   return raw.database.transaction(() => {
     for (const id of input.answeredMessageIds) answer.run(input.turnId, input.sessionId, id);
     const records = rows.map((row): MessageRecord => {
-      const { id } = insert.get(row.sessionId, row.layer, row.tag, row.content, sqliteDate(now), row.cycleNumber, row.turnId, row.spontaneous ? 1 : 0, row.interrupted ? 1 : 0) as { id: number };
+      const { id } = insert.get(row.sessionId, row.layer, row.tag, row.content, sqliteDate(now), row.cycleNumber, row.turnId, row.spontaneous ? 1 : 0, row.interrupted ? 1 : 0, untrustedSource) as { id: number };
       return { ...row, id, layer: row.layer as Layer, createdAt: now };
     });
     touch.run(sqliteDate(now), input.sessionId);

@@ -9,9 +9,9 @@ import { OWNER_ID } from './people-repository';
 
 export interface ImportedSessionRows {
   session: { id: string; name: string; personaName: string; personaHash: string; models: ModelsConfig; params: SessionParams; createdAt: Date; lastActivityAt: Date; untrustedSource?: string | null };
-  messages: { sessionId: string; layer: string; tag: string; content: string; cycleNumber: number | null; turnId: string | null; spontaneous: boolean; interrupted: boolean; createdAt: Date }[];
+  messages: { sessionId: string; layer: string; tag: string; content: string; cycleNumber: number | null; turnId: string | null; spontaneous: boolean; interrupted: boolean; createdAt: Date; untrustedSource?: string | null }[];
   moodAndCriteria: { sessionId: string; mood: string; criteria: string; cycleNumber: number; createdAt: Date }[];
-  summaries: { sessionId: string; layer: string; summary: string; fromCycle: number; toCycle: number; createdAt: Date }[];
+  summaries: { sessionId: string; layer: string; summary: string; fromCycle: number; toCycle: number; createdAt: Date; untrustedSource?: string | null }[];
   calls: Omit<LlmCallRow, 'traceId'>[];
   /** Tool calls, finished ones as they were, unfinished ones expired (lib/http/session-import.ts). */
   toolCalls?: Prisma.ToolCallCreateManyInput[];

@@ -1,5 +1,7 @@
-// Where untrusted content entered (ARCHITECTURE §20): the session's first untrusted source, the
-// user's trusted hosts and servers (one settings row), and the sources behind recalled items.
+// Where untrusted content entered (ARCHITECTURE §20, issue 44): the mark of the turn whose prompt
+// holds it, the user's trusted hosts and servers (one settings row), and the provenance each stored
+// message carries. A session is not marked for good: each turn starts clean and is marked by what
+// its own prompt holds (a message it answers, a recalled piece, a result it reads).
 import { emptyTrust, trustSettingsSchema, type TrustSettings } from '@/lib/config/trust-config';
 import { getDb, getStore } from './db';
 import { pgQuery, pgRaw } from './pg-raw';
@@ -16,17 +18,18 @@ export function writeTrust(trust: TrustSettings): Promise<void> {
 }
 
 /**
- * Records that untrusted content entered the session (the first source is kept); true when it is
- * new. Its messages from the next one on carry the mark where they are recalled; those written
- * before stay trusted (issue 44). Every caller marks before it stores what the content leads to.
+ * Records that the running turn's prompt holds untrusted content (the first source is kept): its
+ * calls that send data out ask, and what it writes is stored with the source. True when new.
  */
 export async function markSessionUntrusted(sessionId: string, source: string): Promise<boolean> {
-  // One statement: nothing to read when the session is already marked (most calls), and no message slips in between.
-  const changed = await sqlRun(
-    'UPDATE sessions SET untrusted_source = ?, untrusted_from_message = COALESCE((SELECT MAX(id) FROM messages WHERE session_id = ?), 0) + 1 WHERE id = ? AND untrusted_source IS NULL',
-    [source.slice(0, 500), sessionId, sessionId],
-  );
+  // One statement: nothing to read when the turn is already marked (most calls).
+  const changed = await sqlRun('UPDATE sessions SET untrusted_source = ? WHERE id = ? AND untrusted_source IS NULL', [source.slice(0, 500), sessionId]);
   return changed > 0;
+}
+
+/** A new turn starts clean: what earlier turns read is withheld from its prompt (mind-memory.ts). */
+export async function startCleanTurn(sessionId: string): Promise<void> {
+  await sqlRun('UPDATE sessions SET untrusted_source = NULL WHERE id = ? AND untrusted_source IS NOT NULL', [sessionId]);
 }
 
 /**
@@ -44,28 +47,33 @@ export async function sessionUntrustedSource(sessionId: string): Promise<string 
   return row?.untrusted_source ?? null;
 }
 
-/** The user has read the session and vouches for what is in it: calls stop asking for this reason. */
+/**
+ * The owner has read the session and vouches for what is in it: the turn's mark goes, and its
+ * messages and summaries count as the owner's own from now on (in prompts and where recalled).
+ */
 export async function clearSessionUntrusted(sessionId: string): Promise<boolean> {
   const db = await getDb();
-  return (await db.session.updateMany({ where: { id: sessionId }, data: { untrustedSource: null } })).count > 0;
+  const [session, messages, summaries] = await db.$transaction([
+    db.session.updateMany({ where: { id: sessionId, untrustedSource: { not: null } }, data: { untrustedSource: null } }),
+    db.message.updateMany({ where: { sessionId, untrustedSource: { not: null } }, data: { untrustedSource: null } }),
+    db.contextSummary.updateMany({ where: { sessionId, untrustedSource: { not: null } }, data: { untrustedSource: null } }),
+  ]);
+  return session.count + messages.count + summaries.count > 0;
 }
 
-/**
- * Per message, why it is untrusted content — written in its session after untrusted content
- * entered it — or null (written before, or the session holds none).
- */
-export async function untrustedMessageSources(messages: readonly { id: number; sessionId: string }[]): Promise<(string | null)[]> {
+/** Per message, why it is untrusted content — written from untrusted content, with the session it is in — or null. */
+export async function untrustedMessageSources(messages: readonly { id: number }[]): Promise<(string | null)[]> {
   if (messages.length === 0) return [];
-  const ids = [...new Set(messages.map((message) => message.sessionId))];
+  const ids = messages.map((message) => message.id);
   const store = await getStore();
-  type Marked = { id: string; name: string; untrusted_source: string; untrusted_from_message: number };
-  const sessions: Marked[] =
+  type Marked = { id: number; name: string; untrusted_source: string };
+  const rows: Marked[] =
     store.kind === 'postgres'
-      ? (await pgQuery<Marked>(pgRaw(store.url), 'marked_sessions', 'SELECT id, name, untrusted_source, untrusted_from_message FROM sessions WHERE id = ANY($1::text[]) AND untrusted_source IS NOT NULL', [ids])).rows
-      : (statement(rawDb(), 'SELECT id, name, untrusted_source, untrusted_from_message FROM sessions WHERE id IN (SELECT value FROM json_each(?)) AND untrusted_source IS NOT NULL').all(JSON.stringify(ids)) as Marked[]);
-  const marked = new Map(sessions.map((session) => [session.id, { name: session.name, untrustedSource: session.untrusted_source, untrustedFromMessage: session.untrusted_from_message }]));
+      ? (await pgQuery<Marked>(pgRaw(store.url), 'marked_messages', 'SELECT m.id, s.name, m.untrusted_source FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id = ANY($1::int[]) AND m.untrusted_source IS NOT NULL', [ids])).rows
+      : (statement(rawDb(), 'SELECT m.id, s.name, m.untrusted_source FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id IN (SELECT value FROM json_each(?)) AND m.untrusted_source IS NOT NULL').all(JSON.stringify(ids)) as Marked[]);
+  const marked = new Map(rows.map((row) => [Number(row.id), row]));
   return messages.map((message) => {
-    const session = marked.get(message.sessionId);
-    return session && message.id >= session.untrustedFromMessage ? `a message of the session "${session.name}", written after it read ${session.untrustedSource}` : null;
+    const row = marked.get(message.id);
+    return row ? `a message of the session "${row.name}", written after it read ${row.untrusted_source}` : null;
   });
 }

@@ -20,7 +20,8 @@ import { callBudgetStop, RepeatDetector, stepsExhausted, timedOut, type RepeatVe
 import { taskBrief } from './task-prompt';
 import { appendMemory, promoteTaskMemories } from '@/lib/memory/memory-store';
 import { findSession } from '@/lib/store/sessions-repository';
-import { markSessionUntrusted } from '@/lib/store/untrusted-repository';
+import { markSessionUntrusted, sessionUntrustedSource } from '@/lib/store/untrusted-repository';
+import { withheldText } from '@/lib/config/trust-config';
 import { emptyStepRequests, taskTools, type StepRequests, type TaskTurn } from './task-turn';
 import { delegateTool, type DelegationHost } from './delegate-tool';
 import { noteTool, sharedNotes } from './task-notes';
@@ -109,7 +110,9 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
       // Remembered before it is announced: whoever sees "completed" finds the memory.
       if (status === 'completed') await rememberTask(saved, text);
       deps.announce(status, saved);
-      mind.noteForSubconscious(`task "${saved.goal.slice(0, 80)}" ${status}: ${text.slice(0, 160)}`);
+      // A result written while the task's steps held untrusted content stays in them (issue 44).
+      const held = await sessionUntrustedSource(saved.sessionId);
+      mind.noteForSubconscious(`task "${saved.goal.slice(0, 80)}" ${status}: ${held ? withheldText(held) : text.slice(0, 160)}`);
     }
   };
   // A shutdown also aborts the run: then the task is left as it is, for the restart.

@@ -27,7 +27,8 @@ export const FAILURES_TO_PAUSE = 3;
 export interface TriggerHost {
   bus: EventBus;
   clock: Clock;
-  sendMessage(sessionId: string, text: string): Promise<unknown>;
+  /** `untrustedSource`: the text holds another server's words (a webhook's payload). */
+  sendMessage(sessionId: string, text: string, untrustedSource?: string): Promise<unknown>;
   startTask(sessionId: string, input: SubmitTaskInput, ids: { id: string; traceId: string }): Promise<TaskRecord>;
 }
 

@@ -137,12 +137,14 @@ export async function receiveDelivery(input: { hookId: string; headers: Headers;
   const traceId = derivedUuid(`hook:${hook.id}:${signer.replayKey}`);
   let result: string;
   try {
-    // Another server's words: from now on a call that sends data out asks first (§20).
-    await markSessionUntrusted(hook.sessionId, `the payload of the webhook "${hook.name}"`);
+    // Another server's words (§20): the turn that reads them asks before anything goes out.
+    const source = `the payload of the webhook "${hook.name}"`;
     if (hook.action.kind === 'message') {
-      await input.host.sendMessage(hook.sessionId, deliveryText(hook, deliveryId, payload, hook.action.text));
+      await input.host.sendMessage(hook.sessionId, deliveryText(hook, deliveryId, payload, hook.action.text), source);
       result = 'message sent';
     } else {
+      // A task's steps keep their session's mark while it runs (task-workflow.ts).
+      await markSessionUntrusted(hook.sessionId, source);
       const context = deliveryText(hook, deliveryId, payload);
       const task = await input.host.startTask(hook.sessionId, submitTaskSchema.parse({ goal: hook.action.goal, context: context.slice(0, 20_000), ...(hook.action.constraints && { constraints: hook.action.constraints }) }), { id: traceId, traceId });
       result = `task ${task.id} started`;

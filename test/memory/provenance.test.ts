@@ -1,13 +1,13 @@
 // Provenance on content, not on sessions (issue 44 §1–2, §4), through the real orchestrator and
-// store with the fake model: a session's messages written before it read something untrusted stay
-// trusted where other sessions recall them; automatic recall leaves untrusted hits out of a turn
-// that holds none unless one matched best (then the turn is untrusted and says why); the owner's
-// clear ends the mark.
+// store with the fake model: what a turn wrote while its prompt held untrusted content carries the
+// source, what came before and after does not; the next turn reads a placeholder in its place and
+// starts clean; automatic recall leaves untrusted hits out of a turn that holds none unless one
+// matched best (then the turn is untrusted and says why); the owner's clear vouches for the session.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as clearRoute from '@/app/api/sessions/[id]/untrusted/clear/route';
 import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
-import { markSessionUntrusted, sessionUntrustedSource, untrustedMessageSources } from '@/lib/store/untrusted-repository';
+import { sessionUntrustedSource, untrustedMessageSources } from '@/lib/store/untrusted-repository';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { mindScript } from '@/test/fakes/mind-script';
 import { EventRecorder } from '@/test/support/event-recorder';
@@ -33,27 +33,38 @@ async function newSession(): Promise<string> {
 }
 
 /** Sends, waits for the turn, returns the Internal Dialog's prompt for it. */
-async function say(sessionId: string, text: string): Promise<string> {
+async function say(sessionId: string, text: string, untrustedSource?: string): Promise<string> {
   const before = fake.requests.length;
-  await getOrchestrator().sendUserMessage(sessionId, { text });
+  await getOrchestrator().sendUserMessage(sessionId, { text }, { untrustedSource });
   await events.waitFor('turn-end', { where: (event) => event.sessionId === sessionId, count: events.of('turn-end', sessionId).length + 1, timeoutMs: 15_000 });
   return fake.requests.slice(before).find((request) => !request.system.includes('You are the Subconscious') && request.lastUserText.includes(text))!.lastUserText;
 }
 
 describe('provenance on content', () => {
   let reader = '';
+  const PAGE = 'the web host pages.example';
+  const sourcesOf = async (sessionId: string) => {
+    const messages = await (await getDb()).message.findMany({ where: { sessionId, tag: { in: ['ED_user', 'ED_agent'] } }, orderBy: { id: 'asc' }, select: { id: true, content: true } });
+    const sources = await untrustedMessageSources(messages);
+    return new Map(messages.map((message, index) => [message.content, sources[index]]));
+  };
 
-  it("marks a session's messages from the moment it read untrusted content, not before", async () => {
+  it('marks what a turn wrote while its prompt held untrusted content; the next turn reads a placeholder and starts clean', async () => {
     reader = await newSession();
     await say(reader, 'The garden party is on Sunday at noon in the orchard');
-    await markSessionUntrusted(reader, 'the web host pages.example');
-    await say(reader, 'The quince festival moved to Friday evening by the river');
-    await say(reader, 'Guests of the garden party should bring quince jam');
-    const messages = await (await getDb()).message.findMany({ where: { sessionId: reader, tag: { in: ['ED_user', 'ED_agent'] } }, orderBy: { id: 'asc' }, select: { id: true, sessionId: true, content: true } });
-    const sources = await untrustedMessageSources(messages);
-    const byContent = new Map(messages.map((message, index) => [message.content, sources[index]]));
+    // Another server's words (as a webhook delivers them): the turn answering them holds them.
+    await say(reader, 'The quince festival moved to Friday evening by the river', PAGE);
+    expect(await sessionUntrustedSource(reader)).toBe(PAGE);
+    const next = await say(reader, 'Guests of the garden party should bring jam');
+    expect(await sessionUntrustedSource(reader)).toBeNull();
+    expect(next).toContain(`[Withheld: written while reading ${PAGE}.`);
+    expect(next).not.toContain('they said 56 characters'); // the marked turn's own thought
+    const byContent = await sourcesOf(reader);
     expect(byContent.get('The garden party is on Sunday at noon in the orchard')).toBeNull();
     expect(byContent.get('The quince festival moved to Friday evening by the river')).toMatch(/written after it read the web host pages\.example/);
+    expect(byContent.get('You said: The quince festival moved to Friday evening by the river')).toMatch(/written after it read the web host pages\.example/);
+    expect(byContent.get('Guests of the garden party should bring jam')).toBeNull();
+    expect(byContent.get('You said: Guests of the garden party should bring jam')).toBeNull();
   });
 
   it('a clean session recalls what the reader said before it read anything, leaves out what it said after (a weaker match), and stays clean', async () => {
@@ -71,12 +82,14 @@ describe('provenance on content', () => {
     expect(await sessionUntrustedSource(asking)).toMatch(/written after it read the web host pages\.example \(recalled: it matched this turn better than anything trusted\)/);
   });
 
-  it("the owner's clear ends the mark; a session that does not exist is a 404", async () => {
+  it("the owner's clear vouches for the session: its pieces are trusted and back in the window; a session that does not exist is a 404", async () => {
     const response = await clearRoute.POST(new Request('http://127.0.0.1:3000/x', { method: 'POST' }), { params: Promise.resolve({ id: reader }) });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { session: { untrusted_source: string | null } }).session.untrusted_source).toBeNull();
-    const messages = await (await getDb()).message.findMany({ where: { sessionId: reader }, select: { id: true, sessionId: true } });
-    expect((await untrustedMessageSources(messages)).every((source) => source === null)).toBe(true);
+    expect([...(await sourcesOf(reader)).values()].every((source) => source === null)).toBe(true);
+    const next = await say(reader, 'Anything else about the party?');
+    expect(next).not.toContain('[Withheld');
+    expect(next).toContain('they said 56 characters');
     const missing = await clearRoute.POST(new Request('http://127.0.0.1:3000/x', { method: 'POST' }), { params: Promise.resolve({ id: '00000000-0000-4000-8000-000000000000' }) });
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('not_found');

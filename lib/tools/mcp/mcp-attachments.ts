@@ -3,7 +3,7 @@
 // Resolved on the server when the message is sent, into escaped untrusted blocks after the text,
 // all of them together within one token budget.
 import { isTrusted, originLabel } from '@/lib/config/trust-config';
-import { markSessionUntrusted, readTrust } from '@/lib/store/untrusted-repository';
+import { readTrust } from '@/lib/store/untrusted-repository';
 import { z } from 'zod';
 import { mcpServerNameSchema } from '@/lib/config/mcp-config';
 import {
@@ -53,8 +53,7 @@ export async function previewResource(pool: McpPool, server: string, uri: string
 export async function renderAttachments(
   pool: McpPool,
   attachments: readonly McpAttachment[],
-  /** `sessionId`: the session they are attached in, marked untrusted by a server it does not trust (§20). */
-  { budget = ATTACHMENT_BUDGET_TOKENS, sessionId }: { budget?: number; sessionId?: string } = {},
+  { budget = ATTACHMENT_BUDGET_TOKENS }: { budget?: number } = {},
 ): Promise<string> {
   const blocks: string[] = [];
   let left = budget;
@@ -78,11 +77,12 @@ export async function renderAttachments(
       throw new McpCatalogError('failed', `"${attachment.server}" could not give ${attachment.kind === 'mcp_resource' ? attachment.uri : `/${attachment.server}:${attachment.name}`}: ${(error as Error).message}`);
     }
   }
-  // A server's text in the session is untrusted content unless the user trusts the server (§20).
-  if (sessionId) {
-    const trust = await readTrust();
-    const server = attachments.find((attachment) => !isTrusted({ kind: 'mcp_server', server: attachment.server }, trust))?.server;
-    if (server) await markSessionUntrusted(sessionId, originLabel({ kind: 'mcp_server', server }));
-  }
   return blocks.join('\n\n');
+}
+
+/** A server's text in a message is untrusted content unless the user trusts the server (§20): which, or null. */
+export async function attachmentsUntrustedSource(attachments: readonly McpAttachment[]): Promise<string | null> {
+  const trust = await readTrust();
+  const server = attachments.find((attachment) => !isTrusted({ kind: 'mcp_server', server: attachment.server }, trust))?.server;
+  return server ? originLabel({ kind: 'mcp_server', server }) : null;
 }
