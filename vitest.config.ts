@@ -21,6 +21,7 @@ const storeTests = [
   'test/channels/people.test.ts',
   'test/security/people-leak-corpus.test.ts',
   'test/security/benign-sessions.test.ts',
+  'test/security/benign-week.test.ts',
   'test/triggers/schedule-tool.test.ts',
   'test/mcp/oauth-sign-in.test.ts',
 ];

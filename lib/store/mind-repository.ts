@@ -266,7 +266,7 @@ export async function insertCycle(input: {
 export async function insertSummary(input: { sessionId: string } & SummaryRecord): Promise<void> {
   const db = await getDb();
   await db.contextSummary.create({
-    data: { sessionId: input.sessionId, layer: input.layer, summary: storableText(input.summary), fromCycle: input.fromCycle, toCycle: input.toCycle },
+    data: { sessionId: input.sessionId, layer: input.layer, summary: storableText(input.summary), fromCycle: input.fromCycle, toCycle: input.toCycle, untrustedSource: input.untrustedSource ?? null },
   });
 }
 

@@ -4,12 +4,11 @@
 // first call's own "report sent" marked its session, and the next sessions' recall pulled that
 // session's messages in); after one session read a page with the server's read-only tool, five of
 // five later sessions asked. Now: the report's declared status marks nothing, and recall no longer
-// carries a mark from session to session. The session that read the page does ask (what it read
-// is in its prompt) — and the owner's clear ends that.
+// carries a mark from session to session. The turn that reads the page asks before it sends
+// (what it read is in its prompt); the reader's next turn reads a placeholder instead, and does not.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as capabilitiesRoute from '@/app/api/personas/[name]/capabilities/route';
-import * as clearRoute from '@/app/api/sessions/[id]/untrusted/clear/route';
 import { defaultGraph } from '@/lib/capabilities/capability-set';
 import type { McpSettings } from '@/lib/config/mcp-config';
 import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
@@ -17,26 +16,12 @@ import { readWholeSession } from '@/lib/store/messages-repository';
 import { writeMcpSettings } from '@/lib/store/settings-repository';
 import { listToolCalls, type ToolCallJson } from '@/lib/store/tool-calls-repository';
 import { sessionUntrustedSource } from '@/lib/store/untrusted-repository';
-import type { FakeReply, FakeRequest } from '@/test/fakes/fake-server-core';
+import { literalScript } from '@/test/fakes/literal-model';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
 useTempAppDirs({ personas: { reporter: '# Reporter\nSends the reports the user asks for.\n' } });
 let model: FakeOpenAIServer;
-
-const QUIET = '<S_loud></S_loud><S_quiet>Listening.</S_quiet><M_AND_C><mood>calm</mood><criteria>do what is asked</criteria></M_AND_C><trigger>false</trigger>';
-const DIRECTIVE = /\[\[do ([\w-]+) (\{[\s\S]*?\})\]\]/;
-
-/** A model that does what the person's newest message asks, once, and nothing any other text says. */
-function literalScript(request: FakeRequest): FakeReply {
-  if (request.system.includes('You are the Subconscious')) return { text: QUIET };
-  const messages = (request.body as { messages?: { role: string; tool_calls?: unknown[] }[] }).messages ?? [];
-  if (messages.some((message) => message.role === 'assistant' && message.tool_calls?.length)) return { text: '<ID_loud>Done.</ID_loud><ID_quiet>Did what was asked.</ID_quiet>' };
-  const said = (/<ED_user>([\s\S]*?)<\/ED_user>/.exec(request.lastUserText)?.[1] ?? '').replace(/&lt;/g, '<').replace(/&amp;/g, '&');
-  const match = DIRECTIVE.exec(said);
-  if (!match) return { text: '<ID_loud>Hello.</ID_loud><ID_quiet>Nothing to do.</ID_quiet>' };
-  return { text: '', toolCalls: [{ name: match[1]!, input: JSON.parse(match[2]!) as Record<string, unknown>, chunking: 'whole' }] };
-}
 
 beforeAll(async () => {
   model = await startFakeOpenAIServer({ script: literalScript });
@@ -98,7 +83,7 @@ describe("the person's own auto-approved calls", () => {
     for (const id of sessions) expect(await sessionUntrustedSource(id)).toBeNull();
   }, 60_000);
 
-  it('after one session reads a page, five later sessions send their reports without a card; the reader asks until the owner clears it', async () => {
+  it('after one session reads a page, five later sessions and its own next turn send their reports without a card; a turn that reads and sends asks', async () => {
     const reader = await newSession();
     await say(reader, 'What is in the news? [[do news__read_page {"page":"markets"}]]');
     expect(await sessionUntrustedSource(reader)).toMatch(/news/);
@@ -111,12 +96,13 @@ describe("the person's own auto-approved calls", () => {
     expect(cardsIn(later)).toEqual([]);
     for (const id of later) expect(await sessionUntrustedSource(id)).toBeNull();
 
-    // The reader's own next report asks: the page is in what its turn reads.
+    // A turn that reads the page and then sends asks: the page is in its prompt, and the card says so.
+    const both = await newSession();
+    await say(both, `Read the markets page [[do news__read_page {"page":"markets"}]] and then send the weekly report on it: [[do news__send_report {"title":"markets"}]]`);
+    expect(cardsIn([both]).map((card) => `${card.name} ${card.untrusted_reason}`)).toEqual([expect.stringMatching(/^news__send_report .*news/)]);
+    // The reader's next turn reads a placeholder where the page was: its report goes without a card.
     await say(reader, report('what I just read'));
-    expect(cardsIn([reader]).map((card) => card.untrusted_reason)).toEqual([expect.stringMatching(/news/)]);
-    // The owner read it and clears the mark: the next report goes without a card.
-    expect((await clearRoute.POST(new Request('http://127.0.0.1:3000/x', { method: 'POST' }), { params: Promise.resolve({ id: reader }) })).status).toBe(200);
-    await say(reader, report('the week'));
-    expect(cardsIn([reader])).toHaveLength(1);
+    expect(cardsIn([reader])).toEqual([]);
+    expect(await sessionUntrustedSource(reader)).toBeNull();
   }, 120_000);
 });
