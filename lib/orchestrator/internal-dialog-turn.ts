@@ -71,6 +71,8 @@ export function fitInternalDialogPrompt(
   tools?: BackendTool[],
   /** Images and documents shown with the user's words: they take room too. */
   visuals: readonly ContentBlock[] = [],
+  /** The turn holds untrusted content already: its window shows what earlier turns wrote while reading (mind-memory.ts). */
+  holdsUntrusted = false,
 ) {
   const config = context.session().models.c_model;
   const summary = context.memory.summaryEntry('internal');
@@ -87,7 +89,7 @@ export function fitInternalDialogPrompt(
     return { ...request, messages: request.messages.map((message) => withVisuals(message.content, visuals)), ...(tools?.length && { tools }) };
   };
   const budget = Math.floor(historyBudget({ config, fixedTokens: estimateRequestTokens(build([])), calibration: context.calibration(config.model) }) * budgetShare);
-  const entries = context.memory.idQuietHistory();
+  const entries = context.memory.idQuietHistory(holdsUntrusted);
   const kept = fitNewest(entries, budget);
   return { request: build(kept.map((item) => item.text)), dropped: entries.slice(0, entries.length - kept.length) };
 }
@@ -108,6 +110,7 @@ export async function runInternalDialogTurn(
   const recalled = work.resume || !query.trim() ? null : await memoryForTurn({ personaName: session.personaName, sessionId: context.sessionId, query, holdsUntrusted });
   // Recalled text from untrusted content makes this turn untrusted too (§20).
   if (recalled?.untrustedSource) await markSessionUntrusted(context.sessionId, recalled.untrustedSource);
+  const readsWithheld = holdsUntrusted || Boolean(recalled?.untrustedSource);
   const prompt = {
     moodAndCriteria: work.taken.moodAndCriteria,
     userMessage,
@@ -137,7 +140,7 @@ export async function runInternalDialogTurn(
   const visuals = await visualsForTurn(context.sessionId, work.userMessages.map((message) => message.content), config);
   let shown = visuals.blocks;
   const fitted = (share: number) => {
-    const { request } = fitInternalDialogPrompt(context, prompt, share, toolbox?.definitions(), shown);
+    const { request } = fitInternalDialogPrompt(context, prompt, share, toolbox?.definitions(), shown, readsWithheld);
     // A continued turn sends the user turn it first sent.
     if (!work.resume) return request;
     return { ...request, messages: [withVisuals(work.resume.turn.prompt, shown)] };

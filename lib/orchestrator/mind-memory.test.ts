@@ -57,6 +57,8 @@ describe('MindMemory and untrusted content', () => {
 
   it('the owner vouches for the session: the withheld text is shown again', () => {
     const memory = new MindMemory(snapshot({ idQuiet: [message('ID_quiet', `The page says: ${ORDER}`, PAGE, 2)] }), 100);
+    expect(memory.idQuietHistory(true).map((entry) => entry.text)).toEqual([`The page says: ${ORDER}`]); // a turn that asks anyway
+    expect(memory.idQuietHistory()[0]!.text).toContain('[Withheld');
     memory.vouch();
     expect(memory.idQuietHistory().map((entry) => entry.text)).toEqual([`The page says: ${ORDER}`]);
   });

@@ -22,14 +22,17 @@ export interface MemoryEntry {
   /** What prompts read: the text, or the placeholder of withheld untrusted content. */
   text: string;
   tokens: number;
-  /** Untrusted content kept out of prompts (its text and source), until the owner vouches for it. */
-  withheld?: { text: string; source: string };
+  /** Untrusted content kept out of prompts (as it was written, and its source), until the owner vouches for it. */
+  withheld?: { entry: MemoryEntry; source: string };
 }
 
 const entry = (text: string, cycle: number | null, untrusted: string | null = null): MemoryEntry => {
-  const shown = untrusted ? withheldText(untrusted) : text;
-  return { cycle, text: shown, tokens: estimateTokens(shown), ...(untrusted && { withheld: { text, source: untrusted } }) };
+  const written: MemoryEntry = { cycle, text, tokens: estimateTokens(text) };
+  if (!untrusted) return written;
+  const shown = withheldText(untrusted);
+  return { cycle, text: shown, tokens: estimateTokens(shown), withheld: { entry: written, source: untrusted } };
 };
+const written = (item: MemoryEntry) => item.withheld?.entry ?? item;
 
 export interface SharedState {
   /** The latest persisted cycle. */
@@ -96,8 +99,13 @@ export class MindMemory {
     };
   }
 
-  idQuietHistory(): readonly MemoryEntry[] {
-    return this.idQuiet;
+  /**
+   * The Internal Dialog's window. `holdsUntrusted`: the turn already holds untrusted content (a task
+   * step that read a page, a turn answering a webhook) and asks before sending anything out, so it
+   * reads what earlier turns wrote while reading, as written. Summaries always fold the placeholders.
+   */
+  idQuietHistory(holdsUntrusted = false): readonly MemoryEntry[] {
+    return holdsUntrusted && this.idQuiet.some((item) => item.withheld) ? this.idQuiet.map(written) : this.idQuiet;
   }
 
   /** The summary as the history's first entry, or null. */
@@ -108,7 +116,7 @@ export class MindMemory {
 
   /** The owner vouched for the session's content (untrusted/clear): withheld entries are shown again. */
   vouch(): void {
-    const restore = (item: MemoryEntry) => (item.withheld ? entry(item.withheld.text, item.cycle) : item);
+    const restore = written;
     this.idQuiet = this.idQuiet.map(restore);
     this.idLoud = this.idLoud.map(restore);
     this.sQuiet = this.sQuiet.map(restore);

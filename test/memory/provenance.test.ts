@@ -65,6 +65,9 @@ describe('provenance on content', () => {
     expect(byContent.get('You said: The quince festival moved to Friday evening by the river')).toMatch(/written after it read the web host pages\.example/);
     expect(byContent.get('Guests of the garden party should bring jam')).toBeNull();
     expect(byContent.get('You said: Guests of the garden party should bring jam')).toBeNull();
+    // A turn that holds untrusted content from its start asks anyway: it reads the earlier thoughts as written.
+    const marked = await say(reader, 'A parcel arrived at the depot', 'the payload of the webhook "parcels"');
+    expect(marked).toContain('they said 56 characters');
   });
 
   it('a clean session recalls what the reader said before it read anything, leaves out what it said after (a weaker match), and stays clean', async () => {
