@@ -1,9 +1,9 @@
-// Untrusted content in a turn (ARCHITECTURE §20). A turn holds untrusted content when its session
-// does (a page, an MCP server's result, a webhook, an import, a memory written from such text
-// entered it: sessions.untrusted_source) or when it offers tool descriptions the user has not
-// approved from a server they do not trust. In such a turn a call that sends data out — or acts
-// outside the workspace — asks first whatever the rules say, and its card names the source. A
-// result from outside marks the session and reaches the model inside <untrusted_data>.
+// Untrusted content in a turn (ARCHITECTURE §20). A turn holds untrusted content when its prompt
+// does (a page, an MCP server's result, a webhook, a recalled piece written from such text:
+// sessions.untrusted_source, the running turn's mark) or when it offers tool descriptions the user
+// has not approved from a server they do not trust. In such a turn a call that sends data out — or
+// acts outside the workspace — asks first whatever the rules say, and its card names the source. A
+// result from outside marks the turn and reaches the model inside <untrusted_data>.
 import { isTrusted, originLabel, type TrustSettings, type UntrustedOrigin } from '@/lib/config/trust-config';
 import { wrapOutside } from '@/lib/mind/tags/escape';
 import type { Tool, ToolOutcome } from '@/lib/tools/tool-types';

@@ -32,7 +32,7 @@ export interface MemoryRecord {
   expiresAt: Date | null;
   validTo: Date | null;
   supersededBy: number | null;
-  /** Written in a session holding untrusted content (§20): recalled, it makes the turn untrusted. */
+  /** Written in a turn holding untrusted content (§20): recalled, it makes the turn untrusted. */
   untrustedSource: string | null;
   /** Readable in every conversation of the persona (issue 42); otherwise only its session's people read it. */
   shared: boolean;
@@ -140,7 +140,7 @@ export async function appendMemory(input: {
   /** Short-term only: how long it lives. */
   ttlMs?: number;
   now?: Date;
-  /** Where untrusted text it was written from came from; default: its session's untrusted content, if any. */
+  /** Where untrusted text it was written from came from; default: what its session's running turn holds, if any. */
   untrustedSource?: string | null;
   /** Readable in every conversation of the persona (the owner's decision, issue 42). */
   shared?: boolean;

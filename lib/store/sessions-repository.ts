@@ -25,7 +25,7 @@ export interface SessionRecord {
   status: SessionStatus;
   /** A specialist's session: the session whose task delegated to it (issue 34). */
   parentSessionId?: string | null;
-  /** The untrusted content it holds (§20): from then on a call that sends data out asks first. */
+  /** The untrusted content its latest turn's prompt held (§20, issue 44): that turn's calls that send data out asked first. */
   untrustedSource?: string | null;
 }
 
