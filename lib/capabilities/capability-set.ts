@@ -27,6 +27,7 @@ export interface CapabilitySet {
   /** Personas it may delegate to (`agent.delegate`), sorted. */
   specialists: string[];
   http: NodeConfig<'tool.http'> | null;
+  browser: NodeConfig<'tool.browser'> | null;
   postgres: NodeConfig<'tool.postgres'> | null;
   chat: boolean;
   end: boolean;
@@ -60,6 +61,7 @@ export function capabilitiesOf(graph: AgentGraph): CapabilitySet {
     skills: [...new Set(ofType('skill').map((node) => String(node.config?.name)))].sort(),
     specialists: [...new Set(ofType('agent.delegate').map((node) => String(node.config?.persona)))].sort(),
     http: config<'tool.http'>(ofType('tool.http')[0]),
+    browser: config<'tool.browser'>(ofType('tool.browser')[0]),
     postgres: config<'tool.postgres'>(ofType('tool.postgres')[0]),
     chat: ofType('response.chat').length > 0,
     end: ofType('response.end').length > 0,

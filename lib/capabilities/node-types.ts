@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 import { skillNameSchema } from '@/lib/config/skill-name';
 import { personaNameSchema } from '@/lib/personas/persona-name';
-import { httpToolConfigSchema, postgresToolConfigSchema } from '@/lib/tools/tool-node-configs';
+import { browserToolConfigSchema, httpToolConfigSchema, postgresToolConfigSchema } from '@/lib/tools/tool-node-configs';
 
 const configs = {
   'trigger.input': z.object({}).strict(),
@@ -37,6 +37,8 @@ const configs = {
   'tool.bash': z.object({}).strict(),
   'tool.python': z.object({}).strict(),
   'tool.http': httpToolConfigSchema,
+  /** The agent's Chromium (issue 45): allowed hosts, or any public host, and the snapshot's budget. */
+  'tool.browser': browserToolConfigSchema,
   'tool.postgres': postgresToolConfigSchema,
   'tool.mcp': z.object({ server: z.string().min(1).max(64) }).strict(),
   /** A skill the agent may load (issue 34): its name and description are listed in its prompt. */
@@ -78,6 +80,7 @@ export const NODE_LABELS: Record<NodeType, { label: string; help: string }> = {
   'tool.bash': { label: 'Bash', help: 'Shell commands in the sandbox (asks first).' },
   'tool.python': { label: 'Python', help: 'Python code in the sandbox (asks first).' },
   'tool.http': { label: 'HTTP', help: 'Requests to allowed hosts; anything but GET asks first.' },
+  'tool.browser': { label: 'Browser', help: 'A real Chromium: open pages, read them, click and type, tabs, screenshots, downloads. Pages are untrusted; after reading one, typing or submitting asks first.' },
   'tool.postgres': { label: 'PostgreSQL', help: 'SQL on one database: read-only unless writes are allowed, and then it asks first.' },
   'tool.mcp': { label: 'MCP server', help: 'The tools of one of your MCP servers (Settings).' },
   'agent.delegate': { label: 'Specialist', help: 'Another persona this agent may hand a task to with delegate; it works with its own graph, within a share of the budget.' },

@@ -47,6 +47,12 @@ const envSchema = z.object({
   AGENTCSD_UPLOAD_MAX_MB: z.coerce.number().min(1).max(1_000).default(20),
   /** Claude Code CLI processes started ahead for a layer that repeats its call (~120 MiB each while waiting; 0: none). */
   AGENTCSD_CLI_WARM: z.coerce.number().int().min(0).max(32).default(4),
+  /** The Chromium the agent's browser runs (issue 45): Debian's package by default. */
+  AGENTCSD_CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  /** Sessions whose browser is open at once (the least recently used closes first). */
+  AGENTCSD_BROWSER_SESSIONS: z.coerce.number().int().min(1).max(100).default(4),
+  /** A session's browser closes after this many quiet seconds (its sign-ins are kept). */
+  AGENTCSD_BROWSER_IDLE_S: z.coerce.number().int().min(10).max(86_400).default(600),
 });
 
 export type Env = z.infer<typeof envSchema>;

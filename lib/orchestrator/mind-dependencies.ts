@@ -16,6 +16,14 @@ import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import type { EventBus } from '@/lib/mind/events';
 import { ForegroundGate } from './foreground-gate';
 import { TokenCalibration } from '@/lib/mind/token-budget';
+import { BrowserPool } from '@/lib/browser/browser-pool';
+import { appPaths, readEnv } from '@/lib/config/env';
+import path from 'node:path';
+
+function appBrowser(): BrowserPool {
+  const env = readEnv();
+  return new BrowserPool({ executablePath: env.AGENTCSD_CHROMIUM_PATH, browserDir: path.join(appPaths().dataDir, 'browser'), maxContexts: env.AGENTCSD_BROWSER_SESSIONS, idleMs: env.AGENTCSD_BROWSER_IDLE_S * 1000 });
+}
 
 export interface MindDependencies {
   bus: EventBus;
@@ -41,6 +49,8 @@ export interface MindDependencies {
   cycles: CycleRuns;
   /** One engine run per conversation turn (lib/agent/turn-runs.ts). */
   turnRuns: TurnRuns;
+  /** The agent's Chromium (issue 45): started with the first session that browses. */
+  browser: BrowserPool;
 }
 
 
@@ -66,6 +76,7 @@ export function mindDependencies(
     foreground: options.foreground ?? new ForegroundGate(clock),
     approvals: options.approvals ?? new ApprovalBroker(),
     toolServer: options.toolServer ?? { current: null },
+    browser: options.browser ?? appBrowser(),
     mcp:
       options.mcp ??
       new McpPool({

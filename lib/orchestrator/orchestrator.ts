@@ -194,6 +194,7 @@ export class Orchestrator {
     await Promise.all(minds.map((mind) => mind.stop({ graceMs: shutdownGraceMs })));
     await Promise.all(ids.map((id) => this.residence.left(id)));
     await this.deps.mcp.stop();
+    await this.deps.browser.stop(); // each session's sign-ins are saved first
     appCliWarmPool().closeAll();
     await this.vectors.stop();
     await this.tasks.stop();
@@ -308,7 +309,7 @@ export class Orchestrator {
   private async launchMind(session: SessionRecord): Promise<void> {
     if (this.placement.cluster) await this.residence.arrived(session.id);
     const personaCore = await this.residence.personaCore(session);
-    const mind = new SessionMind(session, personaCore, this.deps, await sessionGraphParts(session.id));
+    const mind = new SessionMind(session, personaCore, this.deps, await sessionGraphParts(session.id, this.deps.browser));
     this.minds.set(session.id, mind);
     await mind.start();
     await this.tasks.schedule(session.id); // a task under way continues, a pending one starts
@@ -371,6 +372,7 @@ export class Orchestrator {
     await this.requireSession(id);
     const updated = await this.setStatus(id, 'paused');
     this.minds.get(id)?.pause();
+    await this.deps.browser.close(id);
     await this.placement.sessionChanged(updated);
     return updated;
   }
@@ -392,6 +394,7 @@ export class Orchestrator {
     this.minds.delete(id);
     await mind?.stop({ graceMs: 0 });
     if (!(await deleteSession({ id }))) throw new SessionNotFoundError(id);
+    await this.deps.browser.forget(id);
     deleteSessionLogs(id);
     this.bus.emit('session-deleted', id, {});
   }

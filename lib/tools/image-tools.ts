@@ -12,7 +12,7 @@ import { fileLine } from '@/lib/attachments/file-line';
 import { ImageRefusedError, loadSharp, MAX_INPUT_PIXELS } from '@/lib/attachments/image-prep';
 import { imageBlock } from '@/lib/mind/image-sight';
 import { insertUpload } from '@/lib/store/uploads-repository';
-import { builtinTool, errorOutcome, type ToolOutcome } from '@/lib/tools/tool-types';
+import { builtinTool, errorOutcome, type ToolOutcome, type ToolRunContext } from '@/lib/tools/tool-types';
 import { guarded as fileToolGuard } from '@/lib/tools/file-tools';
 import { displayPath, readBytesInside, resolveWorkspacePath } from '@/lib/tools/workspace';
 import { sha256Hex } from '@/lib/security/digest';
@@ -62,35 +62,40 @@ const viewImage = builtinTool({
     'Look at an image in the workspace (one you were sent under uploads/, downloaded, or made, e.g. a chart from python). You see it in your next step. Then note in your thoughts what it shows: you will not see it again in later turns unless you look again.',
   args: viewImageArgs,
   describeCall: (args) => args.path,
-  run: (args, context) =>
-    guarded(async () => {
-      if (!context.sight || 'reason' in context.sight) return errorOutcome(`You cannot be shown images: ${context.sight && 'reason' in context.sight ? context.sight.reason : 'this layer takes no images'}`);
-      const read = readFile(context.workspaceDir, args.path);
-      if ('isError' in read) return read;
-      const type = sniff(read.bytes);
-      if (!type || type === 'application/pdf') return errorOutcome(`${read.relative} is not a PNG, JPEG, WebP or GIF image${/\.svg$/i.test(read.relative) ? ' (an SVG is text: read it with read_file)' : ''}`);
-      const size = await imageSize(read.bytes);
-      const hash = sha256Hex(read.bytes);
-      const block = await imageBlock(read.bytes, hash, context.sight.provider, `/workspace/${read.relative}`);
-      const upload = await insertUpload({
-        id: randomUUID(),
-        sessionId: context.sessionId,
-        name: path.basename(read.relative),
-        mimeType: type,
-        kind: 'image',
-        size: read.bytes.length,
-        sha256: hash,
-        path: read.relative,
-        ...size,
-        note: 'viewed by the agent',
-      });
-      return {
-        isError: false,
-        content: `Here is ${read.relative} (${size.width} × ${size.height}, about ${block.tokens} tokens).\n${fileLine(upload, 'viewed')}`,
-        images: [block],
-      };
-    }),
+  run: (args, context) => guarded(() => workspaceImageOutcome(context, args.path, 'viewed by the agent')),
 });
+
+/**
+ * An image of the workspace shown to the model with the result (view_image, a browser screenshot):
+ * recorded as an upload, so the Internal panel shows its thumbnail.
+ */
+export async function workspaceImageOutcome(context: ToolRunContext, requested: string, note: string): Promise<ToolOutcome> {
+  if (!context.sight || 'reason' in context.sight) return errorOutcome(`You cannot be shown images: ${context.sight && 'reason' in context.sight ? context.sight.reason : 'this layer takes no images'}`);
+  const read = readFile(context.workspaceDir, requested);
+  if ('isError' in read) return read;
+  const type = sniff(read.bytes);
+  if (!type || type === 'application/pdf') return errorOutcome(`${read.relative} is not a PNG, JPEG, WebP or GIF image${/\.svg$/i.test(read.relative) ? ' (an SVG is text: read it with read_file)' : ''}`);
+  const size = await imageSize(read.bytes);
+  const hash = sha256Hex(read.bytes);
+  const block = await imageBlock(read.bytes, hash, context.sight.provider, `/workspace/${read.relative}`);
+  const upload = await insertUpload({
+    id: randomUUID(),
+    sessionId: context.sessionId,
+    name: path.basename(read.relative),
+    mimeType: type,
+    kind: 'image',
+    size: read.bytes.length,
+    sha256: hash,
+    path: read.relative,
+    ...size,
+    note,
+  });
+  return {
+    isError: false,
+    content: `Here is ${read.relative} (${size.width} × ${size.height}, about ${block.tokens} tokens).\n${fileLine(upload, 'viewed')}`,
+    images: [block],
+  };
+}
 
 const showFileArgs = z.strictObject({
   path: z.string().min(1).describe('File path relative to the workspace'),

@@ -19,6 +19,19 @@ export const httpToolConfigSchema = z
   .strict();
 export type HttpConfig = z.infer<typeof httpToolConfigSchema>;
 
+/** tool.browser (issue 45): where the agent's Chromium may go, and how much of a page it reads at once. */
+export const browserToolConfigSchema = z
+  .object({
+    /** Hosts it may reach, loopback and private ones included when listed ("intranet.local", "127.0.0.1:8080"). */
+    allowed_hosts: z.array(z.string().regex(hostPattern, 'a host name, optionally with :port')).max(100).optional(),
+    /** Any public host too (never a loopback, private or link-local address unless listed). */
+    allow_public: z.boolean().optional(),
+    /** The most tokens a page snapshot takes (the rest is cut, said so). */
+    snapshot_tokens: z.number().int().min(200).max(50_000).optional(),
+  })
+  .strict();
+export type BrowserConfig = z.infer<typeof browserToolConfigSchema>;
+
 export const postgresToolConfigSchema = z
   .object({
     /** postgres://… — a secret: write-only, never in exports or events. */
