@@ -10,6 +10,7 @@ import type { SessionJson } from '@/components/sessions/session-types';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { ModelBanner } from './model-banner';
 import { UntrustedBanner } from './untrusted-banner';
+import { BrowserPanel } from './browser-panel';
 import type { MindState, OrchestratorEvent } from '@/lib/mind/events';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
@@ -273,6 +274,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           </div>
         </dl>
       </div>
+      <BrowserPanel sessionId={sessionId} watchBrowser={socket.watchBrowser} onError={setError} />
       <ContextViewer sessionId={sessionId} />
       <details className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
         <summary className="cursor-pointer font-semibold">Session settings: pacing, spontaneous speech, models</summary>

@@ -4,7 +4,7 @@ import type { MessageAttachment } from './composer';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { io, type Socket } from 'socket.io-client';
 import type { OrchestratorEvent } from '@/lib/mind/events';
-import type { ClientToServerEvents, JoinAck, SendMessageAck, ServerToClientEvents } from '@/lib/realtime/socket-events';
+import { VIEW_EVENTS, type BrowserFrameEvent, type BrowserStateEvent, type ClientToServerEvents, type JoinAck, type SendMessageAck, type ServerToClientEvents } from '@/lib/realtime/socket-events';
 
 export type ConnectionState = 'connecting' | 'connected' | 'disconnected';
 
@@ -19,6 +19,13 @@ export interface SessionSocket {
    * socket's buffer and sent twice.
    */
   send: (text: string, attachments?: MessageAttachment[]) => Promise<SendMessageAck> | null;
+  /** Watches the session's browser while `on` (frames and state to `listener`); again after a reconnect. */
+  watchBrowser: (listener: BrowserListener | null) => void;
+}
+
+export interface BrowserListener {
+  frame(event: BrowserFrameEvent): void;
+  state(event: BrowserStateEvent): void;
 }
 
 /**
@@ -35,6 +42,7 @@ export function useSessionSocket(input: {
   const handlers = useRef(input);
   handlers.current = input;
   const socketRef = useRef<Socket<ServerToClientEvents, ClientToServerEvents> | null>(null);
+  const browserRef = useRef<BrowserListener | null>(null);
 
   useEffect(() => {
     const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io({ transports: ['websocket'] });
@@ -44,11 +52,16 @@ export function useSessionSocket(input: {
         if (!ack.ok) return;
         setState('connected');
         handlers.current.onJoined(ack);
+        if (browserRef.current) socket.emit('browser-watch', { sessionId: input.sessionId, on: true });
       });
     });
+    socket.on('browser-frame', (event) => browserRef.current?.frame(event));
+    socket.on('browser-state', (event) => browserRef.current?.state(event));
     socket.on('disconnect', () => setState('disconnected'));
     socket.on('connect_error', () => setState('disconnected'));
-    socket.onAny((_type: string, event: OrchestratorEvent) => handlers.current.onEvent(event));
+    socket.onAny((type: string, event: OrchestratorEvent) => {
+      if (!VIEW_EVENTS.has(type)) handlers.current.onEvent(event);
+    });
     return () => {
       socketRef.current = null;
       socket.disconnect();
@@ -72,5 +85,14 @@ export function useSessionSocket(input: {
     [input.sessionId],
   );
 
-  return { state, send };
+  const watchBrowser = useCallback(
+    (listener: BrowserListener | null) => {
+      const was = browserRef.current !== null;
+      browserRef.current = listener;
+      if (was !== (listener !== null)) socketRef.current?.emit('browser-watch', { sessionId: input.sessionId, on: listener !== null });
+    },
+    [input.sessionId],
+  );
+
+  return { state, send, watchBrowser };
 }

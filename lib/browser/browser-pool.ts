@@ -20,8 +20,14 @@ export interface BrowserPoolOptions {
   idleMs: number;
   /** Host names → addresses for the egress checks (tests pass their own; nothing is dialled to decide). */
   resolve?: Resolve;
-  /** A session's browser opened or closed (the session page's live view follows). */
-  onChange?: (sessionId: string, open: boolean) => void;
+}
+
+/** What the session page shows of a session's browser. */
+export interface BrowserState {
+  open: boolean;
+  taken_over: boolean;
+  url: string | null;
+  tabs: number;
 }
 
 export class BrowserPool {
@@ -32,6 +38,24 @@ export class BrowserPool {
   private stopped = false;
   /** Milliseconds the browser took to start the last time (a benchmark reads it). */
   coldStartMs: number | null = null;
+  private readonly listeners = new Set<(sessionId: string) => void>();
+
+  /** Calls `listener` when a session's browser opens, closes, is taken over or given back. */
+  onChange(listener: (sessionId: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  changed(sessionId: string): void {
+    for (const listener of this.listeners) listener(sessionId);
+  }
+
+  async state(sessionId: string): Promise<BrowserState> {
+    const browser = await this.current(sessionId);
+    if (!browser) return { open: false, taken_over: false, url: null, tabs: 0 };
+    const tabs = browser.tabs();
+    return { open: true, taken_over: browser.takenOver, url: tabs.find((tab) => tab.active)?.url ?? null, tabs: tabs.length };
+  }
 
   constructor(private readonly options: BrowserPoolOptions) {
     this.proxy = new EgressProxy(options.resolve);
@@ -77,7 +101,7 @@ export class BrowserPool {
     const browser = await opening.catch(() => null);
     if (!browser) return;
     await browser.close();
-    this.options.onChange?.(sessionId, false);
+    this.changed(sessionId);
   }
 
   /** Forgets a deleted session's saved state. */
@@ -141,7 +165,8 @@ export class BrowserPool {
       takeRefusals: () => this.proxy.takeRefusals(credentials.username),
       closed: () => this.proxy.unregister(credentials.username),
     });
-    this.options.onChange?.(sessionId, true);
+    // Announced once it is in the map: a live view that asks finds it.
+    queueMicrotask(() => this.changed(sessionId));
     return session;
   }
 

@@ -1,6 +1,7 @@
 // The orchestrator: one per process, on globalThis, started only by server.ts. It wires the
 // sessions' lifecycle (create, pause, resume, delete) to their minds, and owns the event bus
 // the realtime layer reads. The logic of a running mind lives in session-mind.ts.
+import type { BrowserPool } from '@/lib/browser/browser-pool';
 import { randomUUID } from 'node:crypto';
 import { addSessionPeople, OWNER_ID } from '@/lib/store/people-repository';
 import { mergeModels, type ModelsConfig, type SessionParams } from '@/lib/config/model-config';
@@ -221,6 +222,11 @@ export class Orchestrator {
   /** The exact last prompt of each layer, or null when the session's mind is not running here. */
   lastPrompts(id: string) {
     return this.minds.get(id)?.lastPrompts() ?? null;
+  }
+
+  /** The agent's Chromium (issue 45): the session page watches and takes it over through this. */
+  get browser(): BrowserPool {
+    return this.deps.browser;
   }
 
   /** The owner vouched for a session's content (untrusted/clear): a mind running here shows it again. */

@@ -20,16 +20,47 @@ export interface SendMessagePayload {
 /** Acknowledged only once the message is stored, like the REST route's 202; errors as the REST body's. */
 export type SendMessageAck = { ok: true; message: MessageJson } | { ok: false; error: { code: ApiErrorCode; message: string } };
 
+/** Whether this page watches the session's browser (issue 45 §5): frames come only while it does. */
+export const browserWatchPayloadSchema = z.object({ sessionId: z.string().uuid(), on: z.boolean() }).strict();
+export type BrowserWatchPayload = z.infer<typeof browserWatchPayloadSchema>;
+
+/** A frame of the agent's browser (a JPEG, base64) and its state, to the pages that watch it. */
+export interface BrowserFrameEvent {
+  sessionId: string;
+  data: string;
+  width: number;
+  height: number;
+  url: string;
+}
+export interface BrowserStateEvent {
+  sessionId: string;
+  open: boolean;
+  taken_over: boolean;
+  url: string | null;
+  tabs: number;
+}
+
 export type ServerToClientEvents = {
   [K in EventType]: (event: Extract<OrchestratorEvent, { type: K }>) => void;
+} & {
+  'browser-frame': (event: BrowserFrameEvent) => void;
+  'browser-state': (event: BrowserStateEvent) => void;
 };
+
+/** Events that are not the mind's: the session's reducer does not read them. */
+export const VIEW_EVENTS = new Set(['browser-frame', 'browser-state']);
 
 export interface ClientToServerEvents {
   join: (payload: JoinPayload, ack: (result: JoinAck) => void) => void;
   leave: (payload: JoinPayload) => void;
   'send-message': (payload: SendMessagePayload, ack: (result: SendMessageAck) => void) => void;
+  'browser-watch': (payload: BrowserWatchPayload) => void;
 }
 
 export function sessionRoom(sessionId: string): string {
   return `session:${sessionId}`;
+}
+
+export function browserRoom(sessionId: string): string {
+  return `browser:${sessionId}`;
 }

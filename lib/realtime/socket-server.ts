@@ -9,7 +9,10 @@ import { sendMessageFields, wordsOrFile, type Orchestrator } from '@/lib/orchest
 import { messageJson } from '@/lib/store/messages-repository';
 import type { GuardOptions } from '@/lib/security/request-guard';
 import { guardRequest } from '@/lib/security/http-entry';
+import { LiveView } from '@/lib/browser/live-view';
 import {
+  browserRoom,
+  browserWatchPayloadSchema,
   joinPayloadSchema,
   sessionRoom,
   type ClientToServerEvents,
@@ -47,7 +50,32 @@ export async function attachSocketServer(input: {
     io.engine.on('close', () => void pool.end());
   }
 
+  // The agent's browser, to the pages that watch it (issue 45 §5): only while one does.
+  const live = new LiveView(input.orchestrator.browser, {
+    frame: (sessionId, frame) => io.to(browserRoom(sessionId)).emit('browser-frame', { sessionId, ...frame }),
+    state: (sessionId, state) => io.to(browserRoom(sessionId)).emit('browser-state', { sessionId, ...state }),
+  });
+  io.engine.on('close', () => live.close());
+
   io.on('connection', (socket) => {
+    const watching = new Set<string>();
+    socket.on('browser-watch', (payload) => {
+      const parsed = browserWatchPayloadSchema.safeParse(payload);
+      if (!parsed.success) return;
+      const { sessionId, on } = parsed.data;
+      if (on && !watching.has(sessionId)) {
+        watching.add(sessionId);
+        void socket.join(browserRoom(sessionId));
+        void live.watch(sessionId);
+      } else if (!on && watching.delete(sessionId)) {
+        void socket.leave(browserRoom(sessionId));
+        void live.unwatch(sessionId);
+      }
+    });
+    socket.on('disconnect', () => {
+      for (const sessionId of watching) void live.unwatch(sessionId);
+      watching.clear();
+    });
     socket.on('join', async (payload, ack) => {
       const parsed = joinPayloadSchema.safeParse(payload);
       const reply = typeof ack === 'function' ? ack : () => {};

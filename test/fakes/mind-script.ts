@@ -12,6 +12,8 @@
 //                      one-shot reminder then and a weekday cron job with the schedule tool;
 //                      [[look]] with an attached image says how many images came with the words,
 //                      then looks again (view_image) and shows it back (show_file).
+//                      [[browse URL]] opens the page in the agent's browser (browser_open) and
+//                      quotes its first heading.
 import { unescapeTagContent } from '@/lib/mind/tags/escape';
 import type { FakeReply, FakeRequest } from './fake-server-core';
 
@@ -103,7 +105,8 @@ export function mindScript(request: FakeRequest): FakeReply {
   }
   const results = toolResults(request.body);
   if (results) {
-    const lines = results.map((result) => result.split('\n')[0]!.slice(0, 80));
+    // A browser page is quoted by its first heading (its first line is the HTTP status).
+    const lines = results.map((result) => (result.startsWith('HTTP ') ? (/- heading "([^"]+)"/.exec(result)?.[1] ?? result.split('\n')[0]!) : result.split('\n')[0]!).slice(0, 80));
     return { text: `<ID_loud>Here is what the tools said: ${lines.join(' | ')}</ID_loud><ID_quiet>${results.length} results came back.</ID_quiet>` };
   }
   const user = tagContent(prompt, 'ED_user');
@@ -118,6 +121,10 @@ export function mindScript(request: FakeRequest): FakeReply {
         { name: 'show_file', input: { path: attached } },
       ],
     };
+  }
+  const browse = /\[\[browse (\S+)\]\]/.exec(user ?? '');
+  if (browse && offers(request.body, 'browser_open')) {
+    return { text: '<ID_loud>Opening the page.</ID_loud>', toolCalls: [{ name: 'browser_open', input: { url: browse[1] } }] };
   }
   if (user?.includes('[[remember]]') && offers(request.body, 'remember')) {
     return { text: '<ID_loud>I will remember that.</ID_loud>', toolCalls: [{ name: 'remember', input: { content: user.replace('[[remember]]', '').trim() } }] };
