@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { backendsTable, benchBackends } from './backends-first-token';
 import { benchBrowser, browserTable } from './browser';
+import { agentBrowserTable, benchAgentBrowser } from './agent-browser';
 import { benchPromptCache, cacheTable } from './prompt-cache';
 import { benchStreamingPath, loadTable, streamingTable } from './streaming-path';
 import { benchChannels, channelsTable } from './channels';
@@ -163,3 +164,5 @@ console.log(ageTable(await benchPromptByAge(quick ? [100, 1_000] : [100, 1_000, 
 
 console.log('\n## The session page in Chromium: opening at 10,000 messages, token to paint\n');
 console.log(browserTable(await benchBrowser({ openSamples: quick ? 4 : 12, turns: quick ? 2 : 5, tokensPerTurn: 200 })));
+console.log('\n## The agent\'s browser: open → snapshot against Playwright directly, cold start, memory (issue 45)\n');
+console.log(agentBrowserTable(await benchAgentBrowser({ samples: quick ? 10 : 40 })));

@@ -54,7 +54,17 @@ export class LiveView {
     const browser = await this.pool.current(sessionId);
     if (!browser) return;
     this.streaming.add(sessionId);
-    await browser.watch((frame) => this.sink.frame(sessionId, frame)).catch((error: unknown) => {
+    let shownUrl = state.url;
+    await browser
+      .watch((frame) => {
+        this.sink.frame(sessionId, frame);
+        // The page moved on (a link, a form): the state the view shows follows.
+        if (frame.url !== shownUrl) {
+          shownUrl = frame.url;
+          void this.pool.state(sessionId).then((now) => this.sink.state(sessionId, now));
+        }
+      })
+      .catch((error: unknown) => {
       this.streaming.delete(sessionId);
       console.error(`[browser ${sessionId}] the live view could not start`, error);
     });

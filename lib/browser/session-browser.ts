@@ -40,7 +40,8 @@ export class SessionBrowser {
   private giveBack: (() => void) | null = null;
   private handedBack: Promise<void> = Promise.resolve();
   watchers = 0;
-  private screencast: { cdp: CDPSession; page: Page } | null = null;
+  private screencast: { cdp: CDPSession; page: Page; stopLoad?: () => void } | null = null;
+  private readonly loaded = (page: Page) => void this.pushFrame(page);
   private onFrame: ((frame: BrowserFrame) => void) | null = null;
 
   constructor(
@@ -214,6 +215,15 @@ export class SessionBrowser {
     else if (event.type === 'text') await page.keyboard.type(event.text);
     else if (event.type === 'key') await page.keyboard.press(event.key);
     else await page.mouse.wheel(0, event.dy);
+    if (this.screencast) await this.pushFrame(page);
+  }
+
+  /** The tab as it is now, to the watchers. */
+  private async pushFrame(page: Page): Promise<void> {
+    if (!this.onFrame || this.watchers === 0) return;
+    const viewport = page.viewportSize() ?? { width: 1280, height: 800 };
+    const now = await page.screenshot({ type: 'jpeg', quality: 60 }).catch(() => null);
+    if (now) this.onFrame?.({ data: now.toString('base64'), width: viewport.width, height: viewport.height, url: page.url() });
   }
 
   /** Someone watches the live view: frames of the active tab go to `onFrame` while anyone does. */
@@ -231,6 +241,7 @@ export class SessionBrowser {
   private async stopScreencast(): Promise<void> {
     const running = this.screencast;
     this.screencast = null;
+    running?.stopLoad?.();
     if (running) await running.cdp.send('Page.stopScreencast').catch(() => undefined);
     await running?.cdp.detach().catch(() => undefined);
   }
@@ -247,6 +258,11 @@ export class SessionBrowser {
     });
     // A few frames a second: every second frame Chromium paints, at most 1280 wide.
     await cdp.send('Page.startScreencast', { format: 'jpeg', quality: 60, maxWidth: 1280, maxHeight: 800, everyNthFrame: 2 });
+    // Headless Chromium paints a still page only when it changes: the watcher gets the page as it is
+    // now first, and again whenever a page loads in the tab.
+    page.on('load', this.loaded);
+    this.screencast.stopLoad = () => page.off('load', this.loaded);
+    await this.pushFrame(page);
   }
 
   async close(): Promise<void> {
