@@ -23,13 +23,18 @@ export interface AgentBrowserResult {
 
 const PAGE = `<!doctype html><title>Figures</title><h1>Quarterly figures</h1>${Array.from({ length: 40 }, (_, index) => `<p>Line ${index + 1} of the report, with <a href="/p${index}">a link</a>.</p>`).join('')}<form><input aria-label="Search"><button>Go</button></form>`;
 
-/** Resident memory of every Chromium process (the browser and its renderers, GPU and utility processes). */
-function chromiumRssMiB(): number {
-  const out = execFileSync('ps', ['-eo', 'rss=,comm='], { encoding: 'utf8' });
+/** Proportional set size of every Chromium process (the browser, its renderers, GPU and utility processes): shared pages counted once. */
+function chromiumPssMiB(): number {
+  const out = execFileSync('ps', ['-eo', 'pid=,comm='], { encoding: 'utf8' });
   let kib = 0;
   for (const line of out.split('\n')) {
-    const [rss, comm] = line.trim().split(/\s+/, 2);
-    if (comm && /chrom/i.test(comm)) kib += Number(rss);
+    const [pid, comm] = line.trim().split(/\s+/, 2);
+    if (!comm || !/chrom/i.test(comm)) continue;
+    try {
+      kib += Number(/^Pss:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // gone meanwhile
+    }
   }
   return kib / 1024;
 }
@@ -73,7 +78,7 @@ export async function benchAgentBrowser(options: { samples: number; executablePa
         if (outcome.isError) throw new Error(outcome.content);
       }
       await new Promise((resolve) => setTimeout(resolve, 1_000));
-      result.memory.push({ sessions, chromiumMiB: chromiumRssMiB() });
+      result.memory.push({ sessions, chromiumMiB: chromiumPssMiB() });
       for (let index = 0; index < sessions; index++) await pool.close(`s${sessions}-${index}`);
     }
   } finally {
@@ -90,10 +95,10 @@ export function agentBrowserTable(result: AgentBrowserResult): string {
   return [
     '| measure | median | p99 |',
     '| --- | --- | --- |',
-    `| open → snapshot, browser_open (proxy, snapshot, saved state) | ${formatMs(median(result.tool))} | ${formatMs(percentile(result.tool, 99))} |`,
+    `| open → snapshot, browser_open (proxy, news, snapshot) | ${formatMs(median(result.tool))} | ${formatMs(percentile(result.tool, 99))} |`,
     `| open → snapshot, Playwright directly | ${formatMs(median(result.direct))} | ${formatMs(percentile(result.direct, 99))} |`,
     `| ratio of medians | ${ratio.toFixed(2)}× | |`,
     `| cold start of the browser | ${formatMs(result.coldStartMs)} | |`,
-    ...result.memory.map((row) => `| Chromium's resident memory, ${row.sessions} session${row.sessions === 1 ? '' : 's'} holding a page | ${row.chromiumMiB.toFixed(0)} MiB | |`),
+    ...result.memory.map((row) => `| Chromium's memory (PSS), ${row.sessions} session${row.sessions === 1 ? '' : 's'} holding a page | ${row.chromiumMiB.toFixed(0)} MiB | |`),
   ].join('\n');
 }

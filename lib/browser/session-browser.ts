@@ -24,9 +24,11 @@ export interface BrowserFrame {
 const ACTION_TIMEOUT_MS = 15_000;
 const MAX_TABS = 8;
 const MAX_DOWNLOAD_BYTES = 50 * 1024 * 1024;
+const SAVE_DELAY_MS = 2_000;
 
 export class SessionBrowser {
   lastUsed = Date.now();
+  private saveTimer: NodeJS.Timeout | null = null;
   private active = 0;
   private readonly notes: string[] = [];
   private readonly saved: string[] = [];
@@ -177,7 +179,16 @@ export class SessionBrowser {
   }
 
   async saveState(): Promise<void> {
+    clearTimeout(this.saveTimer ?? undefined);
+    this.saveTimer = null;
     await this.hooks.saveState().catch((error: unknown) => console.error(`[browser ${this.sessionId}] state not saved`, error));
+  }
+
+  /** Saved within a couple of seconds of an action (and at once on close, take-back and shutdown): a sign-in survives a crash too. */
+  saveSoon(): void {
+    if (this.saveTimer) return;
+    this.saveTimer = setTimeout(() => void this.saveState(), SAVE_DELAY_MS);
+    this.saveTimer.unref();
   }
 
   /** Waits while the person drives (the call's signal ends the wait). */

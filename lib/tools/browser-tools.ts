@@ -57,7 +57,7 @@ export function browserTools(config: BrowserConfig, pool: BrowserPool, sessionId
     const snapshot = await browser.snapshot(budget);
     const tabs = browser.tabs();
     const news = await browser.news();
-    await browser.saveState();
+    browser.saveSoon();
     const lines = [
       ...lead,
       `Page: ${snapshot.title || '(no title)'} — ${snapshot.url}${tabs.length > 1 ? ` (tab ${tabs.findIndex((tab) => tab.active) + 1} of ${tabs.length})` : ''}`,
