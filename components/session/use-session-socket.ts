@@ -52,11 +52,11 @@ export function useSessionSocket(input: {
         if (!ack.ok) return;
         setState('connected');
         handlers.current.onJoined(ack);
-        if (browserRef.current) socket.emit('browser-watch', { sessionId: input.sessionId, on: true });
+        if (browserRef.current) socket.emit('browser:watch', { sessionId: input.sessionId, on: true });
       });
     });
-    socket.on('browser-frame', (event) => browserRef.current?.frame(event));
-    socket.on('browser-state', (event) => browserRef.current?.state(event));
+    socket.on('browser:frame', (event) => browserRef.current?.frame(event));
+    socket.on('browser:state', (event) => browserRef.current?.state(event));
     socket.on('disconnect', () => setState('disconnected'));
     socket.on('connect_error', () => setState('disconnected'));
     socket.onAny((type: string, event: OrchestratorEvent) => {
@@ -89,7 +89,7 @@ export function useSessionSocket(input: {
     (listener: BrowserListener | null) => {
       const was = browserRef.current !== null;
       browserRef.current = listener;
-      if (was !== (listener !== null)) socketRef.current?.emit('browser-watch', { sessionId: input.sessionId, on: listener !== null });
+      if (was !== (listener !== null)) socketRef.current?.emit('browser:watch', { sessionId: input.sessionId, on: listener !== null });
     },
     [input.sessionId],
   );

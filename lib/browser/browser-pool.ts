@@ -75,7 +75,7 @@ export class BrowserPool {
       opening.catch(() => this.open.delete(sessionId));
     }
     return opening.then((browser) => {
-      browser.lastUsed = Date.now();
+      browser.lastUsed = performance.now();
       this.touch(sessionId);
       return browser;
     });

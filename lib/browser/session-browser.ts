@@ -27,7 +27,7 @@ const MAX_DOWNLOAD_BYTES = 50 * 1024 * 1024;
 const SAVE_DELAY_MS = 2_000;
 
 export class SessionBrowser {
-  lastUsed = Date.now();
+  lastUsed = performance.now();
   private saveTimer: NodeJS.Timeout | null = null;
   private active = 0;
   private readonly notes: string[] = [];

@@ -43,18 +43,18 @@ export interface BrowserStateEvent {
 export type ServerToClientEvents = {
   [K in EventType]: (event: Extract<OrchestratorEvent, { type: K }>) => void;
 } & {
-  'browser-frame': (event: BrowserFrameEvent) => void;
-  'browser-state': (event: BrowserStateEvent) => void;
+  'browser:frame': (event: BrowserFrameEvent) => void;
+  'browser:state': (event: BrowserStateEvent) => void;
 };
 
 /** Events that are not the mind's: the session's reducer does not read them. */
-export const VIEW_EVENTS = new Set(['browser-frame', 'browser-state']);
+export const VIEW_EVENTS = new Set(['browser:frame', 'browser:state']);
 
 export interface ClientToServerEvents {
   join: (payload: JoinPayload, ack: (result: JoinAck) => void) => void;
   leave: (payload: JoinPayload) => void;
   'send-message': (payload: SendMessagePayload, ack: (result: SendMessageAck) => void) => void;
-  'browser-watch': (payload: BrowserWatchPayload) => void;
+  'browser:watch': (payload: BrowserWatchPayload) => void;
 }
 
 export function sessionRoom(sessionId: string): string {

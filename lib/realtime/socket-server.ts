@@ -52,14 +52,14 @@ export async function attachSocketServer(input: {
 
   // The agent's browser, to the pages that watch it (issue 45 §5): only while one does.
   const live = new LiveView(input.orchestrator.browser, {
-    frame: (sessionId, frame) => io.to(browserRoom(sessionId)).emit('browser-frame', { sessionId, ...frame }),
-    state: (sessionId, state) => io.to(browserRoom(sessionId)).emit('browser-state', { sessionId, ...state }),
+    frame: (sessionId, frame) => io.to(browserRoom(sessionId)).emit('browser:frame', { sessionId, ...frame }),
+    state: (sessionId, state) => io.to(browserRoom(sessionId)).emit('browser:state', { sessionId, ...state }),
   });
   io.engine.on('close', () => live.close());
 
   io.on('connection', (socket) => {
     const watching = new Set<string>();
-    socket.on('browser-watch', (payload) => {
+    socket.on('browser:watch', (payload) => {
       const parsed = browserWatchPayloadSchema.safeParse(payload);
       if (!parsed.success) return;
       const { sessionId, on } = parsed.data;

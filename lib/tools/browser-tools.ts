@@ -42,10 +42,13 @@ export function browserTools(config: BrowserConfig, pool: BrowserPool, sessionId
   async function open(context: ToolRunContext): Promise<SessionBrowser> {
     const browser = await pool.session(sessionId, rules);
     known = browser;
-    browser.keepDownload ??= (name, bytes) => {
-      const stored = writeInside(context.workspaceDir, `downloads/${name}`, bytes);
-      return stored.absolute.slice(context.workspaceDir.length + 1);
-    };
+    // Downloads land in the workspace unless the node says no (then they are cancelled, and said so).
+    if (config.downloads !== false) {
+      browser.keepDownload ??= (name, bytes) => {
+        const stored = writeInside(context.workspaceDir, `downloads/${name}`, bytes);
+        return stored.absolute.slice(context.workspaceDir.length + 1);
+      };
+    }
     await browser.whileTakenOver(context.signal);
     return browser;
   }

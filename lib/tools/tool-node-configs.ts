@@ -28,6 +28,8 @@ export const browserToolConfigSchema = z
     allow_public: z.boolean().optional(),
     /** The most tokens a page snapshot takes (the rest is cut, said so). */
     snapshot_tokens: z.number().int().min(200).max(50_000).optional(),
+    /** Downloads land in the workspace (default); false cancels them, said so. */
+    downloads: z.boolean().optional(),
   })
   .strict();
 export type BrowserConfig = z.infer<typeof browserToolConfigSchema>;
