@@ -40,6 +40,9 @@ export async function sendMalformedCorpus(
     'trust write': (headers, path = '/api/trust') => rawRequest({ port, method: 'PUT', path, headers: [...headers, json], body: '{"hosts":"not-a-list"}', timeoutMs: HANG_MS }),
     'approve descriptions': (headers, path = '/api/mcp-servers/malformed-probe/approve-descriptions') =>
       rawRequest({ port, method: 'POST', path, headers: [...headers, json], body: '{}', timeoutMs: HANG_MS }),
+    // The agent's browser (issue 45): a person's key for a browser that is not open — a 409, nothing typed.
+    'browser input': (headers, path = '/api/sessions/00000000-0000-4000-8000-000000000000/browser/input') =>
+      rawRequest({ port, method: 'POST', path, headers: [...headers, json], body: '{"type":"text","text":"x"}', timeoutMs: HANG_MS }),
     'socket handshake': (headers) => rawRequest({ port, ...socketHandshake(headers), timeoutMs: HANG_MS }),
   };
   const byStatus: Record<number, number> = {};
