@@ -88,6 +88,16 @@ export function listPersonas(): PersonaSummary[] {
     });
 }
 
+/** Whether a persona of that name exists as a regular file (a hostile name is simply not one). */
+export function personaExists(name: string): boolean {
+  if (!personaNameSchema.safeParse(name).success) return false;
+  try {
+    return fs.lstatSync(path.join(personasDir(), `${name}.md`)).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** The persona's exact bytes (for byte-exact snapshots) and their hash. */
 export function readPersonaBytes(name: string): { bytes: Buffer; hash: string } {
   const target = personaPath(name);

@@ -22,6 +22,8 @@ export interface GuardInput {
    * and no access token — the route refuses anything its hook's secret did not sign.
    */
   webhook?: boolean;
+  /** A door for other clients (`/v1/…`, issue 46): the route checks its key instead of Origin and token; a browser cannot send one cross-origin without a preflight the app never allows. */
+  door?: boolean;
   /**
    * An authorization server sending the browser back (`GET /oauth/callback`): a cross-site
    * navigation, so the SameSite=Strict token cookie is not sent. The route authenticates it by its
@@ -78,7 +80,7 @@ export function checkRequest(input: GuardInput, options: GuardOptions): GuardVer
   if (!isAllowedHost(input.host, options)) {
     return { ok: false, status: 421, code: 'forbidden_host', message: 'Host not allowed' };
   }
-  if (input.webhook) return { ok: true };
+  if (input.webhook || input.door) return { ok: true };
   if (input.origin !== undefined && !isAllowedOrigin(input.origin, options)) {
     return { ok: false, status: 403, code: 'forbidden_origin', message: 'Origin not allowed' };
   }

@@ -1,0 +1,269 @@
+// The OpenAI-compatible door (issue 46 §2, ARCHITECTURE §23): `/v1/models` and
+// `/v1/chat/completions` in OpenAI's shapes, for any client that speaks that API, with a key of
+// Settings › Access. The client is stateless, the mind is not: a request's newest user message is
+// delivered to the key's session of the persona it names (`persona/<name>`; made on first use, or
+// the one `metadata.session_id` names), and the rest of what the client resends is context the mind
+// already holds — a request whose conversation was delivered before delivers nothing again and gets
+// that delivery's reply. The answer is the Internal Dialog's externalised text; a card raised on the
+// way is said in the answer, with where to decide it, and the call waits for the reply up to a limit.
+import { createHash, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
+import type { OrchestratorEvent } from '@/lib/mind/events';
+import { authenticateApiKey, findKeySession, saveKeySession, type ApiKeyRecord } from '@/lib/store/api-keys-repository';
+import { toApiError } from './api-error';
+import { getDb } from '@/lib/store/db';
+import { findSession } from '@/lib/store/sessions-repository';
+import { personaExists } from '@/lib/personas/persona-files';
+
+/** How long a call waits for the mind's reply (a card may be waiting for a person). */
+export const DOOR_WAIT_MS = 120_000;
+
+export class DoorError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found_error' | 'server_error',
+    readonly code: string | null,
+    message: string,
+    readonly param: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/** OpenAI's error body. */
+export function doorErrorResponse(error: DoorError): Response {
+  return Response.json({ error: { message: error.message, type: error.type, param: error.param, code: error.code } }, { status: error.status });
+}
+
+const part = z.object({ type: z.string(), text: z.string().optional() }).passthrough();
+const messageSchema = z
+  .object({
+    role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
+    content: z.union([z.string(), z.array(part), z.null()]).optional(),
+  })
+  .passthrough();
+export const chatCompletionRequestSchema = z
+  .object({
+    model: z.string().min(1).max(200),
+    messages: z.array(messageSchema).min(1).max(2_000),
+    stream: z.boolean().nullish(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish(),
+    metadata: z.record(z.string(), z.string().max(512)).nullish(),
+  })
+  .passthrough();
+export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;
+
+export const modelIdOf = (persona: string) => `persona/${persona}`;
+
+const textOf = (content: z.infer<typeof messageSchema>['content']) =>
+  typeof content === 'string' ? content : (content ?? []).map((piece) => (piece.type === 'text' && piece.text ? piece.text : '')).join('\n');
+
+/** The persona a model id names, if the key may use it and it exists. */
+export function personaOf(key: ApiKeyRecord, model: string): string {
+  const name = /^persona\/(.+)$/.exec(model)?.[1];
+  if (!name || !key.personas.includes(name) || !personaExists(name)) throw new DoorError(404, 'invalid_request_error', 'model_not_found', `The model \`${model}\` does not exist or you do not have access to it.`, 'model');
+  return name;
+}
+
+/** The models this key may use: one per persona. */
+export function modelsFor(key: ApiKeyRecord) {
+  return { object: 'list', data: key.personas.filter((name) => personaExists(name)).map((name) => ({ id: modelIdOf(name), object: 'model', created: Math.floor(key.createdAt.getTime() / 1000), owned_by: 'agentcsd' })) };
+}
+
+interface Delivery {
+  sessionId: string;
+  messageId: number;
+  /** Resent: this conversation was delivered before; its reply is the answer. */
+  resent: boolean;
+}
+
+/** Delivers the newest user message to the key's session of the persona, once per conversation. */
+async function deliver(orchestrator: Orchestrator, key: ApiKeyRecord, persona: string, request: ChatCompletionRequest): Promise<Delivery> {
+  const lastUser = request.messages.map((message) => message.role).lastIndexOf('user');
+  if (lastUser < 0) throw new DoorError(400, 'invalid_request_error', null, 'The messages hold no user message to deliver.', 'messages');
+  const text = textOf(request.messages[lastUser]!.content).trim();
+  if (!text) throw new DoorError(400, 'invalid_request_error', null, 'The newest user message is empty.', 'messages');
+  const conversation = createHash('sha256')
+    .update(JSON.stringify(request.messages.slice(0, lastUser + 1).map((message) => [message.role, textOf(message.content)])))
+    .digest('hex');
+  const named = request.metadata?.session_id;
+  const known = await findKeySession(key.id, persona);
+  let sessionId = named ?? known?.sessionId ?? null;
+  if (named) await requireUsable(key, persona, named);
+  else if (sessionId && !(await findSession({ id: sessionId }))) sessionId = null; // deleted since: a new one
+  if (!sessionId) sessionId = (await orchestrator.createSession({ persona, name: `${key.name} (API)` }, { people: [key.personId] })).id;
+  if (known && known.sessionId === sessionId && known.lastConversation === conversation && known.lastMessageId !== null) return { sessionId, messageId: known.lastMessageId, resent: true };
+  const message = await orchestrator.sendUserMessage(sessionId, { text });
+  await saveKeySession({ keyId: key.id, personaName: persona, sessionId, lastConversation: conversation, lastMessageId: message.id });
+  return { sessionId, messageId: message.id, resent: false };
+}
+
+/** A session a key may name: of the persona, and its person's conversation. */
+async function requireUsable(key: ApiKeyRecord, persona: string, sessionId: string): Promise<void> {
+  const session = z.string().uuid().safeParse(sessionId).success ? await findSession({ id: sessionId }) : null;
+  const member = session && (await (await getDb()).sessionPerson.findUnique({ where: { sessionId_personId: { sessionId, personId: key.personId } } }));
+  if (!session || session.personaName !== persona || !member) throw new DoorError(404, 'invalid_request_error', 'session_not_found', `No session ${sessionId.slice(0, 64)} of ${modelIdOf(persona)} this key may use.`, 'metadata.session_id');
+}
+
+export interface ReplyStream {
+  id: string;
+  /** The reply's text as it streams, and notices (a card waiting). */
+  onText?: (text: string) => void;
+}
+
+/**
+ * The app's events from before the delivery on: the turn that answers a message may start before
+ * the delivery returns. Handed to one listener once it knows what it waits for.
+ */
+class EventTap {
+  private readonly seen: OrchestratorEvent[] = [];
+  private listener: ((event: OrchestratorEvent) => void) | null = null;
+  readonly stop: () => void;
+
+  constructor(orchestrator: Orchestrator) {
+    this.stop = orchestrator.bus.subscribe((event) => (this.listener ? this.listener(event) : this.seen.push(event)));
+  }
+
+  listen(listener: (event: OrchestratorEvent) => void): void {
+    for (const event of this.seen.splice(0)) listener(event);
+    this.listener = listener;
+  }
+}
+
+/** The reply to a delivered message: the text of the turn that answers it (waited for), its usage. */
+async function reply(tap: EventTap, delivery: Delivery, baseUrl: string, stream: ReplyStream): Promise<{ text: string; usage: { prompt: number; completion: number }; finish: 'stop' | 'length' }> {
+  if (delivery.resent) {
+    const answered = await answerOf(delivery);
+    if (answered !== null) {
+      tap.stop();
+      stream.onText?.(answered);
+      return { text: answered, usage: { prompt: 0, completion: 0 }, finish: 'stop' };
+    }
+  }
+  return new Promise((resolve, reject) => {
+    let turnId: string | null = null;
+    let text = '';
+    const usage = { prompt: 0, completion: 0 };
+    const cards = new Set<string>();
+    let done = false;
+    const finish = (finishReason: 'stop' | 'length', error?: Error) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      tap.stop();
+      if (error) reject(error);
+      else resolve({ text, usage, finish: finishReason });
+    };
+    const say = (words: string) => {
+      text += words;
+      stream.onText?.(words);
+    };
+    const timer = setTimeout(() => {
+      say(`${text ? '\n\n' : ''}[No reply within ${DOOR_WAIT_MS / 1000} s${cards.size ? ': a card is still waiting for a decision' : ''}. It comes in the session: ${baseUrl}/sessions/${delivery.sessionId}]`);
+      finish('length');
+    }, DOOR_WAIT_MS);
+    timer.unref();
+    tap.listen((event: OrchestratorEvent) => {
+      if (done || event.sessionId !== delivery.sessionId) return;
+      if (event.type === 'turn-start' && event.answering.includes(delivery.messageId)) turnId = event.turnId;
+      else if (event.type === 'reply-delta' && event.turnId === turnId) say(event.text);
+      else if (event.type === 'usage' && turnId && event.layer === 'internal') {
+        usage.prompt += event.call.inputTokens;
+        usage.completion += event.call.outputTokens;
+      } else if (event.type === 'tool-call' && event.call.turn_id === turnId && event.call.status === 'awaiting_approval' && !cards.has(event.call.id)) {
+        cards.add(event.call.id);
+        say(`${text ? '\n\n' : ''}[${event.call.name} waits for a person's approval: ${baseUrl}/sessions/${delivery.sessionId}]\n\n`);
+      } else if (event.type === 'turn-end' && event.turnId === turnId) {
+        if (!text.trim()) {
+          const loud = event.messages.find((message) => message.tag === 'ED_agent')?.content ?? '';
+          if (loud) say(loud);
+          else if (event.error) say(`[The mind could not answer: ${event.error}]`);
+        }
+        finish('stop');
+      }
+    });
+    // Answered already (a resend whose turn ended before this call came): the stored reply.
+    if (delivery.resent) void answerOf(delivery).then((answered) => answered !== null && (say(answered), finish('stop')));
+  });
+}
+
+/** The agent's reply stored for the turn that answered this message, or null while it is not there. */
+async function answerOf(delivery: Delivery): Promise<string | null> {
+  const db = await getDb();
+  const asked = await db.message.findUnique({ where: { id: delivery.messageId }, select: { turnId: true } });
+  if (!asked?.turnId) return null;
+  const answer = await db.message.findFirst({ where: { sessionId: delivery.sessionId, turnId: asked.turnId, tag: 'ED_agent' }, select: { content: true } });
+  return answer?.content ?? '';
+}
+
+/** A chat completion, whole or as server-sent events. */
+export async function chatCompletion(orchestrator: Orchestrator, key: ApiKeyRecord, request: ChatCompletionRequest, baseUrl: string): Promise<Response> {
+  const persona = personaOf(key, request.model);
+  const tap = new EventTap(orchestrator);
+  let delivery: Delivery;
+  try {
+    delivery = await deliver(orchestrator, key, persona, request);
+  } catch (error) {
+    tap.stop();
+    throw error;
+  }
+  const id = `chatcmpl-${randomUUID()}`;
+  const created = Math.floor(Date.now() / 1000);
+  if (!request.stream) {
+    const answer = await reply(tap, delivery, baseUrl, { id });
+    return Response.json({
+      id,
+      object: 'chat.completion',
+      created,
+      model: request.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: answer.text, refusal: null }, logprobs: null, finish_reason: answer.finish }],
+      usage: { prompt_tokens: answer.usage.prompt, completion_tokens: answer.usage.completion, total_tokens: answer.usage.prompt + answer.usage.completion },
+      metadata: { session_id: delivery.sessionId },
+    });
+  }
+  const encoder = new TextEncoder();
+  const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) =>
+    encoder.encode(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra })}\n\n`);
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(chunk({ role: 'assistant', content: '' }, null));
+      try {
+        const answer = await reply(tap, delivery, baseUrl, { id, onText: (text) => controller.enqueue(chunk({ content: text }, null)) });
+        controller.enqueue(chunk({}, answer.finish));
+        if (request.stream_options?.include_usage) {
+          const usage = { prompt_tokens: answer.usage.prompt, completion_tokens: answer.usage.completion, total_tokens: answer.usage.prompt + answer.usage.completion };
+          controller.enqueue(encoder.encode(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage })}\n\n`));
+        }
+      } catch (error) {
+        controller.enqueue(encoder.encode(`data: ${JSON.stringify({ error: { message: (error as Error).message, type: 'server_error', param: null, code: null } })}\n\n`));
+      }
+      controller.enqueue(encoder.encode('data: [DONE]\n\n'));
+      controller.close();
+    },
+  });
+  return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } });
+}
+
+/** The key a door request carries, or a 401 in OpenAI's words. */
+export async function doorKey(request: Request): Promise<ApiKeyRecord> {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+  if (!bearer) throw new DoorError(401, 'invalid_request_error', 'invalid_api_key', 'You did not provide an API key: send it as "Authorization: Bearer acsd_…" (Settings › Access).');
+  const key = await authenticateApiKey(bearer);
+  if (!key) throw new DoorError(401, 'invalid_request_error', 'invalid_api_key', 'Incorrect API key provided: it is unknown or was revoked (Settings › Access).');
+  return key;
+}
+
+/** Runs a door's handler: every failure answers in OpenAI's error shape, never the page's. */
+export function doorHandler(handler: (request: Request) => Promise<Response>): (request: Request) => Promise<Response> {
+  return async (request) => {
+    try {
+      return await handler(request);
+    } catch (error) {
+      if (error instanceof DoorError) return doorErrorResponse(error);
+      const api = toApiError(error);
+      const status = api.status >= 500 ? 500 : api.status;
+      return doorErrorResponse(new DoorError(status, status >= 500 ? 'server_error' : 'invalid_request_error', api.body.code, api.body.message));
+    }
+  };
+}

@@ -1,0 +1,101 @@
+// Keys for the doors (issue 46, ARCHITECTURE §23). A key is `acsd_<id>_<secret>`: the id is looked
+// up, the secret's sha256 compared in constant time, the secret itself shown once and never
+// stored. Each key acts as one person on the personas it names; per persona it talks to one
+// session of its own (made on first use), which remembers what it last delivered.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { getDb } from './db';
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  hint: string;
+  personId: string;
+  personas: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface ApiKeyJson {
+  id: string;
+  name: string;
+  hint: string;
+  person_id: string;
+  personas: string[];
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+const KEY = /^acsd_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
+
+type Row = { id: string; name: string; hint: string; personId: string; personas: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null };
+const toRecord = (row: Row): ApiKeyRecord => ({ ...row, personas: JSON.parse(row.personas) as string[] });
+
+export function apiKeyJson(key: ApiKeyRecord): ApiKeyJson {
+  return {
+    id: key.id,
+    name: key.name,
+    hint: key.hint,
+    person_id: key.personId,
+    personas: key.personas,
+    created_at: key.createdAt.toISOString(),
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+    revoked_at: key.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** A new key; its secret is in the answer and nowhere else. */
+export async function createApiKey(input: { name: string; personId: string; personas: string[] }): Promise<{ key: ApiKeyRecord; secret: string }> {
+  const id = randomBytes(8).toString('hex');
+  const secret = randomBytes(32).toString('base64url');
+  const row = await (await getDb()).apiKey.create({
+    data: { id, name: input.name, secretHash: sha256(secret).toString('hex'), hint: secret.slice(-4), personId: input.personId, personas: JSON.stringify([...new Set(input.personas)].sort()) },
+  });
+  return { key: toRecord(row), secret: `acsd_${id}_${secret}` };
+}
+
+export async function listApiKeys(): Promise<ApiKeyRecord[]> {
+  const rows = await (await getDb()).apiKey.findMany({ orderBy: { createdAt: 'desc' } });
+  return rows.map(toRecord);
+}
+
+/** Revoked at once: the next request with it is refused. False for an unknown or already revoked key. */
+export async function revokeApiKey(id: string): Promise<boolean> {
+  const { count } = await (await getDb()).apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+  return count > 0;
+}
+
+/** The live key this bearer token is, or null (malformed, unknown, wrong secret, revoked); its last use is noted. */
+export async function authenticateApiKey(token: string): Promise<ApiKeyRecord | null> {
+  const match = KEY.exec(token);
+  // A malformed or unknown key costs the same hash and comparison as a known one.
+  const row = match ? await (await getDb()).apiKey.findUnique({ where: { id: match[1]! } }) : null;
+  const expected = row ? Buffer.from(row.secretHash, 'hex') : sha256('no such key');
+  const same = timingSafeEqual(expected, sha256(match?.[2] ?? ''));
+  if (!row || !same || row.revokedAt) return null;
+  const now = new Date();
+  // Noted at most once a minute: the door's hot path writes nothing else.
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
+    await (await getDb()).apiKey.update({ where: { id: row.id }, data: { lastUsedAt: now } });
+    row.lastUsedAt = now;
+  }
+  return toRecord(row);
+}
+
+export interface KeySession {
+  sessionId: string;
+  lastConversation: string | null;
+  lastMessageId: number | null;
+}
+
+export async function findKeySession(keyId: string, personaName: string): Promise<KeySession | null> {
+  const row = await (await getDb()).apiKeySession.findUnique({ where: { keyId_personaName: { keyId, personaName } } });
+  return row && { sessionId: row.sessionId, lastConversation: row.lastConversation, lastMessageId: row.lastMessageId };
+}
+
+export async function saveKeySession(input: { keyId: string; personaName: string; sessionId: string; lastConversation?: string | null; lastMessageId?: number | null }): Promise<void> {
+  const data = { sessionId: input.sessionId, ...(input.lastConversation !== undefined && { lastConversation: input.lastConversation }), ...(input.lastMessageId !== undefined && { lastMessageId: input.lastMessageId }) };
+  await (await getDb()).apiKeySession.upsert({ where: { keyId_personaName: { keyId: input.keyId, personaName: input.personaName } }, create: { keyId: input.keyId, personaName: input.personaName, ...data }, update: data });
+}

@@ -1,0 +1,155 @@
+// The OpenAI-compatible door (issue 46 §1–2), with the official `openai` SDK as the client over real
+// HTTP: the route handlers behind the app's own request guard on loopback, the real orchestrator
+// and store, the mind on the fake OpenAI-compatible model. Streaming and whole answers, the model
+// list, a refused key, a revoked key, a persona the key may not use, a resent conversation
+// delivered once, a card that waits and says where to decide it, the security corpus of the routes.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as keysRoute from '@/app/api/keys/route';
+import * as keyRoute from '@/app/api/keys/[id]/route';
+import * as modelsRoute from '@/app/v1/models/route';
+import * as completionsRoute from '@/app/v1/chat/completions/route';
+import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
+import { guardRequest } from '@/lib/security/http-entry';
+import { getDb } from '@/lib/store/db';
+import { readSettings, writeSettings } from '@/lib/store/settings-repository';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
+import { mindScript } from '@/test/fakes/mind-script';
+import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+
+useTempAppDirs({ personas: { iris: '# Iris\nWarm and brief.\n', hidden: '# Hidden\n' } });
+let model: FakeOpenAIServer;
+let door: http.Server;
+let base = '';
+let secret = '';
+let keyId = '';
+
+/** The routes as the app serves them: the guard first (Host, and the door's exemption from Origin and token), then the handler. */
+async function serve(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+  const verdict = guardRequest(request, { port: (door.address() as AddressInfo).port, extraHosts: [], accessToken: 'page-token-that-the-door-does-not-need-0000' });
+  if (!verdict.ok) return void response.writeHead(verdict.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: verdict.code, message: verdict.message } }));
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const url = `http://${request.headers.host}${request.url}`;
+  const init = { method: request.method, headers: request.headers as Record<string, string>, ...(chunks.length && { body: Buffer.concat(chunks) }) };
+  const path = new URL(url).pathname;
+  const handler = path === '/v1/models' && request.method === 'GET' ? modelsRoute.GET : path === '/v1/chat/completions' && request.method === 'POST' ? completionsRoute.POST : null;
+  if (!handler) return void response.writeHead(404).end();
+  const answer = await handler(new Request(url, init));
+  response.writeHead(answer.status, Object.fromEntries(answer.headers));
+  if (!answer.body) return void response.end();
+  for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) response.write(chunk);
+  response.end();
+}
+
+beforeAll(async () => {
+  model = await startFakeOpenAIServer({ script: mindScript });
+  await startOrchestrator();
+  const layer = { backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${model.url}/v1` };
+  await writeSettings({ ...(await readSettings()), models: { c_model: layer, s_model: { ...layer, model: 'fake-small' } } });
+  door = http.createServer((request, response) => void serve(request, response));
+  await new Promise<void>((resolve) => door.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(door.address() as AddressInfo).port}`;
+  const made = await keysRoute.POST(new Request('http://x/api/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'laptop', personas: ['iris'] }) }), {});
+  expect(made.status).toBe(201);
+  const body = (await made.json()) as { key: { id: string; secret: string; hint: string } };
+  secret = body.key.secret;
+  keyId = body.key.id;
+  expect(secret).toMatch(/^acsd_[0-9a-f]{16}_[\w-]{43}$/);
+  expect(secret.endsWith(body.key.hint)).toBe(true);
+}, 60_000);
+
+afterAll(async () => {
+  door?.close();
+  await stopOrchestrator();
+  await model?.close();
+});
+
+const client = (apiKey = secret) => new OpenAI({ apiKey, baseURL: `${base}/v1`, maxRetries: 0 });
+
+describe('the OpenAI-compatible door', () => {
+  it('lists one model per persona the key may use; the key is never stored, only listed by its hint', async () => {
+    const models = await client().models.list();
+    expect(models.data.map((entry) => entry.id)).toEqual(['persona/iris']);
+    const listed = (await (await keysRoute.GET(new Request('http://x/api/keys'), {})).json()) as { keys: Record<string, unknown>[] };
+    expect(listed.keys).toHaveLength(1);
+    expect(JSON.stringify(listed)).not.toContain(secret.split('_')[2]);
+    expect(listed.keys[0]).toMatchObject({ id: keyId, name: 'laptop', personas: ['iris'], revoked_at: null });
+  });
+
+  it('answers a chat completion with the mind’s reply, and streams one; usage is filled', async () => {
+    const whole = await client().chat.completions.create({ model: 'persona/iris', messages: [{ role: 'user', content: 'Hello from a script' }] });
+    expect(whole.choices[0]!.message.content).toBe('You said: Hello from a script');
+    expect(whole.usage!.prompt_tokens).toBeGreaterThan(0);
+    expect(whole.usage!.completion_tokens).toBeGreaterThan(0);
+
+    const stream = await client().chat.completions.create({ model: 'persona/iris', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Hello from a script' }, { role: 'assistant', content: 'You said: Hello from a script' }, { role: 'user', content: 'And now streamed' }] });
+    let text = '';
+    let usage = 0;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      usage += chunk.usage?.total_tokens ?? 0;
+    }
+    expect(text).toBe('You said: And now streamed');
+    expect(usage).toBeGreaterThan(0);
+    // One session for the key, holding each message once: the resent first message was not delivered again.
+    const sessions = await (await getDb()).apiKeySession.findMany({ where: { keyId } });
+    expect(sessions).toHaveLength(1);
+    const said = await (await getDb()).message.findMany({ where: { sessionId: sessions[0]!.sessionId, tag: 'ED_user' }, orderBy: { id: 'asc' }, select: { content: true } });
+    expect(said.map((row) => row.content)).toEqual(['Hello from a script', 'And now streamed']);
+  }, 60_000);
+
+  it('a retried request delivers nothing again and gets the same reply', async () => {
+    const messages = [{ role: 'user' as const, content: 'Hello from a script' }, { role: 'assistant' as const, content: 'You said: Hello from a script' }, { role: 'user' as const, content: 'And now streamed' }];
+    const again = await client().chat.completions.create({ model: 'persona/iris', messages });
+    expect(again.choices[0]!.message.content).toBe('You said: And now streamed');
+    const sessionId = (await (await getDb()).apiKeySession.findFirstOrThrow({ where: { keyId } })).sessionId;
+    expect(await (await getDb()).message.count({ where: { sessionId, tag: 'ED_user' } })).toBe(2);
+  }, 60_000);
+
+  it('refuses in OpenAI’s shapes: no key, a wrong key, a persona the key may not use, a malformed body', async () => {
+    await expect(client('acsd_0123456789abcdef_' + 'x'.repeat(43)).models.list()).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
+    await expect(client('not-a-key').chat.completions.create({ model: 'persona/iris', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
+    await expect(client().chat.completions.create({ model: 'persona/hidden', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 404, code: 'model_not_found' });
+    await expect(client().chat.completions.create({ model: 'persona/../../etc', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 404 });
+    await expect(client().chat.completions.create({ model: 'persona/iris', messages: [{ role: 'assistant', content: 'no user here' }] })).rejects.toMatchObject({ status: 400 });
+    const raw = async (headers: Record<string, string>, body: string) => {
+      const response = await fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+      return { status: response.status, body: (await response.json()) as { error: { type: string; message: string } } };
+    };
+    const auth = { authorization: `Bearer ${secret}` };
+    expect(await raw(auth, '{')).toMatchObject({ status: 400, body: { error: { type: 'invalid_request_error' } } });
+    expect(await raw(auth, JSON.stringify({ model: 'persona/iris' }))).toMatchObject({ status: 400 });
+    expect(await raw(auth, JSON.stringify({ model: 'persona/iris', messages: [{ role: 'user', content: 'x'.repeat(5 * 1024 * 1024) }] }))).toMatchObject({ status: 413 });
+    expect(await raw({ ...auth, origin: 'http://evil.example' }, JSON.stringify({ model: 'persona/hidden', messages: [{ role: 'user', content: 'x' }] }))).toMatchObject({ status: 404 });
+    const foreignHost = await new Promise<number>((resolve) => http.get(`${base}/v1/models`, { headers: { ...auth, host: 'evil.example' } }, (response) => resolve(response.statusCode ?? 0)));
+    expect(foreignHost).toBe(421); // DNS rebinding: the door is still held to the Host rule
+  }, 60_000);
+
+  it('a card on the way is said in the answer with where to decide it, and the call waits for the reply', async () => {
+    const pending = client().chat.completions.create({ model: 'persona/iris', stream: true, messages: [{ role: 'user', content: 'Please create a file and run a command [[tools]]' }] });
+    let text = '';
+    const decided = new Set<string>();
+    const unsubscribe = getOrchestrator().bus.subscribe((event) => {
+      if (event.type === 'tool-call' && event.call.status === 'awaiting_approval' && !decided.has(event.call.id)) {
+        decided.add(event.call.id);
+        setTimeout(() => void getOrchestrator().decideToolCall({ id: event.call.id, decision: 'deny', reason: 'not now', args_hash: event.call.args_hash, session_id: event.sessionId }), 200);
+      }
+    });
+    try {
+      for await (const chunk of await pending) text += chunk.choices[0]?.delta.content ?? '';
+    } finally {
+      unsubscribe();
+    }
+    expect(text).toMatch(/\[bash waits for a person's approval: http:\/\/127\.0\.0\.1:\d+\/sessions\/[0-9a-f-]{36}\]/);
+    expect(text).toContain('Here is what the tools said:');
+  }, 90_000);
+
+  it('a revoked key is refused at once', async () => {
+    expect((await keyRoute.DELETE(new Request('http://x', { method: 'DELETE' }), { params: Promise.resolve({ id: keyId }) })).status).toBe(204);
+    await expect(client().models.list()).rejects.toMatchObject({ status: 401 });
+    expect((await keyRoute.DELETE(new Request('http://x', { method: 'DELETE' }), { params: Promise.resolve({ id: keyId }) })).status).toBe(404);
+  });
+});
