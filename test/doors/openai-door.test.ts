@@ -75,7 +75,7 @@ describe('the OpenAI-compatible door', () => {
     expect(models.data.map((entry) => entry.id)).toEqual(['persona/iris']);
     const listed = (await (await keysRoute.GET(new Request('http://x/api/keys'), {})).json()) as { keys: Record<string, unknown>[] };
     expect(listed.keys).toHaveLength(1);
-    expect(JSON.stringify(listed)).not.toContain(secret.split('_')[2]);
+    expect(JSON.stringify(listed)).not.toContain(secret.slice(22)); // acsd_ + 16 + _ , then the secret
     expect(listed.keys[0]).toMatchObject({ id: keyId, name: 'laptop', personas: ['iris'], revoked_at: null });
   });
 
@@ -152,4 +152,21 @@ describe('the OpenAI-compatible door', () => {
     await expect(client().models.list()).rejects.toMatchObject({ status: 401 });
     expect((await keyRoute.DELETE(new Request('http://x', { method: 'DELETE' }), { params: Promise.resolve({ id: keyId }) })).status).toBe(404);
   });
+});
+
+describe('the door with the AI SDK’s OpenAI-compatible provider as a second client', () => {
+  it('generates and streams through persona/iris', async () => {
+    const made = await keysRoute.POST(new Request('http://x/api/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ai-sdk', personas: ['iris'] }) }), {});
+    const key = ((await made.json()) as { key: { secret: string } }).key.secret;
+    const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+    const { generateText, streamText } = await import('ai');
+    const provider = createOpenAICompatible({ name: 'agentcsd', baseURL: `${base}/v1`, apiKey: key, includeUsage: true });
+    const generated = await generateText({ model: provider('persona/iris'), prompt: 'Hi from the AI SDK', maxRetries: 0 });
+    expect(generated.text).toBe('You said: Hi from the AI SDK');
+    expect(generated.usage.inputTokens).toBeGreaterThan(0);
+    const streamed = streamText({ model: provider('persona/iris'), messages: [{ role: 'user', content: 'Hi from the AI SDK' }, { role: 'assistant', content: generated.text }, { role: 'user', content: 'Streaming now' }], maxRetries: 0 });
+    let text = '';
+    for await (const delta of streamed.textStream) text += delta;
+    expect(text).toBe('You said: Streaming now');
+  }, 60_000);
 });
