@@ -4,6 +4,7 @@ import { ToolsSettings } from '@/components/settings/tools-settings';
 import { MemorySettings } from '@/components/settings/memory-settings';
 import { ChannelsSettings } from '@/components/settings/channels-settings';
 import { ClusterSettings } from '@/components/settings/cluster-settings';
+import { AccessSettings } from '@/components/settings/access-settings';
 
 export const metadata = { title: 'Settings · AgentCSD' };
 
@@ -19,6 +20,7 @@ export default function SettingsPage() {
       <McpServersSettings />
       <MemorySettings />
       <ChannelsSettings />
+      <AccessSettings />
       <ClusterSettings />
     </div>
   );
