@@ -43,6 +43,9 @@ export async function sendMalformedCorpus(
     // The agent's browser (issue 45): a person's key for a browser that is not open — a 409, nothing typed.
     'browser input': (headers, path = '/api/sessions/00000000-0000-4000-8000-000000000000/browser/input') =>
       rawRequest({ port, method: 'POST', path, headers: [...headers, json], body: '{"type":"text","text":"x"}', timeoutMs: HANG_MS }),
+    // The OpenAI-compatible door (issue 46): no key, so a 401 in OpenAI's shape whatever else is odd.
+    'door': (headers, path = '/v1/chat/completions') =>
+      rawRequest({ port, method: 'POST', path, headers: [...headers, json], body: '{"model":"persona/iris","messages":[{"role":"user","content":"x"}]}', timeoutMs: HANG_MS }),
     'socket handshake': (headers) => rawRequest({ port, ...socketHandshake(headers), timeoutMs: HANG_MS }),
   };
   const byStatus: Record<number, number> = {};
