@@ -9,27 +9,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
-import type { OrchestratorEvent } from '@/lib/mind/events';
-import { authenticateApiKey, findKeySession, saveKeySession, type ApiKeyRecord } from '@/lib/store/api-keys-repository';
+import { authenticateApiKey, type ApiKeyRecord } from '@/lib/store/api-keys-repository';
+import { deliver, DoorError, EventTap, reply, type Delivery } from './door-conversation';
 import { toApiError } from './api-error';
-import { getDb } from '@/lib/store/db';
-import { findSession } from '@/lib/store/sessions-repository';
 import { personaExists } from '@/lib/personas/persona-files';
-
-/** How long a call waits for the mind's reply (a card may be waiting for a person). */
-export const DOOR_WAIT_MS = 120_000;
-
-export class DoorError extends Error {
-  constructor(
-    readonly status: number,
-    readonly type: 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found_error' | 'server_error',
-    readonly code: string | null,
-    message: string,
-    readonly param: string | null = null,
-  ) {
-    super(message);
-  }
-}
 
 /** OpenAI's error body. */
 export function doorErrorResponse(error: DoorError): Response {
@@ -71,15 +54,9 @@ export function modelsFor(key: ApiKeyRecord) {
   return { object: 'list', data: key.personas.filter((name) => personaExists(name)).map((name) => ({ id: modelIdOf(name), object: 'model', created: Math.floor(key.createdAt.getTime() / 1000), owned_by: 'agentcsd' })) };
 }
 
-interface Delivery {
-  sessionId: string;
-  messageId: number;
-  /** Resent: this conversation was delivered before; its reply is the answer. */
-  resent: boolean;
-}
-
-/** Delivers the newest user message to the key's session of the persona, once per conversation. */
-async function deliver(orchestrator: Orchestrator, key: ApiKeyRecord, persona: string, request: ChatCompletionRequest): Promise<Delivery> {
+/** A chat completion, whole or as server-sent events. */
+export async function chatCompletion(orchestrator: Orchestrator, key: ApiKeyRecord, request: ChatCompletionRequest, baseUrl: string): Promise<Response> {
+  const persona = personaOf(key, request.model);
   const lastUser = request.messages.map((message) => message.role).lastIndexOf('user');
   if (lastUser < 0) throw new DoorError(400, 'invalid_request_error', null, 'The messages hold no user message to deliver.', 'messages');
   const text = textOf(request.messages[lastUser]!.content).trim();
@@ -87,123 +64,10 @@ async function deliver(orchestrator: Orchestrator, key: ApiKeyRecord, persona: s
   const conversation = createHash('sha256')
     .update(JSON.stringify(request.messages.slice(0, lastUser + 1).map((message) => [message.role, textOf(message.content)])))
     .digest('hex');
-  const named = request.metadata?.session_id;
-  const known = await findKeySession(key.id, persona);
-  let sessionId = named ?? known?.sessionId ?? null;
-  if (named) await requireUsable(key, persona, named);
-  else if (sessionId && !(await findSession({ id: sessionId }))) sessionId = null; // deleted since: a new one
-  if (!sessionId) sessionId = (await orchestrator.createSession({ persona, name: `${key.name} (API)` }, { people: [key.personId] })).id;
-  if (known && known.sessionId === sessionId && known.lastConversation === conversation && known.lastMessageId !== null) return { sessionId, messageId: known.lastMessageId, resent: true };
-  const message = await orchestrator.sendUserMessage(sessionId, { text });
-  await saveKeySession({ keyId: key.id, personaName: persona, sessionId, lastConversation: conversation, lastMessageId: message.id });
-  return { sessionId, messageId: message.id, resent: false };
-}
-
-/** A session a key may name: of the persona, and its person's conversation. */
-async function requireUsable(key: ApiKeyRecord, persona: string, sessionId: string): Promise<void> {
-  const session = z.string().uuid().safeParse(sessionId).success ? await findSession({ id: sessionId }) : null;
-  const member = session && (await (await getDb()).sessionPerson.findUnique({ where: { sessionId_personId: { sessionId, personId: key.personId } } }));
-  if (!session || session.personaName !== persona || !member) throw new DoorError(404, 'invalid_request_error', 'session_not_found', `No session ${sessionId.slice(0, 64)} of ${modelIdOf(persona)} this key may use.`, 'metadata.session_id');
-}
-
-export interface ReplyStream {
-  id: string;
-  /** The reply's text as it streams, and notices (a card waiting). */
-  onText?: (text: string) => void;
-}
-
-/**
- * The app's events from before the delivery on: the turn that answers a message may start before
- * the delivery returns. Handed to one listener once it knows what it waits for.
- */
-class EventTap {
-  private readonly seen: OrchestratorEvent[] = [];
-  private listener: ((event: OrchestratorEvent) => void) | null = null;
-  readonly stop: () => void;
-
-  constructor(orchestrator: Orchestrator) {
-    this.stop = orchestrator.bus.subscribe((event) => (this.listener ? this.listener(event) : this.seen.push(event)));
-  }
-
-  listen(listener: (event: OrchestratorEvent) => void): void {
-    for (const event of this.seen.splice(0)) listener(event);
-    this.listener = listener;
-  }
-}
-
-/** The reply to a delivered message: the text of the turn that answers it (waited for), its usage. */
-async function reply(tap: EventTap, delivery: Delivery, baseUrl: string, stream: ReplyStream): Promise<{ text: string; usage: { prompt: number; completion: number }; finish: 'stop' | 'length' }> {
-  if (delivery.resent) {
-    const answered = await answerOf(delivery);
-    if (answered !== null) {
-      tap.stop();
-      stream.onText?.(answered);
-      return { text: answered, usage: { prompt: 0, completion: 0 }, finish: 'stop' };
-    }
-  }
-  return new Promise((resolve, reject) => {
-    let turnId: string | null = null;
-    let text = '';
-    const usage = { prompt: 0, completion: 0 };
-    const cards = new Set<string>();
-    let done = false;
-    const finish = (finishReason: 'stop' | 'length', error?: Error) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      tap.stop();
-      if (error) reject(error);
-      else resolve({ text, usage, finish: finishReason });
-    };
-    const say = (words: string) => {
-      text += words;
-      stream.onText?.(words);
-    };
-    const timer = setTimeout(() => {
-      say(`${text ? '\n\n' : ''}[No reply within ${DOOR_WAIT_MS / 1000} s${cards.size ? ': a card is still waiting for a decision' : ''}. It comes in the session: ${baseUrl}/sessions/${delivery.sessionId}]`);
-      finish('length');
-    }, DOOR_WAIT_MS);
-    timer.unref();
-    tap.listen((event: OrchestratorEvent) => {
-      if (done || event.sessionId !== delivery.sessionId) return;
-      if (event.type === 'turn-start' && event.answering.includes(delivery.messageId)) turnId = event.turnId;
-      else if (event.type === 'reply-delta' && event.turnId === turnId) say(event.text);
-      else if (event.type === 'usage' && turnId && event.layer === 'internal') {
-        usage.prompt += event.call.inputTokens;
-        usage.completion += event.call.outputTokens;
-      } else if (event.type === 'tool-call' && event.call.turn_id === turnId && event.call.status === 'awaiting_approval' && !cards.has(event.call.id)) {
-        cards.add(event.call.id);
-        say(`${text ? '\n\n' : ''}[${event.call.name} waits for a person's approval: ${baseUrl}/sessions/${delivery.sessionId}]\n\n`);
-      } else if (event.type === 'turn-end' && event.turnId === turnId) {
-        if (!text.trim()) {
-          const loud = event.messages.find((message) => message.tag === 'ED_agent')?.content ?? '';
-          if (loud) say(loud);
-          else if (event.error) say(`[The mind could not answer: ${event.error}]`);
-        }
-        finish('stop');
-      }
-    });
-    // Answered already (a resend whose turn ended before this call came): the stored reply.
-    if (delivery.resent) void answerOf(delivery).then((answered) => answered !== null && (say(answered), finish('stop')));
-  });
-}
-
-/** The agent's reply stored for the turn that answered this message, or null while it is not there. */
-async function answerOf(delivery: Delivery): Promise<string | null> {
-  const db = await getDb();
-  const asked = await db.message.findUnique({ where: { id: delivery.messageId }, select: { turnId: true } });
-  if (!asked?.turnId) return null;
-  const answer = await db.message.findFirst({ where: { sessionId: delivery.sessionId, turnId: asked.turnId, tag: 'ED_agent' }, select: { content: true } });
-  return answer?.content ?? '';
-}
-
-/** A chat completion, whole or as server-sent events. */
-export async function chatCompletion(orchestrator: Orchestrator, key: ApiKeyRecord, request: ChatCompletionRequest, baseUrl: string): Promise<Response> {
-  const persona = personaOf(key, request.model);
   const tap = new EventTap(orchestrator);
   let delivery: Delivery;
   try {
-    delivery = await deliver(orchestrator, key, persona, request);
+    delivery = await deliver(orchestrator, key, persona, { text, conversation, sessionId: request.metadata?.session_id });
   } catch (error) {
     tap.stop();
     throw error;
