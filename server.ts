@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import next from 'next';
 import { appPaths, readEnv } from './lib/config/env';
 import { AgentMcpEndpoint, MCP_PATH } from './lib/agent/agent-mcp-endpoint';
+import { McpDoor, MCP_DOOR_PATH } from './lib/http/mcp-door';
 import { startOrchestrator, stopOrchestrator } from './lib/orchestrator/orchestrator';
 import { checkBackends, describeAvailability } from './lib/setup/backend-availability';
 import { attachSocketServer } from './lib/realtime/socket-server';
@@ -76,10 +77,16 @@ const handleNext = app?.getRequestHandler();
 // The Claude Code CLI reaches the app's tools here (lib/agent/agent-mcp-endpoint.ts): loopback
 // peers only, the usual Host check, and a token per CLI run instead of an Origin.
 const toolServer = new AgentMcpEndpoint(`http://127.0.0.1:${env.PORT}${MCP_PATH}`);
+// Outside MCP clients (issue 46): a key of Settings › Access instead of the page's Origin and token.
+const mcpDoor = new McpDoor(orchestrator, `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.PORT}`);
 
 function handleRequest(request: IncomingMessage, response: ServerResponse): void {
   if (request.url === MCP_PATH || request.url?.startsWith(`${MCP_PATH}?`)) {
     toolServer.handleGuarded(request, response, guard);
+    return;
+  }
+  if (request.url === MCP_DOOR_PATH || request.url?.startsWith(`${MCP_DOOR_PATH}?`)) {
+    mcpDoor.handleGuarded(request, response, guard);
     return;
   }
   const verdict = guardRequest(request, guard);

@@ -39,16 +39,25 @@ export interface Delivery {
  */
 export async function deliver(orchestrator: Orchestrator, key: ApiKeyRecord, persona: string, input: { text: string; conversation: string | null; sessionId?: string | null }): Promise<Delivery> {
   const { text, conversation } = input;
-  const named = input.sessionId ?? null;
   const known = await findKeySession(key.id, persona);
-  let sessionId = named ?? known?.sessionId ?? null;
-  if (named) await requireUsable(key, persona, named);
-  else if (sessionId && !(await findSession({ id: sessionId }))) sessionId = null; // deleted since: a new one
-  if (!sessionId) sessionId = (await orchestrator.createSession({ persona, name: `${key.name} (API)` }, { people: [key.personId] })).id;
+  const sessionId = await keySessionFor(orchestrator, key, persona, input.sessionId ?? null, known);
   if (conversation && known && known.sessionId === sessionId && known.lastConversation === conversation && known.lastMessageId !== null) return { sessionId, messageId: known.lastMessageId, resent: true };
   const message = await orchestrator.sendUserMessage(sessionId, { text });
   await saveKeySession({ keyId: key.id, personaName: persona, sessionId, lastConversation: conversation, lastMessageId: message.id });
   return { sessionId, messageId: message.id, resent: false };
+}
+
+/** The session a key talks to: the one it names (checked), else its own of the persona, made on first use. */
+export async function keySessionFor(orchestrator: Orchestrator, key: ApiKeyRecord, persona: string, named: string | null, known?: Awaited<ReturnType<typeof findKeySession>>): Promise<string> {
+  if (named) {
+    await requireUsable(key, persona, named);
+    return named;
+  }
+  const own = known === undefined ? await findKeySession(key.id, persona) : known;
+  if (own && (await findSession({ id: own.sessionId }))) return own.sessionId; // else deleted since: a new one
+  const sessionId = (await orchestrator.createSession({ persona, name: `${key.name} (API)` }, { people: [key.personId] })).id;
+  await saveKeySession({ keyId: key.id, personaName: persona, sessionId, lastConversation: null, lastMessageId: null });
+  return sessionId;
 }
 
 /** A session a key may name: of the persona, and its person's conversation. */
