@@ -4,6 +4,7 @@
 // CLI run gets a random token (in its environment, never in argv) bound to its turn; a request
 // without a live token is refused. Approvals come through the CLI's --permission-prompt-tool:
 // our `approve` tool answers {"behavior":"allow","updatedInput":…} or {"behavior":"deny","message":…}.
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkRequest, isLoopbackAddress, type GuardOptions } from '@/lib/security/request-guard';
@@ -25,6 +26,21 @@ let sdkLoading: Promise<[typeof import('@modelcontextprotocol/sdk/server/index.j
 function loadServerSdk() {
   sdkLoading ??= Promise.all([import('@modelcontextprotocol/sdk/server/index.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('@modelcontextprotocol/sdk/types.js')]);
   return sdkLoading;
+}
+
+/** One request on a stateless Streamable HTTP transport: the server and transport close with the response. */
+export async function serveStateless(
+  server: { connect(transport: Transport): Promise<void>; close(): Promise<void> },
+  transport: Transport & { handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> },
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  response.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(request, response);
 }
 
 export interface McpBinding {
@@ -140,13 +156,7 @@ export class AgentMcpEndpoint {
         if (keepAlive) clearInterval(keepAlive);
       }
     });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    response.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(request, response);
+    await serveStateless(server, new StreamableHTTPServerTransport({ sessionIdGenerator: undefined }), request, response);
   }
 
   private propose(binding: LiveBinding, providerCallId: string, name: string, input: Record<string, unknown>): Promise<ToolCallRecord[]> {

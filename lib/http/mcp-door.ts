@@ -7,6 +7,7 @@
 // Claude Code backend uses (`/mcp/agentcsd`).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
+import { serveStateless } from '@/lib/agent/agent-mcp-endpoint';
 import { recall } from '@/lib/memory/recall';
 import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { personaExists } from '@/lib/personas/persona-files';
@@ -70,13 +71,7 @@ export class McpDoor {
     const [{ McpServer, ResourceTemplate }, { StreamableHTTPServerTransport }] = await loadSdk();
     const server = new McpServer({ name: 'agentcsd', version: '1.0.0' }, { capabilities: { tools: {}, resources: {} } });
     this.register(server, ResourceTemplate, key);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    response.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(request, response);
+    await serveStateless(server, new StreamableHTTPServerTransport({ sessionIdGenerator: undefined }), request, response);
   }
 
   private register(server: import('@modelcontextprotocol/sdk/server/mcp.js').McpServer, ResourceTemplate: typeof import('@modelcontextprotocol/sdk/server/mcp.js').ResourceTemplate, key: ApiKeyRecord): void {
