@@ -4,6 +4,8 @@
 //            page sends it (`send-message` on its socket, acknowledged once stored) or as a
 //            script would (POST /api/sessions/:id/messages); reply tokens arrive as `reply-delta`
 //            on a socket.io-client (the library the session page runs);
+//            Or through the OpenAI-compatible door (issue 46): the openai SDK streaming from
+//            /v1/chat/completions with a key, to the same session (metadata.session_id);
 //   peer   — the Vercel AI SDK's `streamText` in a Next route handler (bench/ai-sdk-peer, its own
 //            production build), read as the UI message stream `useChat` reads.
 // Each sample times the first reply token (from the client's request to the token's arrival) and
@@ -20,7 +22,7 @@ import { spawnServer, type SpawnedServer } from '../e2e/support/spawn-server';
 import { startFakeOpenAIServer } from '../test/fakes/fake-openai-server';
 import { formatMs, median, percentile } from './stats';
 
-export const paths = ['direct', 'ours-socket', 'ours-rest', 'peer'] as const;
+export const paths = ['direct', 'ours-socket', 'ours-rest', 'ours-door', 'peer'] as const;
 export type PathName = (typeof paths)[number];
 
 export interface PathSamples {
@@ -155,6 +157,8 @@ export async function benchStreamingPath(options: {
       onReply = undefined;
     };
     const sdk = new OpenAI({ apiKey: 'bench', baseURL: `${fake.url}/v1`, maxRetries: 0 });
+    const made = (await post('/api/keys', { name: 'bench', personas: ['iris'] })) as unknown as { key: { secret: string } };
+    const door = new OpenAI({ apiKey: made.key.secret, baseURL: `${base}/v1`, maxRetries: 0 });
     const lastToken = tokens.at(-1)!.trim();
     const run: Record<PathName, (text: string, arrivals: TokenArrivals) => Promise<void>> = {
       direct: async (text, arrivals) => {
@@ -178,6 +182,16 @@ export async function benchStreamingPath(options: {
           if (!ack.ok) throw new Error(ack.error.message);
         }),
       'ours-rest': (text, arrivals) => viaOurServer(arrivals, () => post(`/api/sessions/${sessionId}/messages`, { text })),
+      'ours-door': async (text, arrivals) => {
+        const ended = new Promise<void>((resolve) => (onTurnEnd = resolve));
+        const stream = await door.chat.completions.create({ model: 'persona/iris', messages: [{ role: 'user', content: text }], stream: true, metadata: { session_id: sessionId } });
+        for await (const chunk of stream) {
+          const content = chunk.choices[0]?.delta?.content;
+          if (content) arrivals.add(content);
+        }
+        await ended; // the turn stored, as the other paths wait for it
+        onTurnEnd = undefined;
+      },
       peer: async (text, arrivals) => {
         const response = await fetch(peerUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: text }) });
         const decoder = new TextDecoder();
@@ -282,8 +296,10 @@ export function streamingTable(result: StreamingResult): string {
     row('direct openai SDK call (floor)', direct),
     row('ours: socket send-message → mind → Socket.IO client (the session page)', ours),
     row('ours: REST POST → mind → Socket.IO client (scripts)', result.byPath['ours-rest']),
+    row('ours: OpenAI door, openai SDK streaming /v1/chat/completions', result.byPath['ours-door']),
     row('peer: AI SDK streamText route → UI message stream', peer),
     '',
+    `The door against the page's path: first token +${formatMs(median(result.byPath['ours-door'].firstTokenMs) - median(ours.firstTokenMs))} ms (median), ${formatMs(percentile(result.byPath['ours-door'].firstTokenMs, 99) - percentile(ours.firstTokenMs, 99))} ms (p99).`,
     `Ours (the page's path) against the AI SDK peer: first token ${(median(ours.firstTokenMs) / median(peer.firstTokenMs)).toFixed(3)}× (median), token delay p99 ${formatMs(percentile(ours.tokenDelayMs, 99))} vs ${formatMs(percentile(peer.tokenDelayMs, 99))} ms.`,
   ].join('\n');
 }
