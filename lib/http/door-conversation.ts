@@ -9,6 +9,7 @@ import type { OrchestratorEvent } from '@/lib/mind/events';
 import { findKeySession, saveKeySession, type ApiKeyRecord } from '@/lib/store/api-keys-repository';
 import { getDb } from '@/lib/store/db';
 import { findSession } from '@/lib/store/sessions-repository';
+import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 
 /** How long a call waits for the mind's reply (a card may be waiting for a person). */
 export const DOOR_WAIT_MS = 120_000;
@@ -69,8 +70,12 @@ export async function requireUsable(key: ApiKeyRecord, persona: string, sessionI
 
 export interface ReplyStream {
   id: string;
-  /** The reply's text as it streams, and notices (a card waiting). */
+  /** The reply's text as it streams, and notices (a card waiting) unless `onToolCall` takes the calls. */
   onText?: (text: string) => void;
+  /** The private thoughts (ID_quiet) as they stream: for a client that shows them (ACP). */
+  onThought?: (text: string) => void;
+  /** Every change of the turn's tool calls, cards included: the client shows and decides them itself. */
+  onToolCall?: (call: ToolCallJson) => void;
 }
 
 /**
@@ -129,6 +134,8 @@ export async function reply(tap: EventTap, delivery: Delivery, baseUrl: string, 
       if (done || event.sessionId !== delivery.sessionId) return;
       if (event.type === 'turn-start' && event.answering.includes(delivery.messageId)) turnId = event.turnId;
       else if (event.type === 'reply-delta' && event.turnId === turnId) say(event.text);
+      else if (event.type === 'thought-delta' && event.turnId === turnId) stream.onThought?.(event.text);
+      else if (event.type === 'tool-call' && event.call.turn_id === turnId && stream.onToolCall) stream.onToolCall(event.call);
       else if (event.type === 'usage' && turnId && event.layer === 'internal') {
         usage.prompt += event.call.inputTokens;
         usage.completion += event.call.outputTokens;

@@ -29,7 +29,8 @@ describe('the browser pool', () => {
     await watched.unwatch();
     await expect.poll(() => pool.openSessions(), { timeout: 5_000 }).toEqual([]);
 
-    expect(fs.existsSync(pool.statePath('a'))).toBe(true);
+    // Its state is saved as its context closes, just after it leaves the list.
+    await expect.poll(() => fs.existsSync(pool.statePath('a')), { timeout: 5_000 }).toBe(true);
     await pool.forget('a');
     expect(fs.existsSync(pool.statePath('a'))).toBe(false);
   }, 60_000);

@@ -4,54 +4,26 @@
 // list, a refused key, a revoked key, a persona the key may not use, a resent conversation
 // delivered once, a card that waits and says where to decide it, the security corpus of the routes.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as keysRoute from '@/app/api/keys/route';
 import * as keyRoute from '@/app/api/keys/[id]/route';
-import * as modelsRoute from '@/app/v1/models/route';
-import * as completionsRoute from '@/app/v1/chat/completions/route';
-import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
-import { guardRequest } from '@/lib/security/http-entry';
+import { getOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
-import { readSettings, writeSettings } from '@/lib/store/settings-repository';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
-import { mindScript } from '@/test/fakes/mind-script';
+import type { FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+import { startMindAndDoors, type startDoorServer } from './door-server';
 
 useTempAppDirs({ personas: { iris: '# Iris\nWarm and brief.\n', hidden: '# Hidden\n' } });
 let model: FakeOpenAIServer;
-let door: http.Server;
+let door: Awaited<ReturnType<typeof startDoorServer>>;
 let base = '';
 let secret = '';
 let keyId = '';
 
-/** The routes as the app serves them: the guard first (Host, and the door's exemption from Origin and token), then the handler. */
-async function serve(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
-  const verdict = guardRequest(request, { port: (door.address() as AddressInfo).port, extraHosts: [], accessToken: 'page-token-that-the-door-does-not-need-0000' });
-  if (!verdict.ok) return void response.writeHead(verdict.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: verdict.code, message: verdict.message } }));
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const url = `http://${request.headers.host}${request.url}`;
-  const init = { method: request.method, headers: request.headers as Record<string, string>, ...(chunks.length && { body: Buffer.concat(chunks) }) };
-  const path = new URL(url).pathname;
-  const handler = path === '/v1/models' && request.method === 'GET' ? modelsRoute.GET : path === '/v1/chat/completions' && request.method === 'POST' ? completionsRoute.POST : null;
-  if (!handler) return void response.writeHead(404).end();
-  const answer = await handler(new Request(url, init));
-  response.writeHead(answer.status, Object.fromEntries(answer.headers));
-  if (!answer.body) return void response.end();
-  for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) response.write(chunk);
-  response.end();
-}
-
 beforeAll(async () => {
-  model = await startFakeOpenAIServer({ script: mindScript });
-  await startOrchestrator();
-  const layer = { backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${model.url}/v1` };
-  await writeSettings({ ...(await readSettings()), models: { c_model: layer, s_model: { ...layer, model: 'fake-small' } } });
-  door = http.createServer((request, response) => void serve(request, response));
-  await new Promise<void>((resolve) => door.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(door.address() as AddressInfo).port}`;
+  ({ model, door } = await startMindAndDoors());
+  base = door.base;
   const made = await keysRoute.POST(new Request('http://x/api/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'laptop', personas: ['iris'] }) }), {});
   expect(made.status).toBe(201);
   const body = (await made.json()) as { key: { id: string; secret: string; hint: string } };
@@ -62,7 +34,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  door?.close();
+  await door?.close();
   await stopOrchestrator();
   await model?.close();
 });
