@@ -66,9 +66,9 @@ export async function agentMessage(orchestrator: Orchestrator, key: ApiKeyRecord
 export async function agentDecision(orchestrator: Orchestrator, key: ApiKeyRecord, callId: string, decision: z.infer<typeof agentDecisionSchema>) {
   const call = z.string().uuid().safeParse(callId).success ? await getToolCall({ id: callId }) : null;
   if (!call) throw new DoorError(404, 'not_found_error', 'tool_call_not_found', `No tool call ${callId.slice(0, 64)}`);
-  await personaOfSession(key, call.sessionId);
   const person = await findPerson(key.personId);
   if (!person || person.role === 'guest') throw new DoorError(403, 'permission_error', 'not_allowed', 'A guest does not decide cards: the owner does, on the page or their own chat.');
+  await personaOfSession(key, call.sessionId);
   const result = await orchestrator.decideToolCall({ id: call.id, decision: decision.decision, ...(decision.reason && { reason: decision.reason }), args_hash: call.argsHash, session_id: call.sessionId });
   if (!result.ok) throw new DoorError(result.code === 'not_found' ? 404 : 409, 'invalid_request_error', result.code, result.message);
   return { tool_call: { id: result.call.id, status: result.call.status } };

@@ -6,7 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import { client, methods, ndJsonStream, PROTOCOL_VERSION, type ClientConnection } from '@agentclientprotocol/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopOrchestrator } from '@/lib/orchestrator/orchestrator';
+import * as keysRoute from '@/app/api/keys/route';
+import { getOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
 import type { FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
@@ -87,4 +88,36 @@ describe('npm run acp', () => {
     await connection.agent.notify(methods.agent.session.cancel, { sessionId });
     expect((await turn).stopReason).toBe('cancelled');
   }, 90_000);
+});
+
+describe('the agent door refuses', () => {
+  it('no key, a wrong key, a persona or session not the key’s, bad bodies, a guest’s decision', async () => {
+    const secret = await newKey('corpus', ['iris']);
+    const post = async (path: string, body: unknown, key: string | null = secret, type = 'application/json') => {
+      const response = await fetch(`${door.base}${path}`, { method: 'POST', headers: { 'content-type': type, ...(key && { authorization: `Bearer ${key}` }) }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+      return { status: response.status, body: (await response.json()) as { error?: { type: string; code: string | null } } };
+    };
+    expect((await post('/v1/agentcsd/sessions', { persona: 'iris' }, null)).status).toBe(401);
+    expect((await post('/v1/agentcsd/sessions', { persona: 'iris' }, `acsd_0123456789abcdef_${'x'.repeat(43)}`)).status).toBe(401);
+    expect(await post('/v1/agentcsd/sessions', { persona: 'nobody' })).toMatchObject({ status: 404, body: { error: { code: 'persona_not_found' } } });
+    expect((await post('/v1/agentcsd/sessions', { persona: 'iris', extra: true })).status).toBe(400);
+    expect((await post('/v1/agentcsd/sessions', '{')).status).toBe(400);
+    expect((await post('/v1/agentcsd/sessions', 'persona=iris', secret, 'text/plain')).status).toBe(415);
+    const { body } = await post('/v1/agentcsd/sessions', { persona: 'iris' });
+    const sessionId = (body as unknown as { session_id: string }).session_id;
+    expect((await post(`/v1/agentcsd/sessions/${sessionId}/messages`, { text: 'x'.repeat(2 * 1024 * 1024) })).status).toBe(413);
+    expect((await post('/v1/agentcsd/sessions/00000000-0000-4000-8000-000000000000/messages', { text: 'hi' })).status).toBe(404);
+    expect((await post('/v1/agentcsd/sessions/..%2F..%2Fetc/stop', {})).status).toBe(404);
+    expect((await post('/v1/agentcsd/tool-calls/00000000-0000-4000-8000-000000000000/decision', { decision: 'approve' })).status).toBe(404);
+    expect((await post('/v1/agentcsd/tool-calls/00000000-0000-4000-8000-000000000000/decision', { decision: 'maybe' })).status).toBe(400);
+    // A guest's key: its session's card is the owner's to decide.
+    await (await getDb()).person.create({ data: { id: 'guest-1', name: 'Gus', role: 'guest' } });
+    const made = await keysRoute.POST(new Request('http://x/api/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'gus', personas: ['iris'], person_id: 'guest-1' }) }), {});
+    const guestKey = ((await made.json()) as { key: { secret: string } }).key.secret;
+    // A card of the owner's (the [[tools]] turn above left some): a guest's key decides none.
+    const card = await (await getDb()).toolCall.findFirstOrThrow({ where: { name: 'bash' } });
+    expect(await post(`/v1/agentcsd/tool-calls/${card.id}/decision`, { decision: 'approve' }, guestKey)).toMatchObject({ status: 403, body: { error: { type: 'permission_error' } } });
+    const ownerOfOther = await newKey('other-persona', ['iris']);
+    expect((await post(`/v1/agentcsd/tool-calls/${card.id}/decision`, { decision: 'deny' }, ownerOfOther)).status).toBe(409); // the owner may decide it: already decided
+  }, 60_000);
 });
