@@ -149,6 +149,9 @@ export async function reply(tap: EventTap, delivery: Delivery, baseUrl: string, 
           else if (event.error) say(`[The mind could not answer: ${event.error}]`);
         }
         finish('stop');
+      } else if (event.type === 'turn-end' && turnId === null && delivery.resent) {
+        // A retry that came while its turn ran (its start was before this call): answered once that turn is stored.
+        void answerOf(delivery).then((answered) => answered !== null && (say(answered), finish('stop')));
       }
     });
     // Answered already (a resend whose turn ended before this call came): the stored reply.

@@ -119,6 +119,36 @@ describe('the OpenAI-compatible door', () => {
     expect(text).toContain('Here is what the tools said:');
   }, 90_000);
 
+  it('a retry that comes while the first call still waits on a card gets the reply once it comes, delivered once', async () => {
+    const messages = [{ role: 'user' as const, content: 'Please create a file and run a command [[tools]] (then a retry)' }];
+    let sessionId = '';
+    const cardSeen = new Promise<string[]>((resolve) => {
+      const ids: string[] = [];
+      const unsubscribe = getOrchestrator().bus.subscribe((event) => {
+        if (event.type === 'tool-call' && event.call.status === 'awaiting_approval' && !ids.includes(event.call.id)) {
+          sessionId = event.sessionId;
+          ids.push(event.call.id);
+          if (ids.length === 2) {
+            unsubscribe();
+            resolve(ids);
+          }
+        }
+      });
+    });
+    const first = client().chat.completions.create({ model: 'persona/iris', messages });
+    const cards = await cardSeen;
+    const retry = client().chat.completions.create({ model: 'persona/iris', messages });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const id of cards) {
+      const call = (await (await getDb()).toolCall.findUniqueOrThrow({ where: { id } }));
+      await getOrchestrator().decideToolCall({ id, decision: 'deny', reason: 'not now', args_hash: call.argsHash, session_id: sessionId });
+    }
+    const [answer, again] = await Promise.all([first, retry]);
+    expect(answer.choices[0]!.message.content).toContain('Here is what the tools said:');
+    expect(again.choices[0]!.message.content).toContain('Here is what the tools said:');
+    expect(await (await getDb()).message.count({ where: { sessionId, tag: 'ED_user', content: messages[0]!.content } })).toBe(1);
+  }, 90_000);
+
   it('a revoked key is refused at once', async () => {
     expect((await keyRoute.DELETE(new Request('http://x', { method: 'DELETE' }), { params: Promise.resolve({ id: keyId }) })).status).toBe(204);
     await expect(client().models.list()).rejects.toMatchObject({ status: 401 });
