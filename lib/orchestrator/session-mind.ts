@@ -148,8 +148,10 @@ export class SessionMind {
     return structuredClone(this.prompts);
   }
 
-  /** Persists the message (DB, then JSONL), announces it, queues it and wakes the Subconscious. */
-  /** `untrustedSource`: another server's words (§20): the turn answering them holds untrusted content. */
+  /**
+   * Persists the message (DB, then JSONL), announces it, queues it and wakes the Subconscious.
+   * `untrustedSource`: another server's words (§20): the turn answering them holds untrusted content.
+   */
   async sendUserMessage(text: string, untrustedSource?: string): Promise<MessageRecord> {
     if (this.status !== 'running') throw new SessionPausedError(this.session.id);
     // The reply starts here: background work gives way from now on, not only once the turn runs.
