@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adaptiveDelayMs, currentActivity, cycleDelayMs, failureBackoffMs } from '@/lib/mind/pacing';
+import { adaptiveDelayMs, currentActivity, cycleDelayMs, failureBackoffMs, spontaneousVerdict } from '@/lib/mind/pacing';
 
 const base = { now: 1_000_000, lastUserAt: 1_000_000, turnRunning: false, lastTurnEndedAt: null, spontaneousCapReached: false };
 
@@ -33,5 +33,16 @@ describe('pacing', () => {
     expect(failureBackoffMs(1, 42_000, () => 0.5)).toBe(42_000);
     expect(failureBackoffMs(1, 10 * 60_000, () => 0.5)).toBe(300_000);
     expect(failureBackoffMs(1, 0, () => 0.5)).toBe(1_000);
+  });
+});
+
+describe('spontaneousVerdict', () => {
+  const params = { trigger_mode: 'tag' as 'tag' | 'length', trigger_threshold: 10, spontaneous_cap: 2 };
+  it('speaks on the tag (or S_loud past the threshold), not past the cap, not while a reply runs', () => {
+    expect(spontaneousVerdict(params, { sLoud: '', trigger: false }, 0, false)).toBe('none');
+    expect(spontaneousVerdict(params, { sLoud: '', trigger: true }, 0, false)).toBe('started');
+    expect(spontaneousVerdict(params, { sLoud: '', trigger: true }, 2, false)).toBe('capped');
+    expect(spontaneousVerdict(params, { sLoud: '', trigger: true }, 0, true)).toBe('busy');
+    expect(spontaneousVerdict({ ...params, trigger_mode: 'length' as const }, { sLoud: 'a long enough thought', trigger: false }, 0, false)).toBe('started');
   });
 });

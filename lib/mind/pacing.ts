@@ -70,3 +70,19 @@ export function needsNewSettings(kind: string): boolean {
 }
 
 export const longestBackoffMs = 5 * 60_000;
+
+/**
+ * Whether the Subconscious's cycle makes the agent speak on its own: by the trigger tag (default) or
+ * by S_loud's length; the cap stops runaway monologues; a reply already under way makes it wait.
+ */
+export function spontaneousVerdict(
+  params: Pick<SessionParams, 'trigger_mode' | 'trigger_threshold' | 'spontaneous_cap'>,
+  outcome: { sLoud: string; trigger: boolean },
+  consecutiveSpontaneous: number,
+  busy: boolean,
+): 'started' | 'capped' | 'busy' | 'none' {
+  const wants = params.trigger_mode === 'tag' ? outcome.trigger : outcome.sLoud.trim().length > params.trigger_threshold;
+  if (!wants) return 'none';
+  if (consecutiveSpontaneous >= params.spontaneous_cap) return 'capped';
+  return busy ? 'busy' : 'started';
+}

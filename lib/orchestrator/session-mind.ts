@@ -15,7 +15,7 @@ import { messageJson, type MessageRecord } from '@/lib/store/messages-repository
 import { reconcileLogsReporting } from '@/lib/store/log-reconcile';
 import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
-import type { MindState, PromptRecord, SpontaneousOutcome } from '@/lib/mind/events';
+import type { MindState, PromptRecord } from '@/lib/mind/events';
 import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { MindDependencies } from './mind-dependencies';
 import { IdleConsolidation } from '@/lib/memory/idle-consolidation';
@@ -32,7 +32,7 @@ import type { RoutedDelta } from '@/lib/mind/tags/reply-router';
 import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { MindMemory } from './mind-memory';
 import { failureEvent, LayerHealth, type MindLayer } from './layer-health';
-import { currentActivity, cycleDelayMs, type Activity } from '@/lib/mind/pacing';
+import { currentActivity, cycleDelayMs, spontaneousVerdict, type Activity } from '@/lib/mind/pacing';
 import { announceCycle, runCycleGivingWay } from './subconscious-cycle';
 import { FencedWriteError } from '@/lib/store/lease-fence';
 import { assertNever } from '@/lib/mind/assert-never';
@@ -148,10 +148,7 @@ export class SessionMind {
     return structuredClone(this.prompts);
   }
 
-  /**
-   * Persists the message (DB, then JSONL), announces it, queues it and wakes the Subconscious.
-   * `untrustedSource`: another server's words (§20): the turn answering them holds untrusted content.
-   */
+  /** Persists the message (DB, then JSONL), announces, queues it, wakes the Subconscious; `untrustedSource`: another server's words (§20). */
   async sendUserMessage(text: string, untrustedSource?: string): Promise<MessageRecord> {
     if (this.status !== 'running') throw new SessionPausedError(this.session.id);
     // The reply starts here: background work gives way from now on, not only once the turn runs.
@@ -331,20 +328,11 @@ export class SessionMind {
   }
 
   private announceCycle(outcome: Extract<CycleOutcome, { kind: 'persisted' }>): void {
-    const spontaneous = this.considerSpontaneous(outcome);
+    const busy = this.turn !== null || this.turns.busy || this.status !== 'running';
+    const spontaneous = spontaneousVerdict(this.session.params, outcome, this.consecutiveSpontaneous, busy);
+    if (spontaneous === 'started') this.turns.pushSpontaneous();
     announceCycle(this.deps.bus, this.session.id, outcome, spontaneous);
     if (spontaneous === 'started') this.drainTurns();
-  }
-
-  /** Trigger by tag (default) or by S_loud length; the cap stops runaway monologues. */
-  private considerSpontaneous(outcome: { sLoud: string; trigger: boolean }): SpontaneousOutcome {
-    const { trigger_mode: mode, trigger_threshold: threshold, spontaneous_cap: cap } = this.session.params;
-    const wants = mode === 'tag' ? outcome.trigger : outcome.sLoud.trim().length > threshold;
-    if (!wants) return 'none';
-    if (this.consecutiveSpontaneous >= cap) return 'capped';
-    if (this.turn || this.turns.busy || this.status !== 'running') return 'busy';
-    this.turns.pushSpontaneous();
-    return 'started';
   }
 
   // ── Internal Dialog turns, one at a time ─────────────────────────────────────────────────
