@@ -6,11 +6,9 @@
 // loopback proxy that adds a live run token, as the CLI sends it. Known failures are in
 // baseline.yml, each with its reason; anything else failing — or a baseline entry that now
 // passes — fails this test.
-import { execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AgentMcpEndpoint, MCP_PATH } from '@/lib/agent/agent-mcp-endpoint';
@@ -20,41 +18,14 @@ import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { ApprovalBroker } from '@/lib/tools/approval-broker';
 import { ScriptedBackend, subconsciousReply } from '@/test/support/scripted-backend';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+import { conformance, conformanceDir, ensureRunner, node22, summary } from './suite';
 
 useTempAppDirs({ personas: { tester: '# Tester\n' } });
-const here = path.resolve('test/conformance');
-const runnerDir = path.join(here, 'runner');
-const node22 = path.join(runnerDir, 'node_modules/node/bin/node');
-const cli = path.join(runnerDir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const here = conformanceDir;
 const baseline = path.join(here, 'baseline.yml');
 
-function conformance(args: string[]): Promise<{ code: number | null; output: string }> {
-  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-conformance-results-'));
-  return new Promise((resolve) => {
-    // Our client keeps its store in SQLite in a folder of its own (client.ts), whatever this run uses.
-    const { AGENTCSD_DATABASE_URL: _postgres, ...env } = process.env;
-    const child = spawn(node22, [cli, ...args], { cwd, env: { ...env, AGENTCSD_NODE: process.execPath } });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('close', (code) => {
-      fs.rmSync(cwd, { recursive: true, force: true });
-      resolve({ code, output });
-    });
-  });
-}
-
-/** The summary lines (✓/✗ per scenario and the totals), for a readable failure. */
-const summary = (output: string) =>
-  output
-    .split('\n')
-    .filter((line) => /^[✓✗]|Total|OVERALL|baseline|regression|Unexpected|stale/i.test(line.trim()))
-    .join('\n');
-
 beforeAll(() => {
-  if (!fs.existsSync(cli) || !fs.existsSync(node22)) {
-    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: runnerDir, stdio: 'inherit', timeout: 300_000 });
-  }
+  ensureRunner();
   expect(execFileSync(node22, ['--version']).toString()).toMatch(/^v22\./);
 }, 320_000);
 

@@ -1,10 +1,7 @@
 // The official MCP conformance suite's server scenarios against the MCP door (/mcp, issue 46 §3):
 // what an outside client meets. Known failures and their reasons: baseline-door.yml.
-import { execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as keysRoute from '@/app/api/keys/route';
@@ -12,32 +9,10 @@ import { McpDoor, MCP_DOOR_PATH } from '@/lib/http/mcp-door';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { ScriptedBackend, subconsciousReply } from '@/test/support/scripted-backend';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+import { conformance, conformanceDir, ensureRunner, summary } from './suite';
 
 useTempAppDirs({ personas: { tester: '# Tester\n' } });
-const here = path.resolve('test/conformance');
-const runnerDir = path.join(here, 'runner');
-const node22 = path.join(runnerDir, 'node_modules/node/bin/node');
-const cli = path.join(runnerDir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
-const baseline = path.join(here, 'baseline-door.yml');
-
-function conformance(args: string[]): Promise<{ code: number | null; output: string }> {
-  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-door-conformance-'));
-  return new Promise((resolve) => {
-    const child = spawn(node22, [cli, ...args], { cwd });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('close', (code) => {
-      fs.rmSync(cwd, { recursive: true, force: true });
-      resolve({ code, output });
-    });
-  });
-}
-const summary = (output: string) =>
-  output
-    .split('\n')
-    .filter((line) => /^[✓✗]|Total|OVERALL|baseline|regression|Unexpected|stale/i.test(line.trim()))
-    .join('\n');
+const baseline = path.join(conformanceDir, 'baseline-door.yml');
 
 describe('the MCP door against the official conformance suite', () => {
   let orchestrator: Orchestrator;
@@ -45,7 +20,7 @@ describe('the MCP door against the official conformance suite', () => {
   let url = '';
 
   beforeAll(async () => {
-    if (!fs.existsSync(cli) || !fs.existsSync(node22)) execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: runnerDir, stdio: 'inherit', timeout: 300_000 });
+    ensureRunner();
     orchestrator = new Orchestrator({ createBackend: () => new ScriptedBackend([], { text: subconsciousReply(), holdAfterChunks: 0 }) });
     await orchestrator.start();
     const made = await keysRoute.POST(new Request('http://x/api/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'conformance', personas: ['tester'] }) }), {});
