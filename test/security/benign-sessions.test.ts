@@ -6,18 +6,16 @@
 // five later sessions asked. Now: the report's declared status marks nothing, and recall no longer
 // carries a mark from session to session. The turn that reads the page asks before it sends
 // (what it read is in its prompt); the reader's next turn reads a placeholder instead, and does not.
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as capabilitiesRoute from '@/app/api/personas/[name]/capabilities/route';
 import { defaultGraph } from '@/lib/capabilities/capability-set';
-import type { McpSettings } from '@/lib/config/mcp-config';
 import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { readWholeSession } from '@/lib/store/messages-repository';
-import { writeMcpSettings } from '@/lib/store/settings-repository';
 import { listToolCalls, type ToolCallJson } from '@/lib/store/tool-calls-repository';
 import { sessionUntrustedSource } from '@/lib/store/untrusted-repository';
 import { literalScript } from '@/test/fakes/literal-model';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
+import { addNewsServer } from '@/test/support/news-server';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
 useTempAppDirs({ personas: { reporter: '# Reporter\nSends the reports the user asks for.\n' } });
@@ -26,19 +24,7 @@ let model: FakeOpenAIServer;
 beforeAll(async () => {
   model = await startFakeOpenAIServer({ script: literalScript });
   await startOrchestrator();
-  const pool = getOrchestrator().mcp;
-  let settings: McpSettings = {
-    mcpServers: { news: { command: process.execPath, args: ['--import', 'tsx', path.resolve('test/fakes/news-mcp-server.ts')], env: {} } },
-    tools: { news: { send_report: { auto_approve: true } } },
-    disabled: [],
-  };
-  await writeMcpSettings(settings);
-  await pool.configure(settings);
-  await pool.settled();
-  settings = pool.withDescriptionsApproved('news');
-  await writeMcpSettings(settings);
-  await pool.configure(settings);
-  await pool.settled();
+  await addNewsServer();
   const saved = await capabilitiesRoute.PUT(new Request('http://x/api', { method: 'PUT', body: JSON.stringify({ graph: defaultGraph('reporter', ['news']) }), headers: { 'content-type': 'application/json' } }), { params: Promise.resolve({ name: 'reporter' }) });
   expect(saved.status).toBe(200);
 }, 60_000);

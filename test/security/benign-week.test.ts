@@ -8,21 +8,19 @@
 // hold the page and must ask — the rest must not. Goal: ≤ 5%.
 import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as capabilitiesRoute from '@/app/api/personas/[name]/capabilities/route';
 import * as hooksRoute from '@/app/api/sessions/[id]/hooks/route';
 import * as hookRoute from '@/app/api/hooks/[id]/route';
 import { defaultGraph } from '@/lib/capabilities/capability-set';
-import type { McpSettings } from '@/lib/config/mcp-config';
 import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { readWholeSession } from '@/lib/store/messages-repository';
-import { writeMcpSettings } from '@/lib/store/settings-repository';
 import { listToolCalls, type ToolCallJson } from '@/lib/store/tool-calls-repository';
 import { literalScript } from '@/test/fakes/literal-model';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { storeOnPostgres, useTempAppDirs } from '@/test/support/temp-app-dirs';
+import { addNewsServer } from '@/test/support/news-server';
 
 useTempAppDirs({ personas: { planner: '# Planner\nKeeps the team informed: reports, posts, reading.\n' } });
 let model: FakeOpenAIServer;
@@ -47,19 +45,7 @@ beforeAll(async () => {
   host = `127.0.0.1:${(site.address() as AddressInfo).port}`;
   model = await startFakeOpenAIServer({ script: literalScript });
   await startOrchestrator();
-  const pool = getOrchestrator().mcp;
-  let settings: McpSettings = {
-    mcpServers: { news: { command: process.execPath, args: ['--import', 'tsx', path.resolve('test/fakes/news-mcp-server.ts')], env: {} } },
-    tools: { news: { send_report: { auto_approve: true } } },
-    disabled: [],
-  };
-  await writeMcpSettings(settings);
-  await pool.configure(settings);
-  await pool.settled();
-  settings = pool.withDescriptionsApproved('news');
-  await writeMcpSettings(settings);
-  await pool.configure(settings);
-  await pool.settled();
+  await addNewsServer();
   const graph = defaultGraph('planner', ['news']);
   graph.nodes.push({ id: 'web', type: 'tool.http', config: { allowed_hosts: [host], methods: ['GET', 'POST'] } });
   graph.edges.push({ id: 'e_web', source: 'core', target: 'web' });
