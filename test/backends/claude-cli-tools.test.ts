@@ -3,26 +3,22 @@
 // own MCP endpoint with a per-run token, and asks the app's permission tool before each call —
 // so a command still waits for a person's decision, and runs once when approved.
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentMcpEndpoint, MCP_PATH, cliToolName } from '@/lib/agent/agent-mcp-endpoint';
+import { cliToolName, type AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import { ClaudeCodeCliBackend, toolServerArgs } from '@/lib/backends/claude-code-cli-backend';
 import type { LayerModelConfig } from '@/lib/config/model-config';
-import { Orchestrator } from '@/lib/orchestrator/orchestrator';
+import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '@/test/fakes/fake-anthropic-server';
+import type { FakeAnthropicServer } from '@/test/fakes/fake-anthropic-server';
 import type { FakeReply, FakeRequest } from '@/test/fakes/fake-server-core';
-import { EventRecorder } from '@/test/support/event-recorder';
-import { ScriptedBackend, subconsciousReply } from '@/test/support/scripted-backend';
+import type { EventRecorder } from '@/test/support/event-recorder';
 import { collectParts } from '@/test/support/collect';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+import { cliPath, startCliHarness, type CliHarness } from '@/test/support/cli-harness';
 
 const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
-const cliPath = path.resolve('node_modules/.bin/claude');
 
 interface WireMessage {
   role: string;
@@ -58,8 +54,8 @@ function cliScript(request: FakeRequest): FakeReply {
   return { text: `<ID_loud>No tools here (${offered.length} offered).</ID_loud>` };
 }
 
+let harness: CliHarness;
 let fake: FakeAnthropicServer;
-let mcpServer: http.Server;
 let endpoint: AgentMcpEndpoint;
 let orchestrator: Orchestrator;
 let events: EventRecorder;
@@ -67,34 +63,11 @@ let scratch: string;
 
 beforeAll(async () => {
   fs.chmodSync(dirs.root, 0o755);
-  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-cli-tools-'));
-  fake = await startFakeAnthropicServer({ script: cliScript });
-  mcpServer = http.createServer((request, response) => {
-    if (request.url?.startsWith(MCP_PATH)) void endpoint.handle(request, response);
-    else response.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => mcpServer.listen(0, '127.0.0.1', resolve));
-  endpoint = new AgentMcpEndpoint(`http://127.0.0.1:${(mcpServer.address() as AddressInfo).port}${MCP_PATH}`);
-  const home = fs.mkdtempSync(path.join(scratch, 'home-'));
-  orchestrator = new Orchestrator({
-    createBackend: (config) =>
-      config.backend === 'claude_code_cli'
-        ? new ClaudeCodeCliBackend({ cliPath, env: { HOME: home, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'dummy-key' } })
-        : new ScriptedBackend([], { text: subconsciousReply(), holdAfterChunks: 0 }),
-  });
-  orchestrator.setToolServer(endpoint);
-  events = new EventRecorder(orchestrator.bus);
-  await orchestrator.start();
+  harness = await startCliHarness(cliScript);
+  ({ fake, endpoint, orchestrator, events, scratch } = harness);
 });
 
-afterAll(async () => {
-  events.close();
-  await orchestrator.stop();
-  mcpServer.closeAllConnections();
-  await new Promise<void>((resolve) => mcpServer.close(() => resolve()));
-  await fake.close();
-  fs.rmSync(scratch, { recursive: true, force: true });
-});
+afterAll(() => harness?.close());
 
 const cliLayer: LayerModelConfig = { backend: 'claude_code_cli', model: 'claude-haiku-5-5', max_tokens: 512, cli_path: cliPath };
 const sLayer: LayerModelConfig = { backend: 'openai_compatible', model: 's', max_tokens: 100, endpoint: 'http://127.0.0.1:9/v1' };

@@ -4,25 +4,21 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as capabilitiesRoute from '@/app/api/personas/[name]/capabilities/route';
-import { AgentMcpEndpoint, MCP_PATH, cliToolName } from '@/lib/agent/agent-mcp-endpoint';
-import { ClaudeCodeCliBackend } from '@/lib/backends/claude-code-cli-backend';
 import { defaultGraph } from '@/lib/capabilities/capability-set';
 import type { LayerModelConfig } from '@/lib/config/model-config';
-import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '@/test/fakes/fake-anthropic-server';
 import type { FakeReply, FakeRequest } from '@/test/fakes/fake-server-core';
-import { EventRecorder } from '@/test/support/event-recorder';
-import { ScriptedBackend, subconsciousReply } from '@/test/support/scripted-backend';
+import { cliToolName } from '@/lib/agent/agent-mcp-endpoint';
+import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
+import type { FakeAnthropicServer } from '@/test/fakes/fake-anthropic-server';
+import { cliPath, startCliHarness, type CliHarness } from '@/test/support/cli-harness';
+import type { EventRecorder } from '@/test/support/event-recorder';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
 const dirs = useTempAppDirs({ personas: { reader: '# Reader\n' } });
-const cliPath = path.resolve('node_modules/.bin/claude');
 
 /** Opens the URL the prompt names with browser_open, then quotes the page's heading. */
 function cliScript(request: FakeRequest): FakeReply {
@@ -34,38 +30,20 @@ function cliScript(request: FakeRequest): FakeReply {
   return { text: `<ID_loud>No browser offered.</ID_loud>` };
 }
 
-let fake: FakeAnthropicServer;
-let mcpServer: http.Server;
 let site: http.Server;
 let origin = '';
-let endpoint: AgentMcpEndpoint;
+let harness: CliHarness;
 let orchestrator: Orchestrator;
 let events: EventRecorder;
-let scratch: string;
+let fake: FakeAnthropicServer;
 
 beforeAll(async () => {
   fs.chmodSync(dirs.root, 0o755);
-  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-cli-browser-'));
   site = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<title>Docs</title><h1>Welcome to the docs</h1>'));
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  fake = await startFakeAnthropicServer({ script: cliScript });
-  mcpServer = http.createServer((request, response) => {
-    if (request.url?.startsWith(MCP_PATH)) void endpoint.handle(request, response);
-    else response.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => mcpServer.listen(0, '127.0.0.1', resolve));
-  endpoint = new AgentMcpEndpoint(`http://127.0.0.1:${(mcpServer.address() as AddressInfo).port}${MCP_PATH}`);
-  const home = fs.mkdtempSync(path.join(scratch, 'home-'));
-  orchestrator = new Orchestrator({
-    createBackend: (config) =>
-      config.backend === 'claude_code_cli'
-        ? new ClaudeCodeCliBackend({ cliPath, env: { HOME: home, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'dummy-key' } })
-        : new ScriptedBackend([], { text: subconsciousReply(), holdAfterChunks: 0 }),
-  });
-  orchestrator.setToolServer(endpoint);
-  events = new EventRecorder(orchestrator.bus);
-  await orchestrator.start();
+  harness = await startCliHarness(cliScript);
+  ({ orchestrator, events, fake } = harness);
   const graph = defaultGraph('reader');
   graph.nodes.push({ id: 'web', type: 'tool.browser', config: { allowed_hosts: [new URL(origin).host] } });
   graph.edges.push({ id: 'e_web', source: 'core', target: 'web' });
@@ -74,13 +52,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  events.close();
-  await orchestrator.stop();
-  mcpServer.closeAllConnections();
-  await new Promise<void>((resolve) => mcpServer.close(() => resolve()));
-  site.close();
-  await fake.close();
-  fs.rmSync(scratch, { recursive: true, force: true });
+  await harness?.close();
+  site?.close();
 });
 
 const cliLayer: LayerModelConfig = { backend: 'claude_code_cli', model: 'claude-haiku-5-5', max_tokens: 512, cli_path: cliPath };
