@@ -3,9 +3,9 @@
 // can kill it and start it again on the same port.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort, listening } from './loopback-ports';
 
 export const ngircdPath = ['/usr/sbin/ngircd', '/usr/bin/ngircd'].find((candidate) => fs.existsSync(candidate)) ?? null;
 
@@ -16,26 +16,6 @@ export interface TestIrcServer {
   /** Starts it again on the same port. */
   restart(): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function listening(port: number, deadline: number): Promise<void> {
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
-      socket.on('error', () => resolve(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`ngircd did not listen on ${port}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 export async function startNgircd(): Promise<TestIrcServer> {
