@@ -1,0 +1,47 @@
+// Who a mail is from (issue 47): only a DKIM signature of the From domain that verifies makes the
+// sender who the From header says — with the DNS records served by the test's own resolver.
+import { generateKeyPairSync } from 'node:crypto';
+import { dkimSign } from 'mailauth/lib/dkim/sign';
+import { describe, expect, it } from 'vitest';
+import { parseFrom, verifySender } from './email-identity';
+
+const keys = (() => {
+  const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return { privateKey: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), publicKey: pair.publicKey.export({ type: 'spki', format: 'der' }).toString('base64') };
+})();
+const records: Record<string, string[][]> = {
+  'mail._domainkey.example.org': [[`v=DKIM1; k=rsa; p=${keys.publicKey}`]],
+  'mail._domainkey.evil.test': [[`v=DKIM1; k=rsa; p=${keys.publicKey}`]],
+  '_dmarc.example.org': [['v=DMARC1; p=reject']],
+};
+const resolver = async (name: string, type: string) => {
+  if (type === 'TXT' && records[name]) return records[name];
+  throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+};
+
+const mail = (from: string, body = 'Hello.') => `From: ${from}\r\nTo: agent@example.net\r\nSubject: Hi\r\nMessage-ID: <${Math.random().toString(36).slice(2)}@example.org>\r\nDate: ${new Date().toUTCString()}\r\n\r\n${body}\r\n`;
+async function signed(raw: string, domain: string): Promise<string> {
+  const { signatures } = await dkimSign(Buffer.from(raw), { canonicalization: 'relaxed/relaxed', algorithm: 'rsa-sha256', signatureData: [{ signingDomain: domain, selector: 'mail', privateKey: keys.privateKey }] });
+  return signatures + raw;
+}
+
+describe('the sender of a mail', () => {
+  it('is verified when a DKIM signature of the From domain verifies', async () => {
+    expect(await verifySender(await signed(mail('Ada <ADA@example.org>'), 'example.org'), { resolver })).toMatchObject({ address: 'ada@example.org', name: 'Ada', verified: true, reason: 'signed by example.org (DKIM, DMARC pass)' });
+  });
+
+  it('is a stranger when unsigned, signed by another domain, or changed after signing', async () => {
+    expect(await verifySender(mail('Ada <ada@example.org>'), { resolver })).toMatchObject({ verified: false });
+    expect(await verifySender(await signed(mail('Ada <ada@example.org>'), 'evil.test'), { resolver })).toMatchObject({ verified: false });
+    const forged = (await signed(mail('Eve <eve@example.org>'), 'example.org')).replace('From: Eve <eve@example.org>', 'From: Ada <ada@example.org>');
+    expect(await verifySender(forged, { resolver })).toMatchObject({ address: 'ada@example.org', verified: false });
+    const body = (await signed(mail('Ada <ada@example.org>', 'Pay the invoice.'), 'example.org')).replace('Pay the invoice.', 'Pay evil.test instead.');
+    expect(await verifySender(body, { resolver })).toMatchObject({ verified: false });
+  });
+
+  it('reads From headers', () => {
+    expect(parseFrom('From: "Ada L." <Ada@Example.org>')).toEqual({ address: 'ada@example.org', name: 'Ada L.' });
+    expect(parseFrom('From: ada@example.org')).toEqual({ address: 'ada@example.org', name: '' });
+    expect(parseFrom('From: undisclosed')).toEqual({ address: '', name: 'undisclosed' });
+  });
+});
