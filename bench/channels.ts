@@ -40,7 +40,7 @@ export async function benchChannels(options: { samples: number; outboxMessages: 
   const telegram = await startFakeTelegram();
   const channelId = randomUUID();
   const input = channelInputSchema.parse({ id: channelId, kind: 'telegram', name: 'bench', config: { token: telegram.token, api_root: telegram.apiRoot } });
-  await saveChannel({ id: channelId, kind: 'telegram', name: 'bench', enabled: true, config: mergeChannelConfig(input, null) });
+  await saveChannel({ id: channelId, kind: 'telegram', name: 'bench', enabled: true, config: mergeChannelConfig({ ...input, id: channelId }, null) });
   const orchestrator = new Orchestrator({ channels: true });
   await orchestrator.start();
   const layer = { backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${model.url}/v1` };

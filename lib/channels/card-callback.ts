@@ -20,3 +20,25 @@ export function verifyCallback(secret: string, channelId: string, data: string):
   if (given.length !== expected.length || !timingSafeEqual(given, Buffer.from(expected))) return null;
   return { outboxId: Number(match[1]), decision };
 }
+
+const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+
+/**
+ * A card's code by mail (issue 47): `<outbox id>-XXXX-XXXX`, eight letters of an HMAC over the
+ * channel and the card — the reply `approve <code>` or `deny <code>` names it. It decides once:
+ * a card already decided refuses a second decision.
+ */
+export function mailCardCode(secret: string, channelId: string, outboxId: number): string {
+  const digest = createHmac('sha256', secret).update(`${channelId}:${outboxId}:mail`).digest();
+  const letters = Array.from(digest.subarray(0, 8), (byte) => CODE_ALPHABET[byte % CODE_ALPHABET.length]).join('');
+  return `${outboxId}-${letters.slice(0, 4)}-${letters.slice(4)}`;
+}
+
+/** The card a mail code names, or null for a code this channel did not give. */
+export function verifyMailCardCode(secret: string, channelId: string, code: string): number | null {
+  const match = /^(\d{1,12})-([A-Z0-9]{4})-?([A-Z0-9]{4})$/.exec(code.trim().toUpperCase());
+  if (!match) return null;
+  const expected = Buffer.from(mailCardCode(secret, channelId, Number(match[1])));
+  const given = Buffer.from(`${match[1]}-${match[2]}-${match[3]}`);
+  return given.length === expected.length && timingSafeEqual(given, expected) ? Number(match[1]) : null;
+}

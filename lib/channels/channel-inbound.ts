@@ -20,14 +20,17 @@ import {
   type ChannelRecord,
 } from '@/lib/store/channels-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
+import { hasUserMessage } from '@/lib/store/messages-repository';
 import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { ChannelHost, InboundButton, InboundMessage } from './channel-types';
-import { verifyCallback, type CardDecision } from './card-callback';
+import { verifyCallback, verifyMailCardCode, type CardDecision } from './card-callback';
 import { deliveryAddress, isWeakIdentity, pairingOrigin, WEAK_IDENTITY_REASON } from './channel-identity';
 import { allowanceRefusal, authored, boundSession, cardRefusal, openPersonalSession, restingSession } from './channel-people';
 import { handleGroupMessage } from './channel-groups';
 
 export const PAIRING_TTL_MS = 60 * 60 * 1000;
+/** How far back a message that may be handed over twice (mail after a crash) is looked for. */
+const REPEAT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 /**
  * Strangers' codes (issue 41 §5, §10). Open codes per channel: at most 20 — a new stranger's code
  * takes the place of the oldest, so a flood cannot lock out the next real person for an hour. Per
@@ -64,6 +67,7 @@ async function reply(context: InboundContext, address: string, text: string): Pr
 
 export async function handleMessage(context: InboundContext, message: InboundMessage): Promise<void> {
   context.counters.received++;
+  if (message.unverified) return refuseUnverified(context, message, message.unverified);
   // A group chat is the group's own conversation, never a member's (channel-groups.ts).
   if (message.group) return handleGroupMessage(context, { ...message, group: message.group });
   const binding = await findBinding(context.channel.id, message.sender);
@@ -101,12 +105,39 @@ export async function handleMessage(context: InboundContext, message: InboundMes
   const spent = await allowanceRefusal(binding.personId, context.now());
   if (spent) return reply(context, deliveryAddress(binding), spent);
   try {
-    const stored = await context.host.sendUserMessage(session.id, (await authored(binding, session.id, text)).slice(0, 20_000));
+    const content = (await authored(binding, session.id, text)).slice(0, 20_000);
+    // Handed over again after a crash (its text names it uniquely): the session has it already.
+    if (message.mayRepeat && (await hasUserMessage({ sessionId: session.id, content, since: new Date(context.now().getTime() - REPEAT_WINDOW_MS) }))) return;
+    const stored = await context.host.sendUserMessage(session.id, content, message.untrustedSource);
     await recordInbound({ messageId: stored.id, sessionId: session.id, bindingId: binding.id }); // its answer comes back here
   } catch (error) {
     if (error instanceof SessionPausedError) return reply(context, deliveryAddress(binding), `Not delivered: "${session.name}" is paused. Send /resume, then write again.`);
+    // A provider that hands it over again (mail, from its cursor) retries: nothing is lost while a session moves.
+    if (message.mayRepeat) throw error;
     await reply(context, deliveryAddress(binding), `Not delivered: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** When each unverified address was last told why its mail was not read (bounded; per process). */
+const unverifiedNotices = new Map<string, number>();
+const UNVERIFIED_NOTICE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A mail whose From is not proven (issue 47): never a conversation, never a pairing — whoever the
+ * From names hears once a day why (a person paired there learns that someone wrote as them), and
+ * no more notices than pairing codes leave a channel in a window.
+ */
+async function refuseUnverified(context: InboundContext, message: InboundMessage, reason: string): Promise<void> {
+  context.counters.ignored++;
+  const now = context.now().getTime();
+  const key = `${context.channel.id}:${message.address}`;
+  const told = unverifiedNotices.get(key);
+  if (told !== undefined && now - told < UNVERIFIED_NOTICE_MS) return;
+  const recent = [...unverifiedNotices.entries()].filter(([other, at]) => other.startsWith(`${context.channel.id}:`) && now - at < PAIRING_LIMITS.windowMs).length;
+  if (recent >= PAIRING_LIMITS.newPerWindow) return;
+  if (unverifiedNotices.size >= 1_000) unverifiedNotices.delete(unverifiedNotices.keys().next().value!);
+  unverifiedNotices.set(key, now);
+  await reply(context, message.address, `Your mail was not read: ${reason}. This agent reads mail only when the sender's domain signs it (DKIM), so nobody can write in your name; mail sent through your provider's own servers normally is.`);
 }
 
 async function offerPairing(context: InboundContext, message: InboundMessage): Promise<void> {
@@ -149,10 +180,14 @@ async function runCommand(context: InboundContext, binding: BindingRecord, sessi
   }
   // A card is decided by what was sent to this chat, whichever session it belongs to (the owner's chat gets every card).
   if (name === 'approve' || name === 'always' || name === 'deny') {
-    const match = /^(\d{1,12})(?:\s+([\s\S]*))?$/.exec(argument);
-    if (!match) return reply(context, to, `Usage: !${name} <card number>${name === 'deny' ? ' [reason]' : ''}`);
+    const match = /^(\S{1,40})(?:\s+([\s\S]*))?$/.exec(argument);
+    const byMail = context.channel.kind === 'email';
+    // By mail a card is named by the code its mail gave (a number alone is guessable, a From forgeable).
+    const secret = (context.channel.config as { callback_secret?: string }).callback_secret ?? '';
+    const outboxId = !match ? null : byMail ? verifyMailCardCode(secret, context.channel.id, match[1]!) : /^\d{1,12}$/.test(match[1]!) ? Number(match[1]) : null;
+    if (outboxId === null) return reply(context, to, byMail ? `Usage: ${name} <the code in the card's mail>${name === 'deny' ? ' [reason]' : ''}` : `Usage: !${name} <card number>${name === 'deny' ? ' [reason]' : ''}`);
     const decision: CardDecision = name === 'deny' ? 'deny' : name === 'always' ? 'always' : 'approve';
-    return reply(context, to, await decideCard(context, binding, Number(match[1]), decision, match[2]?.trim()));
+    return reply(context, to, await decideCard(context, binding, outboxId, decision, match![2]?.trim()));
   }
   if (!session) return reply(context, to, 'No session is bound here now.');
   switch (name) {

@@ -18,6 +18,12 @@ export interface InboundMessage {
    * agent was addressed (an @mention of the bot, a reply to it).
    */
   group?: { id: string; title: string; addressed: boolean };
+  /** Another party's words (a mail's whole content, §20): the turn that reads them asks before anything goes out. */
+  untrustedSource?: string;
+  /** The sender is not proven (a mail without an aligned DKIM signature): why. Never a conversation. */
+  unverified?: string;
+  /** The provider may hand it over again after a crash (its text names it uniquely): delivered once. */
+  mayRepeat?: boolean;
 }
 
 /** A button pressed under a card (Telegram's callback query). */
@@ -81,7 +87,7 @@ export interface ChannelAdapter {
 /** What the channels ask of the app: the same calls as the page's socket and buttons. */
 export interface ChannelHost {
   bus: EventBus;
-  sendUserMessage(sessionId: string, text: string): Promise<MessageRecord>;
+  sendUserMessage(sessionId: string, text: string, untrustedSource?: string): Promise<MessageRecord>;
   decideToolCall(input: { id: string; decision: 'approve' | 'deny'; reason?: string; remember?: 'session'; args_hash: string; session_id: string }): Promise<
     { ok: true } | { ok: false; code: string; message: string; status?: string }
   >;

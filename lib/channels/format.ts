@@ -170,3 +170,9 @@ export function toIrcLines(markdown: string, maxBytes = IRC_LINE_BYTES): string[
   }
   return lines.length > 0 ? lines : [''];
 }
+
+/** A mail's HTML part (issue 47): the same small subset as Telegram's, in a block that keeps the reply's line breaks. */
+export function toMailHtml(markdown: string): string {
+  const body = toTelegramMessages(markdown, Number.MAX_SAFE_INTEGER).join('');
+  return `<!doctype html><html><body><div style="white-space:pre-wrap;font-family:system-ui,sans-serif;line-height:1.45">${body}</div></body></html>`;
+}

@@ -53,6 +53,11 @@ const envSchema = z.object({
   AGENTCSD_BROWSER_SESSIONS: z.coerce.number().int().min(1).max(100).default(4),
   /** A session's browser closes after this many quiet seconds (its sign-ins are kept). */
   AGENTCSD_BROWSER_IDLE_S: z.coerce.number().int().min(10).max(86_400).default(600),
+  /** DNS servers that mail signatures (DKIM, DMARC) are checked against, `host[:port]` comma-separated; default: the system's. */
+  AGENTCSD_DNS_SERVERS: z
+    .string()
+    .regex(/^([\w.:\[\]-]+)(,[\w.:\[\]-]+)*$/, 'host[:port] entries, comma-separated')
+    .optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;

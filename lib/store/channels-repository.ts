@@ -4,7 +4,7 @@
 // confirmed once.
 import { getDb } from './db';
 
-export type ChannelKind = 'telegram' | 'irc';
+export type ChannelKind = 'telegram' | 'irc' | 'email';
 export type PushMode = 'all' | 'spontaneous' | 'cards';
 
 export interface ChannelRecord {

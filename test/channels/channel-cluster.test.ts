@@ -7,7 +7,6 @@
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cluster } from '@/lib/engine/cluster';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { closeDb, getDb } from '@/lib/store/db';
 import { listOpenPairings, saveChannel } from '@/lib/store/channels-repository';
@@ -18,7 +17,8 @@ import { startFakeTelegram, type FakeTelegram } from '@/test/fakes/fake-telegram
 import { mindScript } from '@/test/fakes/mind-script';
 import { startPostgres, type TestPostgres } from '@/test/support/postgres';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
-import { startWorker, type WorkerProcess } from '@/test/support/worker-process';
+import type { WorkerProcess } from '@/test/support/worker-process';
+import { channelHolder, workerHoldingChannel } from '@/test/support/channel-lease';
 
 const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
 let database: TestPostgres;
@@ -52,14 +52,9 @@ describe('a channel shared by two processes', () => {
   it('is polled by one, reaches the session wherever it runs, and moves when its holder dies', async () => {
     const channelId = randomUUID();
     const input = channelInputSchema.parse({ id: channelId, kind: 'telegram', name: 'phone', config: { token: telegram.token, api_root: telegram.apiRoot } });
-    await saveChannel({ id: channelId, kind: 'telegram', name: 'phone', enabled: true, config: mergeChannelConfig(input, null) });
-    worker = await startWorker({ AGENTCSD_EXECUTOR_ID: 'worker-b', AGENTCSD_DATA_DIR: dirs.dataDir, AGENTCSD_PERSONAS_DIR: dirs.personasDir });
-    const holder = async () => (await (await getDb()).$queryRawUnsafe<{ owner: string }[]>('SELECT owner FROM channel_leases WHERE channel_id = $1', channelId))[0]?.owner;
-    await expect.poll(holder, { timeout: 20_000 }).toBe('worker-b');
-
-    // Capacity 0: this process holds no session while the worker runs (sessions spread by weight).
-    here = new Orchestrator({ cluster: new Cluster({ url: database.url, owner: 'process-a', capacity: 0 }), channels: true });
-    await here.start();
+    await saveChannel({ id: channelId, kind: 'telegram', name: 'phone', enabled: true, config: mergeChannelConfig({ ...input, id: channelId }, null) });
+    ({ worker, here } = await workerHoldingChannel({ channelId, databaseUrl: database.url, dirs }));
+    const holder = () => channelHolder(channelId);
     const session = await here.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
     expect((await here.channels!.status(channelId)).state.kind).toBe('elsewhere');
 

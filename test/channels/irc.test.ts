@@ -60,7 +60,7 @@ const layer = () => ({ backend: 'openai_compatible' as const, model: 'fake-large
 describe('a session over IRC', () => {
   it('pairs, talks, announces cards that only the page decides, hears spontaneous speech, ignores a changed nick, reconnects', async () => {
     const input = channelInputSchema.parse({ id: channelId, kind: 'irc', name: 'test net', config: { host: '127.0.0.1', port: irc.port, tls: false, nick: 'agentbot', password: '', channels: ['#agentcsd'] } });
-    await saveChannel({ id: channelId, kind: 'irc', name: input.name, enabled: true, config: mergeChannelConfig(input, null) });
+    await saveChannel({ id: channelId, kind: 'irc', name: input.name, enabled: true, config: mergeChannelConfig({ ...input, id: channelId }, null) });
     // Sessions a chat opens (a channel's, a person's own) take the defaults: the fake model.
     await writeSettings({ ...(await readSettings()), models: { c_model: layer(), s_model: layer() } });
     orchestrator = new Orchestrator({ channels: true, taskWorkingDelayMs: 0 });

@@ -53,7 +53,7 @@ beforeAll(async () => {
   const layer = { backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${model.url}/v1` };
   await writeSettings({ ...(await readSettings()), models: { c_model: layer, s_model: { ...layer, model: 'fake-small' } } });
   const input = channelInputSchema.parse({ id: channelId, kind: 'telegram', name: 'phone', config: { token: telegram.token, api_root: telegram.apiRoot } });
-  await saveChannel({ id: channelId, kind: 'telegram', name: input.name, enabled: true, config: mergeChannelConfig(input, null) });
+  await saveChannel({ id: channelId, kind: 'telegram', name: input.name, enabled: true, config: mergeChannelConfig({ ...input, id: channelId }, null) });
   orchestrator = new Orchestrator({ channels: true, taskWorkingDelayMs: 0 });
   await orchestrator.start();
   for (const until = Date.now() + 10_000; (await orchestrator.channels!.status(channelId)).state.kind !== 'connected'; ) {

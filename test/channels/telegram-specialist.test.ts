@@ -44,7 +44,7 @@ const textsTo = (chatId: number) => telegram.sent.filter((message) => message.ch
 describe('a specialist’s card over Telegram', () => {
   it('shows in the lead’s chat and is decided there; the researcher’s answer reaches the lead', async () => {
     const input = channelInputSchema.parse({ id: channelId, kind: 'telegram', name: 'phone', config: { token: telegram.token, api_root: telegram.apiRoot } });
-    await saveChannel({ id: channelId, kind: 'telegram', name: input.name, enabled: true, config: mergeChannelConfig(input, null) });
+    await saveChannel({ id: channelId, kind: 'telegram', name: input.name, enabled: true, config: mergeChannelConfig({ ...input, id: channelId }, null) });
     orchestrator = new Orchestrator({ channels: true, taskWorkingDelayMs: 0 });
     await orchestrator.start();
     const lead = await orchestrator.createSession({ persona: CREW_LEAD, models: { c_model: layer(), s_model: layer() } });

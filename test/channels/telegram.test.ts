@@ -57,7 +57,7 @@ describe('a session over Telegram', () => {
     const input = channelInputSchema.parse({ id: channelId, kind: 'telegram', name: 'phone', config: { token: telegram.token, api_root: telegram.apiRoot } });
     // Sessions a chat opens (a person's own) take the defaults: the fake model.
     await writeSettings({ ...(await readSettings()), models: { c_model: layer(), s_model: layer() } });
-    await saveChannel({ id: channelId, kind: 'telegram', name: input.name, enabled: true, config: mergeChannelConfig(input, null) });
+    await saveChannel({ id: channelId, kind: 'telegram', name: input.name, enabled: true, config: mergeChannelConfig({ ...input, id: channelId }, null) });
     orchestrator = await boot();
     const session = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
     await expect.poll(async () => (await orchestrator.channels!.status(channelId)).state.kind, { timeout: 10_000 }).toBe('connected');

@@ -5,6 +5,7 @@ import { channelInputSchema, mergeChannelConfig } from '@/lib/channels/channel-c
 import { describeChannel } from '@/lib/http/channel-json';
 import { findChannel, listChannels, saveChannel } from '@/lib/store/channels-repository';
 import { ApiError } from '@/lib/http/api-error';
+import type { EmailConfig } from '@/lib/channels/email-config';
 
 export const dynamic = 'force-dynamic';
 
@@ -18,10 +19,14 @@ export const PUT = handle(async (request) => {
   const previous = input.id ? await findChannel(input.id) : null;
   if (input.id && !previous) throw new ApiError('not_found', `No channel ${input.id}`);
   if (previous && previous.kind !== input.kind) throw new ApiError('conflict', `Channel ${input.id} is a ${previous.kind} channel; add a new one for ${input.kind}`);
-  const config = mergeChannelConfig(input, previous);
-  const secret = input.kind === 'telegram' ? (config as { token: string }).token : null;
-  if (input.kind === 'telegram' && !secret) throw new ApiError('validation_failed', 'Invalid body: config.token is required (from @BotFather)');
-  const channel = await saveChannel({ id: input.id ?? randomUUID(), kind: input.kind, name: input.name, enabled: input.enabled, config });
+  const id = input.id ?? randomUUID();
+  const config = mergeChannelConfig({ ...input, id }, previous);
+  if (input.kind === 'telegram' && !(config as { token: string }).token) throw new ApiError('validation_failed', 'Invalid body: config.token is required (from @BotFather)');
+  if (input.kind === 'email') {
+    const missing = (['imap', 'smtp'] as const).filter((part) => !(config as EmailConfig)[part].password);
+    if (missing.length > 0) throw new ApiError('validation_failed', `Invalid body: config.${missing[0]}.password is required (an app password of the mail account)`);
+  }
+  const channel = await saveChannel({ id, kind: input.kind, name: input.name, enabled: input.enabled, config });
   await getOrchestrator().channels?.reload(channel.id);
   return Response.json(await describeChannel(channel), { status: previous ? 200 : 201 });
 });
