@@ -19,6 +19,15 @@ export function publishDomain(dns: FakeDns, domain: string): void {
   dns.setTxt(`_dmarc.${domain}`, 'v=DMARC1; p=reject');
 }
 
+/** The same records as a resolver function (mailauth's shape), for tests that need no DNS server. */
+export function signingResolver(domains: string[]): (name: string, type: string) => Promise<string[][]> {
+  return async (name, type) => {
+    const domain = domains.find((candidate) => name === `mail._domainkey.${candidate}`);
+    if (type === 'TXT' && domain) return [[`v=DKIM1; k=rsa; p=${publicKey}`]];
+    throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+  };
+}
+
 export interface MailInput {
   from: string;
   to: string;
