@@ -31,6 +31,20 @@ export interface ChannelsResult {
   outbox: { messages: number; seconds: number; throttled: number; inOrder: boolean; limitPerSecond: number };
 }
 
+/** Until the event `pick` finds (for this session), from now. */
+export function busWaiter(orchestrator: Orchestrator, sessionId: string) {
+  return <T>(pick: (event: OrchestratorEvent) => T | undefined) =>
+    new Promise<T>((resolve) => {
+      const stop = orchestrator.bus.subscribe((event) => {
+        if (event.sessionId !== sessionId) return;
+        const found = pick(event);
+        if (found === undefined) return;
+        stop();
+        resolve(found);
+      });
+    });
+}
+
 export async function benchChannels(options: { samples: number; outboxMessages: number }): Promise<ChannelsResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-bench-channels-'));
   fs.chmodSync(dataDir, 0o755);
@@ -51,17 +65,7 @@ export async function benchChannels(options: { samples: number; outboxMessages: 
   const [pairing] = await listOpenPairings(channelId, new Date());
   await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id }));
 
-  /** Until the event `pick` finds (for this session), from now. */
-  const next = <T>(pick: (event: OrchestratorEvent) => T | undefined) =>
-    new Promise<T>((resolve) => {
-      const stop = orchestrator.bus.subscribe((event) => {
-        if (event.sessionId !== session.id) return;
-        const found = pick(event);
-        if (found === undefined) return;
-        stop();
-        resolve(found);
-      });
-    });
+  const next = busWaiter(orchestrator, session.id);
   const delivered = (text: string) =>
     new Promise<number>((resolve) => {
       const poll = setInterval(() => {

@@ -8,6 +8,7 @@ import { agentBrowserTable, benchAgentBrowser } from './agent-browser';
 import { benchPromptCache, cacheTable } from './prompt-cache';
 import { benchStreamingPath, loadTable, streamingTable } from './streaming-path';
 import { benchChannels, channelsTable } from './channels';
+import { benchEmail, emailTable } from './email';
 import { benchTriggers, triggersTable } from './triggers';
 import { benchToolSearch, toolSearchTable } from './tool-search';
 import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } from './tools';
@@ -54,6 +55,9 @@ console.log(loadTable(streaming));
 
 console.log('\n## Channels: a message from a chat against one from the page; the outbox against a throttling Bot API\n');
 console.log(channelsTable(await benchChannels({ samples: quick ? 10 : 40, outboxMessages: 300 })));
+
+console.log('\n## Email: a signed mail against a message from the page; replies to the SMTP server\n');
+console.log(emailTable(await benchEmail({ samples: quick ? 10 : 30, mails: 300 })));
 
 console.log('\n## Schedules: slot to model call, and 1,000 schedules waiting\n');
 console.log(triggersTable(await benchTriggers({ reminders: quick ? 10 : 30, schedules: 1_000, idleMs: quick ? 10_000 : 20_000 })));

@@ -1,10 +1,13 @@
 'use client';
 
 import { useState } from 'react';
+import { EmailChannelFields, emailConfigBody, emailFieldsFrom } from './email-channel-fields';
+
+type Kind = 'telegram' | 'irc' | 'email';
 
 export interface ChannelJson {
   id: string;
-  kind: 'telegram' | 'irc';
+  kind: Kind;
   name: string;
   enabled: boolean;
   config: Record<string, unknown>;
@@ -13,10 +16,10 @@ export interface ChannelJson {
   outbox: { pending: number; sent: number; failed: number };
 }
 
-/** Adding (or editing) one channel: a Telegram bot's token, or an IRC server, nick and channels. Secrets are write-only. */
+/** Adding (or editing) one channel: a Telegram bot's token, an IRC server, nick and channels, or a mail account. Secrets are write-only. */
 export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJson | null; onSave: (body: unknown) => Promise<void>; onCancel: () => void }) {
   const config = editing?.config ?? {};
-  const [kind, setKind] = useState<'telegram' | 'irc'>(editing?.kind ?? 'telegram');
+  const [kind, setKind] = useState<Kind>(editing?.kind ?? 'telegram');
   const [name, setName] = useState(editing?.name ?? '');
   const [token, setToken] = useState('');
   const [apiRoot, setApiRoot] = useState(String(config.api_root ?? 'https://api.telegram.org'));
@@ -28,16 +31,21 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
   const [password, setPassword] = useState('');
   const [rooms, setRooms] = useState(((config.channels as string[] | undefined) ?? []).join(' '));
   const [busy, setBusy] = useState(false);
+  const [email, setEmail] = useState(() => emailFieldsFrom(editing?.kind === 'email' ? config : {}));
+  const savedSmtp = (config.smtp ?? {}) as { user?: string };
+  const [sameAccount, setSameAccount] = useState(editing?.kind !== 'email' || savedSmtp.user === ((config.imap ?? {}) as { user?: string }).user);
 
   async function submit(event: React.FormEvent) {
     event.preventDefault();
     setBusy(true);
     try {
-      const base = { ...(editing && { id: editing.id }), kind, name: name.trim() || (kind === 'telegram' ? 'Telegram' : host), enabled: editing?.enabled ?? true };
+      const base = { ...(editing && { id: editing.id }), kind, name: name.trim() || (kind === 'telegram' ? 'Telegram' : kind === 'email' ? email.address.trim() || 'Mail' : host), enabled: editing?.enabled ?? true };
       await onSave(
         kind === 'telegram'
           ? { ...base, config: { token, api_root: apiRoot.trim() } }
-          : { ...base, config: { host: host.trim(), port, tls, nick: nick.trim(), account: account.trim(), password, channels: rooms.split(/[\s,]+/).filter(Boolean) } },
+          : kind === 'email'
+            ? { ...base, config: emailConfigBody(email, sameAccount) }
+            : { ...base, config: { host: host.trim(), port, tls, nick: nick.trim(), account: account.trim(), password, channels: rooms.split(/[\s,]+/).filter(Boolean) } },
       );
     } finally {
       setBusy(false);
@@ -50,17 +58,20 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
       <div className="grid gap-2 sm:grid-cols-2">
         <label className="flex flex-col text-sm">
           Kind
-          <select className="field" value={kind} disabled={!!editing} onChange={(event) => setKind(event.target.value as 'telegram' | 'irc')}>
+          <select className="field" value={kind} disabled={!!editing} onChange={(event) => setKind(event.target.value as Kind)}>
             <option value="telegram">Telegram bot</option>
             <option value="irc">IRC</option>
+            <option value="email">Email (IMAP and SMTP)</option>
           </select>
         </label>
         <label className="flex flex-col text-sm">
           Name
-          <input className="field" value={name} onChange={(event) => setName(event.target.value)} placeholder={kind === 'telegram' ? 'My phone' : 'Libera'} />
+          <input className="field" value={name} onChange={(event) => setName(event.target.value)} placeholder={kind === 'telegram' ? 'My phone' : kind === 'email' ? 'Assistant’s mailbox' : 'Libera'} />
         </label>
       </div>
-      {kind === 'telegram' ? (
+      {kind === 'email' ? (
+        <EmailChannelFields value={email} onChange={setEmail} saved={editing?.kind === 'email' ? config : {}} sameAccount={sameAccount} onSameAccount={setSameAccount} />
+      ) : kind === 'telegram' ? (
         <div className="grid gap-2 sm:grid-cols-2">
           <label className="flex flex-col text-sm">
             Bot token {secretHint(config.token)}

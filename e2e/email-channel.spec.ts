@@ -1,0 +1,53 @@
+// Settings › Channels in Chromium, by mail (issue 47): a mailbox added from the form against a
+// real Dovecot (IMAP) and an SMTP receiver on loopback — one app password for both — then tested,
+// connected, and shown with its passwords masked.
+import { expect, test } from '@playwright/test';
+import { dovecotPath, startDovecot, type TestImapServer } from '../test/support/dovecot';
+import { startSmtpReceiver, type SmtpReceiver } from '../test/support/smtp-receiver';
+import { saveScreenshot } from './support/screenshots';
+
+let imap: TestImapServer;
+let smtp: SmtpReceiver;
+
+test.beforeAll(async () => {
+  if (!dovecotPath) throw new Error('Dovecot is not installed: apt-get install dovecot-imapd (.ci/run does it)');
+  [imap, smtp] = await Promise.all([startDovecot(), startSmtpReceiver()]);
+});
+test.afterAll(async ({ request }) => {
+  const { channels } = (await (await request.get('/api/channels')).json()) as { channels: { id: string }[] };
+  for (const channel of channels) await request.delete(`/api/channels/${channel.id}`);
+  await Promise.all([imap?.stop(), smtp?.close()]);
+});
+
+test('add a mailbox: IMAP and SMTP tested, connected, passwords never shown', async ({ page }) => {
+  await page.goto('/settings');
+  const section = page.getByRole('region', { name: 'Channels' });
+  await section.getByRole('button', { name: 'Add a channel' }).click();
+  await section.getByLabel('Kind').selectOption('email');
+  await section.getByLabel('Name').fill('Assistant’s mailbox');
+  await section.getByLabel("The agent's address").fill('agent@example.net');
+  const incoming = section.getByRole('group', { name: 'Incoming mail (IMAP)' });
+  await incoming.getByLabel('Server').fill('127.0.0.1');
+  await incoming.getByLabel('Port').fill(String(imap.port));
+  await incoming.getByLabel('TLS').uncheck();
+  await incoming.getByLabel('User').fill('agent');
+  await incoming.getByLabel(/App password/).fill(imap.password);
+  // The receiver takes the same account (the usual case: one app password for both).
+  const outgoing = section.getByRole('group', { name: 'Outgoing mail (SMTP submission)' });
+  await outgoing.getByLabel('Server').fill('127.0.0.1');
+  await outgoing.getByLabel('Port').fill(String(smtp.port));
+  await outgoing.getByLabel('TLS').uncheck();
+  await section.getByLabel('SMTP signs in with the IMAP user and password').uncheck();
+  await outgoing.getByLabel('User').fill(smtp.user);
+  await outgoing.getByLabel(/App password/).fill(smtp.password);
+  await saveScreenshot(page, 'settings-channels-email');
+  await section.getByRole('button', { name: 'Add channel' }).click();
+  await expect(section.getByTestId('channel-state')).toHaveText(/connected agent@example\.net \(INBOX\)/, { timeout: 15_000 });
+  await expect(section).toContainText('Email agent@example.net');
+  await section.getByRole('button', { name: 'Test' }).click();
+  await expect(section.getByRole('status')).toContainText('Assistant’s mailbox works: agent@example.net: IMAP 127.0.0.1', { timeout: 15_000 });
+  await expect(section.getByRole('status')).toContainText('SMTP 127.0.0.1 accepts the sign-in');
+  const html = await section.innerHTML();
+  expect(html).not.toContain(imap.password);
+  expect(html).not.toContain(smtp.password);
+});
