@@ -21,6 +21,8 @@ import {
 } from '@/lib/store/channels-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import { hasUserMessage } from '@/lib/store/messages-repository';
+import { readEnv } from '@/lib/config/env';
+import { keepFile, UploadRefusedError } from '@/lib/tools/upload-store';
 import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { ChannelHost, InboundButton, InboundMessage } from './channel-types';
 import { verifyCallback, verifyMailCardCode, type CardDecision } from './card-callback';
@@ -31,6 +33,8 @@ import { handleGroupMessage } from './channel-groups';
 export const PAIRING_TTL_MS = 60 * 60 * 1000;
 /** How far back a message that may be handed over twice (mail after a crash) is looked for. */
 const REPEAT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+/** Files a message may bring (as many as the page's composer attaches). */
+const MAX_FILES = 10;
 /**
  * Strangers' codes (issue 41 §5, §10). Open codes per channel: at most 20 — a new stranger's code
  * takes the place of the oldest, so a flood cannot lock out the next real person for an hour. Per
@@ -105,10 +109,12 @@ export async function handleMessage(context: InboundContext, message: InboundMes
   const spent = await allowanceRefusal(binding.personId, context.now());
   if (spent) return reply(context, deliveryAddress(binding), spent);
   try {
-    const content = (await authored(binding, session.id, text)).slice(0, 20_000);
+    const content = (await authored(binding, session.id, text)).slice(0, 16_000);
     // Handed over again after a crash (its text names it uniquely): the session has it already.
-    if (message.mayRepeat && (await hasUserMessage({ sessionId: session.id, content, since: new Date(context.now().getTime() - REPEAT_WINDOW_MS) }))) return;
-    const stored = await context.host.sendUserMessage(session.id, content, message.untrustedSource);
+    if (message.mayRepeat && (await hasUserMessage({ sessionId: session.id, content, since: new Date(context.now().getTime() - REPEAT_WINDOW_MS), prefix: true }))) return;
+    const files = message.files?.length ? await keepFiles(session.id, message.files) : { ids: [], refused: [] };
+    const withRefusals = files.refused.length > 0 ? `${content}\n\nNot kept: ${files.refused.join('; ')}` : content;
+    const stored = await context.host.sendUserMessage(session.id, withRefusals, { ...(message.untrustedSource && { untrustedSource: message.untrustedSource }), fileIds: files.ids });
     await recordInbound({ messageId: stored.id, sessionId: session.id, bindingId: binding.id }); // its answer comes back here
   } catch (error) {
     if (error instanceof SessionPausedError) return reply(context, deliveryAddress(binding), `Not delivered: "${session.name}" is paused. Send /resume, then write again.`);
@@ -116,6 +122,26 @@ export async function handleMessage(context: InboundContext, message: InboundMes
     if (message.mayRepeat) throw error;
     await reply(context, deliveryAddress(binding), `Not delivered: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** A message's files kept in its session through the upload checks; what cannot be kept, and why. */
+async function keepFiles(sessionId: string, files: NonNullable<InboundMessage['files']>): Promise<{ ids: string[]; refused: string[] }> {
+  const maxBytes = readEnv().AGENTCSD_UPLOAD_MAX_MB * 1024 * 1024;
+  const ids: string[] = [];
+  const refused: string[] = [];
+  for (const [index, file] of files.entries()) {
+    if (index >= MAX_FILES) refused.push(`${file.name}: at most ${MAX_FILES} files a message`);
+    else if (file.bytes.length > maxBytes) refused.push(`${file.name}: larger than ${readEnv().AGENTCSD_UPLOAD_MAX_MB} MB`);
+    else {
+      try {
+        ids.push((await keepFile(sessionId, file)).id);
+      } catch (error) {
+        if (!(error instanceof UploadRefusedError)) throw error;
+        refused.push(error.message);
+      }
+    }
+  }
+  return { ids, refused };
 }
 
 /** When each unverified address was last told why its mail was not read (bounded; per process). */

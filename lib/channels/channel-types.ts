@@ -24,6 +24,8 @@ export interface InboundMessage {
   unverified?: string;
   /** The provider may hand it over again after a crash (its text names it uniquely): delivered once. */
   mayRepeat?: boolean;
+  /** Files that came with it (a mail's attachments): kept in the session through the upload checks. */
+  files?: { name: string; claimedType: string | null; bytes: Buffer }[];
 }
 
 /** A button pressed under a card (Telegram's callback query). */
@@ -87,7 +89,7 @@ export interface ChannelAdapter {
 /** What the channels ask of the app: the same calls as the page's socket and buttons. */
 export interface ChannelHost {
   bus: EventBus;
-  sendUserMessage(sessionId: string, text: string, untrustedSource?: string): Promise<MessageRecord>;
+  sendUserMessage(sessionId: string, text: string, options?: { untrustedSource?: string; fileIds?: readonly string[] }): Promise<MessageRecord>;
   decideToolCall(input: { id: string; decision: 'approve' | 'deny'; reason?: string; remember?: 'session'; args_hash: string; session_id: string }): Promise<
     { ok: true } | { ok: false; code: string; message: string; status?: string }
   >;

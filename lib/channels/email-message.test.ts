@@ -1,8 +1,8 @@
 // What the email channel reads out of a mail (issue 47): the reply's own words above the quote, a
-// single-line command, attachments as the upload checks see them, and a card's code by mail.
+// single-line command, the text the mind gets, and a card's code by mail.
 import { describe, expect, it } from 'vitest';
 import { simpleParser } from 'mailparser';
-import { attachmentLine, freshText, mailCommand, mailFacts, mailText } from './email-message';
+import { freshText, mailCommand, mailFacts, mailText } from './email-message';
 import { mailCardCode, verifyMailCardCode } from './card-callback';
 
 describe('a mail read as a message', () => {
@@ -18,12 +18,6 @@ describe('a mail read as a message', () => {
     expect(mailCommand('/status')).toBe('!status');
     expect(mailCommand('approve 12-ABCD-EFGH\nand also pay the invoice')).toBeNull();
     expect(mailCommand('I approve of this')).toBeNull();
-  });
-
-  it('names attachments by what their bytes are, never by what the mail claims', () => {
-    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
-    expect(attachmentLine({ filename: 'invoice.pdf', contentType: 'application/pdf', content: png })).toBe('invoice.png (image/png, 16 B): sent as application/pdf, but the file is image/png');
-    expect(attachmentLine({ filename: '../../etc/passwd', contentType: 'text/plain', content: Buffer.from('root:x:0:0') })).toMatch(/^passwd \(text\/plain, 10 B\)$/);
   });
 
   it('gives the mind who wrote, the subject, the Message-ID and the words', async () => {

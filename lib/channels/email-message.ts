@@ -1,12 +1,10 @@
 // What the email channel reads out of a mail (issue 47): the reply's own words (the quoted
 // conversation below them cut off), a single-line command (`approve <code>`, `status`…) as the
-// chat channels' `!command`, and the text the mind gets — who wrote, the subject and the
-// Message-ID (which names the mail, so a mail handed over twice after a crash is recognised), the
-// words, and each attachment as the upload checks classify it. Everything in it is the sender's
+// chat channels' `!command`, the text the mind gets — who wrote, the subject and the Message-ID
+// (which names the mail, so a mail handed over twice after a crash is recognised), the words — and
+// the attached files, which the inbound keeps in the session through the upload checks. Everything in it is the sender's
 // or a forwarded mail's words: untrusted content (§20).
 import type { ParsedMail } from 'mailparser';
-import { classify } from '@/lib/attachments/file-kind';
-import { sizeText } from '@/lib/attachments/file-line';
 import type { InboundMessage } from './channel-types';
 import { verifySender, type MailResolver } from './email-identity';
 
@@ -34,13 +32,6 @@ export function mailCommand(fresh: string): string | null {
   if (line.includes('\n') || line.length > 2_000) return null;
   const match = COMMANDS.exec(line);
   return match ? `!${match[1]!.toLowerCase()}${match[2] ?? ''}` : null;
-}
-
-/** What the mind reads of an attachment: its name, what its bytes are, its size — or why it is refused. */
-export function attachmentLine(attachment: { filename?: string; contentType?: string; content: Buffer }): string {
-  const classified = classify({ name: attachment.filename || 'attachment', claimedType: attachment.contentType ?? null, bytes: attachment.content });
-  const facts = `${classified.name} (${classified.mimeType}, ${sizeText(attachment.content.length)})`;
-  return classified.note ? `${facts}: ${classified.note}` : facts;
 }
 
 export interface MailFacts {
@@ -72,8 +63,7 @@ export function mailText(parsed: ParsedMail, facts: MailFacts): string {
   const who = facts.name ? `${facts.name} <${facts.address}>` : facts.address;
   const head = `✉ Mail from ${who}${facts.subject ? `, subject "${facts.subject}"` : ''}${facts.messageId ? ` (${facts.messageId})` : ''}:`;
   const words = body.length > MAIL_TEXT_LIMIT ? `${body.slice(0, MAIL_TEXT_LIMIT)}\n… (${body.length - MAIL_TEXT_LIMIT} more characters not shown)` : body;
-  const attached = (parsed.attachments ?? []).filter((attachment) => attachment.contentDisposition !== 'inline' || attachment.filename).map(attachmentLine);
-  return [head, words, attached.length > 0 ? `Attached: ${attached.join('; ')}` : ''].filter(Boolean).join('\n\n');
+  return [head, words].filter(Boolean).join('\n\n');
 }
 
 /** How a mail is named on a card and in the prompt. */
@@ -92,15 +82,20 @@ export async function readMail(raw: Buffer, options: { ownAddress: string; resol
   const auto = parsed.headers.get('auto-submitted');
   if (auto && String(auto).toLowerCase() !== 'no') return null;
   const facts = mailFacts(parsed, sender);
+  const text = mailText(parsed, facts);
+  const command = text.startsWith('!');
+  // Attached files (not the images an HTML body shows inline): kept by the inbound through the upload checks.
+  const attachments = (parsed.attachments ?? []).filter((attachment) => attachment.contentDisposition !== 'inline').map((attachment) => ({ name: attachment.filename || 'attachment', claimedType: attachment.contentType ?? null, bytes: attachment.content }));
   const message: InboundMessage = {
     sender: `email:${sender.address}`,
     senderName: sender.name ? `${sender.name} <${sender.address}>` : sender.address,
     address: sender.address,
-    text: mailText(parsed, facts),
+    text,
     ...(facts.inReplyTo && { replyTo: facts.inReplyTo }),
     ...(!sender.verified && { unverified: sender.reason }),
     untrustedSource: describeMail(facts),
     mayRepeat: Boolean(facts.messageId),
+    ...(!command && attachments.length > 0 && { files: attachments }),
   };
   return { message, facts, verified: sender.verified };
 }

@@ -12,7 +12,7 @@ import type { ToolCallDecisionInput, ToolCallDecisionResult } from '@/lib/agent/
 /** The orchestrator's calls the channels use (its own type would make an import circle). */
 export interface ChannelHostSource {
   bus: EventBus;
-  sendUserMessage(id: string, input: { text: string }, options?: { untrustedSource?: string }): Promise<MessageRecord>;
+  sendUserMessage(id: string, input: { text: string; attachments?: { kind: 'file'; id: string }[] }, options?: { untrustedSource?: string }): Promise<MessageRecord>;
   decideToolCall(input: ToolCallDecisionInput): Promise<ToolCallDecisionResult>;
   tasks: { resume(taskId: string, input: string): Promise<unknown> };
   pauseSession(id: string): Promise<SessionRecord>;
@@ -24,7 +24,8 @@ export interface ChannelHostSource {
 export function channelHost(orchestrator: ChannelHostSource): ChannelHost {
   return {
     bus: orchestrator.bus,
-    sendUserMessage: (sessionId, text, untrustedSource) => orchestrator.sendUserMessage(sessionId, { text }, untrustedSource ? { untrustedSource } : {}),
+    sendUserMessage: (sessionId, text, options = {}) =>
+      orchestrator.sendUserMessage(sessionId, { text, ...(options.fileIds?.length && { attachments: options.fileIds.map((id) => ({ kind: 'file' as const, id })) }) }, options.untrustedSource ? { untrustedSource: options.untrustedSource } : {}),
     decideToolCall: async (input) => {
       const outcome = await orchestrator.decideToolCall(input);
       return outcome.ok ? { ok: true } : { ok: false, code: outcome.code, message: outcome.message, ...(outcome.call && { status: outcome.call.status }) };

@@ -110,8 +110,12 @@ export async function readWholeSession(input: { sessionId: string }) {
   return { messages: messages.map((row) => ({ ...row, layer: row.layer as Layer })), moodAndCriteria, summaries, calls };
 }
 
-/** Whether the session already has this exact user message since `since` (a scheduled message delivered before a crash). */
-export async function hasUserMessage(input: { sessionId: string; content: string; since: Date }): Promise<boolean> {
+/**
+ * Whether the session already has this exact user message since `since` (a scheduled message
+ * delivered before a crash) — or, with `prefix`, one that starts with it (a mail, whose files add lines).
+ */
+export async function hasUserMessage(input: { sessionId: string; content: string; since: Date; prefix?: boolean }): Promise<boolean> {
   const db = await getDb();
-  return (await db.message.count({ where: { sessionId: input.sessionId, tag: 'ED_user', content: input.content, createdAt: { gte: input.since } } })) > 0;
+  const content = input.prefix ? { startsWith: input.content } : input.content;
+  return (await db.message.count({ where: { sessionId: input.sessionId, tag: 'ED_user', content, createdAt: { gte: input.since } } })) > 0;
 }

@@ -12,6 +12,8 @@ import { closeDb } from '@/lib/store/db';
 import { findChannel, listOpenPairings, outboxCounts, readOffset, saveChannel } from '@/lib/store/channels-repository';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import { readWholeSession } from '@/lib/store/messages-repository';
+import { listUploads } from '@/lib/store/uploads-repository';
+import { claimedPng } from '@/test/support/hostile-files';
 import { updateSession } from '@/lib/store/sessions-repository';
 import { channelInputSchema, mergeChannelConfig, publicChannelConfig, type ChannelInput } from '@/lib/channels/channel-config';
 import { approveAndBind, approvePairingSchema } from '@/lib/channels/channel-pairing';
@@ -120,6 +122,30 @@ describe('a session by mail', () => {
     const user = (await readWholeSession({ sessionId: session.id })).messages.filter((message) => message.tag === 'ED_user');
     expect(user.at(-1)!.content).toMatch(/^✉ Mail from Ana <ana@example\.org>, subject "Dinner" \(<.+>\):\n\nShall we meet at eight\?$/);
     expect(user.at(-1)!.untrustedSource).toBe('the mail from ana@example.org ("Dinner")');
+
+    // Attachments go through the upload checks: an image is kept (re-encoded), a text that says it
+    // is a PDF is kept as the text it is, a decompression bomb is refused with the reason.
+    const { default: sharp } = await import('sharp');
+    const image = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#c33' } }).png().toBuffer();
+    const withFiles = await anaWrites({
+      subject: 'Files',
+      text: 'Here are the files.',
+      attachments: [
+        { filename: 'photo.png', content: image, contentType: 'image/png' },
+        { filename: 'notes.pdf', content: Buffer.from('just some notes'), contentType: 'application/pdf' },
+        { filename: 'bomb.png', content: claimedPng(60_000, 60_000), contentType: 'image/png' },
+      ],
+    });
+    await expect.poll(async () => (await readWholeSession({ sessionId: session.id })).messages.some((message) => message.content.includes(withFiles)), { timeout: 20_000 }).toBe(true);
+    const filed = (await readWholeSession({ sessionId: session.id })).messages.find((message) => message.content.includes(withFiles))!;
+    const uploads = await listUploads(session.id);
+    expect(uploads.map((upload) => [upload.name, upload.mimeType, upload.messageId])).toEqual([
+      ['photo.png', 'image/png', filed.id],
+      ['notes.pdf', 'text/plain', filed.id],
+    ]);
+    expect(filed.content).toMatch(/Not kept: bomb\.png was refused: /);
+    expect(filed.content).toContain('uploads/photo.png');
+    await expect.poll(() => toAna().some((mail) => (mail.text ?? '').includes('Here are the files.')), { timeout: 20_000 }).toBe(true);
 
     // Forged: unsigned, or signed by another domain, with Ana's From: never the session's; Ana hears once why.
     const mailsBefore = toAna().length;
