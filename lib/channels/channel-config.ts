@@ -7,6 +7,7 @@ import { withoutNul } from '@/lib/config/text-schema';
 import { maskSecret } from '@/lib/config/mcp-config';
 import type { ChannelRecord } from '@/lib/store/channels-repository';
 import { emailConfigSchema, mergeEmailConfig, publicEmailConfig, type EmailConfig } from './email-config';
+import { discordConfigSchema, mergeDiscordConfig, publicDiscordConfig, type DiscordConfig } from './discord-config';
 
 export const MASK = '••••';
 
@@ -43,6 +44,7 @@ export const channelInputSchema = z.discriminatedUnion('kind', [
   z.object({ id: z.string().uuid().optional(), kind: z.literal('telegram'), name: z.string().trim().min(1).max(80), enabled: z.boolean().default(true), config: telegramConfigSchema }).strict(),
   z.object({ id: z.string().uuid().optional(), kind: z.literal('irc'), name: z.string().trim().min(1).max(80), enabled: z.boolean().default(true), config: ircConfigSchema }).strict(),
   z.object({ id: z.string().uuid().optional(), kind: z.literal('email'), name: z.string().trim().min(1).max(80), enabled: z.boolean().default(true), config: emailConfigSchema }).strict(),
+  z.object({ id: z.string().uuid().optional(), kind: z.literal('discord'), name: z.string().trim().min(1).max(80), enabled: z.boolean().default(true), config: discordConfigSchema }).strict(),
 ]);
 export type ChannelInput = z.infer<typeof channelInputSchema>;
 
@@ -57,11 +59,12 @@ function keepOrReplace(next: string, previous: string | undefined): string {
 }
 
 /** The config to store: write-only secrets kept when the form left them empty or masked; the callback key made once. */
-export function mergeChannelConfig(input: ChannelInput & { id: string }, previous: ChannelRecord | null): TelegramConfig | IrcConfig | EmailConfig {
+export function mergeChannelConfig(input: ChannelInput & { id: string }, previous: ChannelRecord | null): TelegramConfig | IrcConfig | EmailConfig | DiscordConfig {
   const before = previous?.kind === input.kind ? (previous.config as Record<string, string | undefined>) : {};
   const callbackSecret = before.callback_secret ?? randomBytes(32).toString('base64url');
   if (input.kind === 'telegram') return { ...input.config, token: keepOrReplace(input.config.token, before.token), callback_secret: callbackSecret };
   if (input.kind === 'email') return mergeEmailConfig(input.id, input.config, before as Partial<EmailConfig>, callbackSecret);
+  if (input.kind === 'discord') return mergeDiscordConfig(input.id, input.config, before as Partial<DiscordConfig>, callbackSecret);
   return { ...input.config, password: keepOrReplace(input.config.password, before.password) };
 }
 
@@ -69,6 +72,7 @@ export function mergeChannelConfig(input: ChannelInput & { id: string }, previou
 export function publicChannelConfig(channel: ChannelRecord): Record<string, unknown> {
   const config = { ...(channel.config as Record<string, unknown>) };
   if (channel.kind === 'email') return publicEmailConfig(channel.id, channel.config as EmailConfig);
+  if (channel.kind === 'discord') return publicDiscordConfig(channel.id, channel.config as DiscordConfig);
   if (channel.kind === 'telegram') {
     config.token = masked(config.token);
     delete config.callback_secret;

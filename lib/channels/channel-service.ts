@@ -7,6 +7,7 @@
 import { findChannel, inboundBindings, listChannels, dueOutbox, markOutboxHeld, markOutboxRetry, markOutboxSent, nextOutboxAt, outboxCounts, type ChannelRecord } from '@/lib/store/channels-repository';
 import type { IrcConfig, TelegramConfig } from './channel-config';
 import type { EmailConfig } from './email-config';
+import type { DiscordConfig } from './discord-config';
 import { ChannelSendError, RecipientAwayError, type ChannelAdapter, type ChannelHost, type ChannelState } from './channel-types';
 import { handleButton, handleMessage, type InboundContext, type InboundCounters } from './channel-inbound';
 import { boundSession } from './channel-people';
@@ -17,11 +18,15 @@ const MAX_ATTEMPTS = 8;
 const HOLD_MAX_MS = 24 * 60 * 60 * 1000;
 const BACKOFF_MS = [1_000, 5_000, 15_000, 60_000, 300_000];
 
-/** A channel's client library (grammY, irc-framework, imapflow and nodemailer) is loaded when a channel of its kind starts or is tested, not with the app. */
+/** A channel's client library (grammY, irc-framework, imapflow and nodemailer, discord.js) is loaded when a channel of its kind starts or is tested, not with the app. */
 export async function createAdapter(channel: Pick<ChannelRecord, 'id' | 'kind' | 'config'>): Promise<ChannelAdapter> {
   if (channel.kind === 'telegram') {
     const { TelegramChannel } = await import('./telegram-channel');
     return new TelegramChannel(channel.id, channel.config as TelegramConfig);
+  }
+  if (channel.kind === 'discord') {
+    const [{ DiscordChannel }, { openDiscordConfig }] = await Promise.all([import('./discord-channel'), import('./discord-config')]);
+    return new DiscordChannel(channel.id, openDiscordConfig(channel.id, channel.config as DiscordConfig));
   }
   if (channel.kind === 'email') {
     const [{ EmailChannel }, { openEmailConfig }] = await Promise.all([import('./email-channel'), import('./email-config')]);

@@ -1,8 +1,8 @@
-// Formatting that survives (issue 28 §3): Markdown to Telegram HTML and IRC lines, split at the
+// Formatting that survives (issue 28 §3): Markdown to Telegram HTML, Discord messages and IRC lines, split at the
 // limits, code blocks kept, hostile text escaped and never interpreted.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IRC_LINE_BYTES, TELEGRAM_MAX_CHARS, toIrcLines, toTelegramMessages } from './format';
+import { DISCORD_MAX_CHARS, IRC_LINE_BYTES, TELEGRAM_MAX_CHARS, toDiscordMessages, toIrcLines, toTelegramMessages } from './format';
 
 /** What Telegram's HTML parser accepts: only these tags, every other '<' escaped. */
 function telegramTags(html: string): string[] {
@@ -77,5 +77,31 @@ describe('IRC lines', () => {
     const lines = toIrcLines('é👍🏽'.repeat(200));
     expect(lines.join('')).toBe('é👍🏽'.repeat(200));
     for (const line of lines) expect(Buffer.byteLength(line)).toBeLessThanOrEqual(IRC_LINE_BYTES);
+  });
+});
+
+describe('Discord messages', () => {
+  it('keep the Markdown, split at 2,000 characters, each cut code block closed and reopened', () => {
+    const code = Array.from({ length: 120 }, (_, index) => `console.log(${index}); // a line of the script`).join('\n');
+    const messages = toDiscordMessages(`**Here** is the script:\n\n\`\`\`js\n${code}\n\`\`\`\n\nDone.`);
+    expect(messages.length).toBeGreaterThan(2);
+    expect(messages[0]).toMatch(/^\*\*Here\*\* is the script:/);
+    for (const message of messages) {
+      expect(message.length).toBeLessThanOrEqual(DISCORD_MAX_CHARS);
+      expect(message.split('```').length % 2).toBe(1); // fences balanced
+    }
+    expect(messages.join('\n')).toContain('console.log(119);');
+    expect(messages.at(-1)).toMatch(/Done\.$/);
+  });
+
+  it('any text: every message within the limit and nothing lost', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 9_000 }), (text) => {
+        const messages = toDiscordMessages(text);
+        expect(messages.every((message) => message.length <= DISCORD_MAX_CHARS)).toBe(true);
+        expect(messages.join('').replace(/\s|`/g, '').length).toBeGreaterThanOrEqual(text.replace(/\s|`/g, '').length);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

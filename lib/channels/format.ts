@@ -112,6 +112,31 @@ export function toTelegramMessages(markdown: string, limit = TELEGRAM_MAX_CHARS)
   return messages.length > 0 ? messages : [''];
 }
 
+// ── Discord ──────────────────────────────────────────────────────────────────────────────
+
+export const DISCORD_MAX_CHARS = 2000;
+
+/**
+ * Markdown as Discord messages (issue 47): Discord renders Markdown itself, so the text is kept as
+ * written — only split at 2,000 characters, a code block cut in two closed and reopened — and
+ * mentions are disarmed by the sender (allowed_mentions: none), not here.
+ */
+export function toDiscordMessages(markdown: string, limit = DISCORD_MAX_CHARS): string[] {
+  const fence = (language: string, text: string) => `\`\`\`${language}\n${text}\n\`\`\``;
+  const rendered: string[] = [];
+  for (const block of markdownBlocks(markdown)) {
+    if (block.kind === 'code') rendered.push(...cutToFit(block.text, (piece) => fence(block.language, piece), limit).map((piece) => fence(block.language, piece)));
+    else if (block.text.trim()) rendered.push(...cutToFit(block.text.trim(), (piece) => piece, limit));
+  }
+  const messages: string[] = [];
+  for (const piece of rendered) {
+    const last = messages.at(-1);
+    if (last !== undefined && last.length + 2 + piece.length <= limit) messages[messages.length - 1] = `${last}\n\n${piece}`;
+    else messages.push(piece);
+  }
+  return messages.length > 0 ? messages : [''];
+}
+
 // ── IRC ────────────────────────────────────────────────────────────────────────────────────
 
 const BOLD = '\x02';

@@ -1,19 +1,21 @@
-// A channel in a cluster (issue 28 §5): two processes on one PostgreSQL — this test's and a real
-// `server.ts --worker` — both able to connect channels. The bot is polled by exactly one of them
-// (the fake Bot API answers a second concurrent getUpdates with 409, as Telegram does: none
-// happen); a chat's message reaches the session wherever its mind runs and the answer comes back;
-// the holder killed with SIGKILL, the survivor takes the channel over and the conversation goes on,
-// every answer delivered once.
+// A channel in a cluster (issues 28 §5 and 47): two processes on one PostgreSQL — this test's and a
+// real `server.ts --worker` — both able to connect channels; the same story for a Telegram bot and a
+// Discord bot. The bot is connected by exactly one of them (the fake Bot API answers a second
+// concurrent getUpdates with 409, as Telegram does; the fake Discord counts Gateway sessions live at
+// once: neither happens); a chat's message reaches the session wherever its mind runs and the
+// answer comes back; the holder killed with SIGKILL, the survivor takes the channel over and the
+// conversation goes on, every answer delivered once.
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Orchestrator } from '@/lib/orchestrator/orchestrator';
+import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { closeDb, getDb } from '@/lib/store/db';
 import { listOpenPairings, saveChannel } from '@/lib/store/channels-repository';
 import { channelInputSchema, mergeChannelConfig } from '@/lib/channels/channel-config';
 import { approveAndBind, approvePairingSchema } from '@/lib/channels/channel-pairing';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
-import { startFakeTelegram, type FakeTelegram } from '@/test/fakes/fake-telegram-server';
+import { startFakeTelegram } from '@/test/fakes/fake-telegram-server';
+import { startFakeDiscord } from '@/test/fakes/fake-discord-server';
 import { mindScript } from '@/test/fakes/mind-script';
 import { startPostgres, type TestPostgres } from '@/test/support/postgres';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
@@ -23,23 +25,26 @@ import { channelHolder, workerHoldingChannel } from '@/test/support/channel-leas
 const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
 let database: TestPostgres;
 let model: FakeOpenAIServer;
-let telegram: FakeTelegram;
 let worker: WorkerProcess | null = null;
 let here: Orchestrator | null = null;
+let closeProvider: () => Promise<void> = async () => undefined;
 
 beforeAll(async () => {
   fs.chmodSync(dirs.root, 0o755);
   database = await startPostgres();
   process.env.AGENTCSD_DATABASE_URL = database.url;
   model = await startFakeOpenAIServer({ script: mindScript });
-  telegram = await startFakeTelegram();
   await getDb();
 }, 60_000);
 
-afterAll(async () => {
+afterEach(async () => {
   await worker?.kill();
   await here?.stop();
-  await telegram?.close();
+  await closeProvider();
+  [worker, here] = [null, null];
+});
+
+afterAll(async () => {
   await model?.close();
   await closeDb();
   delete process.env.AGENTCSD_DATABASE_URL;
@@ -48,38 +53,74 @@ afterAll(async () => {
 
 const layer = () => ({ backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${model.url}/v1` });
 
-describe('a channel shared by two processes', () => {
-  it('is polled by one, reaches the session wherever it runs, and moves when its holder dies', async () => {
+/** A provider's fake as the story needs it: the channel's settings, a person writing, what reached them, and that one process held the bot. */
+interface Provider {
+  config: Record<string, unknown>;
+  writes(text: string): void;
+  said(text: string): number;
+  heldByOne(): void;
+  close(): Promise<void>;
+}
+
+const providers: Record<'telegram' | 'discord', () => Promise<Provider>> = {
+  telegram: async () => {
+    const telegram = await startFakeTelegram();
+    const ana = { id: 808, username: 'ana' };
+    return {
+      config: { token: telegram.token, api_root: telegram.apiRoot },
+      writes: (text) => void telegram.userWrites(ana, text),
+      said: (text) => telegram.sent.filter((message) => message.chatId === String(ana.id) && message.text.includes(text)).length,
+      heldByOne: () => expect(telegram.conflicts()).toBe(0),
+      close: () => telegram.close(),
+    };
+  },
+  discord: async () => {
+    const discord = await startFakeDiscord();
+    const ana = { id: '900000000000000011', username: 'ana' };
+    return {
+      config: { token: discord.token, api_root: discord.apiRoot },
+      writes: (text) => void discord.userWrites(ana, text),
+      said: (text) => discord.sent.filter((message) => message.channelId === discord.dmChannelOf(ana.id) && message.content.includes(text)).length,
+      heldByOne: () => {
+        expect(discord.identifies()).toBe(2); // the worker's, then the survivor's
+        expect(discord.maxLive()).toBe(1);
+      },
+      close: () => discord.close(),
+    };
+  },
+};
+
+describe.each(['telegram', 'discord'] as const)('a %s channel shared by two processes', (kind) => {
+  it('is connected by one, reaches the session wherever it runs, and moves when its holder dies', async () => {
+    const provider = await providers[kind]();
+    closeProvider = () => provider.close();
     const channelId = randomUUID();
-    const input = channelInputSchema.parse({ id: channelId, kind: 'telegram', name: 'phone', config: { token: telegram.token, api_root: telegram.apiRoot } });
-    await saveChannel({ id: channelId, kind: 'telegram', name: 'phone', enabled: true, config: mergeChannelConfig({ ...input, id: channelId }, null) });
+    const input = channelInputSchema.parse({ id: channelId, kind, name: 'phone', config: provider.config });
+    await saveChannel({ id: channelId, kind, name: 'phone', enabled: true, config: mergeChannelConfig({ ...input, id: channelId }, null) });
     ({ worker, here } = await workerHoldingChannel({ channelId, databaseUrl: database.url, dirs }));
-    const holder = () => channelHolder(channelId);
     const session = await here.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
     expect((await here.channels!.status(channelId)).state.kind).toBe('elsewhere');
 
-    const ana = { id: 808, username: 'ana' };
-    telegram.userWrites(ana, 'hello');
+    provider.writes('hello');
     await expect.poll(() => listOpenPairings(channelId, new Date()).then((open) => open.length), { timeout: 15_000 }).toBe(1);
     const [pairing] = await listOpenPairings(channelId, new Date());
     await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, role: 'trusted' }));
-    const said = (text: string) => telegram.sent.filter((message) => message.chatId === String(ana.id) && message.text.includes(text));
 
-    telegram.userWrites(ana, 'First question');
-    await expect.poll(() => said('You said: First question').length, { timeout: 20_000 }).toBe(1);
-    // Delivery is at least once: a holder killed between the Bot API's answer and marking the row
+    provider.writes('First question');
+    await expect.poll(() => provider.said('You said: First question'), { timeout: 20_000 }).toBe(1);
+    // Delivery is at least once: a holder killed between the provider's answer and marking the row
     // sent would send it again. The kill waits for the mark, so a second copy below is a real bug.
     await expect.poll(async () => (await getDb()).channelOutbox.count({ where: { channelId, state: { not: 'sent' } } }), { timeout: 10_000 }).toBe(0);
 
     // The holder dies: the survivor takes the channel (and whatever sessions it held) and goes on.
-    await worker.kill();
-    await expect.poll(holder, { timeout: 20_000, interval: 200 }).toBe('process-a');
+    await worker!.kill();
+    await expect.poll(() => channelHolder(channelId), { timeout: 20_000, interval: 200 }).toBe('process-a');
     await expect.poll(async () => (await here!.channels!.status(channelId)).state.kind, { timeout: 15_000 }).toBe('connected');
-    telegram.userWrites(ana, 'Second question');
-    await expect.poll(() => said('You said: Second question').length, { timeout: 20_000 }).toBe(1);
+    provider.writes('Second question');
+    await expect.poll(() => provider.said('You said: Second question'), { timeout: 20_000 }).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(said('You said: First question')).toHaveLength(1);
-    expect(said('You said: Second question')).toHaveLength(1);
-    expect(telegram.conflicts()).toBe(0);
+    expect(provider.said('You said: First question')).toBe(1);
+    expect(provider.said('You said: Second question')).toBe(1);
+    provider.heldByOne();
   }, 120_000);
 });

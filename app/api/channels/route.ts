@@ -22,6 +22,7 @@ export const PUT = handle(async (request) => {
   const id = input.id ?? randomUUID();
   const config = mergeChannelConfig({ ...input, id }, previous);
   if (input.kind === 'telegram' && !(config as { token: string }).token) throw new ApiError('validation_failed', 'Invalid body: config.token is required (from @BotFather)');
+  if (input.kind === 'discord' && !(config as { token: string }).token) throw new ApiError('validation_failed', 'Invalid body: config.token is required (the Developer Portal › Bot › Reset Token)');
   if (input.kind === 'email') {
     const missing = (['imap', 'smtp'] as const).filter((part) => !(config as EmailConfig)[part].password);
     if (missing.length > 0) throw new ApiError('validation_failed', `Invalid body: config.${missing[0]}.password is required (an app password of the mail account)`);

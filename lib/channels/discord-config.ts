@@ -1,0 +1,40 @@
+// A Discord bot's settings (ARCHITECTURE §25): its token — write-only, sealed at rest like the mail
+// passwords (secret-box, bound to the channel) — the guild channels it reads (mention-gated, as
+// groups), and the API's address (Discord's own unless a test points it at a fake).
+import { z } from 'zod';
+import { withoutNul } from '@/lib/config/text-schema';
+import { maskSecret } from '@/lib/config/mcp-config';
+import { open, seal } from '@/lib/store/secret-box';
+
+const MASK = '••••';
+const snowflake = z.string().regex(/^\d{15,21}$/, 'a Discord id is 15 to 21 digits (Developer Mode › Copy Channel ID)');
+
+export const discordConfigSchema = z
+  .object({
+    /** From the Developer Portal › the application › Bot › Reset Token. */
+    token: withoutNul(z.string().trim().max(200, 'token must be at most 200 characters')).refine((value) => value === '' || value.startsWith(MASK) || /^[\w-]{20,}\.[\w-]{4,}\.[\w-]{20,}$/.test(value), 'token must look like a bot token (three dot-separated parts)'),
+    /** Guild text channels the bot reads (by id); direct messages are always read. */
+    guild_channels: z.array(snowflake).max(50).default([]),
+    api_root: z.string().url().default('https://discord.com/api'),
+  })
+  .strict();
+
+export type DiscordConfigInput = z.infer<typeof discordConfigSchema>;
+export type DiscordConfig = DiscordConfigInput & { callback_secret?: string };
+
+const boundTo = (channelId: string) => `channel:${channelId}:token`;
+
+export function mergeDiscordConfig(channelId: string, input: DiscordConfigInput, before: Partial<DiscordConfig>, callbackSecret: string): DiscordConfig {
+  const token = input.token === '' || input.token.startsWith(MASK) ? (before.token ?? '') : seal(input.token, boundTo(channelId));
+  return { ...input, token, callback_secret: callbackSecret };
+}
+
+/** The token opened for the adapter ('' when sealed under another key). */
+export function openDiscordConfig(channelId: string, stored: DiscordConfig): DiscordConfig {
+  return { ...stored, token: stored.token ? (open(stored.token, boundTo(channelId)) ?? '') : '' };
+}
+
+export function publicDiscordConfig(channelId: string, stored: DiscordConfig): Record<string, unknown> {
+  const token = openDiscordConfig(channelId, stored).token;
+  return { token: stored.token ? (token ? maskSecret(token) : MASK) : '', guild_channels: stored.guild_channels, api_root: stored.api_root };
+}
