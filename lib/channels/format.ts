@@ -103,11 +103,16 @@ export function toTelegramMessages(markdown: string, limit = TELEGRAM_MAX_CHARS)
     if (block.kind === 'code') rendered.push(...cutToFit(block.text, (piece) => codeHtml(block.language, piece), limit).map((piece) => codeHtml(block.language, piece)));
     else rendered.push(...cutToFit(block.text, inlineHtml, limit).map(inlineHtml));
   }
+  return joinPieces(rendered, limit);
+}
+
+/** Rendered pieces packed into as few messages as fit `limit`, a blank line between pieces. */
+function joinPieces(pieces: readonly string[], limit: number): string[] {
   const messages: string[] = [];
-  for (const html of rendered) {
+  for (const piece of pieces) {
     const last = messages.at(-1);
-    if (last !== undefined && last.length + 2 + html.length <= limit) messages[messages.length - 1] = `${last}\n\n${html}`;
-    else messages.push(html);
+    if (last !== undefined && last.length + 2 + piece.length <= limit) messages[messages.length - 1] = `${last}\n\n${piece}`;
+    else messages.push(piece);
   }
   return messages.length > 0 ? messages : [''];
 }
@@ -128,13 +133,7 @@ export function toDiscordMessages(markdown: string, limit = DISCORD_MAX_CHARS): 
     if (block.kind === 'code') rendered.push(...cutToFit(block.text, (piece) => fence(block.language, piece), limit).map((piece) => fence(block.language, piece)));
     else if (block.text.trim()) rendered.push(...cutToFit(block.text.trim(), (piece) => piece, limit));
   }
-  const messages: string[] = [];
-  for (const piece of rendered) {
-    const last = messages.at(-1);
-    if (last !== undefined && last.length + 2 + piece.length <= limit) messages[messages.length - 1] = `${last}\n\n${piece}`;
-    else messages.push(piece);
-  }
-  return messages.length > 0 ? messages : [''];
+  return joinPieces(rendered, limit);
 }
 
 // ── IRC ────────────────────────────────────────────────────────────────────────────────────
