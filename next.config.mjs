@@ -2,8 +2,8 @@
 // start (2.6 s cold here, and its memory). Issue 43 §4.
 /** @type {import('next').NextConfig} */
 const nextConfig = {
-  // Native and adapter packages must be loaded by Node, not bundled.
-  serverExternalPackages: ['better-sqlite3', '@prisma/adapter-better-sqlite3', 'execa'],
+  // Loaded by Node as they are, not bundled: native modules, and discord.js (its Gateway client imports an optional zlib-sync).
+  serverExternalPackages: ['better-sqlite3', '@prisma/adapter-better-sqlite3', 'execa', 'discord.js', '@discordjs/ws'],
   poweredByHeader: false,
   reactStrictMode: true,
   experimental: {

@@ -2,8 +2,9 @@
 
 import { useState } from 'react';
 import { EmailChannelFields, emailConfigBody, emailFieldsFrom } from './email-channel-fields';
+import { DiscordFields } from './discord-channel-fields';
 
-type Kind = 'telegram' | 'irc' | 'email';
+type Kind = 'telegram' | 'irc' | 'email' | 'discord';
 
 export interface ChannelJson {
   id: string;
@@ -16,7 +17,7 @@ export interface ChannelJson {
   outbox: { pending: number; sent: number; failed: number };
 }
 
-/** Adding (or editing) one channel: a Telegram bot's token, an IRC server, nick and channels, or a mail account. Secrets are write-only. */
+/** Adding (or editing) one channel: a Telegram or Discord bot's token, an IRC server, nick and channels, or a mail account. Secrets are write-only. */
 export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJson | null; onSave: (body: unknown) => Promise<void>; onCancel: () => void }) {
   const config = editing?.config ?? {};
   const [kind, setKind] = useState<Kind>(editing?.kind ?? 'telegram');
@@ -32,6 +33,8 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
   const [rooms, setRooms] = useState(((config.channels as string[] | undefined) ?? []).join(' '));
   const [busy, setBusy] = useState(false);
   const [email, setEmail] = useState(() => emailFieldsFrom(editing?.kind === 'email' ? config : {}));
+  const [guildChannels, setGuildChannels] = useState(((config.guild_channels as string[] | undefined) ?? []).join(' '));
+  const [discordApi, setDiscordApi] = useState(String(editing?.kind === 'discord' ? config.api_root : 'https://discord.com/api'));
   const savedSmtp = (config.smtp ?? {}) as { user?: string };
   const [sameAccount, setSameAccount] = useState(editing?.kind !== 'email' || savedSmtp.user === ((config.imap ?? {}) as { user?: string }).user);
 
@@ -39,12 +42,14 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
     event.preventDefault();
     setBusy(true);
     try {
-      const base = { ...(editing && { id: editing.id }), kind, name: name.trim() || (kind === 'telegram' ? 'Telegram' : kind === 'email' ? email.address.trim() || 'Mail' : host), enabled: editing?.enabled ?? true };
+      const base = { ...(editing && { id: editing.id }), kind, name: name.trim() || (kind === 'telegram' ? 'Telegram' : kind === 'discord' ? 'Discord' : kind === 'email' ? email.address.trim() || 'Mail' : host), enabled: editing?.enabled ?? true };
       await onSave(
         kind === 'telegram'
           ? { ...base, config: { token, api_root: apiRoot.trim() } }
           : kind === 'email'
             ? { ...base, config: emailConfigBody(email, sameAccount) }
+            : kind === 'discord'
+              ? { ...base, config: { token, guild_channels: guildChannels.split(/[\s,]+/).filter(Boolean), api_root: discordApi.trim() } }
             : { ...base, config: { host: host.trim(), port, tls, nick: nick.trim(), account: account.trim(), password, channels: rooms.split(/[\s,]+/).filter(Boolean) } },
       );
     } finally {
@@ -62,6 +67,7 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
             <option value="telegram">Telegram bot</option>
             <option value="irc">IRC</option>
             <option value="email">Email (IMAP and SMTP)</option>
+            <option value="discord">Discord bot</option>
           </select>
         </label>
         <label className="flex flex-col text-sm">
@@ -69,7 +75,9 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
           <input className="field" value={name} onChange={(event) => setName(event.target.value)} placeholder={kind === 'telegram' ? 'My phone' : kind === 'email' ? 'Assistant’s mailbox' : 'Libera'} />
         </label>
       </div>
-      {kind === 'email' ? (
+      {kind === 'discord' ? (
+        <DiscordFields token={token} onToken={setToken} savedToken={config.token} guildChannels={guildChannels} onGuildChannels={setGuildChannels} api={discordApi} onApi={setDiscordApi} />
+      ) : kind === 'email' ? (
         <EmailChannelFields value={email} onChange={setEmail} saved={editing?.kind === 'email' ? config : {}} sameAccount={sameAccount} onSameAccount={setSameAccount} />
       ) : kind === 'telegram' ? (
         <div className="grid gap-2 sm:grid-cols-2">

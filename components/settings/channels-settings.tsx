@@ -101,7 +101,7 @@ function PairingRow({ channel, pairing, targets, onApproved }: { channel: Channe
   );
 }
 
-/** Settings › Channels: Telegram bots, IRC connections and mailboxes, their state, and the codes waiting for approval. */
+/** Settings › Channels: Telegram and Discord bots, IRC connections and mailboxes, their state, and the codes waiting for approval. */
 export function ChannelsSettings() {
   const [channels, setChannels] = useState<ChannelJson[] | null>(null);
   const [pairings, setPairings] = useState<Record<string, PairingJson[]>>({});
@@ -176,7 +176,7 @@ export function ChannelsSettings() {
         Channels
       </h2>
       <p className="text-sm text-zinc-500">
-        Talk to a session from Telegram, IRC or email. Nobody gets through until you approve the pairing code they were sent; approval cards can be decided from there too.
+        Talk to a session from Telegram, Discord, IRC or email. Nobody gets through until you approve the pairing code they were sent; approval cards can be decided from there too.
       </p>
       <ErrorBanner message={error} />
       {notice && (
@@ -190,7 +190,7 @@ export function ChannelsSettings() {
           <li key={channel.id} className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800" data-testid="channel">
             <div className="flex flex-wrap items-center justify-between gap-2">
               <div>
-                <strong>{channel.name}</strong> <span className="text-xs text-zinc-500">{channel.kind === 'telegram' ? 'Telegram' : channel.kind === 'email' ? `Email ${String(channel.config.address)}` : `IRC ${String(channel.config.host)}`}</span>
+                <strong>{channel.name}</strong> <span className="text-xs text-zinc-500">{channel.kind === 'telegram' ? 'Telegram' : channel.kind === 'discord' ? 'Discord' : channel.kind === 'email' ? `Email ${String(channel.config.address)}` : `IRC ${String(channel.config.host)}`}</span>
                 <p className="text-sm" data-testid="channel-state">
                   {channel.enabled ? stateText(channel.state) : 'disabled'}
                 </p>

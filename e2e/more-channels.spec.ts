@@ -1,22 +1,24 @@
-// Settings › Channels in Chromium, by mail (issue 47): a mailbox added from the form against a
-// real Dovecot (IMAP) and an SMTP receiver on loopback — one app password for both — then tested,
-// connected, and shown with its passwords masked.
+// Settings › Channels in Chromium, the channels of issue 47: a mailbox added from the form against
+// a real Dovecot (IMAP) and an SMTP receiver on loopback, and a Discord bot against the fake
+// Discord — each tested, connected, and shown with its secrets masked.
 import { expect, test } from '@playwright/test';
 import { dovecotPath, startDovecot, type TestImapServer } from '../test/support/dovecot';
 import { startSmtpReceiver, type SmtpReceiver } from '../test/support/smtp-receiver';
+import { startFakeDiscord, type FakeDiscord } from '../test/fakes/fake-discord-server';
 import { saveScreenshot } from './support/screenshots';
 
 let imap: TestImapServer;
 let smtp: SmtpReceiver;
+let discord: FakeDiscord;
 
 test.beforeAll(async () => {
   if (!dovecotPath) throw new Error('Dovecot is not installed: apt-get install dovecot-imapd (.ci/run does it)');
-  [imap, smtp] = await Promise.all([startDovecot(), startSmtpReceiver()]);
+  [imap, smtp, discord] = await Promise.all([startDovecot(), startSmtpReceiver(), startFakeDiscord()]);
 });
 test.afterAll(async ({ request }) => {
   const { channels } = (await (await request.get('/api/channels')).json()) as { channels: { id: string }[] };
   for (const channel of channels) await request.delete(`/api/channels/${channel.id}`);
-  await Promise.all([imap?.stop(), smtp?.close()]);
+  await Promise.all([imap?.stop(), smtp?.close(), discord?.close()]);
 });
 
 test('add a mailbox: IMAP and SMTP tested, connected, passwords never shown', async ({ page }) => {
@@ -50,4 +52,23 @@ test('add a mailbox: IMAP and SMTP tested, connected, passwords never shown', as
   const html = await section.innerHTML();
   expect(html).not.toContain(imap.password);
   expect(html).not.toContain(smtp.password);
+});
+
+test('add a Discord bot: tested, connected, the token never shown', async ({ page }) => {
+  await page.goto('/settings');
+  const section = page.getByRole('region', { name: 'Channels' });
+  await section.getByRole('button', { name: 'Add a channel' }).click();
+  await section.getByLabel('Kind').selectOption('discord');
+  await section.getByLabel('Name').fill('Our server');
+  await section.getByLabel(/Bot token/).fill(discord.token);
+  await section.getByLabel(/Server channels to read/).fill(discord.guild.channel.id);
+  await section.getByLabel('Discord API').fill(discord.apiRoot);
+  await saveScreenshot(page, 'settings-channels-discord');
+  await section.getByRole('button', { name: 'Add channel' }).click();
+  const row = section.getByTestId('channel').filter({ hasText: 'Our server' });
+  await expect(row.getByTestId('channel-state')).toHaveText(/connected @agentcsd_test_bot/, { timeout: 15_000 });
+  await row.getByRole('button', { name: 'Test' }).click();
+  await expect(section.getByRole('status')).toContainText('Our server works: @agentcsd_test_bot; Message Content intent on');
+  expect(await section.innerHTML()).not.toContain(discord.token);
+  await expect.poll(() => discord.commands.length).toBe(5);
 });
