@@ -31,6 +31,21 @@ export interface ChannelsResult {
   outbox: { messages: number; seconds: number; throttled: number; inOrder: boolean; limitPerSecond: number };
 }
 
+/** Three warm-up rounds, then `samples` rounds of both entries, alternating which goes first. */
+export async function interleaved<V extends string, R>(vias: readonly [V, V], samples: number, sample: (via: V, index: number) => Promise<R>, record: (via: V, result: R) => void): Promise<void> {
+  for (let warm = 0; warm < 3; warm++) for (const via of vias) await sample(via, -warm);
+  for (let index = 0; index < samples; index++) {
+    for (const via of index % 2 === 0 ? vias : ([vias[1], vias[0]] as const)) record(via, await sample(via, index));
+  }
+}
+
+/** A table row of one entry's first-token and whole-reply samples. */
+export function pathRow(what: string, samples: { firstTokenMs: number[]; wholeMs: number[] }): string {
+  return `| ${what} | ${samples.firstTokenMs.length} | ${formatMs(median(samples.firstTokenMs))} | ${formatMs(percentile(samples.firstTokenMs, 99))} | ${formatMs(median(samples.wholeMs))} | ${formatMs(percentile(samples.wholeMs, 99))} |`;
+}
+
+export const PATH_HEADER = ['| entry | replies | first reply token median ms | p99 ms | whole reply delivered median ms | p99 ms |', '| --- | --- | --- | --- | --- | --- |'];
+
 /** Until the event `pick` finds (for this session), from now. */
 export function busWaiter(orchestrator: Orchestrator, sessionId: string) {
   return <T>(pick: (event: OrchestratorEvent) => T | undefined) =>
@@ -94,17 +109,10 @@ export async function benchChannels(options: { samples: number; outboxMessages: 
     channel: { firstTokenMs: [], wholeMs: [] },
     outbox: { messages: options.outboxMessages, seconds: 0, throttled: 0, inOrder: false, limitPerSecond: 30 },
   };
-  for (let warm = 0; warm < 3; warm++) {
-    await sample('page', -warm);
-    await sample('channel', -warm);
-  }
-  for (let index = 0; index < options.samples; index++) {
-    for (const via of index % 2 === 0 ? (['page', 'channel'] as const) : (['channel', 'page'] as const)) {
-      const { first, whole } = await sample(via, index);
-      result[via].firstTokenMs.push(first);
-      result[via].wholeMs.push(whole);
-    }
-  }
+  await interleaved(['page', 'channel'], options.samples, sample, (via, { first, whole }) => {
+    result[via].firstTokenMs.push(first);
+    result[via].wholeMs.push(whole);
+  });
 
   // The outbox against a throttling Bot API.
   await orchestrator.pauseSession(session.id);
@@ -130,14 +138,11 @@ export async function benchChannels(options: { samples: number; outboxMessages: 
 }
 
 export function channelsTable(result: ChannelsResult): string {
-  const row = (what: string, samples: { firstTokenMs: number[]; wholeMs: number[] }) =>
-    `| ${what} | ${samples.firstTokenMs.length} | ${formatMs(median(samples.firstTokenMs))} | ${formatMs(percentile(samples.firstTokenMs, 99))} | ${formatMs(median(samples.wholeMs))} | ${formatMs(percentile(samples.wholeMs, 99))} |`;
   const { outbox } = result;
   return [
-    '| entry | replies | first reply token median ms | p99 ms | whole reply delivered median ms | p99 ms |',
-    '| --- | --- | --- | --- | --- | --- |',
-    row('the page (send-message)', result.page),
-    row('a Telegram chat (fake Bot API)', result.channel),
+    ...PATH_HEADER,
+    pathRow('the page (send-message)', result.page),
+    pathRow('a Telegram chat (fake Bot API)', result.channel),
     '',
     `The channel path adds ${formatMs(median(result.channel.firstTokenMs) - median(result.page.firstTokenMs))} ms to the first token and ${formatMs(median(result.channel.wholeMs) - median(result.page.wholeMs))} ms to the whole reply (medians, interleaved samples).`,
     '',

@@ -21,8 +21,8 @@ import { mindScript } from '@/test/fakes/mind-script';
 import { startDovecot } from '@/test/support/dovecot';
 import { startFakeDns } from '@/test/support/fake-dns';
 import { composeMail, publishDomain, startSmtpReceiver } from '@/test/support/mail';
-import { busWaiter } from './channels';
-import { formatMs, median, percentile } from './stats';
+import { busWaiter, interleaved, pathRow, PATH_HEADER } from './channels';
+import { formatMs, median } from './stats';
 
 export interface EmailResult {
   page: { firstTokenMs: number[]; wholeMs: number[] };
@@ -105,22 +105,15 @@ export async function benchEmail(options: { samples: number; mails: number }): P
     return { first, whole, fromNotice: { first: first + started - noticed, whole: whole + started - noticed }, noticeMs: noticed - appended };
   };
   const result: EmailResult = { page: { firstTokenMs: [], wholeMs: [] }, mail: { firstTokenMs: [], wholeMs: [] }, afterNotice: { firstTokenMs: [], wholeMs: [] }, noticeMs: [], throughput: { mails: options.mails, seconds: 0 } };
-  for (let warm = 0; warm < 3; warm++) {
-    await sample('page', -warm);
-    await sample('mail', -warm);
-  }
-  for (let index = 0; index < options.samples; index++) {
-    for (const via of index % 2 === 0 ? (['page', 'mail'] as const) : (['mail', 'page'] as const)) {
-      const { first, whole, fromNotice, noticeMs } = await sample(via, index);
-      result[via].firstTokenMs.push(first);
-      result[via].wholeMs.push(whole);
-      if (via === 'mail') {
-        result.afterNotice.firstTokenMs.push(fromNotice.first);
-        result.afterNotice.wholeMs.push(fromNotice.whole);
-        result.noticeMs.push(noticeMs);
-      }
+  await interleaved(['page', 'mail'], options.samples, sample, (via, { first, whole, fromNotice, noticeMs }) => {
+    result[via].firstTokenMs.push(first);
+    result[via].wholeMs.push(whole);
+    if (via === 'mail') {
+      result.afterNotice.firstTokenMs.push(fromNotice.first);
+      result.afterNotice.wholeMs.push(fromNotice.whole);
+      result.noticeMs.push(noticeMs);
     }
-  }
+  });
 
   await orchestrator.pauseSession(session.id);
   const before = smtp.received.length;
@@ -140,17 +133,14 @@ export async function benchEmail(options: { samples: number; mails: number }): P
 }
 
 export function emailTable(result: EmailResult): string {
-  const row = (what: string, samples: { firstTokenMs: number[]; wholeMs: number[] }) =>
-    `| ${what} | ${samples.firstTokenMs.length} | ${formatMs(median(samples.firstTokenMs))} | ${formatMs(percentile(samples.firstTokenMs, 99))} | ${formatMs(median(samples.wholeMs))} | ${formatMs(percentile(samples.wholeMs, 99))} |`;
   const { throughput } = result;
   return [
-    '| entry | replies | first reply token median ms | p99 ms | whole reply delivered median ms | p99 ms |',
-    '| --- | --- | --- | --- | --- | --- |',
-    row('the page (send-message)', result.page),
-    row('a signed mail (APPEND → Dovecot IDLE → SMTP)', result.mail),
-    row('the same mail, from the server’s IDLE notice', result.afterNotice),
+    ...PATH_HEADER,
+    pathRow('the page (send-message)', result.page),
+    pathRow('a signed mail (APPEND → Dovecot IDLE → SMTP)', result.mail),
+    pathRow('the same mail, from the server’s IDLE notice', result.afterNotice),
     '',
-    `Dovecot announces a mail to an IDLE client ${formatMs(median(result.noticeMs))} ms (median) after its APPEND — its own batching of changes (a fixed half second in its mailbox watcher), not ours. From that notice the app adds ${formatMs(median(result.afterNotice.firstTokenMs) - median(result.page.firstTokenMs))} ms to the first token and ${formatMs(median(result.afterNotice.wholeMs) - median(result.page.wholeMs))} ms to the whole reply (fetch, DKIM with a DNS round trip, parsing, the binding, the outbox, SMTP); end to end mail adds ${formatMs(median(result.mail.firstTokenMs) - median(result.page.firstTokenMs))} ms to the first token (medians, interleaved samples).`,
+    `Dovecot announces a mail to an IDLE client ${formatMs(median(result.noticeMs))} ms (median) after its APPEND — its own batching of changes (a fixed half second in its mailbox watcher), not ours. From that notice the app adds ${formatMs(median(result.afterNotice.firstTokenMs) - median(result.page.firstTokenMs))} ms to the first token and ${formatMs(median(result.afterNotice.wholeMs) - median(result.page.wholeMs))} ms to the whole reply (fetch, DKIM with a DNS round trip, parsing, the binding, the outbox, SMTP — and most of it the longer reply: the fake model echoes the mail's header line too, at 4 characters per 5 ms); end to end mail adds ${formatMs(median(result.mail.firstTokenMs) - median(result.page.firstTokenMs))} ms to the first token (medians, interleaved samples).`,
     '',
     `Throughput: ${throughput.mails} replies queued at once reached the SMTP receiver in ${throughput.seconds.toFixed(2)} s = ${(throughput.mails / throughput.seconds).toFixed(1)} mails/s (one pooled SMTP connection, in outbox order).`,
   ].join('\n');

@@ -9,6 +9,7 @@ import { benchPromptCache, cacheTable } from './prompt-cache';
 import { benchStreamingPath, loadTable, streamingTable } from './streaming-path';
 import { benchChannels, channelsTable } from './channels';
 import { benchEmail, emailTable } from './email';
+import { benchDiscord, discordTable } from './discord';
 import { benchTriggers, triggersTable } from './triggers';
 import { benchToolSearch, toolSearchTable } from './tool-search';
 import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } from './tools';
@@ -58,6 +59,9 @@ console.log(channelsTable(await benchChannels({ samples: quick ? 10 : 40, outbox
 
 console.log('\n## Email: a signed mail against a message from the page; replies to the SMTP server\n');
 console.log(emailTable(await benchEmail({ samples: quick ? 10 : 30, mails: 300 })));
+
+console.log('\n## Discord: a DM against a message from the page; a 429 storm\n');
+console.log(discordTable(await benchDiscord({ samples: quick ? 10 : 30, stormMessages: 100 })));
 
 console.log('\n## Schedules: slot to model call, and 1,000 schedules waiting\n');
 console.log(triggersTable(await benchTriggers({ reminders: quick ? 10 : 30, schedules: 1_000, idleMs: quick ? 10_000 : 20_000 })));
