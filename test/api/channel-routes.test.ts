@@ -67,6 +67,17 @@ describe('/api/channels', () => {
     await expectError(await channels.PUT(json('PUT', '/api/channels', { kind: 'irc', name: 'x', config: { host: 'irc.example.org', nick: 'bad nick', password: '' } }), undefined), 400, 'validation_failed', /nick/);
     await expectError(await channels.PUT(json('PUT', '/api/channels', { kind: 'irc', name: 'x', config: { host: 'h\nPRIVMSG', nick: 'n', password: '' } }), undefined), 400, 'validation_failed', /host/);
     await expectError(await channels.PUT(json('PUT', '/api/channels', { kind: 'telegram', name: 'x\u0000', config: { token: telegram.token } , extra: 1 }), undefined), 400, 'validation_failed', /./);
+    // Email and Discord (issue 47): hostile hosts, a missing password, a token that is not one, a channel id that is a path.
+    const mailServer = { host: 'imap.example.org', port: 993, tls: true, user: 'agent@example.org', password: 'app-password' };
+    const mail = (config: Record<string, unknown>) => json('PUT', '/api/channels', { kind: 'email', name: 'mail', config: { address: 'agent@example.org', imap: mailServer, smtp: mailServer, ...config } });
+    await expectError(await channels.PUT(mail({ address: 'not an address' }), undefined), 400, 'validation_failed', /address/);
+    await expectError(await channels.PUT(mail({ imap: { ...mailServer, host: 'imap.example.org\r\nA1 LOGOUT' } }), undefined), 400, 'validation_failed', /host/);
+    await expectError(await channels.PUT(mail({ smtp: { ...mailServer, port: 70_000 } }), undefined), 400, 'validation_failed', /port/);
+    await expectError(await channels.PUT(mail({ smtp: { ...mailServer, password: '' } }), undefined), 400, 'validation_failed', /smtp\.password is required/);
+    await expectError(await channels.PUT(mail({ imap: { ...mailServer, folder: 'INBOX\u0000' } }), undefined), 400, 'validation_failed', /./);
+    await expectError(await channels.PUT(json('PUT', '/api/channels', { kind: 'discord', name: 'd', config: { token: 'hunter2' } }), undefined), 400, 'validation_failed', /bot token/);
+    await expectError(await channels.PUT(json('PUT', '/api/channels', { kind: 'discord', name: 'd', config: { token: '', guild_channels: [] } }), undefined), 400, 'validation_failed', /token is required/);
+    await expectError(await channels.PUT(json('PUT', '/api/channels', { kind: 'discord', name: 'd', config: { token: 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GfAkEd.fake-discord-bot-token-0123456789ab', guild_channels: ['../../x'] } }), undefined), 400, 'validation_failed', /Discord id/);
     await expectError(await channels.PUT(json('PUT', '/api/channels', { id, kind: 'irc', name: 'x', config: { host: 'h', nick: 'n', password: '' } }), undefined), 409, 'conflict', /telegram/);
     await expectError(await channels.PUT(json('PUT', '/api/channels', { id: crypto.randomUUID(), kind: 'telegram', name: 'x', config: { token: telegram.token } }), undefined), 404, 'not_found', /No channel/);
     await expectError(await channel.DELETE(new Request(`${base}/api/channels/x`, { method: 'DELETE' }), idContext('../x')), 404, 'not_found', /UUID/);
