@@ -127,6 +127,9 @@ test('after missed events and a dropped connection the page shows the full state
   await page.goto(`/sessions/${created_.id}`);
   const session = new SessionPage(page);
   await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
+  // 'Live' shows on connect; the join's answer then re-reads the state over REST. A message sent
+  // before that read ends would be in it (the race a loaded CI machine hit): wait for it first.
+  await page.waitForLoadState('networkidle');
 
   // Events lost on the way: the message and its reply happen while the page hears nothing.
   dropping = true;
