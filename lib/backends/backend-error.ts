@@ -17,7 +17,9 @@ export type BackendErrorKind =
   | 'cli_failed'
   /** The CLI could not reach the app's own tool server (MCP): it would answer without tools. */
   | 'tool_server_unavailable'
-  | 'stream_interrupted';
+  | 'stream_interrupted'
+  /** A daily allowance cannot take this call (issue 48): it was not made; `retryAfterMs` is when the day renews. */
+  | 'allowance_spent';
 
 export interface BackendErrorDetails {
   kind: BackendErrorKind;

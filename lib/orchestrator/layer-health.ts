@@ -30,7 +30,8 @@ export class LayerHealth {
       backoffMs = stuck ? longestBackoffMs : failureBackoffMs(failures, retryAfterMs, this.random);
       this.backoffUntil = this.now() + backoffMs;
     }
-    if (stuck) this.degraded = `${layerNames[layer]}: ${message} — choose another model in the session settings`;
+    if (kind === 'allowance_spent') this.degraded = `${layerNames[layer]}: ${message}`;
+    else if (stuck) this.degraded = `${layerNames[layer]}: ${message} — choose another model in the session settings`;
     else if (failures >= degradedAfterFailures) this.degraded = `${layerNames[layer]}: ${failures} failures in a row — ${message}`;
     return { failures, backoffMs };
   }

@@ -8,6 +8,9 @@ import type { LayerHealth } from './layer-health';
 import { callModel } from '@/lib/mind/model-call';
 import type { MindDependencies } from './mind-dependencies';
 import { estimateRequestTokens } from '@/lib/mind/token-budget';
+import { actualCost, holdAllowance, settleAllowance } from '@/lib/mind/allowance-guard';
+import { BackendError } from '@/lib/backends/backend-error';
+import type { ModelCallResult } from '@/lib/mind/model-call';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 
 export function mindModelCalls(input: {
@@ -35,6 +38,10 @@ export function mindModelCalls(input: {
       reportedInputTokens: null,
     };
     input.prompts[layer] = prompt;
+    // The daily allowances (issue 48): the worst case reserved first; a call none can take is not made.
+    const held = await holdAllowance(input.sessionId, request, new Date(deps.clock.now()));
+    if (!held.ok) return allowanceSpent(held.message, held.retryAfterMs, deps.clock.now());
+    const release = (spent: { usd: number; tokens: number }) => settleAllowance(held.reservation, spent).catch((error: unknown) => console.error(`[mind ${input.sessionId}] could not settle an allowance`, error));
     const result = await callModel({
       backend: deps.createBackend(config),
       request,
@@ -52,14 +59,33 @@ export function mindModelCalls(input: {
         deps.bus.emit('error', input.sessionId, { layer, message, kind: notice.error.kind, retryInMs: notice.delayMs, consecutiveFailures: health.failures[failing] });
         input.changed();
       },
+    }).catch(async (error: unknown) => {
+      await release({ usd: 0, tokens: 0 });
+      throw error;
     });
     prompt.reportedInputTokens = result.usage?.inputTokens ?? null;
     if (result.usage) {
       const { inputTokens, cacheReadTokens, cacheWriteTokens } = result.usage;
       deps.calibration.observe(request.model, estimateRequestTokens(request), inputTokens + cacheReadTokens + cacheWriteTokens);
     }
+    await release(actualCost(result.usage));
     await yieldToIO();
     await recordLlmCall({ sessionId: input.sessionId, layer, config, result, totals: input.usage[layer], bus: deps.bus, traceId });
     return result;
+  };
+}
+
+/** A call that was not made: the allowance's reason, as a backend error the layers already show and wait out. */
+function allowanceSpent(message: string, retryAfterMs: number, now: number): ModelCallResult {
+  return {
+    text: '',
+    toolCalls: [],
+    usage: null,
+    finishReason: null,
+    error: new BackendError({ kind: 'allowance_spent', message: `Not sent: ${message}.`, retryAfterMs }),
+    aborted: false,
+    startedAt: new Date(now),
+    firstTokenMs: null,
+    durationMs: 0,
   };
 }

@@ -1,0 +1,58 @@
+// The daily allowances at the model boundary (issue 48, ARCHITECTURE §24): before a call, its
+// worst case — the prompt as estimated plus max_tokens of answer, priced from the catalog — is
+// reserved on every allowance the session answers to; after it, what the call really cost is
+// settled. A call an allowance cannot take is not made: it fails at once as `allowance_spent`, with
+// the time the allowance's day ends as when to try again, and the reason in words.
+import type { BackendRequest, Usage } from '@/lib/backends/model-backend';
+import { estimateCost } from '@/lib/backends/pricing';
+import { allowancesForSession, localDay, reserve, settle, type AllowanceRefusal, type Reservation } from '@/lib/store/allowances-repository';
+import { estimateRequestTokens } from './token-budget';
+
+/** The most a call could cost: dollars (0 for a model without a known price: its tokens count) and tokens. */
+export function worstCase(request: BackendRequest): { usd: number; tokens: number } {
+  const promptTokens = estimateRequestTokens(request);
+  const usd = estimateCost(request.model, { inputTokens: promptTokens, outputTokens: request.maxTokens, cacheReadTokens: 0, cacheWriteTokens: 0 });
+  return { usd: usd === 'unknown' ? 0 : usd, tokens: promptTokens + request.maxTokens };
+}
+
+/** What a finished call cost, as its usage says (a call that reported none cost nothing we know of). */
+export function actualCost(usage: Usage | null): { usd: number; tokens: number } {
+  if (!usage) return { usd: 0, tokens: 0 };
+  return { usd: usage.costUsd === 'unknown' ? 0 : usage.costUsd, tokens: usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens };
+}
+
+const scopeName = (refusal: AllowanceRefusal) => (refusal.allowance.scope === 'app' ? 'the app' : refusal.allowance.scope === 'persona' ? `the persona ${refusal.allowance.scopeId}` : 'this person');
+
+/** The refusal in words: whose allowance, how much of it is gone, what the call could take, when it comes back. */
+export function describeRefusal(refusal: AllowanceRefusal, worst: { usd: number; tokens: number }): string {
+  const amount = (value: number) => (refusal.unit === 'usd' ? `$${value < 0.01 && value > 0 ? value.toFixed(4) : value.toFixed(2)}` : `${Math.round(value).toLocaleString('en-US')} tokens`);
+  const call = refusal.unit === 'usd' ? worst.usd : worst.tokens;
+  return `today's allowance of ${amount(refusal.limit)} for ${scopeName(refusal)} cannot take this call (up to ${amount(call)}; ${amount(refusal.spent)} spent, ${amount(refusal.reserved)} in calls running); it renews at midnight ${refusal.allowance.timeZone}`;
+}
+
+/** Milliseconds from `now` until the allowance's next local day begins (found by stepping, so DST is honoured). */
+export function untilNextDay(now: Date, timeZone: string): number {
+  const today = localDay(now, timeZone);
+  let low = now.getTime();
+  let high = low + 26 * 60 * 60 * 1000;
+  while (high - low > 1_000) {
+    const middle = Math.floor((low + high) / 2);
+    if (localDay(new Date(middle), timeZone) === today) low = middle;
+    else high = middle;
+  }
+  return high - now.getTime();
+}
+
+export type AllowanceHold = { ok: true; reservation: Reservation } | { ok: false; refusal: AllowanceRefusal; message: string; retryAfterMs: number };
+
+/** Reserves a call's worst case for a session (nothing to hold when no allowance applies). */
+export async function holdAllowance(sessionId: string, request: BackendRequest, now: Date): Promise<AllowanceHold> {
+  const allowances = await allowancesForSession(sessionId);
+  if (allowances.length === 0) return { ok: true, reservation: { parts: [], usd: 0, tokens: 0 } };
+  const worst = worstCase(request);
+  const held = await reserve(allowances, worst, now);
+  if (held.ok) return held;
+  return { ok: false, refusal: held.refusal, message: describeRefusal(held.refusal, worst), retryAfterMs: untilNextDay(now, held.refusal.allowance.timeZone) };
+}
+
+export { settle as settleAllowance };
