@@ -11,7 +11,7 @@ import { deleteBinding, enqueueOutbox, findBinding, listBindings, recordInbound,
 import { findPerson, findPersonBySender, personForSender } from '@/lib/store/people-repository';
 import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { ChannelHost, InboundMessage } from './channel-types';
-import { allowanceRefusal } from './channel-people';
+import { allowanceRefusal, spentRefusal } from './channel-people';
 
 export interface GroupContext {
   channel: { id: string; kind: string };
@@ -79,7 +79,7 @@ export async function handleGroupMessage(context: GroupContext, message: Inbound
   }
   // Not joined, or not addressed: nothing reaches a model.
   if (!joined || (joined.answer === 'mentions' && !message.group.addressed) || !text) return;
-  const spent = await allowanceRefusal(joined.personId, new Date());
+  const spent = (await allowanceRefusal(joined.personId, new Date())) ?? (await spentRefusal(joined.sessionId, new Date()));
   if (spent) return say(context, message.group.id, spent);
   const author = (await findPersonBySender(message.sender))?.name ?? 'unknown member';
   const binding = await findBinding(context.channel.id, groupSender(context.channel.kind, message.group.id));

@@ -27,7 +27,7 @@ import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { ChannelHost, InboundButton, InboundMessage } from './channel-types';
 import { verifyCallback, verifyMailCardCode, type CardDecision } from './card-callback';
 import { deliveryAddress, isWeakIdentity, pairingOrigin, WEAK_IDENTITY_REASON } from './channel-identity';
-import { allowanceRefusal, authored, boundSession, cardRefusal, openPersonalSession, restingSession } from './channel-people';
+import { allowanceRefusal, authored, boundSession, cardRefusal, openPersonalSession, restingSession, spentRefusal } from './channel-people';
 import { handleGroupMessage } from './channel-groups';
 
 export const PAIRING_TTL_MS = 60 * 60 * 1000;
@@ -106,7 +106,7 @@ export async function handleMessage(context: InboundContext, message: InboundMes
       return reply(context, deliveryAddress(binding), answered ? 'Answer passed to the task.' : 'That question is no longer waiting.');
     }
   }
-  const spent = await allowanceRefusal(binding.personId, context.now());
+  const spent = (await allowanceRefusal(binding.personId, context.now())) ?? (await spentRefusal(session.id, context.now()));
   if (spent) return reply(context, deliveryAddress(binding), spent);
   try {
     const content = (await authored(binding, session.id, text)).slice(0, 16_000);

@@ -3,6 +3,7 @@
 // never the persona's latest session of anyone. Who may decide a card is the person's role, read
 // on the server at each decision: the owner any card sent to their chat, a trusted person the cards
 // of their own conversations, a guest none (their cards go to the owner).
+import { spentAllowance } from '@/lib/mind/allowance-guard';
 import { findPerson, messagesLeftToday, OWNER_ID, personalSession, sessionPeople, type PersonRecord } from '@/lib/store/people-repository';
 import type { BindingRecord } from '@/lib/store/channels-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
@@ -69,4 +70,13 @@ export async function allowanceRefusal(personId: string | null, now: Date): Prom
   const allowance = await messagesLeftToday(personId, now);
   if (!allowance || allowance.left > 0) return null;
   return `Sorry — that is today's ${allowance.limit} messages with this assistant. It will be glad to talk again tomorrow (UTC); the owner can raise the limit on the People page.`;
+}
+
+/**
+ * The short fixed reply when the day's allowance of the conversation is spent (issue 48): no model
+ * is called for it; the person hears when it renews.
+ */
+export async function spentRefusal(sessionId: string, now: Date): Promise<string | null> {
+  const spent = await spentAllowance(sessionId, now);
+  return spent ? `Sorry — today's allowance for this assistant is used up. It renews at midnight (${spent.timeZone}); the owner can raise it in Settings.` : null;
 }

@@ -5,7 +5,7 @@
 // the time the allowance's day ends as when to try again, and the reason in words.
 import type { BackendRequest, Usage } from '@/lib/backends/model-backend';
 import { estimateCost } from '@/lib/backends/pricing';
-import { allowancesForSession, localDay, reserve, settle, type AllowanceRefusal, type Reservation } from '@/lib/store/allowances-repository';
+import { allowancesForSession, dayFigures, localDay, reserve, settle, type AllowanceRecord, type AllowanceRefusal, type Reservation } from '@/lib/store/allowances-repository';
 import { estimateRequestTokens } from './token-budget';
 
 /** The most a call could cost: dollars (0 for a model without a known price: its tokens count) and tokens. */
@@ -56,3 +56,14 @@ export async function holdAllowance(sessionId: string, request: BackendRequest, 
 }
 
 export { settle as settleAllowance };
+
+/** The first allowance of the session whose day is used up (spent and running calls at its limit), or null. */
+export async function spentAllowance(sessionId: string, now: Date): Promise<AllowanceRecord | null> {
+  const allowances = await allowancesForSession(sessionId);
+  if (allowances.length === 0) return null;
+  for (const figures of await dayFigures(allowances, now)) {
+    const { usdPerDay, tokensPerDay } = figures.allowance;
+    if ((usdPerDay !== null && figures.spentUsd + figures.reservedUsd >= usdPerDay) || (tokensPerDay !== null && figures.spentTokens + figures.reservedTokens >= tokensPerDay)) return figures.allowance;
+  }
+  return null;
+}

@@ -10,6 +10,7 @@
 //   its `Idempotency-Key` (or `X-Delivery-Id`, `X-GitHub-Delivery`; else the body's hash) is the key.
 // Secrets compare in constant time. The body is capped at 256 KiB, JSON must parse where it is
 // declared. The payload reaches the mind as untrusted data inside escaped tags.
+import { spentAllowance } from '@/lib/mind/allowance-guard';
 import { markSessionUntrusted } from '@/lib/store/untrusted-repository';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
@@ -111,6 +112,8 @@ export function deliveryText(hook: HookRecord, deliveryId: string, payload: stri
   ].join('\n');
 }
 
+class AllowanceSkip extends Error {}
+
 export async function receiveDelivery(input: { hookId: string; headers: Headers; raw: Buffer; host: TriggerHost }): Promise<DeliveryAnswer> {
   const hook = await findHook(input.hookId);
   if (!hook || !hook.enabled) return refusal(404, 'not_found', `No webhook ${input.hookId} (or it is disabled)`);
@@ -136,7 +139,10 @@ export async function receiveDelivery(input: { hookId: string; headers: Headers;
 
   const traceId = derivedUuid(`hook:${hook.id}:${signer.replayKey}`);
   let result: string;
+  const spent = await spentAllowance(hook.sessionId, new Date());
   try {
+    // The day's allowance spent (issue 48): recorded as skipped with the reason, nothing runs.
+    if (spent) throw new AllowanceSkip(`skipped: today's allowance (${spent.scope === 'app' ? 'the app' : `${spent.scope} ${spent.scopeId}`}) is spent; it renews at midnight ${spent.timeZone}`);
     // Another server's words (§20): the turn that reads them asks before anything goes out.
     const source = `the payload of the webhook "${hook.name}"`;
     if (hook.action.kind === 'message') {
@@ -150,7 +156,7 @@ export async function receiveDelivery(input: { hookId: string; headers: Headers;
       result = `task ${task.id} started`;
     }
   } catch (error) {
-    result = error instanceof SessionPausedError ? 'not run: the session is paused' : `failed: ${error instanceof Error ? error.message : String(error)}`;
+    result = error instanceof AllowanceSkip ? error.message : error instanceof SessionPausedError ? 'not run: the session is paused' : `failed: ${error instanceof Error ? error.message : String(error)}`;
   }
   input.host.bus.emit('hook.received', hook.sessionId, { hookId: hook.id, deliveryId, traceId, result });
   return { status: 202, body: { delivery_id: deliveryId, trace_id: traceId, result } };

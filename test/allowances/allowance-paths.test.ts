@@ -1,12 +1,21 @@
 // The allowances at the model boundary (issue 48): the real orchestrator on the fake model. With
 // the app's day spent, a reply and the Subconscious make no model call — the page gets the reason
 // (`allowance_spent`, when it renews) and the session shows it; raised, the next message is
-// answered; every call's real cost is settled on the day.
+// answered; every call's real cost is settled on the day. At the wall a webhook is recorded as
+// skipped and a person writing from a chat gets a short fixed reply.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Orchestrator } from '@/lib/orchestrator/orchestrator';
+import { startOrchestrator, stopOrchestrator, type Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { closeDb } from '@/lib/store/db';
-import { dayFigures, replaceAllowances, type AllowanceRecord } from '@/lib/store/allowances-repository';
+import { randomUUID } from 'node:crypto';
+import * as hooksRoute from '@/app/api/sessions/[id]/hooks/route';
+import * as hookRoute from '@/app/api/hooks/[id]/route';
+import { dayFigures, replaceAllowances, reserve, settle, type AllowanceRecord } from '@/lib/store/allowances-repository';
+import { dueOutbox, saveBinding, saveChannel } from '@/lib/store/channels-repository';
+import { personForSender } from '@/lib/store/people-repository';
+import { readWholeSession } from '@/lib/store/messages-repository';
+import { handleMessage } from '@/lib/channels/channel-inbound';
+import { channelHost } from '@/lib/orchestrator/channel-host';
 import type { OrchestratorEvent } from '@/lib/mind/events';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { mindScript } from '@/test/fakes/mind-script';
@@ -19,11 +28,10 @@ let orchestrator: Orchestrator;
 beforeAll(async () => {
   fs.chmodSync(dirs.root, 0o755);
   model = await startFakeOpenAIServer({ script: mindScript });
-  orchestrator = new Orchestrator({});
-  await orchestrator.start();
+  orchestrator = await startOrchestrator();
 });
 afterAll(async () => {
-  await orchestrator?.stop();
+  await stopOrchestrator();
   await model?.close();
   await closeDb();
 });
@@ -56,5 +64,32 @@ describe('a daily allowance at the model boundary', () => {
     await expect.poll(() => model.requests.length, { timeout: 20_000 }).toBeGreaterThan(before);
     await expect.poll(async () => (await dayFigures([app], new Date()))[0]!.spentTokens, { timeout: 20_000 }).toBeGreaterThan(0);
     stop();
+  }, 60_000);
+
+  it('at the wall a webhook is recorded as skipped and a person on a chat gets the fixed reply; nothing reaches the model', async () => {
+    const app: AllowanceRecord = { id: 'app', scope: 'app', scopeId: '', usdPerDay: null, tokensPerDay: 50, timeZone: 'UTC' };
+    await replaceAllowances([app], new Date());
+    const session = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
+    // Spend the day: a call's worth settled on it.
+    const held = await reserve([app], { usd: 0, tokens: 50 }, new Date());
+    if (held.ok) await settle(held.reservation, { usd: 0, tokens: 50 });
+    const before = model.requests.length;
+
+    const idContext = (id: string) => ({ params: Promise.resolve({ id }) });
+    const made = (await (await hooksRoute.POST(new Request(`http://127.0.0.1:3000/api/sessions/${session.id}/hooks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ci' }) }), idContext(session.id))).json()) as { hook: { id: string; secret: string } };
+    const delivered = await hookRoute.POST(new Request(`http://127.0.0.1:3000/api/hooks/${made.hook.id}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${made.hook.secret}` }, body: '{"build":7}' }), idContext(made.hook.id));
+    expect(delivered.status).toBe(202);
+    expect(((await delivered.json()) as { result: string }).result).toBe("skipped: today's allowance (the app) is spent; it renews at midnight UTC");
+
+    const channelId = randomUUID();
+    const channel = await saveChannel({ id: channelId, kind: 'telegram', name: 'phone', enabled: false, config: { token: '1:x', api_root: 'http://127.0.0.1:1', callback_secret: 's' } });
+    const person = await personForSender({ sender: 'telegram:77', name: 'Ana', role: 'trusted' });
+    await saveBinding({ id: randomUUID(), channelId, sender: 'telegram:77', senderName: '@ana', address: '77', sessionId: session.id, persona: null, push: 'all', quietHours: null, personId: person.id });
+    await handleMessage({ channel, host: channelHost(orchestrator), counters: { received: 0, ignored: 0 }, wake: () => undefined, now: () => new Date() }, { sender: 'telegram:77', senderName: '@ana', address: '77', text: 'are you there?' });
+    const [answer] = await dueOutbox(channelId, new Date(Date.now() + 1_000));
+    expect(answer!.payload.text).toBe("Sorry — today's allowance for this assistant is used up. It renews at midnight (UTC); the owner can raise it in Settings.");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(model.requests.length).toBe(before);
+    expect((await readWholeSession({ sessionId: session.id })).messages.some((message) => message.content.includes('are you there?') || message.content.includes('build'))).toBe(false);
   }, 60_000);
 });
