@@ -57,8 +57,9 @@ import { defaultSessionName, type CreateSessionInput, type SendMessageInput, typ
 const shutdownGraceMs = 3_000;
 
 export type OrchestratorOptions = MindDependencyOptions & {
-  /** Seed 003's *Working* pause between a task's steps (default 3 s). */
+  /** Seed 003's *Working* pause between a task's steps (default 3 s); how often a task paused by a daily allowance looks again (a minute). */
   taskWorkingDelayMs?: number;
+  taskAllowanceLookMs?: number;
   /** What runs tasks (default in memory); a durable engine launches after this constructor defined its workflows. */
   engine?: ExecutionEngine;
   /** Several processes on one PostgreSQL: which sessions' minds run here (lib/engine/cluster.ts). */
@@ -104,6 +105,7 @@ export class Orchestrator {
       engine,
       mind: (id) => this.minds.get(id) ?? null,
       workingDelayMs: options.taskWorkingDelayMs ?? 3_000,
+      ...(options.taskAllowanceLookMs !== undefined && { allowanceLookMs: options.taskAllowanceLookMs }),
       ...(options.cluster && { elsewhere: (request: TaskElsewhere) => this.placement.runElsewhere(request) }),
       delegation: delegationHost({ createSession: (input, options) => this.createSession(input, options), pauseSession: (id) => this.pauseSession(id), tasks: () => this.tasks, bus: this.bus }),
     });

@@ -45,7 +45,9 @@ export type BlockedOn =
   /** `child_task_id`: the question is a specialist's (issue 34); the answer goes to that task. */
   | { kind: 'question'; question: string; child_task_id?: string }
   | { kind: 'approval'; call_ids: string[] }
-  | { kind: 'yield' };
+  | { kind: 'yield' }
+  /** A daily allowance could not take the next step's call (issue 48): it goes on when the allowance can. */
+  | { kind: 'allowance'; reason: string };
 
 export interface TaskUsage {
   inputTokens: number;
@@ -63,4 +65,5 @@ export type NextStep =
   | { kind: 'yield' }
   | { kind: 'blocked_on_approval'; callIds: string[] }
   | { kind: 'budget_exhausted'; reason: string }
+  | { kind: 'allowance'; reason: string }
   | { kind: 'failed'; reason: string };

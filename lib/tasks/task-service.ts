@@ -31,6 +31,8 @@ export interface TaskServiceDeps {
   mind(sessionId: string): TaskMind | null;
   /** Seed 003's *Working* pause between steps (~3 s; 0 in tests). */
   workingDelayMs: number;
+  /** How often a task paused by a daily allowance looks whether it may go on (a minute; less in tests). */
+  allowanceLookMs?: number;
   /**
    * Several processes: runs the request in the process whose mind holds the session and answers
    * true, or false when that is this one (the mind is started here if nobody holds it).
@@ -163,6 +165,7 @@ export class TaskService {
       announce: (event: Parameters<TaskService['announce']>[0], task: TaskRecord) => this.announce(event, task),
       stopping: () => this.stopping,
       workingDelayMs: this.deps.workingDelayMs,
+      ...(this.deps.allowanceLookMs !== undefined && { allowanceLookMs: this.deps.allowanceLookMs }),
       ...(this.deps.delegation && { delegation: this.deps.delegation }),
     };
   }
@@ -175,6 +178,7 @@ export class TaskService {
   async resume(taskId: string, input: string): Promise<TaskRecord> {
     const task = await this.require(taskId);
     if (!this.deps.mind(task.sessionId) && (await this.deps.elsewhere?.({ kind: 'task-resume', sessionId: task.sessionId, taskId, input }))) return this.require(taskId);
+    if (task.blockedOn?.kind === 'allowance') throw new TaskError('conflict', `The task waits for the daily allowance (${task.blockedOn.reason}): it goes on by itself within a minute of the allowance renewing or being raised`);
     if (task.status !== 'blocked' || !task.blockedOn || task.blockedOn.kind === 'approval') {
       throw new TaskError('conflict', task.blockedOn?.kind === 'approval' ? 'The task waits for a decision on a tool call: approve or deny its card' : `The task is ${task.status}, not waiting for an answer`);
     }

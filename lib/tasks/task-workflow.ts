@@ -9,6 +9,7 @@
 // journaled step, and a step cut by the crash finds its open turn inside the step (its tool calls
 // that finished are not run again).
 import { assertNever } from '@/lib/mind/assert-never';
+import { spentAllowance } from '@/lib/mind/allowance-guard';
 import { RunCancelledError, type WorkflowContext } from '@/lib/engine/execution-engine';
 import type { BackendRequest } from '@/lib/backends/model-backend';
 import type { TurnResult } from '@/lib/mind/outcomes';
@@ -45,6 +46,8 @@ export interface TaskWorkflowDeps {
   stopping(): boolean;
   /** The pause between steps (seed 003's *Working* pacing). */
   workingDelayMs: number;
+  /** How often a task paused by a daily allowance looks whether it may go on (default a minute). */
+  allowanceLookMs?: number;
   /** Specialists (issue 34): how a task hands work to another persona; absent, no `delegate`. */
   delegation?: DelegationHost;
 }
@@ -53,6 +56,8 @@ export interface TaskWorkflowDeps {
 export interface StepOutcome {
   outcome: TurnResult['outcome'];
   error: string | null;
+  /** The kind of the error, when the step failed at the model (an allowance that could not take the call: a pause). */
+  errorKind?: string | null;
   budgetStop: string | null;
   requests: StepRequests;
   repeat: RepeatVerdict;
@@ -61,9 +66,10 @@ export interface StepOutcome {
 }
 
 /** How a step ended, from what it returned and what the model asked through the task's tools. */
-export function decideNext(step: Pick<StepOutcome, 'outcome' | 'error' | 'budgetStop' | 'requests' | 'repeat' | 'repeatedCall'>): NextStep {
+export function decideNext(step: Pick<StepOutcome, 'outcome' | 'error' | 'errorKind' | 'budgetStop' | 'requests' | 'repeat' | 'repeatedCall'>): NextStep {
   const { requests } = step;
   if (step.budgetStop) return { kind: 'budget_exhausted', reason: step.budgetStop };
+  if (step.outcome === 'failed' && step.errorKind === 'allowance_spent') return { kind: 'allowance', reason: step.error ?? 'the daily allowance is spent' };
   if (step.repeat === 'fail') return { kind: 'failed', reason: `repeated calls: ${step.repeatedCall} gave the same result again after the warning` };
   if (requests.finish !== null) return { kind: 'finish', result: requests.finish };
   if (requests.question !== null) return { kind: 'ask_user', question: requests.question };
@@ -233,6 +239,7 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
           return {
             outcome: result.outcome,
             error: result.error?.message ?? null,
+            errorKind: result.error?.kind ?? null,
             budgetStop: result.budgetStop ?? null,
             requests: { ...requests },
             repeat: stepRepeat.verdict,
@@ -270,6 +277,23 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
           const answer = await waitForAnswer(blockedOn);
           if (answer === null) return await cancelled();
           notes.push(answerNote(blockedOn, answer));
+          continue;
+        }
+        case 'allowance': {
+          // Paused with the reason; looked at again every minute (durably): it goes on at the day's
+          // renewal, or as soon as the owner raises the allowance.
+          const blocked = await save({ status: 'blocked', blockedOn: { kind: 'allowance', reason: next.reason } });
+          if (blocked) deps.announce('blocked', blocked);
+          mind.setTaskActive(false);
+          for (let look = 0; ; look++) {
+            await context.sleep(deps.allowanceLookMs ?? 60_000);
+            if (context.signal.aborted) return await cancelled();
+            if (deps.stopping()) return;
+            if (!(await context.step(`allowance-${step}-${look}`, () => spentAllowance(task!.sessionId, new Date(context.now()))))) break;
+          }
+          mind.setTaskActive(true);
+          const resumed = await save({ status: 'running', blockedOn: null });
+          if (resumed) deps.announce('started', resumed);
           continue;
         }
         case 'blocked_on_approval':

@@ -18,7 +18,9 @@ import { handleMessage } from '@/lib/channels/channel-inbound';
 import { channelHost } from '@/lib/orchestrator/channel-host';
 import type { OrchestratorEvent } from '@/lib/mind/events';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
-import { mindScript } from '@/test/fakes/mind-script';
+import { taskScript } from '@/test/fakes/task-script';
+import { submitTaskSchema } from '@/lib/store/task-types';
+import { findTask } from '@/lib/store/tasks-repository';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
 const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
@@ -27,8 +29,8 @@ let orchestrator: Orchestrator;
 
 beforeAll(async () => {
   fs.chmodSync(dirs.root, 0o755);
-  model = await startFakeOpenAIServer({ script: mindScript });
-  orchestrator = await startOrchestrator();
+  model = await startFakeOpenAIServer({ script: taskScript });
+  orchestrator = await startOrchestrator({ taskWorkingDelayMs: 0, taskAllowanceLookMs: 200 });
 });
 afterAll(async () => {
   await stopOrchestrator();
@@ -91,5 +93,18 @@ describe('a daily allowance at the model boundary', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(model.requests.length).toBe(before);
     expect((await readWholeSession({ sessionId: session.id })).messages.some((message) => message.content.includes('are you there?') || message.content.includes('build'))).toBe(false);
+  }, 60_000);
+
+  it('a task at the wall pauses with the reason, and goes on by itself once the allowance is raised', async () => {
+    const app: AllowanceRecord = { id: 'app', scope: 'app', scopeId: '', usdPerDay: null, tokensPerDay: 10, timeZone: 'UTC' };
+    await replaceAllowances([app], new Date());
+    const session = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
+    const task = await orchestrator.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Find out [[ask]]', constraints: { max_steps: 4 } }));
+    await expect.poll(async () => (await findTask(task.id))?.blockedOn, { timeout: 15_000 }).toMatchObject({ kind: 'allowance', reason: expect.stringMatching(/^Not sent: today's allowance of 10 tokens for the app cannot take this call/) });
+    expect((await findTask(task.id))!.status).toBe('blocked');
+    await expect(orchestrator.tasks.resume(task.id, 'go on')).rejects.toThrow(/waits for the daily allowance/);
+    await replaceAllowances([{ ...app, tokensPerDay: 10_000_000 }], new Date());
+    // It goes on (its next step asks the question of [[ask]]).
+    await expect.poll(async () => (await findTask(task.id))?.blockedOn?.kind, { timeout: 15_000 }).toBe('question');
   }, 60_000);
 });
