@@ -26,6 +26,7 @@ import { capacityCurve, capacityTable } from './cluster';
 import { benchImagePrep, imagePrepTable, twelveMegapixelPhoto } from './attachments';
 import { benchScopedRecall, scopedRecallTable } from './people';
 import { benchProvenance, provenanceTable } from './provenance';
+import { allowancesTable, benchAllowances } from './allowances';
 import { benchIdleMemory, idleMemoryTable } from './idle-memory';
 import { ageTable, benchCycleOverhead, benchIdleHour, benchMemory, benchPromptByAge, mindTables } from './mind';
 
@@ -122,6 +123,8 @@ console.log(
     await benchProvenance({ size: 10_000, queries: quick ? 50 : 200, postgresUrl: memoryPostgres.url }),
   ]),
 );
+console.log('\n## Allowances: the check per model call (issue 48)\n');
+console.log(allowancesTable([await benchAllowances({ calls: quick ? 100 : 500 }), await benchAllowances({ calls: quick ? 100 : 500, postgresUrl: memoryPostgres.url })]));
 console.log('\n## The store: SQLite and PostgreSQL side by side (a turn\'s writes)\n');
 console.log(storeTable([await benchStoreTurn({ turns: quick ? 100 : 500 }), await benchStoreTurn({ turns: quick ? 100 : 500, postgresUrl: memoryPostgres.url })]));
 await memoryPostgres.stop();
