@@ -32,6 +32,8 @@ export function noticeFor(event: OrchestratorEvent, sessionName: string): Notice
         body: event.task.blocked_on?.kind === 'question' ? event.task.blocked_on.question.slice(0, 200) : event.task.goal.slice(0, 200),
         tag: `task-${event.task.id}-blocked`,
       };
+    case 'allowance.notice':
+      return { title: `${sessionName}: allowance at ${Math.floor((event.spent / event.limit) * 100)}%`, body: event.message, tag: `allowance-${event.scope}-${event.scope_id}-${event.day}` };
     default:
       return null;
   }

@@ -59,6 +59,8 @@ export interface SessionState {
   elicitations: Record<string, ElicitationJson>;
   /** Memory consolidations by id (the Subconscious panel), from REST and events. */
   consolidations: Record<number, ConsolidationJson>;
+  /** A daily allowance's 80% notice (issue 48), shown until the page is reloaded. */
+  allowanceNotice: string | null;
   deleted: boolean;
   bootId: string | null;
   lastSeq: number;
@@ -90,6 +92,7 @@ export function initialSessionState(): SessionState {
     toolOutput: {},
     elicitations: {},
     consolidations: {},
+    allowanceNotice: null,
     deleted: false,
     bootId: null,
     lastSeq: 0,
@@ -229,6 +232,8 @@ function reduceEvent(state: SessionState, event: OrchestratorEvent): SessionStat
       return { ...state, schedules: { ...state.schedules, [event.schedule.id]: event.schedule } };
     case 'hook.received':
       return state;
+    case 'allowance.notice':
+      return { ...state, allowanceNotice: event.message };
     case 'elicitation':
       return { ...state, elicitations: { ...state.elicitations, [event.elicitation.id]: event.elicitation } };
     case 'memory-consolidation':

@@ -241,6 +241,11 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       />
       <UntrustedBanner session={session} toolCalls={state.toolCalls} onCleared={(saved) => dispatch({ type: 'session', session: saved })} />
       {state.mind?.degraded && session.status === 'active' && <ErrorBanner message={state.mind.degraded} />}
+      {state.allowanceNotice && (
+        <p role="status" data-testid="allowance-notice" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
+          {state.allowanceNotice} <a className="underline" href="/settings#allowances">Allowances</a>
+        </p>
+      )}
       {latestError && !state.mind?.degraded && (
         <p role="alert" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
           {latestError.layer === 'internal' ? 'Internal Dialog' : 'Subconscious'} at {formatTime(latestError.at)}: {latestError.message}

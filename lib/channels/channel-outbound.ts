@@ -12,7 +12,7 @@ import { deliveryAddress, isWeakIdentity, WEAK_IDENTITY_REASON } from './channel
 import { cardRecipients } from './channel-people';
 
 /** The events a push can come from (the rest never reach pushEvent). */
-export const PUSHED_EVENTS: ReadonlySet<OrchestratorEvent['type']> = new Set(['turn-start', 'turn-end', 'tool-call', 'task.completed', 'task.failed', 'task.blocked']);
+export const PUSHED_EVENTS: ReadonlySet<OrchestratorEvent['type']> = new Set(['turn-start', 'turn-end', 'tool-call', 'task.completed', 'task.failed', 'task.blocked', 'allowance.notice']);
 
 type Kind = 'answer' | 'speech' | 'spontaneous' | 'task' | 'question' | 'card';
 
@@ -69,6 +69,8 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
   // do reach the parent's chat: they wait for the person like the parent's own.
   if ('task' in event && event.task.session_id !== event.sessionId) return 0;
   switch (event.type) {
+    case 'allowance.notice':
+      return pushToOwner(context, `Spending: ${event.message}`);
     case 'turn-start':
       context.noteTurnStart(event.sessionId, event.turnId, event.answering);
       return 0;
@@ -129,6 +131,18 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
     // A weak identity (IRC without an account) hears that a card waits, never what it holds.
     const sent = payload.card && isWeakIdentity(binding.sender) ? weakCardNotice(event) : payload;
     await enqueueOutbox({ channelId: binding.channelId, address: deliveryAddress(binding), payload: sent, ...(wait > 0 && { nextAt: new Date(context.now().getTime() + wait * 60_000) }) });
+    queued++;
+    context.wake(binding.channelId);
+  }
+  return queued;
+}
+
+/** A word for the owner alone (an allowance's 80% notice, issue 48): to each of the owner's chats, once. */
+async function pushToOwner(context: OutboundContext, text: string): Promise<number> {
+  let queued = 0;
+  for (const binding of await listBindings({ personId: OWNER_ID })) {
+    if (!context.channelRunsHere(binding.channelId)) continue;
+    await enqueueOutbox({ channelId: binding.channelId, address: deliveryAddress(binding), payload: { text } });
     queued++;
     context.wake(binding.channelId);
   }

@@ -5,7 +5,7 @@
 // the time the allowance's day ends as when to try again, and the reason in words.
 import type { BackendRequest, Usage } from '@/lib/backends/model-backend';
 import { estimateCost } from '@/lib/backends/pricing';
-import { allowancesForSession, dayFigures, localDay, reserve, settle, type AllowanceRecord, type AllowanceRefusal, type Reservation } from '@/lib/store/allowances-repository';
+import { allowancesForSession, claimNotice, dayFigures, localDay, reserve, settle, type AllowanceRecord, type AllowanceRefusal, type Reservation } from '@/lib/store/allowances-repository';
 import { estimateRequestTokens } from './token-budget';
 
 /** The most a call could cost: dollars (0 for a model without a known price: its tokens count) and tokens. */
@@ -66,4 +66,44 @@ export async function spentAllowance(sessionId: string, now: Date): Promise<Allo
     if ((usdPerDay !== null && figures.spentUsd + figures.reservedUsd >= usdPerDay) || (tokensPerDay !== null && figures.spentTokens + figures.reservedTokens >= tokensPerDay)) return figures.allowance;
   }
   return null;
+}
+
+/** Of an allowance's day, the share that makes the owner hear of it once (80%). */
+export const NOTICE_SHARE = 0.8;
+
+export interface AllowanceNotice {
+  scope: AllowanceRecord['scope'];
+  scope_id: string;
+  day: string;
+  unit: 'usd' | 'tokens';
+  spent: number;
+  limit: number;
+  message: string;
+}
+
+/** The allowances of the session whose day has just passed 80%, each claimed once a day (across processes). */
+export async function noticesDue(sessionId: string, now: Date): Promise<AllowanceNotice[]> {
+  const allowances = await allowancesForSession(sessionId);
+  if (allowances.length === 0) return [];
+  const due: AllowanceNotice[] = [];
+  for (const figures of await dayFigures(allowances, now)) {
+    if (figures.noticedAt) continue;
+    const { usdPerDay, tokensPerDay } = figures.allowance;
+    const unit = usdPerDay !== null && usdPerDay > 0 && figures.spentUsd >= NOTICE_SHARE * usdPerDay ? 'usd' : tokensPerDay !== null && tokensPerDay > 0 && figures.spentTokens >= NOTICE_SHARE * tokensPerDay ? 'tokens' : null;
+    if (!unit || !(await claimNotice(figures.allowance.id, figures.day, now))) continue;
+    const spent = unit === 'usd' ? figures.spentUsd : figures.spentTokens;
+    const limit = unit === 'usd' ? usdPerDay! : tokensPerDay!;
+    const amount = (value: number) => (unit === 'usd' ? `$${value.toFixed(2)}` : `${Math.round(value).toLocaleString('en-US')} tokens`);
+    const whose = figures.allowance.scope === 'app' ? 'the app' : figures.allowance.scope === 'persona' ? `the persona ${figures.allowance.scopeId}` : 'a person';
+    due.push({
+      scope: figures.allowance.scope,
+      scope_id: figures.allowance.scopeId,
+      day: figures.day,
+      unit,
+      spent,
+      limit,
+      message: `${Math.floor((spent / limit) * 100)}% of today's allowance for ${whose} is spent (${amount(spent)} of ${amount(limit)}); at the limit the agent stops calling models until midnight ${figures.allowance.timeZone}.`,
+    });
+  }
+  return due;
 }

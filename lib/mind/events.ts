@@ -41,6 +41,8 @@ export const SCHEDULE_EVENTS = ['schedule.created', 'schedule.fired', 'schedule.
 export type ScheduleEventName = (typeof SCHEDULE_EVENTS)[number];
 
 export interface EventPayloads extends Record<TaskEventName, { task: TaskJson }>, Record<ScheduleEventName, { schedule: ScheduleJson; traceId: string; result?: string }> {
+  /** A daily allowance passed 80% of its day (issue 48): once a day per allowance, on the session whose call passed it. */
+  'allowance.notice': { scope: 'app' | 'persona' | 'person'; scope_id: string; day: string; unit: 'usd' | 'tokens'; spent: number; limit: number; message: string };
   /** A webhook's delivery was accepted and its action started. */
   'hook.received': { hookId: string; deliveryId: string; traceId: string; result: string };
   'session-status': { status: SessionStatus; reason?: string };

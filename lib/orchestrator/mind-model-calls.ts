@@ -8,7 +8,7 @@ import type { LayerHealth } from './layer-health';
 import { callModel } from '@/lib/mind/model-call';
 import type { MindDependencies } from './mind-dependencies';
 import { estimateRequestTokens } from '@/lib/mind/token-budget';
-import { actualCost, holdAllowance, settleAllowance } from '@/lib/mind/allowance-guard';
+import { actualCost, holdAllowance, noticesDue, settleAllowance } from '@/lib/mind/allowance-guard';
 import { BackendError } from '@/lib/backends/backend-error';
 import type { ModelCallResult } from '@/lib/mind/model-call';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
@@ -69,6 +69,9 @@ export function mindModelCalls(input: {
       deps.calibration.observe(request.model, estimateRequestTokens(request), inputTokens + cacheReadTokens + cacheWriteTokens);
     }
     await release(actualCost(result.usage));
+    if (held.reservation.parts.length > 0) {
+      for (const notice of await noticesDue(input.sessionId, new Date(deps.clock.now())).catch(() => [])) deps.bus.emit('allowance.notice', input.sessionId, notice);
+    }
     await yieldToIO();
     await recordLlmCall({ sessionId: input.sessionId, layer, config, result, totals: input.usage[layer], bus: deps.bus, traceId });
     return result;

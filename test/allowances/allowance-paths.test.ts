@@ -107,4 +107,24 @@ describe('a daily allowance at the model boundary', () => {
     // It goes on (its next step asks the question of [[ask]]).
     await expect.poll(async () => (await findTask(task.id))?.blockedOn?.kind, { timeout: 15_000 }).toBe('question');
   }, 60_000);
+
+  it('past 80% of the day, the page hears it once', async () => {
+    const app: AllowanceRecord = { id: 'app', scope: 'app', scopeId: '', usdPerDay: null, tokensPerDay: 20_000, timeZone: 'UTC' };
+    await replaceAllowances([app], new Date());
+    const session = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
+    const [today] = await dayFigures([app], new Date()); // what the earlier cases spent today
+    const held = await reserve([app], { usd: 0, tokens: 15_990 - today!.spentTokens }, new Date());
+    if (held.ok) await settle(held.reservation, { usd: 0, tokens: 15_990 - today!.spentTokens });
+    const notices: Extract<OrchestratorEvent, { type: 'allowance.notice' }>[] = [];
+    const stop = orchestrator.bus.subscribe((event) => {
+      if (event.type === 'allowance.notice') notices.push(event);
+    });
+    await orchestrator.sendUserMessage(session.id, { text: 'One more thing.' });
+    await expect.poll(() => notices.length, { timeout: 15_000 }).toBe(1);
+    expect(notices[0]).toMatchObject({ scope: 'app', unit: 'tokens', limit: 20_000, message: expect.stringMatching(/^8\d% of today's allowance for the app is spent \([\d,]+ tokens of 20,000 tokens\); at the limit the agent stops calling models until midnight UTC\.$/) });
+    await orchestrator.sendUserMessage(session.id, { text: 'And another.' });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(notices).toHaveLength(1);
+    stop();
+  }, 60_000);
 });
