@@ -5,6 +5,7 @@ import { MemorySettings } from '@/components/settings/memory-settings';
 import { ChannelsSettings } from '@/components/settings/channels-settings';
 import { ClusterSettings } from '@/components/settings/cluster-settings';
 import { AccessSettings } from '@/components/settings/access-settings';
+import { AllowancesSettings } from '@/components/settings/allowances-settings';
 
 export const metadata = { title: 'Settings · AgentCSD' };
 
@@ -21,6 +22,7 @@ export default function SettingsPage() {
       <MemorySettings />
       <ChannelsSettings />
       <AccessSettings />
+      <AllowancesSettings />
       <ClusterSettings />
     </div>
   );

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { handle } from '@/lib/http/route-helpers';
+import { ApiError } from '@/lib/http/api-error';
+import { timeZoneSchema } from '@/lib/config/time-zone';
+import { listAllowances } from '@/lib/store/allowances-repository';
+import { costliestSessions, spendingByDay } from '@/lib/store/spending-repository';
+import { findSession } from '@/lib/store/sessions-repository';
+
+export const dynamic = 'force-dynamic';
+
+const querySchema = z
+  .object({
+    days: z.coerce.number().int().min(1, 'days is 1 to 90').max(90, 'days is 1 to 90').default(30),
+    session: z.string().uuid('session is a session id').optional(),
+    time_zone: timeZoneSchema.optional(),
+  })
+  .strict();
+
+/** The last days' spending by what made the calls and by persona, and the costliest sessions; one session's with `session`. */
+export const GET = handle(async (request) => {
+  const parsed = querySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+  if (!parsed.success) throw new ApiError('validation_failed', `Invalid query: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`).join('; ')}`);
+  const { days, session, time_zone } = parsed.data;
+  if (session && !(await findSession({ id: session }))) throw new ApiError('not_found', `No session ${session}`);
+  // Days are the app allowance's (the owner's day), else the one asked for, else UTC.
+  const timeZone = time_zone ?? (await listAllowances()).find((allowance) => allowance.scope === 'app')?.timeZone ?? 'UTC';
+  const now = new Date();
+  const list = await spendingByDay({ days, timeZone, now, ...(session && { sessionId: session }) });
+  return Response.json({
+    time_zone: timeZone,
+    days: list.map((day) => ({ day: day.day, usd: day.usd, tokens: day.tokens, by_layer: day.byLayer, by_persona: day.byPersona })),
+    ...(!session && { top_sessions: (await costliestSessions({ since: new Date(now.getTime() - days * 24 * 60 * 60 * 1000), limit: 10 })).map((row) => ({ id: row.sessionId, name: row.name, persona: row.persona, usd: row.usd, tokens: row.tokens })) }),
+  });
+});

@@ -1,0 +1,74 @@
+// Where the money went (issue 48): the recorded model calls (llm_calls) summed per local day, by
+// what made them — the Internal Dialog's replies, tasks, the Subconscious, consolidation, context
+// summaries, specialists (a delegated session's calls) — and by persona; and the costliest sessions.
+// The store sums per UTC hour (few rows whatever the traffic); the hours are put in local days here.
+import { getDb, getStore } from './db';
+import { localDay } from './allowances-repository';
+
+export type SpendingLayer = 'internal' | 'tasks' | 'subconscious' | 'consolidation' | 'summary' | 'delegation' | 'other';
+
+export interface SpendingDay {
+  day: string;
+  usd: number;
+  tokens: number;
+  byLayer: Partial<Record<SpendingLayer, number>>;
+  byPersona: Record<string, number>;
+}
+
+export interface SessionSpending {
+  sessionId: string;
+  name: string;
+  persona: string;
+  usd: number;
+  tokens: number;
+}
+
+const CATEGORY = `CASE WHEN s.parent_session_id IS NOT NULL THEN 'delegation' WHEN l.layer = 'internal' AND l.trace_id IS NOT NULL THEN 'tasks' WHEN l.layer = 'memory' THEN 'consolidation' WHEN l.layer IN ('internal', 'subconscious', 'summary') THEN l.layer ELSE 'other' END`;
+const TOKENS = 'l.input_tokens + l.output_tokens + l.cache_read_tokens + l.cache_write_tokens';
+
+/** The last `days` local days (today included) in `timeZone`, oldest first, each with its sums; one session's alone when given. */
+export async function spendingByDay(input: { days: number; timeZone: string; now: Date; sessionId?: string }): Promise<SpendingDay[]> {
+  const db = await getDb();
+  const store = await getStore();
+  const since = new Date(input.now.getTime() - (input.days + 1) * 24 * 60 * 60 * 1000);
+  const hour = store.kind === 'postgres' ? `to_char(date_trunc('hour', l.started_at), 'YYYY-MM-DD"T"HH24')` : `strftime('%Y-%m-%dT%H', l.started_at)`;
+  const param = (index: number) => (store.kind === 'postgres' ? `$${index}` : '?');
+  const rows = await db.$queryRawUnsafe<{ hour: string; category: SpendingLayer; persona: string | null; usd: number | null; tokens: number | bigint | null }[]>(
+    `SELECT ${hour} AS hour, ${CATEGORY} AS category, s.persona_name AS persona, SUM(COALESCE(l.cost_usd, 0)) AS usd, SUM(${TOKENS}) AS tokens
+     FROM llm_calls l LEFT JOIN sessions s ON s.id = l.session_id
+     WHERE l.started_at >= ${param(1)}${input.sessionId ? ` AND l.session_id = ${param(2)}` : ''}
+     GROUP BY 1, 2, 3`,
+    ...(store.kind === 'postgres' ? [since] : [since.toISOString().replace('Z', '+00:00')]),
+    ...(input.sessionId ? [input.sessionId] : []),
+  );
+  const days = new Map<string, SpendingDay>();
+  for (let back = input.days - 1; back >= 0; back--) {
+    const day = localDay(new Date(input.now.getTime() - back * 24 * 60 * 60 * 1000), input.timeZone);
+    days.set(day, { day, usd: 0, tokens: 0, byLayer: {}, byPersona: {} });
+  }
+  for (const row of rows) {
+    const entry = days.get(localDay(new Date(`${row.hour}:30:00Z`), input.timeZone));
+    if (!entry) continue; // before the first day shown
+    const usd = Number(row.usd ?? 0);
+    entry.usd += usd;
+    entry.tokens += Number(row.tokens ?? 0);
+    entry.byLayer[row.category] = (entry.byLayer[row.category] ?? 0) + usd;
+    const persona = row.persona ?? 'no session';
+    entry.byPersona[persona] = (entry.byPersona[persona] ?? 0) + usd;
+  }
+  return [...days.values()];
+}
+
+/** The `limit` sessions that cost the most since `since`. */
+export async function costliestSessions(input: { since: Date; limit: number }): Promise<SessionSpending[]> {
+  const db = await getDb();
+  const store = await getStore();
+  const rows = await db.$queryRawUnsafe<{ id: string; name: string; persona: string; usd: number | null; tokens: number | bigint | null }[]>(
+    `SELECT s.id AS id, s.name AS name, s.persona_name AS persona, SUM(COALESCE(l.cost_usd, 0)) AS usd, SUM(${TOKENS}) AS tokens
+     FROM llm_calls l JOIN sessions s ON s.id = l.session_id
+     WHERE l.started_at >= ${store.kind === 'postgres' ? '$1' : '?'}
+     GROUP BY s.id, s.name, s.persona_name ORDER BY 4 DESC, 5 DESC LIMIT ${Math.max(1, Math.min(100, Math.floor(input.limit)))}`,
+    store.kind === 'postgres' ? input.since : input.since.toISOString().replace('Z', '+00:00'),
+  );
+  return rows.map((row) => ({ sessionId: row.id, name: row.name, persona: row.persona, usd: Number(row.usd ?? 0), tokens: Number(row.tokens ?? 0) }));
+}
