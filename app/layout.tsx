@@ -38,6 +38,9 @@ export default async function RootLayout({ children }: { children: React.ReactNo
             <Link href="/skills" className="text-sm hover:underline">
               Skills
             </Link>
+            <Link href="/spending" className="text-sm hover:underline">
+              Spending
+            </Link>
             <Link href="/settings" className="text-sm hover:underline">
               Settings
             </Link>

@@ -219,6 +219,9 @@ export function SessionView({ sessionId }: { sessionId: string }) {
             </button>
           )}
           {notices.permission === 'granted' && <span className="text-xs text-zinc-500">notifications on</span>}
+          <Link className="btn" href={`/spending?session=${sessionId}`}>
+            Spending
+          </Link>
           <a className="btn" href={`/api/sessions/${sessionId}/export?format=md`} download>
             Export Markdown
           </a>

@@ -1,0 +1,67 @@
+// The Spending page and Settings › Allowances in Chromium (issue 48): a month of generated usage
+// (rows of llm_calls written into the e2e server's own database, as its model calls would have),
+// an allowance set from the form, today's bar, the charts by layer and by persona, the costliest
+// sessions, and one session's own spending from its page.
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { expect, test } from '@playwright/test';
+import { saveScreenshot } from './support/screenshots';
+
+const day = 24 * 60 * 60 * 1000;
+
+test('a month of usage: allowances set in Settings, the charts and the costliest sessions on the Spending page', async ({ page, request }) => {
+  const made: { id: string; persona: string }[] = [];
+  for (const [persona, name] of [['iris', 'Research assistant'], ['iris', 'Weekly report'], ['sage', 'Inbox triage']] as const) {
+    const created = await request.post('/api/sessions', { data: { persona, name } });
+    expect(created.status(), await created.text()).toBe(201);
+    made.push({ id: ((await created.json()) as { session: { id: string } }).session.id, persona });
+  }
+  await request.post(`/api/sessions/${made[0]!.id}/pause`);
+  await request.post(`/api/sessions/${made[1]!.id}/pause`);
+  await request.post(`/api/sessions/${made[2]!.id}/pause`);
+  const database = new Database(path.resolve('test-results/e2e-run/data/agentcsd.db'), { timeout: 5_000 });
+  const insert = database.prepare(
+    `INSERT INTO llm_calls (session_id, layer, backend, model, started_at, duration_ms, input_tokens, output_tokens, cost_usd, trace_id) VALUES (?, ?, 'anthropic', 'claude-haiku-4-5', ?, 800, ?, ?, ?, ?)`,
+  );
+  const now = Date.now();
+  database.transaction(() => {
+    for (let back = 0; back < 30; back++) {
+      const at = (hour: number) => new Date(now - back * day - hour * 60 * 60 * 1000).toISOString().replace('Z', '+00:00');
+      const weekday = (back % 7) + 1;
+      insert.run(made[0]!.id, 'internal', at(1), 3_000, 400, 0.011 * weekday, null);
+      insert.run(made[0]!.id, 'internal', at(2), 4_000, 600, 0.02 * weekday, 'task-trace');
+      insert.run(made[1]!.id, 'subconscious', at(3), 2_000, 100, 0.004 * (8 - weekday), null);
+      insert.run(made[2]!.id, 'internal', at(4), 2_500, 300, 0.009 * ((back % 3) + 1), null);
+      insert.run(made[2]!.id, 'memory', at(5), 5_000, 500, 0.006, null);
+    }
+  })();
+  database.close();
+
+  await page.goto('/settings#allowances');
+  const section = page.getByRole('region', { name: 'Allowances' });
+  await section.getByRole('button', { name: 'Add an allowance' }).click();
+  await section.getByLabel('Dollars a day').fill('0.50');
+  await section.getByLabel('Time zone').fill('UTC');
+  await section.getByRole('button', { name: 'Save allowances' }).click();
+  await expect(section.getByRole('status')).toContainText('Allowances saved');
+  await expect(section.getByRole('meter', { name: 'spent today' })).toBeVisible();
+
+  await page.goto('/spending');
+  await expect(page.getByRole('heading', { name: 'Spending', level: 1 })).toBeVisible();
+  await expect(page.getByTestId('allowance-today')).toContainText('The whole app');
+  await expect(page.getByTestId('allowance-today')).toContainText('of $0.50');
+  await expect(page.getByText('By what made the calls')).toBeVisible();
+  await expect(page.locator('.recharts-bar-rectangle').first()).toBeVisible();
+  await expect(page.locator('.recharts-legend-item-text', { hasText: 'Internal Dialog' }).first()).toBeVisible();
+  await expect(page.locator('.recharts-legend-item-text', { hasText: 'sage' })).toBeVisible();
+  const top = page.getByRole('table');
+  await expect(top.getByRole('row')).toHaveCount(4);
+  await expect(top.getByRole('row').nth(1)).toContainText('Research assistant');
+  await saveScreenshot(page, 'spending');
+
+  await page.goto(`/sessions/${made[2]!.id}`);
+  await page.locator(`a[href="/spending?session=${made[2]!.id}"]`).click();
+  await expect(page.getByRole('heading', { name: 'Spending of one session' })).toBeVisible();
+  await expect(page.locator('.recharts-legend-item-text', { hasText: 'sage' })).toBeVisible();
+  await expect(page.locator('.recharts-legend-item-text', { hasText: 'iris' })).toHaveCount(0);
+});
