@@ -46,6 +46,9 @@ export async function sendMalformedCorpus(
     // The OpenAI-compatible door (issue 46): no key, so a 401 in OpenAI's shape whatever else is odd.
     'door': (headers, path = '/v1/chat/completions') =>
       rawRequest({ port, method: 'POST', path, headers: [...headers, json], body: '{"model":"persona/iris","messages":[{"role":"user","content":"x"}]}', timeoutMs: HANG_MS }),
+    // Allowances (issue 48): an allowance with no limit — a 400 that changes nothing — and a spending query out of range.
+    'allowances write': (headers, path = '/api/allowances') => rawRequest({ port, method: 'PUT', path, headers: [...headers, json], body: '{"allowances":[{"scope":"app"}]}', timeoutMs: HANG_MS }),
+    'spending read': (headers, path = '/api/spending?days=0') => rawRequest({ port, method: 'GET', path, headers, timeoutMs: HANG_MS }),
     'socket handshake': (headers) => rawRequest({ port, ...socketHandshake(headers), timeoutMs: HANG_MS }),
   };
   const byStatus: Record<number, number> = {};
