@@ -12,7 +12,8 @@ import * as hooksRoute from '@/app/api/sessions/[id]/hooks/route';
 import * as hookRoute from '@/app/api/hooks/[id]/route';
 import { dayFigures, replaceAllowances, reserve, settle, type AllowanceRecord } from '@/lib/store/allowances-repository';
 import { dueOutbox, saveBinding, saveChannel } from '@/lib/store/channels-repository';
-import { personForSender } from '@/lib/store/people-repository';
+import { OWNER_ID, personForSender } from '@/lib/store/people-repository';
+import { pushEvent } from '@/lib/channels/channel-outbound';
 import { readWholeSession } from '@/lib/store/messages-repository';
 import { handleMessage } from '@/lib/channels/channel-inbound';
 import { channelHost } from '@/lib/orchestrator/channel-host';
@@ -127,4 +128,20 @@ describe('a daily allowance at the model boundary', () => {
     expect(notices).toHaveLength(1);
     stop();
   }, 60_000);
+
+  it("the 80% notice reaches each of the owner's chats, and no one else's", async () => {
+    const channelId = randomUUID();
+    await saveChannel({ id: channelId, kind: 'telegram', name: 'owner phone', enabled: false, config: { token: '1:x', api_root: 'http://127.0.0.1:1', callback_secret: 's' } });
+    await saveBinding({ id: randomUUID(), channelId, sender: 'telegram:1', senderName: '@me', address: '1', sessionId: null, persona: 'tester', push: 'cards', quietHours: null, personId: OWNER_ID });
+    const guest = await personForSender({ sender: 'telegram:2', name: 'Guest', role: 'guest' });
+    await saveBinding({ id: randomUUID(), channelId, sender: 'telegram:2', senderName: '@guest', address: '2', sessionId: null, persona: 'tester', push: 'all', quietHours: null, personId: guest.id });
+    const notice = { scope: 'app' as const, scope_id: '', day: '2026-11-27', unit: 'usd' as const, spent: 4.1, limit: 5, message: "82% of today's allowance for the app is spent ($4.10 of $5.00); at the limit the agent stops calling models until midnight UTC." };
+    const event = { type: 'allowance.notice' as const, sessionId: randomUUID(), seq: 1, at: new Date().toISOString(), bootId: 'b', ...notice };
+    const woken: string[] = [];
+    const queued = await pushEvent({ session: async () => null, talksTo: async () => false, takeAnswerTargets: async () => [], noteTurnStart: () => undefined, channelRunsHere: () => true, wake: (id) => woken.push(id), now: () => new Date() }, event);
+    expect(queued).toBe(1);
+    const rows = await dueOutbox(channelId, new Date(Date.now() + 1_000));
+    expect(rows.map((row) => [row.address, row.payload.text])).toEqual([['1', `Spending: ${notice.message}`]]);
+    expect(woken).toEqual([channelId]);
+  });
 });

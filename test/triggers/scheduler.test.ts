@@ -2,7 +2,7 @@
 // back in Europe/Madrid, the 31st of short months, leap day, slots missed while the app was down
 // with each catch-up policy, a fire cut by a crash completed once, two schedulers on one store
 // firing each slot once, a task schedule that never overlaps its previous run, and three failures
-// in a row pausing a schedule with the reason.
+// in a row pausing a schedule with the reason; a slot at a spent daily allowance skipped with it.
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultParams, type LayerModelConfig } from '@/lib/config/model-config';
 import { EventBus } from '@/lib/mind/events';
@@ -15,6 +15,7 @@ import { findSchedule, updateSchedule } from '@/lib/store/triggers-repository';
 import { createSchedule, createScheduleSchema } from '@/lib/triggers/schedule-service';
 import { Scheduler, type TriggerHost } from '@/lib/triggers/scheduler';
 import { FakeClock } from '@/test/support/fake-clock';
+import { replaceAllowances, reserve, settle } from '@/lib/store/allowances-repository';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
 useTempAppDirs();
@@ -180,5 +181,24 @@ describe('schedules on a simulated clock', () => {
     await startScheduler({ ...host, clock: counting });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(sleeps).toBeLessThanOrEqual(2);
+  });
+
+  it("a slot at a spent daily allowance is skipped with the reason (issue 48); raised, the next slot fires", async () => {
+    const clock = new FakeClock(Date.parse('2026-11-27T08:00:00Z'));
+    const { host, fired } = recordingHost(clock);
+    const sessionId = await newSession();
+    const persona = `p${sessions}`;
+    const allowance = { id: `persona:${persona}`, scope: 'persona' as const, scopeId: persona, usdPerDay: null, tokensPerDay: 10, timeZone: 'UTC' };
+    await replaceAllowances([allowance], new Date(clock.now()));
+    const held = await reserve([allowance], { usd: 0, tokens: 10 }, new Date(clock.now()));
+    if (held.ok) await settle(held.reservation, { usd: 0, tokens: 10 });
+    const made = await schedule(sessionId, clock, { kind: 'cron', expression: '0 9 * * *', time_zone: 'UTC', action: { kind: 'message', text: 'daily digest' } });
+    await startScheduler(host);
+    await clock.advance(2 * 3600_000);
+    expect(fired).toEqual([]);
+    expect((await findSchedule(made.id))!.lastResult).toBe(`skipped 2026-11-27T09:00:00.000Z: today's allowance (persona ${persona}) is spent; it renews at midnight UTC`);
+    await clock.advance(24 * 3600_000); // the next day is a new allowance day
+    expect(fired.map((fire) => fire.at)).toEqual(['2026-11-28T09:00:00.000Z']);
+    await replaceAllowances([], new Date(clock.now()));
   });
 });
