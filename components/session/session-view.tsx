@@ -9,6 +9,7 @@ import { StatusBadge } from '@/components/sessions/session-list';
 import type { SessionJson } from '@/components/sessions/session-types';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { ModelBanner } from './model-banner';
+import { OverrideButton } from '@/components/spending/override-button';
 import { UntrustedBanner } from './untrusted-banner';
 import { BrowserPanel } from './browser-panel';
 import type { MindState, OrchestratorEvent } from '@/lib/mind/events';
@@ -244,6 +245,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       />
       <UntrustedBanner session={session} toolCalls={state.toolCalls} onCleared={(saved) => dispatch({ type: 'session', session: saved })} />
       {state.mind?.degraded && session.status === 'active' && <ErrorBanner message={state.mind.degraded} />}
+      {state.mind?.degraded?.includes("today's allowance") && <OverrideButton onError={setError} />}
       {state.allowanceNotice && (
         <p role="status" data-testid="allowance-notice" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
           {state.allowanceNotice} <a className="underline" href="/settings#allowances">Allowances</a>

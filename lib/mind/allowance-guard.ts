@@ -5,7 +5,9 @@
 // the time the allowance's day ends as when to try again, and the reason in words.
 import type { BackendRequest, Usage } from '@/lib/backends/model-backend';
 import { estimateCost } from '@/lib/backends/pricing';
-import { allowancesForSession, claimNotice, dayFigures, localDay, reserve, settle, type AllowanceRecord, type AllowanceRefusal, type Reservation } from '@/lib/store/allowances-repository';
+import { z } from 'zod';
+import { readJsonSetting, writeJsonSetting } from '@/lib/store/settings-repository';
+import { allowancesForSession, claimNotice, dayFigures, listAllowances, localDay, reserve, settle, type AllowanceRecord, type AllowanceRefusal, type Reservation } from '@/lib/store/allowances-repository';
 import { estimateRequestTokens } from './token-budget';
 
 /** The most a call could cost: dollars (0 for a model without a known price: its tokens count) and tokens. */
@@ -45,13 +47,41 @@ export function untilNextDay(now: Date, timeZone: string): number {
 
 export type AllowanceHold = { ok: true; reservation: Reservation } | { ok: false; refusal: AllowanceRefusal; message: string; retryAfterMs: number };
 
-/** Reserves a call's worst case for a session (nothing to hold when no allowance applies). */
-export async function holdAllowance(sessionId: string, request: BackendRequest, now: Date): Promise<AllowanceHold> {
+const overrideSchema = z.object({ until: z.string().datetime() }).nullable();
+
+/** The owner's override (one click, until the app's next midnight): their own replies go past the allowances. */
+export async function overrideUntil(now: Date): Promise<Date | null> {
+  const saved = await readJsonSetting('allowance_override', overrideSchema, 'the allowance override', null);
+  return saved && Date.parse(saved.until) > now.getTime() ? new Date(saved.until) : null;
+}
+
+/** Lets the owner's own replies past the allowances until the app allowance's next midnight (null: ends it). */
+export async function setOverride(now: Date | null): Promise<Date | null> {
+  if (!now) {
+    await writeJsonSetting('allowance_override', null);
+    return null;
+  }
+  const zone = (await listAllowances()).find((allowance) => allowance.scope === 'app')?.timeZone ?? 'UTC';
+  const until = new Date(now.getTime() + untilNextDay(now, zone));
+  await writeJsonSetting('allowance_override', { until: until.toISOString() });
+  return until;
+}
+
+/**
+ * Reserves a call's worst case for a session (nothing to hold when no allowance applies). `owners`:
+ * the call is a reply in a conversation of the owner's alone — with the override on, it goes past
+ * the limits (its cost still counted on the day).
+ */
+export async function holdAllowance(sessionId: string, request: BackendRequest, now: Date, owners?: () => Promise<boolean>): Promise<AllowanceHold> {
   const allowances = await allowancesForSession(sessionId);
   if (allowances.length === 0) return { ok: true, reservation: { parts: [], usd: 0, tokens: 0 } };
   const worst = worstCase(request);
   const held = await reserve(allowances, worst, now);
   if (held.ok) return held;
+  if (owners && (await overrideUntil(now)) && (await owners())) {
+    const past = await reserve(allowances.map((allowance) => ({ ...allowance, usdPerDay: null, tokensPerDay: null })), worst, now);
+    if (past.ok) return past;
+  }
   return { ok: false, refusal: held.refusal, message: describeRefusal(held.refusal, worst), retryAfterMs: untilNextDay(now, held.refusal.allowance.timeZone) };
 }
 

@@ -10,6 +10,7 @@ import { closeDb } from '@/lib/store/db';
 import { randomUUID } from 'node:crypto';
 import * as hooksRoute from '@/app/api/sessions/[id]/hooks/route';
 import * as hookRoute from '@/app/api/hooks/[id]/route';
+import * as overrideRoute from '@/app/api/allowances/override/route';
 import { dayFigures, replaceAllowances, reserve, settle, type AllowanceRecord } from '@/lib/store/allowances-repository';
 import { dueOutbox, saveBinding, saveChannel } from '@/lib/store/channels-repository';
 import { OWNER_ID, personForSender } from '@/lib/store/people-repository';
@@ -144,4 +145,35 @@ describe('a daily allowance at the model boundary', () => {
     expect(rows.map((row) => [row.address, row.payload.text])).toEqual([['1', `Spending: ${notice.message}`]]);
     expect(woken).toEqual([channelId]);
   });
+
+  it("the owner's one-click override lets their own replies past the day, and nobody else's", async () => {
+    const app: AllowanceRecord = { id: 'app', scope: 'app', scopeId: '', usdPerDay: null, tokensPerDay: 20, timeZone: 'UTC' };
+    await replaceAllowances([app], new Date());
+    const mine = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
+    const guest = await personForSender({ sender: 'telegram:99', name: 'Visitor', role: 'guest' });
+    const theirs = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } }, { people: [guest.id] });
+    const replied = async (sessionId: string, text: string) => (await readWholeSession({ sessionId })).messages.some((message) => message.tag === 'ED_agent' && message.content.includes(text));
+    const refusal = (sessionId: string) => new Promise<string>((resolve) => {
+      const stop = orchestrator.bus.subscribe((event) => {
+        if (event.type === 'error' && event.sessionId === sessionId && event.layer === 'internal') {
+          stop();
+          resolve(event.kind);
+        }
+      });
+    });
+    let refused = refusal(mine.id);
+    await orchestrator.sendUserMessage(mine.id, { text: 'before the override' });
+    expect(await refused).toBe('allowance_spent');
+
+    const override = await overrideRoute.POST(new Request('http://127.0.0.1:3000/api/allowances/override', { method: 'POST' }), { params: Promise.resolve({}) });
+    expect(((await override.json()) as { override_until: string }).override_until).toMatch(/T00:00:00/);
+    await orchestrator.sendUserMessage(mine.id, { text: 'past the limit, mine' });
+    await expect.poll(() => replied(mine.id, 'past the limit, mine'), { timeout: 20_000 }).toBe(true);
+    refused = refusal(theirs.id);
+    await orchestrator.sendUserMessage(theirs.id, { text: 'a guest, past the limit?' });
+    expect(await refused).toBe('allowance_spent');
+    expect(await replied(theirs.id, 'a guest, past the limit?')).toBe(false);
+    expect((await dayFigures([app], new Date()))[0]!.spentTokens).toBeGreaterThan(20); // counted all the same
+    await overrideRoute.DELETE(new Request('http://127.0.0.1:3000/api/allowances/override', { method: 'DELETE' }), { params: Promise.resolve({}) });
+  }, 60_000);
 });
