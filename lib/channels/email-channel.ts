@@ -89,7 +89,11 @@ export class EmailChannel implements ChannelAdapter {
   }
 
   async start(handlers: InboundHandlers): Promise<void> {
-    this.running = this.loop(handlers);
+    // The loop keeps itself going; a bug in it is reported as the channel's state, never left unhandled.
+    this.running = this.loop(handlers).catch((error: unknown) => {
+      console.error('[channels] email loop ended:', error);
+      handlers.state({ kind: 'failed', reason: describe(error) });
+    });
   }
 
   async stop(): Promise<void> {
@@ -140,7 +144,11 @@ export class EmailChannel implements ChannelAdapter {
         const waitMs = RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]!;
         handlers.state({ kind: 'connecting', retryAt: new Date(Date.now() + waitMs).toISOString(), reason: describe(error) });
         this.client?.close();
-        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        // The backoff ends early when the channel stops (stop() waits for this loop).
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, waitMs);
+          signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        });
       }
     }
   }
@@ -208,7 +216,9 @@ export class EmailChannel implements ChannelAdapter {
   }
 }
 
-function describe(error: unknown): string {
-  const detail = error as { message?: string; responseText?: string; response?: string };
-  return (detail.responseText ?? detail.response ?? detail.message ?? String(error)).slice(0, 500);
+/** An error in words: the server's own text when it gave one (imapflow's and nodemailer's fields vary: only strings are taken). */
+export function describe(error: unknown): string {
+  const detail = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
+  const text = [detail.responseText, detail.response, detail.message].find((value): value is string => typeof value === 'string' && value.length > 0) ?? String(error);
+  return text.slice(0, 500);
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { simpleParser } from 'mailparser';
 import { freshText, mailCommand, mailFacts, mailText } from './email-message';
 import { mailCardCode, verifyMailCardCode } from './card-callback';
+import { describe as describeError } from './email-channel';
 
 describe('a mail read as a message', () => {
   it('keeps the words above a trailing quote and its attribution line; an inline quote stays', () => {
@@ -37,5 +38,14 @@ describe("a card's code by mail", () => {
     expect(verifyMailCardCode('secret', 'channel-a', code.replace(/^42/, '43'))).toBeNull();
     expect(verifyMailCardCode('other', 'channel-a', code)).toBeNull();
     expect(verifyMailCardCode('secret', 'channel-a', '42')).toBeNull();
+  });
+});
+
+describe("a mail server's error in words", () => {
+  it('takes the server text when it is text, and never fails on the fields imapflow fills with objects', () => {
+    expect(describeError(Object.assign(new Error('Command failed'), { responseText: 'Invalid credentials (Failure)' }))).toBe('Invalid credentials (Failure)');
+    expect(describeError(Object.assign(new Error('Command failed'), { response: { tag: 'A1', command: 'NO' } }))).toBe('Command failed');
+    expect(describeError(Object.assign(new Error(''), { response: '535 5.7.8 Authentication failed' }))).toBe('535 5.7.8 Authentication failed');
+    expect(describeError('plain')).toBe('plain');
   });
 });
