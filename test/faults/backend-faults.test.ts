@@ -171,6 +171,17 @@ describe('faults that end the reply: the reason is shown, nothing partial is sto
 });
 
 describe('Claude Code CLI faults (the real binary against the fake API)', () => {
+  // The real CLI starts a Node process of its own: on a loaded machine (two test files at once, one
+  // of them a Chromium) it can take longer than the 5 s the hang cases above use to say anything,
+  // and a 400 then read as a stall. Its own mind here waits as long as production's would need to.
+  beforeAll(async () => {
+    await orchestrator.stop();
+    events.close();
+    orchestrator = new Orchestrator({ retryPolicy: { maxAttempts: 3, baseDelayMs: 50, maxDelayMs: 200, maxRetryAfterMs: 2_000 }, stallTimeoutMs: 30_000 });
+    events = new EventRecorder(orchestrator.bus);
+    await orchestrator.start();
+  });
+
   it('the CLI missing: the path is named, the Subconscious keeps going', async () => {
     const sessionId = await newSession(cliLayer('/nowhere/claude'));
     const end = await say(sessionId, 'hello?');
