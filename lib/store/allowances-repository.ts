@@ -119,6 +119,9 @@ const RESERVE_SQL = `UPDATE allowance_days SET reserved_usd = reserved_usd + $us
     AND ($usdLimit IS NULL OR spent_usd + reserved_usd + $usd <= $usdLimit + 1e-9)
     AND ($tokensLimit IS NULL OR spent_tokens + reserved_tokens + $tokens <= $tokensLimit)`;
 
+/** The same statements with PostgreSQL's numbered, typed parameters (made once, not per call). */
+const RESERVE_PG = RESERVE_SQL.replace(/\$(usd|tokens|id|day|usdLimit|tokensLimit)\b/g, (_match, key: string) => `$${['id', 'day', 'usd', 'tokens', 'usdLimit', 'tokensLimit'].indexOf(key) + 1}${key === 'usd' || key === 'usdLimit' ? '::float8' : key === 'tokens' || key === 'tokensLimit' ? '::int' : ''}`);
+
 /**
  * Reserves `usd` and `tokens` on each allowance's day at `now` — all or none. A refusal names the
  * first allowance whose limit the worst case would pass.
@@ -139,7 +142,7 @@ export async function reserve(allowances: readonly AllowanceRecord[], worst: { u
         await client.query({ name: 'agentcsd_allowance_day', text: 'INSERT INTO allowance_days (allowance_id, day) VALUES ($1, $2) ON CONFLICT DO NOTHING', values: [values.id, values.day] });
         const updated = await client.query({
           name: 'agentcsd_allowance_reserve',
-          text: RESERVE_SQL.replace(/\$(usd|tokens|id|day|usdLimit|tokensLimit)\b/g, (_match, key: string) => `$${['id', 'day', 'usd', 'tokens', 'usdLimit', 'tokensLimit'].indexOf(key) + 1}${key === 'usd' || key === 'usdLimit' ? '::float8' : key === 'tokens' || key === 'tokensLimit' ? '::int' : ''}`),
+          text: RESERVE_PG,
           values: [values.id, values.day, values.usd, values.tokens, values.usdLimit, values.tokensLimit],
         });
         if (updated.rowCount !== 1) {
@@ -190,19 +193,20 @@ class RefusedAt extends Error {
   }
 }
 
+const SETTLE_SQL = `UPDATE allowance_days SET reserved_usd = MAX(reserved_usd - $reservedUsd, 0), reserved_tokens = MAX(reserved_tokens - $reservedTokens, 0), spent_usd = spent_usd + $usd, spent_tokens = spent_tokens + $tokens WHERE allowance_id = $id AND day = $day`;
+const SETTLE_PG = SETTLE_SQL.replaceAll('MAX(', 'GREATEST(').replace(/\$(reservedUsd|reservedTokens|usd|tokens|id|day)\b/g, (_match, key: string) => `$${['id', 'day', 'reservedUsd', 'reservedTokens', 'usd', 'tokens'].indexOf(key) + 1}${key === 'id' || key === 'day' ? '' : key.toLowerCase().includes('usd') ? '::float8' : '::int'}`);
+
 /** The call ended: its reservation released, what it really cost spent (on the days it reserved). */
 export async function settle(reservation: Reservation, actual: { usd: number; tokens: number }): Promise<void> {
   if (reservation.parts.length === 0) return;
   const store = await getStore();
-  const sql = `UPDATE allowance_days SET reserved_usd = MAX(reserved_usd - $reservedUsd, 0), reserved_tokens = MAX(reserved_tokens - $reservedTokens, 0), spent_usd = spent_usd + $usd, spent_tokens = spent_tokens + $tokens WHERE allowance_id = $id AND day = $day`;
   if (store.kind === 'postgres') {
     const pool = pgRaw(store.url);
-    const text = sql.replaceAll('MAX(', 'GREATEST(').replace(/\$(reservedUsd|reservedTokens|usd|tokens|id|day)\b/g, (_match, key: string) => `$${['id', 'day', 'reservedUsd', 'reservedTokens', 'usd', 'tokens'].indexOf(key) + 1}${key === 'id' || key === 'day' ? '' : key.toLowerCase().includes('usd') ? '::float8' : '::int'}`);
-    for (const part of reservation.parts) await pool.query({ name: 'agentcsd_allowance_settle', text, values: [part.allowanceId, part.day, reservation.usd, reservation.tokens, actual.usd, actual.tokens] });
+    for (const part of reservation.parts) await pool.query({ name: 'agentcsd_allowance_settle', text: SETTLE_PG, values: [part.allowanceId, part.day, reservation.usd, reservation.tokens, actual.usd, actual.tokens] });
     return;
   }
   const raw = rawDb();
-  const update = statement(raw, sql.replace(/\$(\w+)/g, '@$1'));
+  const update = statement(raw, SETTLE_SQL.replace(/\$(\w+)/g, '@$1'));
   raw.database.transaction(() => {
     for (const part of reservation.parts) update.run({ id: part.allowanceId, day: part.day, reservedUsd: reservation.usd, reservedTokens: reservation.tokens, usd: actual.usd, tokens: actual.tokens });
   })();
