@@ -100,9 +100,10 @@ export async function insertMessages(rows: readonly NewMessage[]): Promise<numbe
   return raw.database.transaction(() => rows.map((row) => (insert.get(row.sessionId, row.tag, row.content, sqliteDate(row.createdAt)) as { id: number }).id))();
 }
 
-/** Stores a conversation as one persona's sessions; returns message id → dia_id. */
-async function ingest(item: LocomoItem, persona: string): Promise<Map<number, string>> {
+/** Stores a conversation as one persona's sessions; returns message id → dia_id, and when it ended. */
+async function ingest(item: LocomoItem, persona: string): Promise<{ diaOf: Map<number, string>; ended: Date }> {
   const byId = new Map<number, string>();
+  let ended = new Date(0);
   const sessions = Object.keys(item.conversation).filter((key) => /^session_\d+$/.test(key)).sort((a, b) => Number(a.split('_')[1]) - Number(b.split('_')[1]));
   for (const key of sessions) {
     const sessionId = crypto.randomUUID();
@@ -118,8 +119,9 @@ async function ingest(item: LocomoItem, persona: string): Promise<Map<number, st
       })),
     );
     ids.forEach((id, index) => byId.set(id, turns[index]!.dia_id));
+    ended = new Date(Math.max(ended.getTime(), at.getTime() + turns.length * 1000));
   }
-  return byId;
+  return { diaOf: byId, ended };
 }
 
 export interface LocomoResult {
@@ -143,12 +145,13 @@ export async function benchLocomo(options: { weights?: Partial<RecallWeights>; e
   let sum10 = 0;
   for (const [index, item] of data.entries()) {
     const persona = `locomo-${index}`;
-    const diaOf = await ingest(item, persona);
+    // The questions are asked when the conversation has ended: its dates ("last May") read from then.
+    const { diaOf, ended } = await ingest(item, persona);
     if (options.embedder) await indexPending(options.embedder, { batch: 64 });
     for (const qa of item.qa) {
       if (!qa.evidence?.length) continue;
       const started = performance.now();
-      const hits = await recall({ personaName: persona, query: qa.question, k: 10, weights: { recency: 0, ...options.weights }, embedder: options.embedder ?? null });
+      const hits = await recall({ personaName: persona, query: qa.question, k: 10, now: ended, weights: { recency: 0, ...options.weights }, embedder: options.embedder ?? null });
       recallMs.push(performance.now() - started);
       const found = hits.map((hit) => (hit.kind === 'message' ? diaOf.get(hit.id) : undefined));
       const evidence = new Set(qa.evidence);
@@ -195,7 +198,7 @@ export function sentences(seed: number): () => string {
 }
 
 /** `recall` over `size` stored items (90% messages over 100 sessions, 10% memories), one persona. */
-export async function benchRecallLatency(options: { size: number; queries: number; embedder?: Embedder; postgresUrl?: string; unanalysed?: boolean }): Promise<RecallLatency> {
+export async function benchRecallLatency(options: { size: number; queries: number; embedder?: Embedder; postgresUrl?: string; unanalysed?: boolean; weights?: Partial<RecallWeights> }): Promise<RecallLatency> {
   const done = await freshStore(options.postgresUrl);
   const persona = 'latency';
   const sessions = await pausedSessions(persona, 100);
@@ -215,12 +218,12 @@ export async function benchRecallLatency(options: { size: number; queries: numbe
   if (options.embedder) await indexPending(options.embedder, { batch: 256 });
   // PostgreSQL: the statistics autovacuum gathers a minute after a bulk load, gathered now (recall
   // reads its words' frequencies from them; without, it counts them through the index).
-  if (options.postgresUrl && !options.unanalysed) await (await getDb()).$executeRawUnsafe('ANALYZE messages, memories');
+  if (options.postgresUrl && !options.unanalysed) await (await getDb()).$executeRawUnsafe('ANALYZE messages, memories, sessions');
   const samples: number[] = [];
   for (let index = 0; index < options.queries; index++) {
     const query = `what about the ${words[index % words.length]} and the ${words[(index * 7) % words.length]}?`;
     const begun = performance.now();
-    await recall({ personaName: persona, query, k: 10, embedder: options.embedder ?? null });
+    await recall({ personaName: persona, query, k: 10, embedder: options.embedder ?? null, weights: options.weights });
     samples.push(performance.now() - begun);
   }
   await done();
@@ -259,7 +262,8 @@ export async function benchConsolidationTokens(): Promise<ConsolidationTokens | 
   let now = Date.UTC(2027, 0, 1);
   for (const [index, item] of data.entries()) {
     const persona = `consolidate-${index}`;
-    const diaOf = await ingest(item, persona);
+    // The questions are asked when the conversation has ended: its dates ("last May") read from then.
+    const { diaOf, ended } = await ingest(item, persona);
     totals.turns += diaOf.size;
     // One session holding the whole conversation: consolidation walks it 60 messages at a time.
     const sessionId = crypto.randomUUID();

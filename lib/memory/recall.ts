@@ -10,6 +10,9 @@ import { configuredEmbedder } from './embeddings';
 import { findMemories, normaliseMemory, type MemoryKind, type MemoryRecord } from './memory-store';
 import { searchMemories, searchMessages, topicWords, type MessageHit } from './text-search';
 import { nearestItems } from './vector-index';
+import { queryDates } from './query-dates';
+import { turnNeighbours } from './turn-neighbours';
+import { rankTurns, turnsNeedRanking, type RankedTurn } from './turn-rerank';
 import { readableSessions } from '@/lib/store/people-repository';
 
 export interface RecallWeights {
@@ -23,6 +26,11 @@ export interface RecallWeights {
   pinned: number;
   /** A memory's rank counts this much more than a message's (it is distilled). */
   memoryBoost: number;
+  /** What was said, ranked as a conversation (turn-rerank.ts); 0 turns each off. */
+  neighbour: number;
+  speaker: number;
+  date: number;
+  dateSlackDays: number;
 }
 
 export const defaultRecallWeights: RecallWeights = {
@@ -32,6 +40,11 @@ export const defaultRecallWeights: RecallWeights = {
   importance: 0.004,
   pinned: 0.01,
   memoryBoost: 1.2,
+  // Chosen on LoCoMo's dev conversations (docs/benchmarks.md, "Recall, change by change").
+  neighbour: 0.5,
+  speaker: 0.3,
+  date: 0.6,
+  dateSlackDays: 10,
 };
 
 export interface RecallHit {
@@ -86,7 +99,7 @@ export async function recall(input: {
   const readable = (sessionId: string | null) => sessionId === null || !scope?.beyond.has(sessionId);
   const sessions = scope?.readable;
   const limit = input.candidates ?? 50;
-  const search = { personaName: input.personaName, words, limit, excludeSessionId: input.excludeSessionId ?? '', now, ...(sessions && { sessions }) };
+  const search = { personaName: input.personaName, words, limit, excludeSessionId: input.excludeSessionId ?? '', now, neighbours: weights.neighbour > 0, ...(sessions && { sessions }) };
   // Independent: on PostgreSQL each is its own round trips, and the query's vector an HTTP call.
   const [messages, memories, semantic] = await Promise.all([
     searchMessages(search, input.excludeMessageIds?.length ?? 0),
@@ -94,6 +107,7 @@ export async function recall(input: {
     semanticLists(input.personaName, input.query, limit, input.embedder, input.excludeSessionId ?? '', now),
   ]);
 
+  const turns = rankedTurns(messages, words, input.query, now, weights);
   const excluded = new Set(input.excludeMessageIds ?? []);
   // Reciprocal-rank fusion: an item found by several lists adds their terms; recency, importance
   // and pinning are added once.
@@ -115,9 +129,10 @@ export async function recall(input: {
       lists: [list],
     });
   };
-  const addMessage = (message: MessageHit, rank: number, list: string) => {
+  const addMessage = (message: MessageHit & { reasons?: string }, rank: number, list: string) => {
     if (excluded.has(message.id) || !readable(message.sessionId)) return;
-    add({ kind: 'message', ...message }, 1 / (weights.rrfK + rank + 1), `${list} #${rank + 1}`, { recency: message.createdAt, importance: 0.5, pinned: false });
+    const { reasons, score: _score, ...said } = message;
+    add({ kind: 'message', ...said }, 1 / (weights.rrfK + rank + 1), `${list} #${rank + 1}${reasons ? ` (${reasons})` : ''}`, { recency: message.createdAt, importance: 0.5, pinned: false });
   };
   const addMemory = (memory: MemoryRecord, rank: number, list: string, boost: number) => {
     if (!memory.shared && !readable(memory.sessionId)) return;
@@ -128,7 +143,7 @@ export async function recall(input: {
       { recency: memory.updatedAt, importance: memory.importance, pinned: memory.pinned },
     );
   };
-  messages.forEach((row, rank) => addMessage(row, rank, 'text match'));
+  turns.forEach((row, rank) => addMessage(row, rank, 'text match'));
   memories.forEach((row, rank) => addMemory(row, rank, 'text match', weights.memoryBoost));
   // By meaning: one list of messages and memories together, ranked by similarity alone.
   for (const item of semantic) {
@@ -136,21 +151,22 @@ export async function recall(input: {
     else addMemory(item.row, item.rank, 'meaning', 1);
   }
 
-  const hits: RecallHit[] = [...fused.values()].map((entry) => ({
-    ...entry.hit,
+  const scored = [...fused.values()].map((entry) => ({
+    entry,
     score: entry.rrf + weights.recency * entry.recency + weights.importance * entry.importance + (entry.pinned ? weights.pinned : 0),
-    why: `${entry.pinned ? 'pinned ' : ''}${entry.hit.kind === 'memory' ? entry.hit.memoryKind : 'said in a session'}, ${entry.lists.join(' + ')}`,
   }));
-  hits.sort((a, b) => b.score - a.score);
-  // The same text once: the best-scored copy stands for all.
+  scored.sort((a, b) => b.score - a.score);
+  // The same text once: the best-scored copy stands for all. Only the hits returned are described.
   const seen = new Set<string>();
-  const unique = hits.filter((hit) => {
-    const key = normaliseMemory(hit.content);
-    if (seen.has(key)) return false;
+  const unique: RecallHit[] = [];
+  for (const { entry, score } of scored) {
+    if (unique.length === (input.k ?? 10)) break;
+    const key = normaliseMemory(entry.hit.content);
+    if (seen.has(key)) continue;
     seen.add(key);
-    return true;
-  });
-  return unique.slice(0, input.k ?? 10);
+    unique.push({ ...entry.hit, score, why: `${entry.pinned ? 'pinned ' : ''}${entry.hit.kind === 'memory' ? entry.hit.memoryKind : 'said in a session'}, ${entry.lists.join(' + ')}` });
+  }
+  return unique;
 }
 
 /**
@@ -171,6 +187,14 @@ export function memoryBlock(hits: readonly RecallHit[], budgetTokens: number): {
     used.push(hit);
   }
   return { text: lines.join('\n'), used };
+}
+
+/** The store's hits ranked as a conversation: with their neighbours, speaker and dates (turn-rerank.ts). */
+function rankedTurns(hits: MessageHit[], words: readonly string[], query: string, now: Date, weights: RecallWeights): (MessageHit | RankedTurn)[] {
+  if (hits.length === 0 || !turnsNeedRanking(weights)) return hits;
+  const neighbours = weights.neighbour > 0 ? turnNeighbours(hits) : [];
+  const dates = weights.date > 0 ? queryDates(query, now) : { spans: [], events: [] };
+  return rankTurns({ hits, neighbours, words, dates, weights });
 }
 
 /** How long a recall waits for its query's vector before going on lexically. */
@@ -198,7 +222,7 @@ async function semanticLists(personaName: string, query: string, limit: number, 
   const db = await getDb();
   const ids = (kind: 'message' | 'memory') => nearest.filter((item) => item.kind === kind).map((item) => item.id);
   const [messages, memories] = await Promise.all([
-    db.message.findMany({ where: { id: { in: ids('message') }, sessionId: { not: excludeSessionId }, session: { personaName } }, select: { id: true, sessionId: true, content: true, createdAt: true } }),
+    db.message.findMany({ where: { id: { in: ids('message') }, sessionId: { not: excludeSessionId }, session: { personaName } }, select: { id: true, sessionId: true, content: true, createdAt: true } }).then((rows) => rows.map((row) => ({ ...row, score: 0 }))),
     findMemories(ids('memory')),
   ]);
   const messageById = new Map(messages.map((message) => [message.id, message]));

@@ -26,6 +26,13 @@ export interface MessageHit {
   sessionId: string;
   content: string;
   createdAt: Date;
+  /** The store's lexical score (BM25 on SQLite, idf-weighted ts_rank on PostgreSQL): higher is better; 0 for a turn found as a neighbour. */
+  score: number;
+  /**
+   * The turns said just before and after it in its session (turn-neighbours.ts), when the search
+   * was asked for them and read them in the same statement (PostgreSQL: no second round trip).
+   */
+  neighbours?: { before: MessageHit | null; after: MessageHit | null };
 }
 
 export interface TextSearch {
@@ -41,6 +48,8 @@ export interface TextSearch {
    * conversation's people may read); undefined = the persona's all.
    */
   sessions?: readonly string[];
+  /** Messages only: read each hit's neighbouring turns too, where the store can in the same statement. */
+  neighbours?: boolean;
 }
 
 /** Every-word matches first, then any-word ones, `limit` in all, each list in rank order. */
@@ -73,16 +82,19 @@ export const ftsMatch = (words: readonly string[], mode: 'all' | 'any') => words
 /** tsquery syntax: the words are letters and digits only, so they are plain lexemes. */
 export const tsQuery = (words: readonly string[], mode: 'all' | 'any') => words.join(mode === 'all' ? ' & ' : ' | ');
 
+type SqliteHitRow = { id: number; session_id: string; content: string; created_at: string; score: number };
+const sqliteHit = (row: SqliteHitRow): MessageHit => ({ id: row.id, sessionId: row.session_id, content: row.content, createdAt: new Date(row.created_at), score: row.score });
+
 async function sqliteMessages(search: TextSearch, mode: 'all' | 'any', count: number): Promise<MessageHit[]> {
   const rows = statement(
     rawDb(),
-    `SELECT m.id, m.session_id, m.content, m.created_at FROM message_fts
+    `SELECT m.id, m.session_id, m.content, m.created_at, -bm25(message_fts) AS score FROM message_fts
        JOIN messages m ON m.id = message_fts.rowid
        JOIN sessions s ON s.id = m.session_id
      WHERE message_fts MATCH ? AND s.persona_name = ? AND m.session_id != ?${search.sessions ? ' AND m.session_id IN (SELECT value FROM json_each(?))' : ''}
      ORDER BY bm25(message_fts), m.id DESC LIMIT ?`,
-  ).all(ftsMatch(search.words, mode), search.personaName, search.excludeSessionId, ...(search.sessions ? [JSON.stringify(search.sessions)] : []), count) as { id: number; session_id: string; content: string; created_at: string }[];
-  return rows.map((row) => ({ id: row.id, sessionId: row.session_id, content: row.content, createdAt: new Date(row.created_at) }));
+  ).all(ftsMatch(search.words, mode), search.personaName, search.excludeSessionId, ...(search.sessions ? [JSON.stringify(search.sessions)] : []), count) as SqliteHitRow[];
+  return rows.map(sqliteHit);
 }
 
 /**
@@ -95,13 +107,13 @@ async function sqliteMessages(search: TextSearch, mode: 'all' | 'any', count: nu
 function sqliteScopedMessages(search: TextSearch, sessions: readonly string[], count: number): MessageHit[] {
   const rows = statement(
     rawDb(),
-    `SELECT m.id, m.session_id, m.content, m.created_at FROM message_fts
+    `SELECT m.id, m.session_id, m.content, m.created_at, -bm25(message_fts) AS score FROM message_fts
        JOIN messages m ON m.id = message_fts.rowid
        JOIN sessions s ON s.id = m.session_id
      WHERE message_fts MATCH ? AND s.persona_name = ? AND m.session_id != ? AND m.session_id IN (SELECT value FROM json_each(?))
      ORDER BY m.id IN (SELECT rowid FROM message_fts WHERE message_fts MATCH ?) DESC, bm25(message_fts), m.id DESC LIMIT ?`,
-  ).all(ftsMatch(search.words, 'any'), search.personaName, search.excludeSessionId, JSON.stringify(sessions), ftsMatch(search.words, 'all'), count) as { id: number; session_id: string; content: string; created_at: string }[];
-  return rows.map((row) => ({ id: row.id, sessionId: row.session_id, content: row.content, createdAt: new Date(row.created_at) }));
+  ).all(ftsMatch(search.words, 'any'), search.personaName, search.excludeSessionId, JSON.stringify(sessions), ftsMatch(search.words, 'all'), count) as SqliteHitRow[];
+  return rows.map(sqliteHit);
 }
 
 async function sqliteMemories(search: TextSearch, mode: 'all' | 'any', count: number): Promise<MemoryRecord[]> {
@@ -172,7 +184,8 @@ function bothPassesAtOnce<Hit extends { allWords: boolean }>(rows: Hit[], words:
 const isoUtc = (column: string) => `to_char(${column}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 async function postgresMessages(url: string, search: TextSearch, extra: number): Promise<MessageHit[]> {
-  const { rows } = await pgQuery<{ id: number; session_id: string; content: string; created_at: string; all_words: boolean }>(
+  type Side = { [key in `${'before' | 'after'}_${'id' | 'content' | 'at'}`]: string | number | null };
+  const { rows } = await pgQuery<{ id: number; session_id: string; content: string; created_at: string; all_words: boolean; rank: number } & Side>(
     pgRaw(url),
     'agentcsd_search_messages',
     // The text index first, always (MATERIALIZED): on tables the planner has no statistics for yet
@@ -180,7 +193,8 @@ async function postgresMessages(url: string, search: TextSearch, extra: number):
     // Every-word matches first: when the persona has at least `limit` of them, only they are
     // read and ranked (the any-word pass, thousands of rows for common words, is skipped); else
     // the any-word hits join them, ranked in two stages (coarseRank, then the weighted rank of the
-    // best few). The content is read for the rows returned only.
+    // best few). The content is read for the rows returned only, with each one's neighbouring turns
+    // when asked ($8): two index steps back and forth in its session.
     `WITH ${weightedTerms('messages', '$5')}, all_hits AS MATERIALIZED (
        SELECT m.id, m.search FROM messages m JOIN sessions s ON s.id = m.session_id
        WHERE m.search @@ to_tsquery('english', $6) AND m.session_id <> $3 AND s.persona_name = $2 AND ($7::text[] IS NULL OR m.session_id = ANY($7::text[]))
@@ -199,12 +213,32 @@ async function postgresMessages(url: string, search: TextSearch, extra: number):
        SELECT m.id, m.all_words, ${weightedRank('m')} AS rank FROM candidates m
        ORDER BY m.all_words DESC, rank DESC, m.id DESC LIMIT $4
      )
-     SELECT m.id, m.session_id, m.content, ${isoUtc('m.created_at')} AS created_at, r.all_words
+     SELECT m.id, m.session_id, m.content, ${isoUtc('m.created_at')} AS created_at, r.all_words, r.rank,
+            b.id AS before_id, b.content AS before_content, ${isoUtc('b.created_at')} AS before_at,
+            a.id AS after_id, a.content AS after_content, ${isoUtc('a.created_at')} AS after_at
      FROM ranked r JOIN messages m ON m.id = r.id
+     LEFT JOIN LATERAL (
+       SELECT p.id, p.content, p.created_at FROM messages p
+       WHERE $8 AND p.session_id = m.session_id AND p.id < m.id AND p.tag IN ('ED_user', 'ED_agent') ORDER BY p.id DESC LIMIT 1
+     ) b ON true
+     LEFT JOIN LATERAL (
+       SELECT p.id, p.content, p.created_at FROM messages p
+       WHERE $8 AND p.session_id = m.session_id AND p.id > m.id AND p.tag IN ('ED_user', 'ED_agent') ORDER BY p.id LIMIT 1
+     ) a ON true
      ORDER BY r.all_words DESC, r.rank DESC, r.id DESC`,
-    [tsQuery(search.words, 'any'), search.personaName, search.excludeSessionId, search.limit + extra, search.words, tsQuery(search.words, 'all'), search.sessions ?? null],
+    [tsQuery(search.words, 'any'), search.personaName, search.excludeSessionId, search.limit + extra, search.words, tsQuery(search.words, 'all'), search.sessions ?? null, search.neighbours ?? false],
   );
-  const hits = rows.map((row) => ({ id: Number(row.id), sessionId: row.session_id, content: row.content, createdAt: new Date(row.created_at), allWords: row.all_words }));
+  const side = (row: Side, name: 'before' | 'after', sessionId: string): MessageHit | null =>
+    row[`${name}_id`] === null ? null : { id: Number(row[`${name}_id`]), sessionId, content: String(row[`${name}_content`]), createdAt: new Date(String(row[`${name}_at`])), score: 0 };
+  const hits = rows.map((row) => ({
+    id: Number(row.id),
+    sessionId: row.session_id,
+    content: row.content,
+    createdAt: new Date(row.created_at),
+    score: Number(row.rank),
+    allWords: row.all_words,
+    ...(search.neighbours && { neighbours: { before: side(row, 'before', row.session_id), after: side(row, 'after', row.session_id) } }),
+  }));
   return bothPassesAtOnce(hits, search.words, search.limit).map(({ allWords: _flag, ...hit }) => hit);
 }
 
