@@ -19,6 +19,7 @@ import { defaultModelIds } from '@/lib/config/model-catalog';
 import { createEmbedder } from '@/lib/memory/embeddings';
 import { benchGraphValidation, capabilitiesTable } from './capabilities';
 import { benchRecovery, benchStepOverhead, benchThroughput, engineTable, recoveryTable, throughputTable } from './engine';
+import { benchRankingCost, benchRecallChanges, recallChangesTable } from './recall-changes';
 import { benchConsolidationTokens, benchHybridLatency, benchLocomo, benchRecallLatency, memoryTables } from './memory';
 import { startPostgres } from '@/test/support/postgres';
 import { benchStoreTurn, storeTable } from './store';
@@ -108,6 +109,13 @@ console.log(
     ],
     consolidation: await benchConsolidationTokens(),
   }),
+);
+console.log('\n## Recall, change by change: what was said ranked as a conversation (issue 49)\n');
+console.log(
+  recallChangesTable(
+    await benchRecallChanges({ postgresUrl: memoryPostgres.url }),
+    await benchRankingCost({ postgresUrl: memoryPostgres.url, queries: quick ? 50 : 200, quick }),
+  ),
 );
 console.log('\n## People: recall scoped to one person\'s conversation beside the persona\'s all\n');
 console.log(

@@ -57,7 +57,7 @@ test('Settings › Memory: an embeddings endpoint is tested and saved, its key n
   test.setTimeout(60_000);
   await page.goto('/settings');
   const section = page.getByRole('region', { name: 'Memory' });
-  await section.getByLabel('Use an embeddings endpoint').check();
+  await section.getByLabel('An embeddings endpoint').check();
   await section.getByLabel('Endpoint', { exact: true }).fill(fakeLlmEndpoint);
   await section.getByLabel('Model', { exact: true }).fill('fake-embed');
   await section.getByLabel(/API key/).fill('sk-e2e-embed-4242');
@@ -67,7 +67,7 @@ test('Settings › Memory: an embeddings endpoint is tested and saved, its key n
   await expect(section.getByRole('status').filter({ hasText: 'Saved' })).toBeVisible();
   await saveScreenshot(page, 'settings-memory');
   await page.reload();
-  await expect(page.getByRole('region', { name: 'Memory' }).getByLabel('Use an embeddings endpoint')).toBeChecked();
+  await expect(page.getByRole('region', { name: 'Memory' }).getByLabel('An embeddings endpoint')).toBeChecked();
   await expect(page.getByRole('region', { name: 'Memory' })).toContainText('(set, …4242)');
   const stored = await (await request.get('/api/memory-settings')).text();
   expect(stored).not.toContain('sk-e2e-embed-4242');

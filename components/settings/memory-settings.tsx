@@ -8,6 +8,7 @@ import type { ConsolidationConfig } from '@/lib/memory/memory-settings';
 interface MemorySettingsJson {
   settings: {
     embeddings: { endpoint: string; model: string; api_key_set: boolean; api_key_hint?: string } | null;
+    builtin_embedder: boolean;
     consolidation: ConsolidationConfig;
   };
   indexer: { model: string | null; indexed: number; lastError: string | null; vectors: number };
@@ -16,7 +17,9 @@ interface MemorySettingsJson {
 /** Settings › Memory: the optional embeddings endpoint (hybrid recall) and the consolidation caps. */
 export function MemorySettings() {
   const [loaded, setLoaded] = useState<MemorySettingsJson | null>(null);
-  const [useEmbeddings, setUseEmbeddings] = useState(false);
+  // Recall by meaning: off, the model inside the app, or an endpoint.
+  const [meaning, setMeaning] = useState<'off' | 'builtin' | 'endpoint'>('off');
+  const useEmbeddings = meaning === 'endpoint';
   const [endpoint, setEndpoint] = useState('http://127.0.0.1:11434/v1');
   const [model, setModel] = useState('nomic-embed-text');
   const [apiKey, setApiKey] = useState('');
@@ -28,7 +31,7 @@ export function MemorySettings() {
   function apply(json: MemorySettingsJson) {
     setLoaded(json);
     setConsolidation(json.settings.consolidation);
-    setUseEmbeddings(json.settings.embeddings !== null);
+    setMeaning(json.settings.embeddings ? 'endpoint' : json.settings.builtin_embedder ? 'builtin' : 'off');
     if (json.settings.embeddings) {
       setEndpoint(json.settings.embeddings.endpoint);
       setModel(json.settings.embeddings.model);
@@ -46,7 +49,7 @@ export function MemorySettings() {
     if (!consolidation) return;
     setBusy(true);
     try {
-      apply(await apiFetch<MemorySettingsJson>('/api/memory-settings', { method: 'PUT', body: { embeddings: useEmbeddings ? embeddings() : null, consolidation } }));
+      apply(await apiFetch<MemorySettingsJson>('/api/memory-settings', { method: 'PUT', body: { embeddings: useEmbeddings ? embeddings() : null, builtin_embedder: meaning === 'builtin', consolidation } }));
       setNotice('Saved.');
       setError(null);
     } catch (caught) {
@@ -59,7 +62,7 @@ export function MemorySettings() {
   async function test() {
     setBusy(true);
     try {
-      const answer = await apiFetch<{ ok: boolean; dims?: number; error?: string }>('/api/memory-settings/test', { method: 'POST', body: { embeddings: embeddings() } });
+      const answer = await apiFetch<{ ok: boolean; dims?: number; error?: string }>('/api/memory-settings/test', { method: 'POST', body: meaning === 'builtin' ? { builtin: true } : { embeddings: embeddings() } });
       setNotice(answer.ok ? `Works: ${answer.dims}-dimensional vectors.` : `Does not work: ${answer.error}`);
     } catch (caught) {
       setError((caught as Error).message);
@@ -94,11 +97,23 @@ export function MemorySettings() {
       <fieldset className="space-y-2">
         <legend className="font-medium">Recall by meaning (optional)</legend>
         <p className="text-sm text-zinc-500">
-          Recall searches words (SQLite full-text, no model needed). With an OpenAI-compatible embeddings endpoint it also searches by meaning — for example Ollama after <code>ollama pull nomic-embed-text</code>.
+          Recall searches words, with each turn&apos;s neighbours, who said it and the dates a question names — no model needed. It can search by meaning too: with the model built into the app
+          (about 20 ms more per recall, ~100 MB of memory; on LoCoMo it adds one point of recall@10 and none at @5, so it is off by default) or with an OpenAI-compatible embeddings endpoint, for example Ollama after{' '}
+          <code>ollama pull nomic-embed-text</code>.
         </p>
-        <label className="flex items-center gap-2 text-sm">
-          <input type="checkbox" checked={useEmbeddings} onChange={(event) => setUseEmbeddings(event.target.checked)} /> Use an embeddings endpoint
-        </label>
+        <div role="radiogroup" aria-label="Recall by meaning" className="flex flex-wrap gap-4 text-sm">
+          {(
+            [
+              ['off', 'Words only'],
+              ['builtin', 'Built-in model (runs here)'],
+              ['endpoint', 'An embeddings endpoint'],
+            ] as const
+          ).map(([value, label]) => (
+            <label key={value} className="flex items-center gap-2">
+              <input type="radio" name="recall-by-meaning" value={value} checked={meaning === value} onChange={() => setMeaning(value)} /> {label}
+            </label>
+          ))}
+        </div>
         {useEmbeddings && (
           <div className="grid gap-2 sm:grid-cols-3">
             <label className="flex flex-col text-sm">
@@ -141,7 +156,7 @@ export function MemorySettings() {
         <button type="button" className="btn btn-primary" disabled={busy || !consolidation} onClick={() => void save()}>
           Save memory settings
         </button>
-        {useEmbeddings && (
+        {meaning !== 'off' && (
           <button type="button" className="btn" disabled={busy} onClick={() => void test()}>
             Test embeddings
           </button>

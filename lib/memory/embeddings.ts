@@ -5,6 +5,7 @@
 // all of one length, finite numbers.
 import type OpenAI from 'openai';
 import { loadOpenAISdk, normaliseBaseURL } from '@/lib/backends/openai-compatible-backend';
+import { createLocalEmbedder } from './local-embedder';
 import { readMemorySettings, type EmbeddingsConfig } from './memory-settings';
 
 export class EmbeddingError extends Error {
@@ -77,10 +78,14 @@ export function checkedVectors(answer: { data?: unknown }, expected: number): Fl
 
 let configured: { key: string; embedder: Embedder } | null = null;
 
-/** The embedder of Settings › Memory, or null when none is configured (recall is lexical). */
+/** The embedder of Settings › Memory — an endpoint, else the built-in model when ticked — or null (recall is lexical). */
 export async function configuredEmbedder(): Promise<Embedder | null> {
-  const { embeddings } = await readMemorySettings();
-  if (!embeddings) return null;
+  const { embeddings, builtin_embedder: builtin } = await readMemorySettings();
+  if (!embeddings) {
+    if (!builtin) return null;
+    if (configured?.key !== 'builtin') configured = { key: 'builtin', embedder: createLocalEmbedder() };
+    return configured.embedder;
+  }
   const key = JSON.stringify(embeddings);
   if (configured?.key !== key) configured = { key, embedder: createEmbedder(embeddings) };
   return configured.embedder;

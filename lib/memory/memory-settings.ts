@@ -31,6 +31,8 @@ export type ConsolidationConfig = z.infer<typeof consolidationConfigSchema>;
 export const memorySettingsSchema = z
   .object({
     embeddings: embeddingsConfigSchema.nullable(),
+    /** Recall by meaning with the model inside the app (local-embedder.ts) while no endpoint is set. Off by default (docs/guide.md says why). */
+    builtin_embedder: z.boolean().optional(),
     consolidation: consolidationConfigSchema,
   })
   .strict();
@@ -75,7 +77,7 @@ export function publicMemorySettings(settings: MemorySettings) {
     api_key_set: Boolean(settings.embeddings.api_key),
     ...(settings.embeddings.api_key ? { api_key_hint: `…${settings.embeddings.api_key.slice(-4)}` } : {}),
   };
-  return { embeddings, consolidation: settings.consolidation };
+  return { embeddings, builtin_embedder: Boolean(settings.builtin_embedder), consolidation: settings.consolidation };
 }
 
 /** A missing key keeps the stored one (for the same endpoint), an empty string removes it. */

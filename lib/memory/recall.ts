@@ -3,13 +3,11 @@
 // then recency, importance and pinning added with weights from config; duplicates (a fact restated
 // nine times) come back once; superseded facts never come back (their successor does).
 import { untrustedMessageSources } from '@/lib/store/untrusted-repository';
-import { getDb } from '@/lib/store/db';
 import { estimateTokens } from '@/lib/mind/token-budget';
 import type { Embedder } from './embeddings';
-import { configuredEmbedder } from './embeddings';
-import { findMemories, normaliseMemory, type MemoryKind, type MemoryRecord } from './memory-store';
+import { normaliseMemory, type MemoryKind, type MemoryRecord } from './memory-store';
+import { meaningOf, withMeaning } from './recall-meaning';
 import { searchMemories, searchMessages, topicWords, type MessageHit } from './text-search';
-import { nearestItems } from './vector-index';
 import { queryDates } from './query-dates';
 import { turnNeighbours } from './turn-neighbours';
 import { rankTurns, turnsNeedRanking, type RankedTurn } from './turn-rerank';
@@ -31,6 +29,8 @@ export interface RecallWeights {
   speaker: number;
   date: number;
   dateSlackDays: number;
+  /** With an embedder: the share of similarity in a turn's score, and the weight of the memories found by meaning. */
+  meaning: number;
 }
 
 export const defaultRecallWeights: RecallWeights = {
@@ -41,10 +41,11 @@ export const defaultRecallWeights: RecallWeights = {
   pinned: 0.01,
   memoryBoost: 1.2,
   // Chosen on LoCoMo's dev conversations (docs/benchmarks.md, "Recall, change by change").
-  neighbour: 0.5,
+  neighbour: 0.6,
   speaker: 0.3,
   date: 0.6,
   dateSlackDays: 10,
+  meaning: 0.3,
 };
 
 export interface RecallHit {
@@ -101,13 +102,15 @@ export async function recall(input: {
   const limit = input.candidates ?? 50;
   const search = { personaName: input.personaName, words, limit, excludeSessionId: input.excludeSessionId ?? '', now, neighbours: weights.neighbour > 0, ...(sessions && { sessions }) };
   // Independent: on PostgreSQL each is its own round trips, and the query's vector an HTTP call.
-  const [messages, memories, semantic] = await Promise.all([
+  const [messages, memories, meaning] = await Promise.all([
     searchMessages(search, input.excludeMessageIds?.length ?? 0),
     searchMemories(search),
-    semanticLists(input.personaName, input.query, limit, input.embedder, input.excludeSessionId ?? '', now),
+    meaningOf(input.personaName, input.query, limit, input.embedder, input.excludeSessionId ?? '', now),
   ]);
 
-  const turns = rankedTurns(messages, words, input.query, now, weights);
+  // What was said: ranked as a conversation, then by meaning too when an embedder is on.
+  const lexicalTurns = rankedTurns(messages, words, input.query, now, weights);
+  const turns = meaning ? await withMeaning(input.personaName, lexicalTurns, meaning, weights.meaning) : lexicalTurns;
   const excluded = new Set(input.excludeMessageIds ?? []);
   // Reciprocal-rank fusion: an item found by several lists adds their terms; recency, importance
   // and pinning are added once.
@@ -145,11 +148,8 @@ export async function recall(input: {
   };
   turns.forEach((row, rank) => addMessage(row, rank, 'text match'));
   memories.forEach((row, rank) => addMemory(row, rank, 'text match', weights.memoryBoost));
-  // By meaning: one list of messages and memories together, ranked by similarity alone.
-  for (const item of semantic) {
-    if (item.kind === 'message') addMessage(item.row, item.rank, 'meaning');
-    else addMemory(item.row, item.rank, 'meaning', 1);
-  }
+  // Memories nearest by meaning: their own list, counting `meaning` of a text match's.
+  meaning?.memories.forEach((row, rank) => addMemory(row, rank, 'meaning', weights.meaning));
 
   const scored = [...fused.values()].map((entry) => ({
     entry,
@@ -195,47 +195,6 @@ function rankedTurns(hits: MessageHit[], words: readonly string[], query: string
   const neighbours = weights.neighbour > 0 ? turnNeighbours(hits) : [];
   const dates = weights.date > 0 ? queryDates(query, now) : { spans: [], events: [] };
   return rankTurns({ hits, neighbours, words, dates, weights });
-}
-
-/** How long a recall waits for its query's vector before going on lexically. */
-const QUERY_EMBED_TIMEOUT_MS = 3_000;
-
-type SemanticRow = { kind: 'message'; row: MessageHit; rank: number } | { kind: 'memory'; row: MemoryRecord; rank: number };
-
-/**
- * The nearest items by meaning, messages and memories in one list ranked from 0, with the same filters as the text lists
- * (another persona's items never; superseded and expired memories and the excluded session's
- * messages left out). Empty without an embedder; a failing one leaves recall lexical.
- */
-async function semanticLists(personaName: string, query: string, limit: number, given: Embedder | null | undefined, excludeSessionId: string, now: Date): Promise<SemanticRow[]> {
-  const embedder = given === undefined ? await configuredEmbedder() : given;
-  if (!embedder) return [];
-  let vector: Float32Array;
-  try {
-    [vector] = (await embedder.embed([query], AbortSignal.timeout(QUERY_EMBED_TIMEOUT_MS))) as [Float32Array];
-  } catch (error) {
-    console.warn(`[memory] the query could not be embedded; recall is lexical this time: ${(error as Error).message}`);
-    return [];
-  }
-  // Unrelated (or opposite) by this model's measure: similarity 0 or less.
-  const nearest = (await nearestItems(personaName, embedder.model, vector, limit * 2)).filter((item) => item.similarity > 0);
-  const db = await getDb();
-  const ids = (kind: 'message' | 'memory') => nearest.filter((item) => item.kind === kind).map((item) => item.id);
-  const [messages, memories] = await Promise.all([
-    db.message.findMany({ where: { id: { in: ids('message') }, sessionId: { not: excludeSessionId }, session: { personaName } }, select: { id: true, sessionId: true, content: true, createdAt: true } }).then((rows) => rows.map((row) => ({ ...row, score: 0 }))),
-    findMemories(ids('memory')),
-  ]);
-  const messageById = new Map(messages.map((message) => [message.id, message]));
-  const memoryById = new Map(memories.filter((memory) => memory.personaName === personaName && memory.validTo === null && (memory.expiresAt === null || memory.expiresAt > now)).map((memory) => [memory.id, memory]));
-  const rows: SemanticRow[] = [];
-  for (const item of nearest) {
-    const message = item.kind === 'message' ? messageById.get(item.id) : undefined;
-    const memory = item.kind === 'memory' ? memoryById.get(item.id) : undefined;
-    if (message) rows.push({ kind: 'message', row: message, rank: rows.length });
-    if (memory) rows.push({ kind: 'memory', row: memory, rank: rows.length });
-    if (rows.length >= limit) break;
-  }
-  return rows;
 }
 
 /**

@@ -1,7 +1,7 @@
 // What was said, ranked as a conversation rather than as loose lines (issue 49). The store's
 // lexical score of each turn (BM25 / weighted ts_rank) is the start; then, each measured alone on
 // LoCoMo's dev conversations (docs/benchmarks.md):
-// - a turn's neighbours lend it their score, `neighbour` times theirs: an answer rarely repeats
+// - a turn's better neighbour lends it its score, `neighbour` times it: an answer rarely repeats
 //   the question's words, the turn before it does;
 // - a turn by the one person the query names counts `speaker` more (the speaker is the name a
 //   turn begins with, "Alice: …", as shared sessions and imports write it);
@@ -71,7 +71,8 @@ export function rankTurns(input: { hits: readonly MessageHit[]; neighbours: read
   const within = (at: Date) => spans.find((span) => at.getTime() >= span.from.getTime() - DAY_MS && at.getTime() < span.to.getTime() + slack);
 
   const ranked = [...turns.values()].map((turn) => {
-    const lent = scoreOf(before.get(turn.id)) + scoreOf(after.get(turn.id));
+    // The better neighbour only: a turn between two matches is not worth more than either.
+    const lent = Math.max(scoreOf(before.get(turn.id)), scoreOf(after.get(turn.id)));
     let score = scoreOf(turn.id) + weights.neighbour * lent;
     const reasons: string[] = [];
     if (weights.neighbour > 0 && lent > 0) reasons.push(own.has(turn.id) ? 'and its neighbours' : 'next to a match');

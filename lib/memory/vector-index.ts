@@ -13,6 +13,8 @@ interface PersonaMatrix {
   kinds: VectorItemKind[];
   ids: number[];
   matrix: Float32Array;
+  /** `kind:id` → row, made on first use. */
+  rowOf?: Map<string, number>;
 }
 
 // On globalThis: a memory forgotten through a route (its own bundle) must leave the orchestrator's copy too.
@@ -107,6 +109,28 @@ export async function nearestItems(personaName: string, model: string, query: Fl
   }
   scored.sort((a, b) => b.similarity - a.similarity);
   return scored.slice(0, limit).map(({ index, similarity }) => ({ kind: found.kinds[index]!, id: found.ids[index]!, similarity }));
+}
+
+/**
+ * The query's similarity to each of these items (their stored vectors), `kind:id` → cosine; an item
+ * not embedded yet is absent. For the lexical candidates of a hybrid recall (recall.ts).
+ */
+export async function similaritiesTo(personaName: string, model: string, query: Float32Array, items: readonly { kind: VectorItemKind; id: number }[]): Promise<Map<string, number>> {
+  const found = await matrixFor(personaName, model);
+  const result = new Map<string, number>();
+  if (!found || found.dims !== query.length) return result;
+  const { dims, matrix } = found;
+  found.rowOf ??= new Map(found.ids.map((id, row) => [`${found.kinds[row]}:${id}`, row]));
+  for (const item of items) {
+    const key = `${item.kind}:${item.id}`;
+    const row = found.rowOf.get(key);
+    if (row === undefined) continue;
+    let dot = 0;
+    const offset = row * dims;
+    for (let i = 0; i < dims; i++) dot += matrix[offset + i]! * query[i]!;
+    result.set(key, dot);
+  }
+  return result;
 }
 
 export async function vectorCount(): Promise<number> {

@@ -15,7 +15,7 @@ export const GET = handle(async () => Response.json(await settingsJson(await rea
 export const PUT = handle(async (request) => {
   const body = await readJsonBody(request, putMemorySettingsBodySchema);
   const stored = await readMemorySettings();
-  const settings: MemorySettings = { embeddings: mergeEmbeddingsKey(body.embeddings, stored.embeddings), consolidation: body.consolidation };
+  const settings: MemorySettings = { embeddings: mergeEmbeddingsKey(body.embeddings, stored.embeddings), builtin_embedder: Boolean(body.builtin_embedder), consolidation: body.consolidation };
   await writeMemorySettings(settings);
   getOrchestrator().vectors.start(); // a new endpoint is used by the next round (a few seconds)
   return Response.json(await settingsJson(settings));
