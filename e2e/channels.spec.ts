@@ -23,7 +23,7 @@ test('add a Telegram bot, approve a stranger from the page, talk to the session 
   expect(created.status(), await created.text()).toBe(201);
   const { session } = (await created.json()) as { session: { id: string; name: string } };
 
-  await page.goto('/settings');
+  await page.goto('/settings/channels');
   const section = page.getByRole('region', { name: 'Channels' });
   await section.getByRole('button', { name: 'Add a channel' }).click();
   await section.getByLabel('Name').fill('My phone');

@@ -4,7 +4,7 @@ import { expect, test } from '@playwright/test';
 import { saveScreenshot } from './support/screenshots';
 
 test('make a key in Settings › Access, use it at /v1, revoke it', async ({ page, request }) => {
-  await page.goto('/settings');
+  await page.goto('/settings/access');
   const access = page.getByRole('region', { name: 'Access' });
   await access.getByLabel('Name').fill('e2e script');
   await access.getByRole('checkbox', { name: 'iris' }).check();

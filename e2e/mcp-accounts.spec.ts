@@ -15,7 +15,7 @@ test('a remote MCP server: Sign in → consent → tools; refreshed silently; re
   test.setTimeout(120_000);
   const server = await startOAuthMcpServer({ accessTokenTtl: 8 });
   try {
-    await page.goto('/settings');
+    await page.goto('/settings/mcp');
     const section = page.getByRole('region', { name: 'MCP servers' });
     await section.getByLabel('MCP servers configuration').fill(JSON.stringify({ mcpServers: { linear: { type: 'http', url: server.mcpUrl } } }));
     await section.getByRole('button', { name: 'Save servers' }).click();

@@ -55,7 +55,7 @@ test('told in one session, remembered in the next; shown, searched and forgotten
 
 test('Settings › Memory: an embeddings endpoint is tested and saved, its key never shown; recall then finds by meaning', async ({ page, request }) => {
   test.setTimeout(60_000);
-  await page.goto('/settings');
+  await page.goto('/settings/memory');
   const section = page.getByRole('region', { name: 'Memory' });
   await section.getByLabel('An embeddings endpoint').check();
   await section.getByLabel('Endpoint', { exact: true }).fill(fakeLlmEndpoint);

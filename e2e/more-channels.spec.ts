@@ -22,7 +22,7 @@ test.afterAll(async ({ request }) => {
 });
 
 test('add a mailbox: IMAP and SMTP tested, connected, passwords never shown', async ({ page }) => {
-  await page.goto('/settings');
+  await page.goto('/settings/channels');
   const section = page.getByRole('region', { name: 'Channels' });
   await section.getByRole('button', { name: 'Add a channel' }).click();
   await section.getByLabel('Kind').selectOption('email');
@@ -55,7 +55,7 @@ test('add a mailbox: IMAP and SMTP tested, connected, passwords never shown', as
 });
 
 test('add a Discord bot: tested, connected, the token never shown', async ({ page }) => {
-  await page.goto('/settings');
+  await page.goto('/settings/channels');
   const section = page.getByRole('region', { name: 'Channels' });
   await section.getByRole('button', { name: 'Add a channel' }).click();
   await section.getByLabel('Kind').selectOption('discord');

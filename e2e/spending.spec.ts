@@ -37,7 +37,7 @@ test('a month of usage: allowances set in Settings, the charts and the costliest
   })();
   database.close();
 
-  await page.goto('/settings#allowances');
+  await page.goto('/settings/spending');
   const section = page.getByRole('region', { name: 'Allowances' });
   await section.getByRole('button', { name: 'Add an allowance' }).click();
   await section.getByLabel('Dollars a day').fill('0.50');

@@ -57,7 +57,7 @@ test('create a file and run a command: approve one call, deny another with a rea
 });
 
 test('Settings shows the sandbox working, the tools and their approval', async ({ page }) => {
-  await page.goto('/settings');
+  await page.goto('/settings/tools');
   const tools = page.getByRole('region', { name: 'Tools' });
   await expect(tools.getByRole('status', { name: 'Sandbox status' })).toContainText('Sandbox working');
   const table = tools.getByRole('table', { name: 'Built-in tools' });
@@ -73,7 +73,7 @@ test('an MCP server pasted in Settings: connected, its tools chosen; a session c
   expect(reset.status(), await reset.text()).toBe(200);
   const everything = path.resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
   try {
-    await page.goto('/settings');
+    await page.goto('/settings/mcp');
     const section = page.getByRole('region', { name: 'MCP servers' });
     await section.getByLabel('MCP servers configuration').fill(JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'], env: { DEMO_TOKEN: 'demo-secret-value-1234' } } } }));
     await section.getByRole('button', { name: 'Save servers' }).click();

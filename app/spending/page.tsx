@@ -12,7 +12,7 @@ export default async function SpendingPage({ searchParams }: { searchParams: Pro
         <h1 className="text-2xl font-semibold">{sessionId ? 'Spending of one session' : 'Spending'}</h1>
         <p className="text-sm text-zinc-500">
           What the model calls cost, from the recorded calls (a model without a known price counts its tokens only). Daily limits are set in{' '}
-          <Link className="underline" href="/settings#allowances">
+          <Link className="underline" href="/settings/spending">
             Settings › Allowances
           </Link>
           {sessionId && (

@@ -1,5 +1,6 @@
 'use client';
 
+import { SettingsLink } from '@/components/settings/settings-link';
 import type { ElicitationJson } from '@/lib/mind/elicitation-json';
 import type { MessageAttachment } from './composer';
 import Link from 'next/link';
@@ -28,6 +29,7 @@ import { SessionSettings } from './session-settings';
 import { SubconsciousPanel } from './subconscious-panel';
 import { UsageSummary } from './usage-summary';
 import { useSessionSocket, type ConnectionState } from './use-session-socket';
+import { LayerTabList, layerTabs, panelId, tabId, useLayerTabs } from './layer-tabs';
 import { useBackgroundNotices } from './background-notices';
 
 const pageSize = 100;
@@ -118,6 +120,12 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   );
 
   const notices = useBackgroundNotices(state.session?.name ?? null);
+  // A narrow screen shows one layer at a time (issue 50): what each has, to put a dot on the others.
+  const tabs = useLayerTabs({
+    external: state.history.external.messages.length + (state.streaming ? 1 : 0),
+    internal: state.history.internal.messages.length + Object.keys(state.toolCalls).length,
+    subconscious: state.history.subconscious.messages.length + Object.keys(state.consolidations).length,
+  });
   const notify = notices.onEvent;
   const onEvent = useCallback((event: OrchestratorEvent) => {
     if (event.sessionId !== sessionId) return;
@@ -212,7 +220,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           </Link>
         )}
         <MindLine mind={state.mind} status={session.status} />
-        <div className="ml-auto flex items-center gap-3">
+        <div className="ml-auto flex flex-wrap items-center gap-3">
           <ConnectionIndicator state={socket.state} />
           {notices.permission === 'default' && (
             <button type="button" className="btn" onClick={() => void notices.enable()} title="A system notification when the agent speaks on its own, a card waits or a task ends while this tab is in the background">
@@ -248,7 +256,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       {state.mind?.degraded?.includes("today's allowance") && <OverrideButton onError={setError} />}
       {state.allowanceNotice && (
         <p role="status" data-testid="allowance-notice" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
-          {state.allowanceNotice} <a className="underline" href="/settings#allowances">Allowances</a>
+          {state.allowanceNotice} <SettingsLink section="spending" />
         </p>
       )}
       {latestError && !state.mind?.degraded && (
@@ -258,10 +266,15 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       )}
       <TasksPanel sessionId={sessionId} tasks={state.tasks} onError={setError} />
       <SchedulesPanel sessionId={sessionId} live={state.schedules} onError={setError} />
+      <LayerTabList active={tabs.active} onSelect={tabs.setActive} news={tabs.news} />
       <div className="grid gap-4 lg:grid-cols-3">
-        <ChatPanel state={state} onSend={send} onStop={() => void stopReply()} onLoadEarlier={() => void loadEarlier('external')} onError={setError} />
-        <InternalPanel state={state} onLoadEarlier={() => void loadEarlier('internal')} />
-        <SubconsciousPanel state={state} onLoadEarlier={() => void loadEarlier('subconscious')} />
+        {layerTabs.map(({ key }) => (
+          <div key={key} id={panelId(key)} role="tabpanel" aria-labelledby={tabId(key)} className={`min-w-0 ${tabs.active === key ? '' : 'hidden lg:block'}`}>
+            {key === 'external' && <ChatPanel state={state} onSend={send} onStop={() => void stopReply()} onLoadEarlier={() => void loadEarlier('external')} onError={setError} />}
+            {key === 'internal' && <InternalPanel state={state} onLoadEarlier={() => void loadEarlier('internal')} />}
+            {key === 'subconscious' && <SubconsciousPanel state={state} onLoadEarlier={() => void loadEarlier('subconscious')} />}
+          </div>
+        ))}
       </div>
       <div className="flex flex-wrap items-start gap-6">
         <UsageSummary usage={state.usage} />

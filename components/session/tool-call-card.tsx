@@ -1,5 +1,6 @@
 'use client';
 
+import { SettingsLink } from '@/components/settings/settings-link';
 import { memo, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { fileLinesIn } from '@/lib/attachments/file-line';
@@ -185,6 +186,9 @@ export const ToolCallCard = memo(function ToolCallCard(props: { call: ToolCallJs
                 </select>
               </label>
             </div>
+            <p className="text-xs text-zinc-600 dark:text-zinc-400">
+              Away from this page? Cards reach a paired phone too: <SettingsLink section="channels" />.
+            </p>
           </div>
         )}
         {decided && <p className="text-xs text-zinc-600 dark:text-zinc-400">{decided}</p>}

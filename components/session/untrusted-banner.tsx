@@ -41,7 +41,7 @@ export function UntrustedBanner(props: { session: SessionJson; toolCalls: Record
       <button type="button" className="btn" disabled={busy} onClick={() => void clear()}>
         I have read it: trust this session
       </button>
-      <a className="underline" href="/settings#trusted-sources-heading">
+      <a className="underline" href="/settings/tools#trusted-sources-heading">
         Trust a source
       </a>
       {error && <span>{error}</span>}

@@ -1,6 +1,7 @@
 'use client';
 
 import { useEffect, useState } from 'react';
+import { useUnsavedChanges } from '@/components/ui/unsaved-changes';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { DayBar, type Today } from '@/components/spending/day-bar';
@@ -44,13 +45,19 @@ export function AllowancesSettings() {
     load().catch((caught: Error) => setError(caught.message));
   }, []);
 
-  const change = (index: number, patch: Partial<AllowanceRow>) => setRows((current) => current!.map((row, at) => (at === index ? { ...row, ...patch } : row)));
+  const [dirty, setDirty] = useState(false);
+  useUnsavedChanges('settings-allowances', dirty);
+  const change = (index: number, patch: Partial<AllowanceRow>) => {
+    setDirty(true);
+    setRows((current) => current!.map((row, at) => (at === index ? { ...row, ...patch } : row)));
+  };
 
   async function save() {
     try {
       const saved = await apiFetch<{ allowances: AllowanceRow[]; today: Today[] }>('/api/allowances', { method: 'PUT', body: { allowances: rows } });
       setRows(saved.allowances);
       setToday(saved.today);
+      setDirty(false);
       setError(null);
       setNotice('Allowances saved; every model call from now on is held to them.');
     } catch (caught) {
@@ -108,7 +115,10 @@ export function AllowancesSettings() {
                 <input className="field w-40" value={row.time_zone} onChange={(event) => change(index, { time_zone: event.target.value })} />
               </label>
               <DayBar today={today.find((figures) => figures.scope === row.scope && figures.scope_id === row.scope_id)} />
-              <button type="button" className="btn" onClick={() => setRows((current) => current!.filter((_, at) => at !== index))}>
+              <button type="button" className="btn" onClick={() => {
+                  setDirty(true);
+                  setRows((current) => current!.filter((_, at) => at !== index));
+                }}>
                 Remove
               </button>
             </li>
@@ -116,7 +126,10 @@ export function AllowancesSettings() {
         </ul>
       )}
       <div className="flex gap-2">
-        <button type="button" className="btn" onClick={() => setRows((current) => [...(current ?? []), blank(zone)])} disabled={rows === null}>
+        <button type="button" className="btn" onClick={() => {
+            setDirty(true);
+            setRows((current) => [...(current ?? []), blank(zone)]);
+          }} disabled={rows === null}>
           Add an allowance
         </button>
         <button type="button" className="btn btn-primary" onClick={() => void save()} disabled={rows === null}>

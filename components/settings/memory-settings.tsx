@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
+import { useUnsavedChanges } from '@/components/ui/unsaved-changes';
 import type { ConsolidationConfig } from '@/lib/memory/memory-settings';
 
 interface MemorySettingsJson {
@@ -27,6 +28,9 @@ export function MemorySettings() {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Any edit after the stored settings arrived, until saved.
+  const [dirty, setDirty] = useState(false);
+  useUnsavedChanges('settings-memory', dirty);
 
   function apply(json: MemorySettingsJson) {
     setLoaded(json);
@@ -37,6 +41,7 @@ export function MemorySettings() {
       setModel(json.settings.embeddings.model);
     }
     setApiKey('');
+    setDirty(false);
   }
 
   useEffect(() => {
@@ -86,7 +91,7 @@ export function MemorySettings() {
   );
 
   return (
-    <section aria-labelledby="memory-settings-heading" className="space-y-4 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
+    <section aria-labelledby="memory-settings-heading" onChange={() => loaded && setDirty(true)} className="space-y-4 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
       <h2 id="memory-settings-heading" className="text-lg font-semibold">
         Memory
       </h2>

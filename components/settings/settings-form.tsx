@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { useSave } from '@/components/ui/use-save';
+import { useUnsavedChanges } from '@/components/ui/unsaved-changes';
 import { LayerModelFields } from './layer-model-fields';
 import { toLayerFormValue, toLayerPayload, type LayerFormValue } from './layer-form-value';
 import { ParamsFields, toParamsFormValue, toParamsPayload, type ParamsFormValue } from './params-fields';
@@ -21,7 +22,8 @@ function toFormState(settings: SettingsJson): FormState {
 
 export function SettingsForm() {
   const [form, setForm] = useState<FormState | null>(null);
-  const { saving, saved, error, setError, run, changed } = useSave();
+  const { saving, saved, dirty, error, setError, run, changed } = useSave();
+  useUnsavedChanges('settings-models', dirty);
 
   useEffect(() => {
     apiFetch<{ settings: SettingsJson }>('/api/settings')

@@ -81,7 +81,7 @@ export function SpendingView({ sessionId }: { sessionId?: string }) {
           </h2>
           {today.length === 0 ? (
             <p className="text-sm text-zinc-500">
-              No allowance is set: nothing stops the spending. <Link className="underline" href="/settings#allowances">Set one in Settings › Allowances</Link>.
+              No allowance is set: nothing stops the spending. <Link className="underline" href="/settings/spending">Set one in Settings › Allowances</Link>.
             </p>
           ) : (
             <ul className="space-y-1">

@@ -7,6 +7,8 @@ export function useSave() {
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  /** Changed since the last successful save (unsaved-changes.tsx warns before leaving). */
+  const [dirty, setDirty] = useState(false);
 
   async function run(action: () => Promise<void>): Promise<void> {
     setSaving(true);
@@ -14,6 +16,7 @@ export function useSave() {
     try {
       await action();
       setSaved(true);
+      setDirty(false);
     } catch (caught) {
       setError((caught as Error).message);
     } finally {
@@ -21,5 +24,16 @@ export function useSave() {
     }
   }
 
-  return { saving, saved, error, setError, run, changed: () => setSaved(false) };
+  return {
+    saving,
+    saved,
+    dirty,
+    error,
+    setError,
+    run,
+    changed: () => {
+      setSaved(false);
+      setDirty(true);
+    },
+  };
 }

@@ -30,7 +30,7 @@ export async function createEngine(env: Pick<Env, 'AGENTCSD_ENGINE' | 'AGENTCSD_
   if (env.AGENTCSD_ENGINE === 'memory') {
     return { engine: new InMemoryEngine(clock), description: 'in-memory', launch: async () => undefined };
   }
-  if (!env.AGENTCSD_DATABASE_URL) throw new Error('AGENTCSD_ENGINE=dbos needs AGENTCSD_DATABASE_URL=postgres://… (see docs/operations.md, "More than one process")');
+  if (!env.AGENTCSD_DATABASE_URL) throw new Error('AGENTCSD_ENGINE=dbos needs AGENTCSD_DATABASE_URL=postgres://… (see docs/cluster.md, "More than one process")');
   const executorId = processName(env);
   const { DbosEngine } = await import('./dbos-engine');
   const engine = new DbosEngine({ systemDatabaseUrl: env.AGENTCSD_DATABASE_URL, executorId, clock, clustered: options.clustered === true });

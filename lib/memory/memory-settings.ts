@@ -31,7 +31,7 @@ export type ConsolidationConfig = z.infer<typeof consolidationConfigSchema>;
 export const memorySettingsSchema = z
   .object({
     embeddings: embeddingsConfigSchema.nullable(),
-    /** Recall by meaning with the model inside the app (local-embedder.ts) while no endpoint is set. Off by default (docs/guide.md says why). */
+    /** Recall by meaning with the model inside the app (local-embedder.ts) while no endpoint is set. Off by default (docs/memory.md says why). */
     builtin_embedder: z.boolean().optional(),
     consolidation: consolidationConfigSchema,
   })

@@ -19,6 +19,9 @@ export function contentSecurityPolicy(input: { nonce: string; dev: boolean }): s
     "img-src 'self' data: blob:",
     "font-src 'self' data:",
     "connect-src 'self'",
+    // The app shell's service worker and the web app manifest (issue 50), from this origin only.
+    "worker-src 'self'",
+    "manifest-src 'self'",
     "media-src 'self' blob:",
     "object-src 'none'",
     "frame-src 'none'",

@@ -80,6 +80,15 @@ describe('the sign-in callback (issue 41 §12)', () => {
   });
 });
 
+describe('the installable app’s manifest and icons (issue 50)', () => {
+  it('are read without the token (a browser fetches the manifest without cookies), nothing else is', () => {
+    for (const url of ['/manifest.webmanifest', '/icons/icon-192.png', '/icons/maskable-512.png']) expect(guardRequest(request({ url }), withToken), url).toEqual({ ok: true });
+    for (const url of ['/sw.js', '/icons/../settings', '/icons/x.png/', '/manifest.webmanifest.json', '/icons/a/b.png']) expect(guardRequest(request({ url }), withToken), url).toMatchObject({ ok: false });
+    expect(guardRequest(request({ method: 'POST', url: '/manifest.webmanifest', origin: 'http://localhost:3000' }), withToken)).toMatchObject({ ok: false, status: 401 });
+    expect(guardRequest(request({ url: '/manifest.webmanifest', host: 'evil.com:3000' }), withToken)).toMatchObject({ ok: false, status: 421 });
+  });
+});
+
 describe('the token in the URL (issue 41 §14)', () => {
   const answer = () => {
     const written: { status?: number; headers?: Record<string, string> } = {};

@@ -58,11 +58,12 @@ export function guardRequest(request: IncomingMessage, options: GuardOptions, me
     }
     const webhook = method.toUpperCase() === 'POST' && /^\/api\/hooks\/[^/]+$/.test(target.pathname);
     const oauthCallback = method.toUpperCase() === 'GET' && target.pathname === '/oauth/callback' && target.searchParams.has('state');
+    const shellAsset = ['GET', 'HEAD'].includes(method.toUpperCase()) && /^\/(?:manifest\.webmanifest|icons\/[a-z0-9-]+\.png)$/.test(target.pathname);
     // The doors for other clients (issue 46): a key of Settings › Access, checked by the route, stands for Origin and token.
     const door = target.pathname.startsWith('/v1/');
     const token = tokenFromHeaders({ authorization: request.headers.authorization, cookie: request.headers.cookie });
     if (token === null) return { ok: false, status: 400, code: 'bad_request', message: 'The access-token cookie is not valid percent-encoding' };
-    return checkRequest({ method, host: request.headers.host, origin: request.headers.origin, token, webhook, oauthCallback, door }, options);
+    return checkRequest({ method, host: request.headers.host, origin: request.headers.origin, token, webhook, oauthCallback, door, shellAsset }, options);
   } catch {
     return { ok: false, status: 400, code: 'bad_request', message: 'The request could not be read' };
   }

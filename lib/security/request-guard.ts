@@ -31,6 +31,8 @@ export interface GuardInput {
    * (issue 41 §12); Host and Origin are checked as for any request.
    */
   oauthCallback?: boolean;
+  /** GET of the installable app's manifest or icons (issue 50): a browser fetches the manifest without cookies; they hold nothing private. */
+  shellAsset?: boolean;
 }
 
 export type GuardVerdict = { ok: true } | { ok: false; status: number; code: string; message: string };
@@ -95,7 +97,7 @@ export function checkRequest(input: GuardInput, options: GuardOptions): GuardVer
       message: `Mutating requests need an Origin header, e.g. "Origin: http://localhost:${options.port}"`,
     };
   }
-  if (options.accessToken && !input.oauthCallback && !(input.token && sameToken(input.token, options.accessToken))) {
+  if (options.accessToken && !input.oauthCallback && !input.shellAsset && !(input.token && sameToken(input.token, options.accessToken))) {
     return { ok: false, status: 401, code: 'unauthorized', message: 'Access token required' };
   }
   return { ok: true };

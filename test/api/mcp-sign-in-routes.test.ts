@@ -55,7 +55,7 @@ describe('signing in through the routes', () => {
     const back = await consentInBrowserless(authorization_url);
     const answer = await callback.GET(new Request(back.href));
     expect(answer.status).toBe(200);
-    expect(await answer.text()).toContain('<meta http-equiv="refresh" content="0;url=/settings?mcp_signed_in=remote#mcp-servers">');
+    expect(await answer.text()).toContain('<meta http-equiv="refresh" content="0;url=/settings/mcp?mcp_signed_in=remote#mcp-servers">');
     expect(remoteStatus()).toMatchObject({ state: 'ready', signed_in: true, tool_count: 1 });
 
     const out = await post(signOutRoute.POST, 'remote');

@@ -14,7 +14,7 @@ const querySchema = z.object({
 const escape = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 function page(status: number, message: string): Response {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in refused · AgentCSD</title></head><body style="font-family:system-ui;max-width:40rem;margin:4rem auto"><h1>Sign-in refused</h1><p data-testid="oauth-refused">${escape(message)}</p><p><a href="/settings#mcp-servers">Back to Settings › MCP servers</a></p></body></html>`;
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in refused · AgentCSD</title></head><body style="font-family:system-ui;max-width:40rem;margin:4rem auto"><h1>Sign-in refused</h1><p data-testid="oauth-refused">${escape(message)}</p><p><a href="/settings/mcp">Back to Settings › MCP servers</a></p></body></html>`;
   return new Response(html, { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
 }
 
@@ -39,7 +39,7 @@ export async function GET(request: Request): Promise<Response> {
   const url = new URL(request.url);
   const query = querySchema.safeParse(Object.fromEntries(url.searchParams));
   if (!query.success) return page(400, 'This address is not a sign-in coming back: it has no state. Start again from Settings › MCP servers.');
-  const settings = new URL('/settings', 'http://app.invalid'); // only its path, query and hash are sent
+  const settings = new URL('/settings/mcp', 'http://app.invalid'); // only its path, query and hash are sent
   try {
     const name = await getOrchestrator().mcp.finishSignIn({
       state: query.data.state,

@@ -1,0 +1,23 @@
+// The pages a person opens, for the checks that go over all of them (issue 50: width on a phone, axe).
+import { expect, type Page } from '@playwright/test';
+import { settingsSections } from '../../components/settings/settings-sections';
+import { fakeModels } from './fake-models';
+
+export async function newSession(page: Page, name: string): Promise<string> {
+  const created = await page.request.post('/api/sessions', { data: { persona: 'iris', name, models: fakeModels() } });
+  expect(created.status(), await created.text()).toBe(201);
+  return ((await created.json()) as { session: { id: string } }).session.id;
+}
+
+/** The pages a person opens: every top-level page, each settings section, a persona and a session. */
+export async function everyPage(page: Page): Promise<string[]> {
+  const session = await newSession(page, 'Every page');
+  return ['/', '/personas', '/personas/iris', '/personas/iris/capabilities', '/memory', '/people', '/skills', '/spending', ...settingsSections.map((section) => `/settings/${section.slug}`), `/sessions/${session}`];
+}
+
+/** Waits for a page's data to arrive (its loading lines gone), so what is measured is the page in use. */
+export async function settled(page: Page): Promise<void> {
+  await page.waitForLoadState('networkidle').catch(() => undefined);
+  await expect(page.locator('[aria-busy="true"]')).toHaveCount(0, { timeout: 15_000 });
+}
+
