@@ -116,7 +116,7 @@ export function PersonaEditor({ name }: { name: string }) {
             }}
           />
         </label>
-        <section aria-label="Preview" className="h-[65vh] overflow-y-auto rounded-md border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+        <section aria-label="Preview" tabIndex={0} className="h-[65vh] overflow-y-auto rounded-md border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
           <MarkdownView text={draft} />
         </section>
       </div>

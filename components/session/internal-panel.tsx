@@ -16,7 +16,7 @@ function Thought(props: { kind: 'loud' | 'quiet'; text: string; streaming?: bool
         {loud ? 'ID_loud · externalised' : 'ID_quiet · internal'}
       </p>
       <p className="whitespace-pre-wrap break-words" aria-busy={props.streaming || undefined}>
-        {props.text || <span className="text-zinc-400">{props.streaming ? '…' : '(nothing)'}</span>}
+        {props.text || <span className="text-zinc-500 dark:text-zinc-400">{props.streaming ? '…' : '(nothing)'}</span>}
       </p>
     </div>
   );

@@ -87,11 +87,11 @@ const CycleItem = memo(function CycleItem({ cycle }: { cycle: CycleView }) {
       <dl className="mt-1 space-y-1">
         <div>
           <dt className="inline text-[11px] font-semibold uppercase text-blue-700 dark:text-blue-300">S_loud </dt>
-          <dd className="inline whitespace-pre-wrap break-words">{cycle.sLoud || <span className="text-zinc-400">(nothing)</span>}</dd>
+          <dd className="inline whitespace-pre-wrap break-words">{cycle.sLoud || <span className="text-zinc-500 dark:text-zinc-400">(nothing)</span>}</dd>
         </div>
         <div>
           <dt className="inline text-[11px] font-semibold uppercase text-zinc-500">S_quiet </dt>
-          <dd className="inline whitespace-pre-wrap break-words italic">{cycle.sQuiet || <span className="text-zinc-400">(nothing)</span>}</dd>
+          <dd className="inline whitespace-pre-wrap break-words italic">{cycle.sQuiet || <span className="text-zinc-500 dark:text-zinc-400">(nothing)</span>}</dd>
         </div>
         {cycle.mood && (
           <div>

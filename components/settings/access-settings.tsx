@@ -1,5 +1,6 @@
 'use client';
 
+import { ScrollX } from '@/components/ui/scroll-x';
 import { useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
@@ -126,36 +127,38 @@ export function AccessSettings() {
         </button>
       </form>
       {keys && keys.length > 0 && (
-        <table aria-label="API keys" className="w-full text-left text-sm">
-          <thead>
-            <tr className="text-zinc-500">
-              <th>Name</th>
-              <th>Acts as</th>
-              <th>Personas</th>
-              <th>Last used</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((key) => (
-              <tr key={key.id} className={key.revoked_at ? 'text-zinc-400 line-through' : ''}>
-                <td>
-                  {key.name} <span className="text-xs text-zinc-500">…{key.hint}</span>
-                </td>
-                <td>{nameOf(key.person_id)}</td>
-                <td>{key.personas.join(', ')}</td>
-                <td>{when(key.last_used_at)}</td>
-                <td>
-                  {!key.revoked_at && (
-                    <button type="button" className="btn" onClick={() => void revoke(key.id)}>
-                      Revoke
-                    </button>
-                  )}
-                </td>
+        <ScrollX label="API keys (table)">
+          <table aria-label="API keys" className="w-full text-left text-sm">
+            <thead>
+              <tr className="text-zinc-500">
+                <th>Name</th>
+                <th>Acts as</th>
+                <th>Personas</th>
+                <th>Last used</th>
+                <th />
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {keys.map((key) => (
+                <tr key={key.id} className={key.revoked_at ? 'text-zinc-500 line-through dark:text-zinc-400' : ''}>
+                  <td>
+                    {key.name} <span className="text-xs text-zinc-500">…{key.hint}</span>
+                  </td>
+                  <td>{nameOf(key.person_id)}</td>
+                  <td>{key.personas.join(', ')}</td>
+                  <td>{when(key.last_used_at)}</td>
+                  <td>
+                    {!key.revoked_at && (
+                      <button type="button" className="btn" onClick={() => void revoke(key.id)}>
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollX>
       )}
     </section>
   );

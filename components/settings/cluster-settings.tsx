@@ -1,5 +1,6 @@
 'use client';
 
+import { ScrollX } from '@/components/ui/scroll-x';
 import Link from 'next/link';
 import { useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
@@ -53,26 +54,28 @@ export function ClusterSettings() {
       )}
       {view?.clustered && (
         <>
-          <table className="w-full text-sm" aria-label="Cluster members">
-            <thead className="text-left text-zinc-500">
-              <tr>
-                <th className="font-normal">Process</th>
-                <th className="font-normal">Capacity</th>
-                <th className="font-normal">Active sessions</th>
-                <th className="font-normal">Heartbeat</th>
-              </tr>
-            </thead>
-            <tbody>
-              {view.members.map((member) => (
-                <tr key={member.name}>
-                  <td className="font-mono">{member.name}</td>
-                  <td>{member.capacity}</td>
-                  <td>{member.sessions}</td>
-                  <td>{ago(member.last_heartbeat, now)}</td>
+          <ScrollX label="Cluster members (table)">
+            <table className="w-full text-sm" aria-label="Cluster members">
+              <thead className="text-left text-zinc-500">
+                <tr>
+                  <th className="font-normal">Process</th>
+                  <th className="font-normal">Capacity</th>
+                  <th className="font-normal">Active sessions</th>
+                  <th className="font-normal">Heartbeat</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {view.members.map((member) => (
+                  <tr key={member.name}>
+                    <td className="font-mono">{member.name}</td>
+                    <td>{member.capacity}</td>
+                    <td>{member.sessions}</td>
+                    <td>{ago(member.last_heartbeat, now)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </ScrollX>
           <h3 className="text-sm font-medium">Moves in the last hour ({view.moves.length})</h3>
           {view.moves.length === 0 ? (
             <p className="text-sm text-zinc-500">None.</p>

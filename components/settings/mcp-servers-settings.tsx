@@ -1,5 +1,6 @@
 'use client';
 
+import { ScrollX } from '@/components/ui/scroll-x';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
@@ -278,56 +279,58 @@ export function McpServersSettings() {
                 </p>
               )}
               {server.tools.length > 0 && (
-                <table className="mt-2 w-full text-left text-xs">
-                  <caption className="sr-only">Tools of {server.name}</caption>
-                  <thead>
-                    <tr className="text-zinc-500">
-                      <th className="py-1">On</th>
-                      <th>Tool</th>
-                      <th>Approval</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {server.tools.map((tool) => (
-                      <tr key={tool.name} className="border-t border-zinc-100 align-top dark:border-zinc-800">
-                        <td className="py-1 pr-2">
-                          <input
-                            type="checkbox"
-                            aria-label={`${tool.name} on`}
-                            checked={tool.enabled}
-                            disabled={busy}
-                            onChange={(event) => void chooseForTool(server.name, tool.name, { enabled: event.target.checked ? undefined : false }, `${tool.name} ${event.target.checked ? 'on' : 'off'}.`)}
-                          />
-                        </td>
-                        <td className="pr-2">
-                          <span className="font-mono">{tool.name}</span> <span className="text-zinc-500">{tool.description}</span>
-                          {tool.description_state === 'changed' && (
-                            <span role="note" className="mt-0.5 block text-red-700 dark:text-red-400">
-                              ⚠ Changed since you approved it. It was: {tool.approved_description || '(empty)'}
-                            </span>
-                          )}
-                        </td>
-                        <td className="whitespace-nowrap">
-                          <select
-                            className="field w-auto py-0.5 text-xs"
-                            aria-label={`${tool.name} approval`}
-                            value={approvalChoice(tool)}
-                            disabled={busy}
-                            onChange={(event) => {
-                              const choice = event.target.value;
-                              const auto = choice === 'hint' ? undefined : choice === 'auto';
-                              void chooseForTool(server.name, tool.name, { auto_approve: auto }, `${tool.name}: approval saved.`);
-                            }}
-                          >
-                            <option value="hint">{tool.read_only ? 'runs (read-only)' : 'asks you'}</option>
-                            <option value="ask">always ask</option>
-                            <option value="auto">auto-approve</option>
-                          </select>
-                        </td>
+                <ScrollX label="Tools of the server (table)">
+                  <table className="mt-2 w-full text-left text-xs">
+                    <caption className="sr-only">Tools of {server.name}</caption>
+                    <thead>
+                      <tr className="text-zinc-500">
+                        <th className="py-1">On</th>
+                        <th>Tool</th>
+                        <th>Approval</th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {server.tools.map((tool) => (
+                        <tr key={tool.name} className="border-t border-zinc-100 align-top dark:border-zinc-800">
+                          <td className="py-1 pr-2">
+                            <input
+                              type="checkbox"
+                              aria-label={`${tool.name} on`}
+                              checked={tool.enabled}
+                              disabled={busy}
+                              onChange={(event) => void chooseForTool(server.name, tool.name, { enabled: event.target.checked ? undefined : false }, `${tool.name} ${event.target.checked ? 'on' : 'off'}.`)}
+                            />
+                          </td>
+                          <td className="pr-2">
+                            <span className="font-mono">{tool.name}</span> <span className="text-zinc-500">{tool.description}</span>
+                            {tool.description_state === 'changed' && (
+                              <span role="note" className="mt-0.5 block text-red-700 dark:text-red-400">
+                                ⚠ Changed since you approved it. It was: {tool.approved_description || '(empty)'}
+                              </span>
+                            )}
+                          </td>
+                          <td className="whitespace-nowrap">
+                            <select
+                              className="field w-auto py-0.5 text-xs"
+                              aria-label={`${tool.name} approval`}
+                              value={approvalChoice(tool)}
+                              disabled={busy}
+                              onChange={(event) => {
+                                const choice = event.target.value;
+                                const auto = choice === 'hint' ? undefined : choice === 'auto';
+                                void chooseForTool(server.name, tool.name, { auto_approve: auto }, `${tool.name}: approval saved.`);
+                              }}
+                            >
+                              <option value="hint">{tool.read_only ? 'runs (read-only)' : 'asks you'}</option>
+                              <option value="ask">always ask</option>
+                              <option value="auto">auto-approve</option>
+                            </select>
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </ScrollX>
               )}
             </li>
           );

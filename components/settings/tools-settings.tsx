@@ -1,5 +1,6 @@
 'use client';
 
+import { ScrollX } from '@/components/ui/scroll-x';
 import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
@@ -97,25 +98,27 @@ export function ToolsSettings() {
           Check again
         </button>
       </div>
-      <table className="w-full text-left text-sm">
-        <caption className="sr-only">Built-in tools</caption>
-        <thead>
-          <tr className="text-xs text-zinc-500">
-            <th className="py-1">Tool</th>
-            <th>What it does</th>
-            <th>Approval</th>
-          </tr>
-        </thead>
-        <tbody>
-          {tools.map((tool) => (
-            <tr key={tool.name} className="border-t border-zinc-100 align-top dark:border-zinc-800">
-              <td className="py-1 pr-3 font-mono">{tool.name}</td>
-              <td className="pr-3">{tool.description}</td>
-              <td className="whitespace-nowrap">{tool.approval === 'required' ? 'asks you first' : MEMORY_TOOLS.has(tool.name) ? "none (this persona's memory)" : 'none (workspace only)'}</td>
+      <ScrollX label="Built-in tools (table)">
+        <table className="w-full text-left text-sm">
+          <caption className="sr-only">Built-in tools</caption>
+          <thead>
+            <tr className="text-xs text-zinc-500">
+              <th className="py-1">Tool</th>
+              <th>What it does</th>
+              <th>Approval</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {tools.map((tool) => (
+              <tr key={tool.name} className="border-t border-zinc-100 align-top dark:border-zinc-800">
+                <td className="py-1 pr-3 font-mono">{tool.name}</td>
+                <td className="pr-3">{tool.description}</td>
+                <td className="whitespace-nowrap">{tool.approval === 'required' ? 'asks you first' : MEMORY_TOOLS.has(tool.name) ? "none (this persona's memory)" : 'none (workspace only)'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </ScrollX>
       <div>
         <h3 className="font-medium">Always-allow and deny rules</h3>
         {rules.length === 0 ? (

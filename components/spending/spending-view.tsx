@@ -1,5 +1,6 @@
 'use client';
 
+import { ScrollX } from '@/components/ui/scroll-x';
 import { useEffect, useState } from 'react';
 import Link from 'next/link';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
@@ -107,30 +108,32 @@ export function SpendingView({ sessionId }: { sessionId?: string }) {
           <h2 id="top-heading" className="text-lg font-semibold">
             The costliest sessions
           </h2>
-          <table className="w-full text-sm">
-            <thead>
-              <tr className="text-left text-zinc-500">
-                <th className="py-1">Session</th>
-                <th>Persona</th>
-                <th className="text-right">Cost</th>
-                <th className="text-right">Tokens</th>
-              </tr>
-            </thead>
-            <tbody>
-              {spending.top_sessions.map((row) => (
-                <tr key={row.id} className="border-t border-zinc-200 dark:border-zinc-800">
-                  <td className="py-1">
-                    <Link className="underline" href={`/spending?session=${row.id}`}>
-                      {row.name}
-                    </Link>
-                  </td>
-                  <td>{row.persona}</td>
-                  <td className="text-right">{dollars(row.usd)}</td>
-                  <td className="text-right">{row.tokens.toLocaleString()}</td>
+          <ScrollX label="The costliest sessions (table)">
+            <table className="w-full text-sm">
+              <thead>
+                <tr className="text-left text-zinc-500">
+                  <th className="py-1">Session</th>
+                  <th>Persona</th>
+                  <th className="text-right">Cost</th>
+                  <th className="text-right">Tokens</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {spending.top_sessions.map((row) => (
+                  <tr key={row.id} className="border-t border-zinc-200 dark:border-zinc-800">
+                    <td className="py-1">
+                      <Link className="underline" href={`/spending?session=${row.id}`}>
+                        {row.name}
+                      </Link>
+                    </td>
+                    <td>{row.persona}</td>
+                    <td className="text-right">{dollars(row.usd)}</td>
+                    <td className="text-right">{row.tokens.toLocaleString()}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </ScrollX>
         </section>
       )}
     </div>

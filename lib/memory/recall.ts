@@ -109,7 +109,7 @@ export async function recall(input: {
   ]);
 
   // What was said: ranked as a conversation, then by meaning too when an embedder is on.
-  const lexicalTurns = rankedTurns(messages, words, input.query, now, weights);
+  const lexicalTurns = rankedTurns(messages, words, input.query, now, weights).slice(0, limit + (input.excludeMessageIds?.length ?? 0));
   const turns = meaning ? await withMeaning(input.personaName, lexicalTurns, meaning, weights.meaning) : lexicalTurns;
   const excluded = new Set(input.excludeMessageIds ?? []);
   // Reciprocal-rank fusion: an item found by several lists adds their terms; recency, importance
