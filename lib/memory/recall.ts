@@ -1,7 +1,10 @@
 // Recall (ARCHITECTURE §12): what a persona remembers and everything said in its sessions,
-// searched by text (text-search.ts: FTS5 or PostgreSQL's own, English stemming; no model, no download), the two lists fused by rank,
-// then recency, importance and pinning added with weights from config; duplicates (a fact restated
-// nine times) come back once; superseded facts never come back (their successor does).
+// searched by text (text-search.ts: FTS5 or PostgreSQL's own, English stemming; no model, no
+// download); what was said ranked as a conversation (turn-rerank.ts: neighbouring turns, the
+// speaker and the dates a query names; issue 49) and, with an embedder, by meaning too
+// (recall-meaning.ts, fused by score); memories and turns then fused by rank, with recency,
+// importance and pinning added with weights from config; duplicates (a fact restated nine times)
+// come back once; superseded facts never come back (their successor does).
 import { untrustedMessageSources } from '@/lib/store/untrusted-repository';
 import { estimateTokens } from '@/lib/mind/token-budget';
 import type { Embedder } from './embeddings';
