@@ -69,8 +69,13 @@ test('every route and the socket need the token; the URL form sets a cookie and 
   expect(page.url()).toBe(`${base}/`);
   await expect(page.getByRole('heading', { name: 'Sessions', level: 1 })).toBeVisible();
   await page.goto(`${base}/settings`);
-  await expect(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
+  await expect(page).toHaveURL(`${base}/settings/models`);
+  await expect(page.getByRole('heading', { name: 'Models and parameters', level: 1 })).toBeVisible();
   await context.close();
+
+  // The web app manifest and its icons only are served without it (a browser fetches a manifest without cookies).
+  for (const url of ['/manifest.webmanifest', '/icons/icon-192.png']) expect((await rawRequest({ port, method: 'GET', path: url, headers: [host] })).status, url).toBe(200);
+  expect((await rawRequest({ port, method: 'GET', path: '/sw.js', headers: [host] })).status).toBe(401);
 
   // Printed once at start-up, and nowhere else since.
   expect(server.output().split(token).length - 1).toBe(1);
@@ -160,7 +165,7 @@ test('an MCP sign-in ends connected with the token on (issue 41 §12): the callb
     await page.goto(`${app}/?token=${token}`);
     const put = await page.request.put(`${app}/api/mcp-servers`, { headers: { origin: app }, data: { mcpServers: { linear: { type: 'http', url: oauth.mcpUrl } } } });
     expect(put.status()).toBe(200);
-    await page.goto(`${app}/settings`);
+    await page.goto(`${app}/settings/mcp`);
     const section = page.getByRole('region', { name: 'MCP servers' });
     const item = section.getByRole('listitem', { name: 'MCP server linear' });
     await expect(item.getByTestId('mcp-state')).toHaveText('needs sign-in');

@@ -5,9 +5,11 @@ import AxeBuilder from '@axe-core/playwright';
 import { devices, expect, test, type Page } from '@playwright/test';
 import { fakeModels, fakeParams } from './support/fake-models';
 import { SessionPage } from './support/pages';
-import { everyPage, settled } from './support/every-page';
+import { deleteNewSessions, everyPage, newSession, settled } from './support/every-page';
 
 const { defaultBrowserType: _webkit, ...iPhone13 } = devices['iPhone 13'];
+
+test.afterEach(({ request }) => deleteNewSessions(request));
 
 async function seriousViolations(page: Page): Promise<string[]> {
   const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
@@ -57,8 +59,7 @@ test.describe('the keyboard alone', () => {
     test.setTimeout(120_000);
     const reset = await request.put('/api/settings', { data: { ...fakeModels(), params: fakeParams } });
     expect(reset.status(), await reset.text()).toBe(200);
-    const created = await request.post('/api/sessions', { data: { persona: 'iris', name: 'Keyboard', models: fakeModels() } });
-    const id = ((await created.json()) as { session: { id: string } }).session.id;
+    const id = await newSession(page, 'Keyboard');
     await page.goto(`/sessions/${id}`);
     const session = new SessionPage(page);
     await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();

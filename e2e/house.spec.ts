@@ -5,13 +5,15 @@
 // worker (which never keeps an API answer).
 import { devices, expect, test, type Page } from '@playwright/test';
 import { settingsSections } from '../components/settings/settings-sections';
-import { everyPage, newSession, settled } from './support/every-page';
+import { deleteNewSessions, everyPage, newSession, settled } from './support/every-page';
 import { fakeModels, fakeParams } from './support/fake-models';
 import { SessionPage } from './support/pages';
 import { saveScreenshot } from './support/screenshots';
 
 // iPhone 13's screen, touch and user agent, in Chromium (its default browser would be WebKit).
 const { defaultBrowserType: _webkit, ...iPhone13 } = devices['iPhone 13'];
+
+test.afterEach(({ request }) => deleteNewSessions(request));
 
 test.describe('on a desktop', () => {
   test('Settings: each section by its address and from the side navigation; /settings opens the first; an unknown one is not found', async ({ page }) => {

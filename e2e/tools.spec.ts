@@ -58,7 +58,7 @@ test('create a file and run a command: approve one call, deny another with a rea
 
 test('Settings shows the sandbox working, the tools and their approval', async ({ page }) => {
   await page.goto('/settings/tools');
-  const tools = page.getByRole('region', { name: 'Tools' });
+  const tools = page.getByRole('region', { name: 'Tools', exact: true });
   await expect(tools.getByRole('status', { name: 'Sandbox status' })).toContainText('Sandbox working');
   const table = tools.getByRole('table', { name: 'Built-in tools' });
   await expect(table.getByRole('row').filter({ hasText: 'bash' })).toContainText('asks you first');
