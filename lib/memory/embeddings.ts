@@ -6,20 +6,10 @@
 import type OpenAI from 'openai';
 import { loadOpenAISdk, normaliseBaseURL } from '@/lib/backends/openai-compatible-backend';
 import { createLocalEmbedder } from './local-embedder';
+import { EmbeddingError, type Embedder } from './embedder';
 import { readMemorySettings, type EmbeddingsConfig } from './memory-settings';
 
-export class EmbeddingError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'EmbeddingError';
-  }
-}
-
-export interface Embedder {
-  readonly model: string;
-  /** Unit-length vectors, one per text, in order. */
-  embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
-}
+export { EmbeddingError, type Embedder } from './embedder';
 
 /** Texts longer than this are cut before embedding (models have their own limits, commonly 512–8k tokens). */
 const MAX_CHARS = 4_000;

@@ -4,22 +4,12 @@
 // or two, ~100 MB), then ~5 ms a sentence in batches, ~16 ms a single query, on this machine.
 // Off by default: on LoCoMo's dev conversations it adds 0.3 points of recall@5 and 0.6 of @10 to
 // the lexical ranking, for several times its latency (docs/benchmarks.md, "Recall, change by change").
-
-/** The shape of embeddings.ts's `Embedder` (written out: that file imports this one). */
-interface Embedder {
-  readonly model: string;
-  embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
-}
+import { EmbeddingError, type Embedder } from './embedder';
 
 export const LOCAL_EMBEDDER_MODEL = 'builtin:use-lite-en-0.2.0';
 
 interface SentenceModel {
   embed(input: string[]): Promise<number[][]>;
-}
-
-/** Why the built-in model failed (defined here: embeddings.ts imports this file). */
-class LocalModelError extends Error {
-  override name = 'EmbeddingError';
 }
 
 const holder = globalThis as typeof globalThis & { __agentcsdLocalEmbedder?: Promise<SentenceModel> };
@@ -31,7 +21,7 @@ function sentenceModel(): Promise<SentenceModel> {
     return initModel(modelSource);
   })().catch((error: unknown) => {
     holder.__agentcsdLocalEmbedder = undefined;
-    throw new LocalModelError(`The built-in sentence model could not be loaded: ${(error as Error).message}`);
+    throw new EmbeddingError(`The built-in sentence model could not be loaded: ${(error as Error).message}`);
   });
   return holder.__agentcsdLocalEmbedder;
 }
@@ -61,7 +51,7 @@ function unit(values: readonly number[]): Float32Array {
   const vector = Float32Array.from(values);
   let norm = 0;
   for (const value of vector) norm += value * value;
-  if (!(norm > 0) || !Number.isFinite(norm)) throw new LocalModelError('The built-in sentence model gave an empty vector');
+  if (!(norm > 0) || !Number.isFinite(norm)) throw new EmbeddingError('The built-in sentence model gave an empty vector');
   const scale = 1 / Math.sqrt(norm);
   for (let i = 0; i < vector.length; i++) vector[i] = vector[i]! * scale;
   return vector;

@@ -50,11 +50,11 @@ function latestMonth(month: number, reference: Date, before: boolean): number {
 }
 
 /** Cuts what a reader understood out of the query, so the next reader does not read it twice. */
-function cut(text: string, pattern: RegExp, read: (match: RegExpExecArray) => void): string {
-  return text.replace(pattern, (...args) => {
-    const match = Object.assign([...args.slice(0, -2)] as string[], { index: args.at(-2) as number, input: text }) as unknown as RegExpExecArray;
-    read(match);
-    return ' '.repeat(match[0].length);
+function cut(text: string, pattern: RegExp, read: (match: [string, ...string[]]) => void): string {
+  return text.replace(pattern, (whole: string, ...rest: unknown[]) => {
+    // After the groups come the offset and the whole text (no named groups are used here).
+    read([whole, ...(rest.slice(0, -2) as string[])]);
+    return ' '.repeat(whole.length);
   });
 }
 

@@ -23,7 +23,6 @@ const SQLITE = `WITH asked AS (SELECT value AS id FROM json_each(?))
   FROM asked JOIN messages m ON m.id = asked.id
   JOIN messages n ON n.id = (SELECT p.id FROM messages p WHERE p.session_id = m.session_id AND p.id > m.id AND p.tag IN ('ED_user', 'ED_agent') ORDER BY p.id LIMIT 1)`;
 
-
 /**
  * The turn before and the turn after each hit in its session (null at a session's ends): read by
  * the search itself on PostgreSQL (a round trip saved), here in one statement on SQLite.
