@@ -14,6 +14,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
+import { ownerActor } from '@/lib/people/rights';
 import { closeDb } from '@/lib/store/db';
 import { runSandboxed } from '@/lib/tools/sandbox';
 import { listFilesTool } from '@/lib/tools/file-tools';
@@ -170,6 +171,7 @@ export async function benchDecisionToStart(options: { samples: number; port?: nu
     },
   });
   const orchestrator = new Orchestrator();
+  const owner = await ownerActor();
   await orchestrator.start();
   const layer = { backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${fake.url}/v1` };
   const session = await orchestrator.createSession({ persona: 'iris', models: { c_model: layer, s_model: { ...layer, model: 'fake-small' } }, params: { tools: ['bash'] } });
@@ -181,7 +183,7 @@ export async function benchDecisionToStart(options: { samples: number; port?: nu
     const id = await card;
     const running = firstEvent(orchestrator.bus, (event) => (event.type === 'tool-call' && event.call.id === id && event.call.status === 'running' ? performance.now() : undefined));
     const decided = performance.now();
-    await orchestrator.decideToolCall({ id, decision: 'approve' });
+    await orchestrator.decideToolCall({ id, decision: 'approve' }, owner);
     const started = await running;
     if (index >= 3) samples.push(started - decided);
     await ended;

@@ -1,5 +1,6 @@
 'use client';
 
+import { decisionAuthorWords } from '@/lib/store/tool-call-types';
 import { SettingsLink } from '@/components/settings/settings-link';
 import { memo, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
@@ -68,9 +69,9 @@ export function ToolOutput({ text, label, files = true }: { text: string; label:
 function decisionLine(call: ToolCallJson): string | null {
   const decision = call.decision;
   if (!decision) return null;
-  const who = decision.by === 'user' ? 'you' : decision.by === 'rule' ? 'a rule' : 'no approval needed';
+  const who = decisionAuthorWords(decision.by);
   if (decision.decision === 'deny') return `Denied by ${who}${decision.reason ? `: ${decision.reason}` : ''}`;
-  return decision.by === 'policy' ? null : `Approved by ${who}${decision.editedArgs ? ' (edited)' : ''}`;
+  return decision.by.via === 'rule:policy' ? null : `Approved by ${who}${decision.editedArgs ? ' (edited)' : ''}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 // The app's MCP endpoint with the official MCP client over real loopback HTTP: a token per run,
 // the permission tool answering in the CLI's exact shape, a call run once after its approval,
 // and nothing for a request without a live token.
+import { ownerActor } from '@/lib/people/rights';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -48,7 +49,7 @@ afterAll(async () => {
 
 async function bound() {
   const session = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer, s_model: layer } });
-  const toolbox = createMindToolbox({ session, bus: orchestrator.bus, broker })!;
+  const toolbox = (await createMindToolbox({ session, bus: orchestrator.bus, broker }))!;
   const controller = new AbortController();
   const binding = endpoint.bind({
     sessionId: session.id,
@@ -89,7 +90,7 @@ describe('the MCP endpoint the CLI uses', () => {
     const { session, client, binding } = await bound();
     const asking = client.callTool({ name: 'approve', arguments: { tool_name: cliToolName('bash'), input: { command: 'echo one' }, tool_use_id: 'toolu_2' } });
     const card = await events.waitFor('tool-call', { where: (event) => event.sessionId === session.id && event.call.status === 'awaiting_approval' });
-    await orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', edited_args: { command: 'echo edited' } });
+    await orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', edited_args: { command: 'echo edited' } }, await ownerActor());
     const answer = JSON.parse(textOf(await asking));
     expect(answer).toEqual({ behavior: 'allow', updatedInput: { command: 'echo edited' } });
     const run = await client.callTool({ name: 'bash', arguments: { command: 'echo edited' } });
@@ -97,7 +98,7 @@ describe('the MCP endpoint the CLI uses', () => {
     // The same command again is a new call: it needs a new decision.
     const again = client.callTool({ name: 'bash', arguments: { command: 'echo edited' } });
     const second = await events.waitFor('tool-call', { where: (event) => event.sessionId === session.id && event.call.status === 'awaiting_approval' && event.call.id !== card.call.id });
-    await orchestrator.decideToolCall({ id: second.call.id, decision: 'deny', reason: 'once is enough' });
+    await orchestrator.decideToolCall({ id: second.call.id, decision: 'deny', reason: 'once is enough' }, await ownerActor());
     expect(await again).toMatchObject({ isError: true, content: [{ text: 'Denied by the user: once is enough' }] });
     expect((await listToolCalls({ sessionId: session.id })).map((call) => call.status)).toEqual(['succeeded', 'denied']);
     await client.close();
@@ -108,7 +109,7 @@ describe('the MCP endpoint the CLI uses', () => {
     const { session, client, binding } = await bound();
     const asking = client.callTool({ name: 'approve', arguments: { tool_name: cliToolName('python'), input: { code: 'print(1)' }, tool_use_id: 'toolu_3' } });
     const card = await events.waitFor('tool-call', { where: (event) => event.sessionId === session.id && event.call.status === 'awaiting_approval' });
-    await orchestrator.decideToolCall({ id: card.call.id, decision: 'deny', reason: 'not now' });
+    await orchestrator.decideToolCall({ id: card.call.id, decision: 'deny', reason: 'not now' }, await ownerActor());
     expect(JSON.parse(textOf(await asking))).toEqual({ behavior: 'deny', message: 'Denied by the user: not now' });
     // Asking permission for something that is not ours is refused without a card.
     const foreign = JSON.parse(textOf(await client.callTool({ name: 'approve', arguments: { tool_name: 'Bash', input: { command: 'id' } } })));

@@ -1,6 +1,7 @@
 // The agent acting, end to end inside the server: a scripted model calls tools, the real store
 // commits the calls, the server decides approval, the real sandbox runs them, and the results go
 // back to the model in its order. Restarts keep cards and never re-run a call.
+import { ownerActor } from '@/lib/people/rights';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -89,10 +90,10 @@ describe('a turn that acts', () => {
     await h.events.waitFor('tool-call', { where: (event) => event.call.name === 'write_file' && event.call.status === 'succeeded' });
     expect(fs.readFileSync(path.join(dirs.dataDir, 'workspaces', session.id, 'hello.txt'), 'utf8')).toBe('hello world\n');
 
-    const decided = await h.orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', args_hash: card.call.args_hash, session_id: session.id });
+    const decided = await h.orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', args_hash: card.call.args_hash, session_id: session.id }, await ownerActor());
     expect(decided.ok).toBe(true);
     // A second click, or another tab: the first outcome stands.
-    expect(await h.orchestrator.decideToolCall({ id: card.call.id, decision: 'deny', reason: 'late' })).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await h.orchestrator.decideToolCall({ id: card.call.id, decision: 'deny', reason: 'late' }, await ownerActor())).toMatchObject({ ok: false, code: 'conflict' });
 
     const end = await h.events.waitFor('turn-end');
     expect(end.outcome).toBe('complete');
@@ -135,7 +136,7 @@ describe('a turn that acts', () => {
     const session = await newSession(h);
     await h.orchestrator.sendUserMessage(session.id, { text: 'clean up' });
     const card = await h.events.waitFor('tool-call', { where: (event) => event.call.status === 'awaiting_approval' });
-    await h.orchestrator.decideToolCall({ id: card.call.id, decision: 'deny', reason: 'keep my notes' });
+    await h.orchestrator.decideToolCall({ id: card.call.id, decision: 'deny', reason: 'keep my notes' }, await ownerActor());
     expect((await h.events.waitFor('turn-end')).outcome).toBe('complete');
     expect(resultsOf(h.c.calls[1]!)).toEqual([{ type: 'tool-result', callId: 'b1', content: 'Denied by the user: keep my notes', isError: true }]);
   });
@@ -175,8 +176,8 @@ describe('a turn that acts', () => {
     await h.events.waitFor('tool-call', { where: (event) => event.call.status === 'awaiting_approval', count: 2 });
     const cards = h.events.of('tool-call').filter((event) => event.call.status === 'awaiting_approval').map((event) => event.call);
     expect(cards.map((call) => call.name).sort()).toEqual(['bash', 'python']);
-    await h.orchestrator.decideToolCall({ id: cards.find((call) => call.name === 'python')!.id, decision: 'approve' });
-    await h.orchestrator.decideToolCall({ id: cards.find((call) => call.name === 'bash')!.id, decision: 'deny' });
+    await h.orchestrator.decideToolCall({ id: cards.find((call) => call.name === 'python')!.id, decision: 'approve' }, await ownerActor());
+    await h.orchestrator.decideToolCall({ id: cards.find((call) => call.name === 'bash')!.id, decision: 'deny' }, await ownerActor());
     await h.events.waitFor('turn-end');
     const results = resultsOf(h.c.calls[1]!);
     expect(results.map((result) => [result.callId, result.isError])).toEqual([
@@ -217,7 +218,7 @@ describe('a turn that acts', () => {
     const session = await newSession(h);
     await h.orchestrator.sendUserMessage(session.id, { text: 'go' });
     const card = await h.events.waitFor('tool-call', { where: (event) => event.call.status === 'awaiting_approval' });
-    const decided = await h.orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', remember: 'session' });
+    const decided = await h.orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', remember: 'session' }, await ownerActor());
     expect(decided).toMatchObject({ ok: true, rule: { tool: 'bash', matcher: { kind: 'command', argv: ['echo', 'hi'] } } });
     const third = await h.events.waitFor('tool-call', { where: (event) => event.call.provider_call_id === 'b3' });
     expect(third.call.status).toBe('awaiting_approval');
@@ -242,7 +243,7 @@ describe('restarts', () => {
     const second = harness([{ text: '<ID_loud>Counted once.</ID_loud>' }]);
     await second.orchestrator.start();
     expect((await listToolCalls({ sessionId: session.id }))[0]).toMatchObject({ id: card.call.id, status: 'awaiting_approval' });
-    await second.orchestrator.decideToolCall({ id: card.call.id, decision: 'approve' });
+    await second.orchestrator.decideToolCall({ id: card.call.id, decision: 'approve' }, await ownerActor());
     const end = await second.events.waitFor('turn-end');
     expect(end.outcome).toBe('complete');
     expect(fs.readFileSync(path.join(dirs.dataDir, 'workspaces', session.id, 'count.txt'), 'utf8')).toBe('x\n');

@@ -14,6 +14,7 @@ import { imageSight } from '@/lib/mind/image-sight';
 import { ensureWorkspace } from '@/lib/tools/workspace';
 import type { AgentMcpEndpoint } from './agent-mcp-endpoint';
 import { SessionToolbox } from './session-toolbox';
+import { conversationOf, offerTool } from '@/lib/people/rights';
 
 /** Backends whose tool calls come back to the app's step loop. */
 const NATIVE_TOOL_BACKENDS = new Set(['anthropic', 'openai_compatible']);
@@ -40,7 +41,7 @@ function rulesReader(session: SessionRecord) {
   };
 }
 
-export function createMindToolbox(input: {
+export async function createMindToolbox(input: {
   session: SessionRecord;
   bus: EventBus;
   broker: ApprovalBroker;
@@ -58,17 +59,27 @@ export function createMindToolbox(input: {
   search?: { loaded: LoadedTools; budgetTokens: number };
   /** Folders bound read-only into the sandbox (the session's skills at /skills/<name>). */
   readOnlyMounts?: () => { host: string; inside: string }[];
-}): SessionToolbox | null {
+}): Promise<SessionToolbox | null> {
   const { session, bus } = input;
   const backend = session.models.c_model.backend;
   if (!NATIVE_TOOL_BACKENDS.has(backend) && !(backend === 'claude_code_cli' && input.toolServer)) return null;
   const sessionTools = ToolRegistry.forSession({ builtins: session.params.tools, mcpServers: session.params.mcp_servers }, input.mcpTools, input.capabilityTools, input.search);
   const task = input.task;
-  const registry = task ? sessionTools.narrowed(task.allowedTools, task.taskTools) : sessionTools;
+  const allowed = task ? sessionTools.narrowed(task.allowedTools, task.taskTools) : sessionTools;
+  // The model is offered only what the conversation's people may use (the rights authority, issue 58).
+  const conversation = await conversationOf(session.id);
+  const refused = new Map<string, string>();
+  const registry = allowed.offered((tool) => {
+    const answer = offerTool(conversation, tool.definition.name, tool.traits);
+    if (answer.verdict === 'refuse') refused.set(tool.definition.name, answer.reason);
+    return answer.verdict === 'allow';
+  });
   if (registry.size === 0) return null;
   return new SessionToolbox({
     sessionId: session.id,
     registry,
+    conversation,
+    refused,
     broker: input.broker,
     events: {
       callChanged: (call) => {

@@ -23,9 +23,7 @@ import { WorkspacePathError, displayPath, resolveWorkspacePath } from '@/lib/too
 import type { TrustSettings } from '@/lib/config/trust-config';
 import type { Tool, ToolRunContext } from '@/lib/tools/tool-types';
 import { markSessionUntrusted, readTrust, sessionUntrustedSource } from '@/lib/store/untrusted-repository';
-import { hasGuest } from '@/lib/store/people-repository';
-import { guestRefusal, refusedForGuests } from './guest-profile';
-import { ownerDecides } from '@/lib/tools/owner-decides';
+import { callTool, type Conversation } from '@/lib/people/rights';
 import { resultOrigin, sendsOut, untrustedDescriptions, untrustedLabel } from './untrusted-turn';
 
 export type ModelToolCall = Extract<StreamPart, { type: 'tool-call' }>;
@@ -41,6 +39,10 @@ export interface ToolboxEvents {
 export interface ToolboxDependencies {
   sessionId: string;
   registry: ToolRegistry;
+  /** The conversation as the rights authority read it for this turn: its people and what they may use. */
+  conversation: Conversation;
+  /** Tools of the session the authority did not offer this conversation, with its reason. */
+  refused?: ReadonlyMap<string, string>;
   broker: ApprovalBroker;
   events: ToolboxEvents;
   /** The always-allow / deny rules in force for this session (its own and its persona's). */
@@ -122,20 +124,16 @@ export class SessionToolbox {
     return untrustedDescriptions(offered, trust);
   }
 
-  /** Each call's starting status, decided here and only here. */
-  private async initialStatus(
-    call: ModelToolCall,
-    rules: ApprovalRule[],
-    untrusted: (tool: Tool, args: unknown) => Promise<string | null>,
-    guestConversation: () => Promise<boolean>,
-  ): Promise<NewToolCall> {
+  /** Each call's starting status, decided here and only here (who may: the rights authority). */
+  private async initialStatus(call: ModelToolCall, rules: ApprovalRule[], untrusted: (tool: Tool, args: unknown) => Promise<string | null>): Promise<NewToolCall> {
     const base = { id: randomUUID(), providerCallId: call.id, name: call.name, args: call.input };
     const tool = this.deps.registry.get(call.name);
+    const notHere = (reason: string): NewToolCall => ({ ...base, approval: 'none', status: 'failed', result: `CAPABILITY_NOT_AVAILABLE: ${call.name} is not available in this conversation: ${reason}. Do without it, or tell them so.` });
     if (!tool) {
+      const refused = this.deps.refused?.get(call.name);
+      if (refused) return notHere(refused);
       return { ...base, approval: 'none', status: 'failed', result: `CAPABILITY_NOT_AVAILABLE: there is no tool named "${call.name}" in this session. Available: ${this.deps.registry.definitions().map((definition) => definition.name).join(', ') || 'none'}.` };
     }
-    // A guest's conversation: refused outright, no card for anyone (the guest profile).
-    if (refusedForGuests(tool) && (await guestConversation())) return { ...base, approval: 'none', status: 'failed', result: guestRefusal(call.name) };
     let approval: NewToolCall['approval'] = tool.approval === 'required' ? 'required' : 'none';
     if (call.input === null) return { ...base, approval, status: 'failed', result: call.inputError ?? 'The arguments are not a JSON object' };
     const parsed = tool.args.safeParse(call.input);
@@ -143,16 +141,23 @@ export class SessionToolbox {
       const details = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ');
       return { ...base, approval, status: 'failed', result: `Invalid arguments for ${call.name}: ${details}` };
     }
+    // The authority again, on this very call: what it would do (a shared memory asks the owner alone).
+    const rights = callTool(this.deps.conversation, call.name, tool.traits, tool.callTraits?.(parsed.data) ?? []);
+    if (rights.verdict === 'refuse') return notHere(rights.reason);
+    const ownerOnly = rights.verdict === 'ask';
+    const screened = await tool.screen?.(parsed.data, { sessionId: this.deps.sessionId });
+    if (screened) return { ...base, approval: 'none', status: 'failed', result: screened };
     if (tool.approvalFor) approval = tool.approvalFor(parsed.data) === 'required' ? 'required' : 'none';
+    if (ownerOnly) return { ...base, approval: 'required', status: 'awaiting_approval', ownerOnly };
     const verdict = decideByRules(rules, this.factsOf(call.name, call.input));
     if (verdict.verdict === 'deny') {
-      return { ...base, approval, status: 'denied', decision: { decision: 'deny', by: 'rule', ruleId: verdict.rule.id }, result: `Denied by a rule the user set for ${call.name}.` };
+      return { ...base, approval, status: 'denied', decision: { decision: 'deny', by: { person_id: null, via: `rule:${verdict.rule.id}` } }, result: `Denied by a rule the user set for ${call.name}.` };
     }
     // Untrusted content in the turn: whatever the rules say, what would leave is shown to a person first.
     const untrustedReason = await untrusted(tool, parsed.data);
     if (untrustedReason) return { ...base, approval: 'required', status: 'awaiting_approval', untrustedReason };
-    if (verdict.verdict === 'allow' && !ownerDecides(call.name, parsed.data)) return { ...base, approval, status: 'approved', decision: { decision: 'approve', by: 'rule', ruleId: verdict.rule.id } };
-    if (approval === 'none') return { ...base, approval, status: 'approved', decision: { decision: 'approve', by: 'policy' } };
+    if (verdict.verdict === 'allow') return { ...base, approval, status: 'approved', decision: { decision: 'approve', by: { person_id: null, via: `rule:${verdict.rule.id}` } } };
+    if (approval === 'none') return { ...base, approval, status: 'approved', decision: { decision: 'approve', by: { person_id: null, via: 'rule:policy' } } };
     return { ...base, approval, status: 'awaiting_approval' };
   }
 
@@ -175,12 +180,9 @@ export class SessionToolbox {
       reason ??= this.untrustedReason(trust);
       return reason;
     };
-    // Read once per step, and only when a call would use a tool a guest may not (issue 42).
-    let guest: Promise<boolean> | null = null;
-    const guestConversation = () => (guest ??= hasGuest(this.deps.sessionId));
     const calls: NewToolCall[] = [];
     for (const call of input.calls) {
-      const proposed = await this.initialStatus(call, rules, untrusted, guestConversation);
+      const proposed = await this.initialStatus(call, rules, untrusted);
       calls.push(input.startApproved && proposed.status === 'approved' ? { ...proposed, status: 'running' } : proposed);
     }
     const task = this.deps.task;

@@ -7,6 +7,7 @@ import { decideToolCall, getToolCall, type ToolCallRecord } from '@/lib/store/to
 import { insertRule, type ToolRuleRecord } from '@/lib/store/tool-rules-repository';
 import { matcherForAlwaysAllow } from '@/lib/tools/approval-rules';
 import { builtinTools } from './tool-registry';
+import { decideCard, type Actor } from '@/lib/people/rights';
 
 export const toolCallDecisionSchema = z
   .object({
@@ -25,13 +26,16 @@ export type ToolCallDecisionInput = ToolCallDecisionBody & { id: string };
 
 export type ToolCallDecisionResult =
   | { ok: true; call: ToolCallRecord; rule: ToolRuleRecord | null; note?: string }
-  | { ok: false; code: 'not_found' | 'conflict' | 'validation'; message: string; call?: ToolCallRecord };
+  | { ok: false; code: 'not_found' | 'conflict' | 'validation' | 'forbidden'; message: string; call?: ToolCallRecord };
 
-export async function applyToolCallDecision(input: ToolCallDecisionInput): Promise<ToolCallDecisionResult> {
+/** A decision by `actor` (the page's owner, a chat's person, a door key's person), if the rights authority lets them. */
+export async function applyToolCallDecision(input: ToolCallDecisionInput, actor: Actor): Promise<ToolCallDecisionResult> {
   const call = await getToolCall({ id: input.id });
   if (!call || (input.session_id !== undefined && call.sessionId !== input.session_id)) {
     return { ok: false, code: 'not_found', message: `No tool call ${input.id} in this session` };
   }
+  const may = await decideCard(actor, { sessionId: call.sessionId, ownerOnly: call.ownerOnly, ...(input.remember && { rule: input.remember }) });
+  if (may.verdict !== 'allow') return { ok: false, code: 'forbidden', message: `This card is not decided here: ${may.verdict === 'refuse' ? may.reason : 'the owner decides it'}` };
   if (input.decision === 'deny' && (input.edited_args || input.remember)) {
     return { ok: false, code: 'validation', message: 'A denial takes a reason only: no edited arguments, no rule' };
   }
@@ -48,7 +52,7 @@ export async function applyToolCallDecision(input: ToolCallDecisionInput): Promi
     argsHash: input.args_hash,
     decision: {
       decision: input.decision,
-      by: 'user',
+      by: { person_id: actor.person?.id ?? null, via: actor.via, ...(actor.person && { name: actor.person.name }) },
       ...(input.reason && { reason: input.reason }),
       ...(input.edited_args && { editedArgs: input.edited_args }),
     },

@@ -62,6 +62,17 @@ export class ToolRegistry {
     return new ToolRegistry([...this.tools.filter(kept), ...extra], deferred?.tools.length ? deferred : null);
   }
 
+  /** Only the tools `keep` says yes to (the rights authority's offer), deferred ones too. */
+  offered(keep: (tool: Tool) => boolean): ToolRegistry {
+    const deferred = this.deferred && { ...this.deferred, tools: this.deferred.tools.filter(keep) };
+    return new ToolRegistry(this.tools.filter(keep), deferred?.tools.length ? deferred : null);
+  }
+
+  /** Every tool of the registry, the searched-for ones too. */
+  all(): readonly Tool[] {
+    return [...this.tools, ...(this.deferred?.tools ?? [])];
+  }
+
   get size(): number {
     return this.tools.length + (this.deferred?.tools.length ?? 0);
   }

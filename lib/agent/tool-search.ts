@@ -58,6 +58,7 @@ export function searchToolsTool(deferred: readonly Tool[], loaded: LoadedTools):
   const servers = [...new Set(deferred.map((tool) => (typeof tool.source === 'object' ? tool.source.mcpServer : 'app')))].sort();
   return builtinTool({
     name: SEARCH_TOOLS_NAME,
+    traits: ['read_only'],
     description: `Finds and loads tools of the user's MCP servers (${deferred.length} tools from ${servers.join(', ')}); their definitions are not listed until loaded. Search with a few words; the matching tools are loaded and can be called from your next step.`,
     args: searchArgs,
     describeCall: (args) => `search tools: ${args.query}`,

@@ -79,9 +79,11 @@ export async function handleGroupMessage(context: GroupContext, message: Inbound
   }
   // Not joined, or not addressed: nothing reaches a model.
   if (!joined || (joined.answer === 'mentions' && !message.group.addressed) || !text) return;
-  const spent = (await allowanceRefusal(joined.personId, new Date())) ?? (await spentRefusal(joined.sessionId, new Date()));
+  // A paired member's own daily messages; a member nobody paired speaks on the group's (who joined it).
+  const speaker = await findPersonBySender(message.sender);
+  const spent = (await allowanceRefusal(speaker?.id ?? joined.personId, new Date())) ?? (await spentRefusal(joined.sessionId, new Date()));
   if (spent) return say(context, message.group.id, spent);
-  const author = (await findPersonBySender(message.sender))?.name ?? 'unknown member';
+  const author = speaker?.name ?? 'unknown member';
   const binding = await findBinding(context.channel.id, groupSender(context.channel.kind, message.group.id));
   try {
     const stored = await context.host.sendUserMessage(joined.sessionId, `${author}: ${text}`.slice(0, 20_000));

@@ -27,7 +27,7 @@ import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { ChannelHost, InboundButton, InboundMessage } from './channel-types';
 import { verifyCallback, verifyMailCardCode, type CardDecision } from './card-callback';
 import { deliveryAddress, isWeakIdentity, pairingOrigin, WEAK_IDENTITY_REASON } from './channel-identity';
-import { allowanceRefusal, authored, boundSession, cardRefusal, openPersonalSession, restingSession, spentRefusal } from './channel-people';
+import { allowanceRefusal, authored, boundSession, chatActor, openPersonalSession, restingSession, spentRefusal } from './channel-people';
 import { handleGroupMessage } from './channel-groups';
 
 export const PAIRING_TTL_MS = 60 * 60 * 1000;
@@ -106,12 +106,12 @@ export async function handleMessage(context: InboundContext, message: InboundMes
       return reply(context, deliveryAddress(binding), answered ? 'Answer passed to the task.' : 'That question is no longer waiting.');
     }
   }
+  const content = (await authored(binding, session.id, text)).slice(0, 16_000);
+  // Handed over again after a crash (its text names it uniquely): the session has it already, and it was counted.
+  if (message.mayRepeat && (await hasUserMessage({ sessionId: session.id, content, since: new Date(context.now().getTime() - REPEAT_WINDOW_MS), prefix: true }))) return;
   const spent = (await allowanceRefusal(binding.personId, context.now())) ?? (await spentRefusal(session.id, context.now()));
   if (spent) return reply(context, deliveryAddress(binding), spent);
   try {
-    const content = (await authored(binding, session.id, text)).slice(0, 16_000);
-    // Handed over again after a crash (its text names it uniquely): the session has it already.
-    if (message.mayRepeat && (await hasUserMessage({ sessionId: session.id, content, since: new Date(context.now().getTime() - REPEAT_WINDOW_MS), prefix: true }))) return;
     const files = message.files?.length ? await keepFiles(session.id, message.files) : { ids: [], refused: [] };
     const withRefusals = files.refused.length > 0 ? `${content}\n\nNot kept: ${files.refused.join('; ')}` : content;
     const stored = await context.host.sendUserMessage(session.id, withRefusals, { ...(message.untrustedSource && { untrustedSource: message.untrustedSource }), fileIds: files.ids });
@@ -247,14 +247,13 @@ async function runCommand(context: InboundContext, binding: BindingRecord, sessi
 
 /** One decision on a card this binding was sent: the same server-side decision as the page's. */
 async function decideCard(context: InboundContext, binding: BindingRecord, outboxId: number, decision: CardDecision, reason?: string): Promise<string> {
-  // A weak identity (IRC without an account) never decides: anyone on its host could wear it.
-  if (isWeakIdentity(binding.sender)) return `Card ${outboxId} is decided on the page: ${WEAK_IDENTITY_REASON}.`;
+  // Who this chat is, for the rights authority: a weak identity (IRC without an account) never decides.
+  const actor = await chatActor(binding, context.channel.kind);
+  if (actor.weakIdentity) return `Card ${outboxId} is decided on the page: ${actor.weakIdentity}.`;
   const row = await findOutbox(outboxId);
   const card = row?.payload.card;
-  // Only a card sent to this very chat of this channel; decided only by whom the person's role allows.
+  // Only a card sent to this very chat of this channel; decided only by whom the authority allows (on the server, at the decision).
   if (!row || !card || row.channelId !== context.channel.id || row.address !== deliveryAddress(binding)) return `No card ${outboxId} here.`;
-  const refusal = await cardRefusal(binding, card.callSessionId ?? card.sessionId, card.ownerOnly === true);
-  if (refusal) return `Card ${outboxId} is not decided here: ${refusal}.`;
   const outcome = await context.host.decideToolCall({
     id: card.callId,
     decision: decision === 'deny' ? 'deny' : 'approve',
@@ -263,8 +262,9 @@ async function decideCard(context: InboundContext, binding: BindingRecord, outbo
     args_hash: card.argsHash,
     // A specialist's card (its parent's chat decides it): the call's own session.
     session_id: card.callSessionId ?? card.sessionId,
-  });
+  }, actor);
   if (outcome.ok) return decision === 'deny' ? `Card ${outboxId}: denied.` : `Card ${outboxId}: approved${decision === 'always' ? ' (and from now on in this session)' : ''}.`;
+  if (outcome.code === 'forbidden') return `Card ${outboxId} is not decided here: ${outcome.message.replace(/^This card is not decided here: /, '')}.`;
   return `Card ${outboxId}: ${outcome.message}`;
 }
 

@@ -3,13 +3,13 @@
 // the agent says), `spontaneous` (speech on its own, task results, questions, cards) or `cards`
 // (approval cards and task questions only). Quiet hours hold pushes until they end; an answer the
 // person asked for is never held. Every push is a row of the outbox before anything is sent.
-import { ownerDecides } from '@/lib/tools/owner-decides';
+import { cardDeciders } from '@/lib/people/rights';
+import { memoryCardLine } from '@/lib/memory/memory-owner';
 import type { OrchestratorEvent } from '@/lib/mind/events';
 import { enqueueOutbox, listBindings, type BindingRecord, type OutboxPayload, type QuietHours } from '@/lib/store/channels-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import { OWNER_ID, sessionPeople } from '@/lib/store/people-repository';
 import { deliveryAddress, isWeakIdentity, WEAK_IDENTITY_REASON } from './channel-identity';
-import { cardRecipients } from './channel-people';
 
 /** The events a push can come from (the rest never reach pushEvent). */
 export const PUSHED_EVENTS: ReadonlySet<OrchestratorEvent['type']> = new Set(['turn-start', 'turn-end', 'tool-call', 'task.completed', 'task.failed', 'task.blocked', 'allowance.notice']);
@@ -35,7 +35,10 @@ export function quietMinutesLeft(quiet: QuietHours | null, now: Date): number {
   return inside ? (to - minute + 1440) % 1440 : 0;
 }
 
-function describeArgs(name: string, args: Record<string, unknown>): string {
+async function describeArgs(name: string, args: Record<string, unknown>): Promise<string> {
+  // A memory to forget is named with whose it is (issue 58 §5), not a bare number.
+  const memory = name === 'forget_memory' && typeof args.id === 'number' ? await memoryCardLine(args.id) : null;
+  if (memory) return `The agent wants to forget ${memory}${typeof args.reason === 'string' ? `\n(${args.reason})` : ''}`;
   const shown = typeof args.command === 'string' ? args.command : typeof args.code === 'string' ? args.code : JSON.stringify(args, null, 2);
   const text = shown.length > 3_000 ? `${shown.slice(0, 3_000)}\n… (${shown.length - 3_000} more characters on the page)` : shown;
   return `The agent wants to run ${name}:\n\`\`\`\n${text}\n\`\`\``;
@@ -85,9 +88,10 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
     case 'tool-call': {
       if (event.call.status !== 'awaiting_approval') return 0;
       kind = 'card';
-      const card = { callId: event.call.id, sessionId: event.sessionId, argsHash: event.call.args_hash, ...(ownerDecides(event.call.name, event.call.args) && { ownerOnly: true }) };
-      if (event.call.session_id === event.sessionId) payload = { text: describeArgs(event.call.name, event.call.args ?? {}), card };
-      else payload = { text: `A specialist asks: ${describeArgs(event.call.name, event.call.args ?? {})}`, card: { ...card, callSessionId: event.call.session_id } };
+      const card = { callId: event.call.id, sessionId: event.sessionId, argsHash: event.call.args_hash, ...(event.call.owner_only && { ownerOnly: true }) };
+      const text = await describeArgs(event.call.name, event.call.args ?? {});
+      if (event.call.session_id === event.sessionId) payload = { text, card };
+      else payload = { text: `A specialist asks: ${text}`, card: { ...card, callSessionId: event.call.session_id } };
       break;
     }
     case 'task.completed':
@@ -108,7 +112,7 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
   // Only the people of the session the words belong to (issue 42) — and a card only to those who
   // may decide it: its trusted people and the owner, wherever the owner's chats are bound.
   const people = new Set(await sessionPeople(session.id));
-  const deciders = kind === 'card' ? await cardRecipients(session.id, payload.card?.ownerOnly === true) : null;
+  const deciders = kind === 'card' && payload.card ? await cardDeciders({ sessionId: payload.card.callSessionId ?? session.id, ownerOnly: payload.card.ownerOnly === true }) : null;
   const own = [...(await listBindings({ sessionId: session.id })), ...(await listBindings({ persona: session.personaName, sessionId: null }))].filter((binding) => binding.personId && people.has(binding.personId));
   const owners = deciders ? (await listBindings({ personId: OWNER_ID })).filter((binding) => !own.some((known) => known.id === binding.id)) : [];
   const candidates = [...own, ...owners];

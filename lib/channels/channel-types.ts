@@ -1,5 +1,6 @@
 // The one contract every provider's adapter keeps (ARCHITECTURE §15), and what the channels
 // need of the app around them (the orchestrator wires it; this room never imports it).
+import type { Actor } from '@/lib/people/rights';
 import type { EventBus } from '@/lib/mind/events';
 import type { MessageRecord } from '@/lib/store/messages-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
@@ -90,7 +91,8 @@ export interface ChannelAdapter {
 export interface ChannelHost {
   bus: EventBus;
   sendUserMessage(sessionId: string, text: string, options?: { untrustedSource?: string; fileIds?: readonly string[] }): Promise<MessageRecord>;
-  decideToolCall(input: { id: string; decision: 'approve' | 'deny'; reason?: string; remember?: 'session'; args_hash: string; session_id: string }): Promise<
+  /** Decided by `actor` if the rights authority lets them (lib/people/rights.ts). */
+  decideToolCall(input: { id: string; decision: 'approve' | 'deny'; reason?: string; remember?: 'session'; args_hash: string; session_id: string }, actor: Actor): Promise<
     { ok: true } | { ok: false; code: string; message: string; status?: string }
   >;
   answerTask(sessionId: string, text: string): Promise<boolean>;

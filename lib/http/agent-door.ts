@@ -1,8 +1,7 @@
 // The door an agent front-end uses (issue 46 §4): what `npm run acp` needs from the running app,
 // with a key — a new session of a persona for the key's person, a message whose turn streams back
 // as typed events (the reply, the private thoughts, every change of its tool calls), a card decided
-// by the key's person when they may decide it (the owner; a trusted person in their own
-// conversation — never a guest), and a stop. Server-sent events, one JSON object per event.
+// by the key's person when the rights authority lets them (lib/people/rights.ts), and a stop. Server-sent events, one JSON object per event.
 import { z } from 'zod';
 import { getToolCall } from '@/lib/store/tool-calls-repository';
 import { findPerson } from '@/lib/store/people-repository';
@@ -66,10 +65,11 @@ export async function agentMessage(orchestrator: Orchestrator, key: ApiKeyRecord
 export async function agentDecision(orchestrator: Orchestrator, key: ApiKeyRecord, callId: string, decision: z.infer<typeof agentDecisionSchema>) {
   const call = z.string().uuid().safeParse(callId).success ? await getToolCall({ id: callId }) : null;
   if (!call) throw new DoorError(404, 'not_found_error', 'tool_call_not_found', `No tool call ${callId.slice(0, 64)}`);
-  const person = await findPerson(key.personId);
-  if (!person || person.role === 'guest') throw new DoorError(403, 'permission_error', 'not_allowed', 'A guest does not decide cards: the owner does, on the page or their own chat.');
   await personaOfSession(key, call.sessionId);
-  const result = await orchestrator.decideToolCall({ id: call.id, decision: decision.decision, ...(decision.reason && { reason: decision.reason }), args_hash: call.argsHash, session_id: call.sessionId });
+  // The key's person on this door, as the rights authority reads them (never a rule of the door's own).
+  const actor = { person: await findPerson(key.personId), via: `door:${key.id}` as const };
+  const result = await orchestrator.decideToolCall({ id: call.id, decision: decision.decision, ...(decision.reason && { reason: decision.reason }), args_hash: call.argsHash, session_id: call.sessionId }, actor);
+  if (!result.ok && result.code === 'forbidden') throw new DoorError(403, 'permission_error', 'not_allowed', result.message);
   if (!result.ok) throw new DoorError(result.code === 'not_found' ? 404 : 409, 'invalid_request_error', result.code, result.message);
   return { tool_call: { id: result.call.id, status: result.call.status } };
 }

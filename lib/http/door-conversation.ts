@@ -9,6 +9,8 @@ import type { OrchestratorEvent } from '@/lib/mind/events';
 import { findKeySession, saveKeySession, type ApiKeyRecord } from '@/lib/store/api-keys-repository';
 import { getDb } from '@/lib/store/db';
 import { findSession } from '@/lib/store/sessions-repository';
+import { findPerson } from '@/lib/store/people-repository';
+import { deliverMessage } from '@/lib/people/rights';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 
 /** How long a call waits for the mind's reply (a card may be waiting for a person). */
@@ -43,6 +45,9 @@ export async function deliver(orchestrator: Orchestrator, key: ApiKeyRecord, per
   const known = await findKeySession(key.id, persona);
   const sessionId = await keySessionFor(orchestrator, key, persona, input.sessionId ?? null, known);
   if (conversation && known && known.sessionId === sessionId && known.lastConversation === conversation && known.lastMessageId !== null) return { sessionId, messageId: known.lastMessageId, resent: true };
+  // The key's person's daily messages, counted as on every other entry (the rights authority).
+  const allowed = await deliverMessage(await findPerson(key.personId), new Date());
+  if (allowed.verdict === 'refuse') throw new DoorError(429, 'invalid_request_error', 'daily_message_limit', allowed.reason);
   const message = await orchestrator.sendUserMessage(sessionId, { text });
   await saveKeySession({ keyId: key.id, personaName: persona, sessionId, lastConversation: conversation, lastMessageId: message.id });
   return { sessionId, messageId: message.id, resent: false };
@@ -140,8 +145,11 @@ export async function reply(tap: EventTap, delivery: Delivery, baseUrl: string, 
         usage.prompt += event.call.inputTokens;
         usage.completion += event.call.outputTokens;
       } else if (event.type === 'tool-call' && event.call.turn_id === turnId && event.call.status === 'awaiting_approval' && !cards.has(event.call.id)) {
+        // A door never waits on a card (issue 58 §7): the reply ends here, saying where to decide it;
+        // what the turn does once it is decided comes in the session.
         cards.add(event.call.id);
-        say(`${text ? '\n\n' : ''}[${event.call.name} waits for a person's approval: ${baseUrl}/sessions/${delivery.sessionId}]\n\n`);
+        say(`${text ? '\n\n' : ''}[${event.call.name} waits for a person's approval: ${baseUrl}/sessions/${delivery.sessionId}. The rest of this answer comes in the session once it is decided.]`);
+        finish('stop');
       } else if (event.type === 'turn-end' && event.turnId === turnId) {
         if (!text.trim()) {
           const loud = event.messages.find((message) => message.tag === 'ED_agent')?.content ?? '';

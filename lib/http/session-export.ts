@@ -1,5 +1,6 @@
 // A session exported whole: JSON with everything (API keys removed, as in every public shape) and
 // a Markdown transcript a person can read.
+import { decisionAuthorWords } from '@/lib/store/tool-call-types';
 import { messageJson, moodAndCriteriaJson, type readWholeSession } from '@/lib/store/messages-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import { toolCallJson, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
@@ -105,7 +106,7 @@ export function sessionTranscriptMarkdown(session: SessionRecord, whole: Whole, 
     for (const call of toolCalls) {
       const args = call.args ?? {};
       const subject = String(args.command ?? args.code ?? args.path ?? JSON.stringify(args));
-      const decided = call.decision ? ` · ${call.decision.decision === 'approve' ? 'approved' : 'denied'} by ${call.decision.by}${call.decision.reason ? `: ${call.decision.reason}` : ''}` : '';
+      const decided = call.decision ? ` · ${call.decision.decision === 'approve' ? 'approved' : 'denied'} by ${decisionAuthorWords(call.decision.by, null)}${call.decision.reason ? `: ${call.decision.reason}` : ''}` : '';
       lines.push(`**${call.name}** · ${call.createdAt.toISOString()} · ${call.status}${call.exitCode !== null ? ` (exit ${call.exitCode})` : ''}${decided}`, '', quote(subject), '');
       if (call.result) lines.push(quote(call.result.length > 4_000 ? `${call.result.slice(0, 4_000)}\n[… ${call.result.length - 4_000} more characters in the JSON export]` : call.result), '');
     }

@@ -4,16 +4,25 @@
 // erasure: a person approves it, like any destructive act).
 import { z } from 'zod';
 import { findSession } from '@/lib/store/sessions-repository';
+import { memoryAccess } from '@/lib/people/rights';
 import { builtinTool, errorOutcome, type ToolRunContext } from '@/lib/tools/tool-types';
 import { appendMemory, findMemory, forgetMemory, MEMORY_KINDS } from './memory-store';
 import { memoryBlock, recall, untrustedAmong } from './recall';
 
-async function personaOf(context: ToolRunContext): Promise<string | null> {
+async function personaOf(context: Pick<ToolRunContext, 'sessionId'>): Promise<string | null> {
   return (await findSession({ id: context.sessionId }))?.personaName ?? null;
+}
+
+/** Why this conversation may not forget memory #id (the rights authority's words), or null. */
+async function memoryRefusal(id: number, sessionId: string): Promise<string | null> {
+  const persona = await personaOf({ sessionId });
+  const answer = await memoryAccess({ sessionId, personaName: persona ?? '', memory: await findMemory(id), id, operation: 'forget' });
+  return answer.verdict === 'refuse' ? answer.reason : null;
 }
 
 export const recallTool = builtinTool({
   name: 'recall',
+  traits: ['read_only'],
   description: 'Search what you remember and everything said in your earlier sessions (and this one) with this persona. Returns the best matches with their dates.',
   args: z.object({ query: z.string().min(1).max(1_000), k: z.number().int().min(1).max(20).optional() }).strict(),
   describeCall: (args) => args.query,
@@ -31,6 +40,7 @@ export const recallTool = builtinTool({
 
 export const rememberTool = builtinTool({
   name: 'remember',
+  traits: ['writes_memory'],
   description:
     "Keep a fact or note for later sessions with this persona (the user, their preferences, decisions, what you did). One short sentence per call. It stays with this conversation's people; scope \"shared\" (the owner approves it) makes it known in everyone's conversations.",
   args: z
@@ -42,7 +52,8 @@ export const rememberTool = builtinTool({
       scope: z.enum(['private', 'shared']).optional(),
     })
     .strict(),
-  // Shared memory reaches everyone who talks to the persona: the owner decides it on a card (issue 42 §3).
+  // Shared memory reaches everyone who talks to the persona: the owner alone decides it, on a card (the rights authority).
+  callTraits: (args) => (args.scope === 'shared' ? ['shares_memory'] : []),
   approvalFor: (args) => (args.scope === 'shared' ? 'required' : 'never'),
   describeCall: (args) => `${args.scope === 'shared' ? '[shared with everyone] ' : ''}${args.content.slice(0, 200)}`,
   run: async (args, context) => {
@@ -57,14 +68,16 @@ export const rememberTool = builtinTool({
 
 export const forgetMemoryTool = builtinTool({
   name: 'forget_memory',
+  traits: ['writes_memory'],
   description: 'Forget a memory for good (its number is shown as #id in what you remember). Use it when the user asks you to forget something.',
   args: z.object({ id: z.number().int().positive(), reason: z.string().max(500).optional() }).strict(),
   approval: 'required',
   describeCall: (args) => `memory #${args.id}`,
+  // Asked before any card: a memory this conversation may not read is "no memory #N", exactly as one that does not exist.
+  screen: async (args, context) => memoryRefusal(args.id, context.sessionId),
   run: async (args, context) => {
-    const persona = await personaOf(context);
-    const memory = await findMemory(args.id);
-    if (!memory || memory.personaName !== persona) return errorOutcome(`There is no memory #${args.id} for this persona`);
+    const refusal = await memoryRefusal(args.id, context.sessionId);
+    if (refusal) return errorOutcome(refusal);
     await forgetMemory(args.id);
     return { isError: false, content: `Memory #${args.id} is forgotten.` };
   },
@@ -75,6 +88,7 @@ export const JOURNAL_TTL_MS = 7 * 24 * 3600_000;
 
 export const journalTool = builtinTool({
   name: 'journal',
+  traits: ['writes_memory'],
   description: 'Write a short journal entry for yourself: what happened, what you are working on, what to pick up next. It is recalled for about a week, then fades.',
   args: z.object({ entry: z.string().min(3).max(2_000) }).strict(),
   describeCall: (args) => args.entry.slice(0, 200),

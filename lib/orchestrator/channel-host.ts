@@ -7,13 +7,14 @@ import { listTasks } from '@/lib/store/tasks-repository';
 import type { EventBus } from '@/lib/mind/events';
 import type { MessageRecord } from '@/lib/store/messages-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
+import type { Actor } from '@/lib/people/rights';
 import type { ToolCallDecisionInput, ToolCallDecisionResult } from '@/lib/agent/tool-decisions';
 
 /** The orchestrator's calls the channels use (its own type would make an import circle). */
 export interface ChannelHostSource {
   bus: EventBus;
   sendUserMessage(id: string, input: { text: string; attachments?: { kind: 'file'; id: string }[] }, options?: { untrustedSource?: string }): Promise<MessageRecord>;
-  decideToolCall(input: ToolCallDecisionInput): Promise<ToolCallDecisionResult>;
+  decideToolCall(input: ToolCallDecisionInput, actor: Actor): Promise<ToolCallDecisionResult>;
   tasks: { resume(taskId: string, input: string): Promise<unknown> };
   pauseSession(id: string): Promise<SessionRecord>;
   resumeSession(id: string): Promise<SessionRecord>;
@@ -26,8 +27,8 @@ export function channelHost(orchestrator: ChannelHostSource): ChannelHost {
     bus: orchestrator.bus,
     sendUserMessage: (sessionId, text, options = {}) =>
       orchestrator.sendUserMessage(sessionId, { text, ...(options.fileIds?.length && { attachments: options.fileIds.map((id) => ({ kind: 'file' as const, id })) }) }, options.untrustedSource ? { untrustedSource: options.untrustedSource } : {}),
-    decideToolCall: async (input) => {
-      const outcome = await orchestrator.decideToolCall(input);
+    decideToolCall: async (input, actor) => {
+      const outcome = await orchestrator.decideToolCall(input, actor);
       return outcome.ok ? { ok: true } : { ok: false, code: outcome.code, message: outcome.message, ...(outcome.call && { status: outcome.call.status }) };
     },
     answerTask: async (sessionId, text) => {

@@ -135,7 +135,7 @@ export async function runInternalDialogTurn(
       onDelta(delta);
     }
   };
-  const toolbox = context.toolbox(work.task);
+  const toolbox = await context.toolbox(work.task);
   // What the person attached: shown to the model with their words (a refusal turns them off).
   const visuals = await visualsForTurn(context.sessionId, work.userMessages.map((message) => message.content), config);
   let shown = visuals.blocks;

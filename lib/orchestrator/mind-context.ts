@@ -19,7 +19,7 @@ export interface MindContext extends MindModelAccess {
   /** A cycle waits here while a reply runs in this process, within its allowance (foreground-gate.ts). */
   yieldToReplies(): Promise<void>;
   /** The Internal Dialog's tools (a task's step: narrowed to the task's, plus its own), or null when the backend has none. */
-  toolbox(task?: TaskTurn): SessionToolbox | null;
+  toolbox(task?: TaskTurn): Promise<SessionToolbox | null>;
   /** The app's MCP endpoint (a backend with its own tool loop reaches the tools there), once listening. */
   toolServer(): AgentMcpEndpoint | null;
 }

@@ -34,6 +34,7 @@ import type { ConfiguredEngine } from '@/lib/engine/create-engine';
 import type { Cluster } from '@/lib/engine/cluster';
 import { TaskService, type TaskElsewhere } from '@/lib/tasks/task-service';
 import { interruptRunningToolCalls, toolCallJson } from '@/lib/store/tool-calls-repository';
+import type { Actor } from '@/lib/people/rights';
 import { applyToolCallDecision, type ToolCallDecisionInput, type ToolCallDecisionResult } from '@/lib/agent/tool-decisions';
 import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import { EventBus, type MindState } from '@/lib/mind/events';
@@ -280,8 +281,8 @@ export class Orchestrator {
    * A person's decision on a tool call, applied once on the server (lib/agent/tool-decisions.ts);
    * the waiting step wakes and every open page sees the new status.
    */
-  async decideToolCall(input: ToolCallDecisionInput): Promise<ToolCallDecisionResult> {
-    const outcome = await applyToolCallDecision(input);
+  async decideToolCall(input: ToolCallDecisionInput, actor: Actor): Promise<ToolCallDecisionResult> {
+    const outcome = await applyToolCallDecision(input, actor);
     if (outcome.ok) {
       this.deps.approvals.notify(outcome.call.id);
       await this.placement.broadcast({ kind: 'tool-call-decided', callId: outcome.call.id }); // the step may wait in another process

@@ -14,6 +14,12 @@ export interface PersonLimits {
   spend_usd_per_day?: number;
 }
 
+/** The owner's changes to a person's tool traits, as stored (lib/people/tool-traits.ts reads them). */
+export interface StoredRights {
+  allow: string[];
+  deny: string[];
+}
+
 export interface PersonIdentityRecord {
   id: string;
   kind: string;
@@ -27,6 +33,7 @@ export interface PersonRecord {
   name: string;
   role: PersonRole;
   limits: PersonLimits | null;
+  rights: StoredRights | null;
   createdAt: Date;
   identities: PersonIdentityRecord[];
 }
@@ -38,6 +45,7 @@ const personRecord = (row: PersonRow): PersonRecord => ({
   name: row.name,
   role: row.role as PersonRole,
   limits: row.limits ? (JSON.parse(row.limits) as PersonLimits) : null,
+  rights: row.rights ? (JSON.parse(row.rights) as StoredRights) : null,
   createdAt: row.createdAt,
   identities: (row.identities ?? []).map(({ id, kind, sender, name, createdAt }) => ({ id, kind, sender, name, createdAt })),
 });
@@ -86,13 +94,14 @@ export async function personForSender(input: { sender: string; name: string; rol
   return (await findPersonBySender(input.sender))!;
 }
 
-export async function updatePerson(id: string, patch: { name?: string; role?: PersonRole; limits?: PersonLimits | null }): Promise<PersonRecord | null> {
+export async function updatePerson(id: string, patch: { name?: string; role?: PersonRole; limits?: PersonLimits | null; rights?: StoredRights | null }): Promise<PersonRecord | null> {
   const { count } = await (await getDb()).person.updateMany({
     where: { id },
     data: {
       ...(patch.name !== undefined && { name: patch.name }),
       ...(patch.role !== undefined && { role: patch.role }),
       ...(patch.limits !== undefined && { limits: patch.limits === null ? null : JSON.stringify(patch.limits) }),
+      ...(patch.rights !== undefined && { rights: patch.rights === null ? null : JSON.stringify(patch.rights) }),
     },
   });
   return count === 1 ? findPerson(id) : null;
@@ -141,9 +150,9 @@ export async function personalSession(input: { personId: string; persona: string
   return row?.id ?? null;
 }
 
-/** Whether a guest is among the session's people: then the guest profile holds for every call. */
-export async function hasGuest(sessionId: string): Promise<boolean> {
-  return (await (await getDb()).sessionPerson.count({ where: { sessionId, person: { role: 'guest' } } })) > 0;
+/** Whether the session is a group's (a chat group joined to it): anyone in the group speaks there. */
+export async function isGroupSession(sessionId: string): Promise<boolean> {
+  return (await (await getDb()).channelGroup.count({ where: { sessionId } })) > 0;
 }
 
 /**
@@ -182,15 +191,35 @@ export async function peopleOfSessions(sessionIds: readonly string[]): Promise<M
 /** Messages a day a person may send when the owner set none (issue 42 §6): guests little, the owner no limit. */
 export const DEFAULT_MESSAGES_PER_DAY: Readonly<Record<PersonRole, number | null>> = { owner: null, trusted: 500, guest: 50 };
 
-/** What is left of the person's messages today (UTC), or null when they have no limit. */
-export async function messagesLeftToday(personId: string, now: Date): Promise<{ limit: number; left: number } | null> {
-  const person = await findPerson(personId);
-  if (!person) return null;
-  const limit = person.limits?.messages_per_day ?? DEFAULT_MESSAGES_PER_DAY[person.role];
-  if (limit === null || limit === undefined) return null;
-  const db = await getDb();
-  const bindings = await db.channelBinding.findMany({ where: { personId }, select: { id: true } });
-  const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  const sent = await db.channelInbound.count({ where: { bindingId: { in: bindings.map((binding) => binding.id) }, createdAt: { gte: since } } });
-  return { limit, left: Math.max(0, limit - sent) };
+/** The UTC day a message counts on. */
+export const utcDay = (now: Date) => now.toISOString().slice(0, 10);
+
+/**
+ * Takes one of the person's messages of the day if fewer than `limit` were taken (one statement:
+ * parallel requests cannot overshoot together); false when the day's are used up.
+ */
+export async function takeDailyMessage(input: { personId: string; limit: number; now: Date }): Promise<boolean> {
+  if (input.limit <= 0) return false;
+  const store = await getStore();
+  const sql = (p: (n: number) => string) =>
+    `INSERT INTO person_message_days (person_id, day, messages) VALUES (${p(1)}, ${p(2)}, 1)
+     ON CONFLICT (person_id, day) DO UPDATE SET messages = person_message_days.messages + 1 WHERE person_message_days.messages < ${p(3)}
+     RETURNING messages`;
+  const day = utcDay(input.now);
+  const rows =
+    store.kind === 'sqlite'
+      ? (statement(rawDb(), sql(() => '?')).all(input.personId, day, input.limit) as unknown[])
+      : await store.db.$queryRawUnsafe<unknown[]>(sql((n) => `$${n}`), input.personId, day, input.limit);
+  return rows.length > 0;
+}
+
+/** How many messages the person sent today (UTC), whatever the entry. */
+export async function messagesToday(personId: string, now: Date): Promise<number> {
+  const row = await (await getDb()).personMessageDay.findUnique({ where: { personId_day: { personId, day: utcDay(now) } } });
+  return row?.messages ?? 0;
+}
+
+/** The person's messages a day: the owner's figure for them, else their role's (null: no limit). */
+export function dailyMessageLimit(person: Pick<PersonRecord, 'role' | 'limits'>): number | null {
+  return person.limits?.messages_per_day ?? DEFAULT_MESSAGES_PER_DAY[person.role];
 }

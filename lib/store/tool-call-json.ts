@@ -25,6 +25,8 @@ export interface ToolCallJson {
   decided_at: string | null;
   started_at: string | null;
   finished_at: string | null;
+  /** Only the owner decides it (a memory shared with everyone). */
+  owner_only: boolean;
   /** Why it asks although no rule or policy would: the untrusted content its turn holds. */
   untrusted_reason: string | null;
   /** Its result came from untrusted content (this source). */
@@ -56,6 +58,7 @@ export function toolCallJson(call: ToolCallRecord): ToolCallJson {
     decided_at: iso(call.decidedAt),
     started_at: iso(call.startedAt),
     finished_at: iso(call.finishedAt),
+    owner_only: call.ownerOnly,
     untrusted_reason: call.untrustedReason,
     result_source: call.resultSource,
   };

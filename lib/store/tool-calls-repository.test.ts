@@ -61,8 +61,8 @@ describe('tool calls store', () => {
     const sessionId = await newSession();
     const call = await oneCall(sessionId);
     const results = await Promise.all([
-      decideToolCall({ sessionId, id: call.id, argsHash: call.argsHash, decision: { decision: 'approve', by: 'user' } }),
-      decideToolCall({ sessionId, id: call.id, argsHash: call.argsHash, decision: { decision: 'deny', reason: 'no', by: 'user' } }),
+      decideToolCall({ sessionId, id: call.id, argsHash: call.argsHash, decision: { decision: 'approve', by: { person_id: 'owner', via: 'page' } } }),
+      decideToolCall({ sessionId, id: call.id, argsHash: call.argsHash, decision: { decision: 'deny', reason: 'no', by: { person_id: 'owner', via: 'page' } } }),
     ]);
     expect(results.filter((result) => result.ok)).toHaveLength(1);
     const loser = results.find((result) => !result.ok)!;
@@ -74,7 +74,7 @@ describe('tool calls store', () => {
   it('a denial keeps the reason verbatim as the result the model gets', async () => {
     const sessionId = await newSession();
     const call = await oneCall(sessionId);
-    const outcome = await decideToolCall({ sessionId, id: call.id, decision: { decision: 'deny', reason: 'use the staging folder instead', by: 'user' } });
+    const outcome = await decideToolCall({ sessionId, id: call.id, decision: { decision: 'deny', reason: 'use the staging folder instead', by: { person_id: 'owner', via: 'page' } } });
     expect(outcome).toMatchObject({ ok: true, call: { status: 'denied', isError: true, result: 'Denied by the user: use the staging folder instead' } });
   });
 
@@ -82,19 +82,19 @@ describe('tool calls store', () => {
     const sessionId = await newSession();
     const other = await newSession();
     const call = await oneCall(sessionId);
-    expect(await decideToolCall({ sessionId: other, id: call.id, decision: { decision: 'approve', by: 'user' } })).toEqual({ ok: false, reason: 'not_found' });
-    expect(await decideToolCall({ sessionId, id: call.id, argsHash: hashArgs({ command: 'rm -rf ~' }), decision: { decision: 'approve', by: 'user' } })).toMatchObject({
+    expect(await decideToolCall({ sessionId: other, id: call.id, decision: { decision: 'approve', by: { person_id: 'owner', via: 'page' } } })).toEqual({ ok: false, reason: 'not_found' });
+    expect(await decideToolCall({ sessionId, id: call.id, argsHash: hashArgs({ command: 'rm -rf ~' }), decision: { decision: 'approve', by: { person_id: 'owner', via: 'page' } } })).toMatchObject({
       ok: false,
       reason: 'args_mismatch',
       call: { status: 'awaiting_approval' },
     });
-    expect(await decideToolCall({ sessionId, id: 'nope', decision: { decision: 'approve', by: 'user' } })).toEqual({ ok: false, reason: 'not_found' });
+    expect(await decideToolCall({ sessionId, id: 'nope', decision: { decision: 'approve', by: { person_id: 'owner', via: 'page' } } })).toEqual({ ok: false, reason: 'not_found' });
   });
 
   it('edit then approve stores the edited arguments; the call runs once', async () => {
     const sessionId = await newSession();
     const call = await oneCall(sessionId);
-    const outcome = await decideToolCall({ sessionId, id: call.id, argsHash: call.argsHash, decision: { decision: 'approve', by: 'user', editedArgs: { command: 'ls -la' } } });
+    const outcome = await decideToolCall({ sessionId, id: call.id, argsHash: call.argsHash, decision: { decision: 'approve', by: { person_id: 'owner', via: 'page' }, editedArgs: { command: 'ls -la' } } });
     expect(outcome).toMatchObject({ ok: true, call: { status: 'approved', args: { command: 'ls -la' } } });
     const starts = await Promise.all([startToolCall({ id: call.id }), startToolCall({ id: call.id })]);
     expect(starts.filter(Boolean)).toHaveLength(1);
@@ -105,7 +105,7 @@ describe('tool calls store', () => {
   it('a call found running at start-up becomes interrupted and is never started again', async () => {
     const sessionId = await newSession();
     const call = await oneCall(sessionId);
-    await decideToolCall({ sessionId, id: call.id, decision: { decision: 'approve', by: 'user' } });
+    await decideToolCall({ sessionId, id: call.id, decision: { decision: 'approve', by: { person_id: 'owner', via: 'page' } } });
     expect(await startToolCall({ id: call.id })).toBe(true);
     expect(await interruptRunningToolCalls()).toBeGreaterThanOrEqual(1);
     expect(await startToolCall({ id: call.id })).toBe(false);

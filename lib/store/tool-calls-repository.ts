@@ -7,9 +7,9 @@ import { getDb, getStore } from './db';
 import { rawDb, sqliteDate, statement } from './raw-db';
 import { pgDate, pgQuery, pgRaw } from './pg-raw';
 import { storableText } from './storable-text';
-import type { ToolCallRecord, ToolCallStatus, ToolDecision } from './tool-call-types';
+import { storedDecision, type StoredDecision, type ToolCallRecord, type ToolCallStatus, type ToolDecision } from './tool-call-types';
 
-export type { ToolCallRecord, ToolCallStatus, ToolDecision } from './tool-call-types';
+export type { DecisionAuthor, ToolCallRecord, ToolCallStatus, ToolDecision } from './tool-call-types';
 
 /** Statuses after which the call's result is final. */
 export const FINAL_STATUSES: readonly ToolCallStatus[] = ['denied', 'expired', 'succeeded', 'failed', 'cancelled', 'interrupted'];
@@ -29,6 +29,8 @@ export interface NewToolCall {
   decision?: ToolDecision;
   result?: string;
   untrustedReason?: string;
+  /** Only the owner decides it (the rights authority's answer when it was proposed). */
+  ownerOnly?: boolean;
 }
 
 export interface AgentTurnRecord {
@@ -69,7 +71,7 @@ function toRecord(row: ToolCallRow): ToolCallRecord {
     args: row.args === null ? null : (JSON.parse(row.args) as Record<string, unknown>),
     approval: row.approval as ToolCallRecord['approval'],
     status: row.status as ToolCallStatus,
-    decision: row.decision === null ? null : (JSON.parse(row.decision) as ToolDecision),
+    decision: row.decision === null ? null : storedDecision(JSON.parse(row.decision) as StoredDecision),
   };
 }
 
@@ -79,7 +81,7 @@ function toRecord(row: ToolCallRow): ToolCallRecord {
  */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const TOOL_CALL_COLUMNS =
-  'id, session_id, turn_id, task_id, trace_id, step, position, provider_call_id, name, args, args_hash, approval, status, decision, result, is_error, exit_code, dropped_bytes, created_at, decided_at, started_at, finished_at, untrusted_reason';
+  'id, session_id, turn_id, task_id, trace_id, step, position, provider_call_id, name, args, args_hash, approval, status, decision, result, is_error, exit_code, dropped_bytes, created_at, decided_at, started_at, finished_at, untrusted_reason, owner_only';
 
 export async function insertAgentStep(input: {
   sessionId: string;
@@ -118,6 +120,7 @@ export async function insertAgentStep(input: {
       startedAt: call.status === 'running' ? now : null,
       finishedAt: final ? now : null,
       untrustedReason: call.untrustedReason ?? null,
+      ownerOnly: call.ownerOnly === true,
       resultSource: null,
     };
   });
@@ -131,6 +134,7 @@ export async function insertAgentStep(input: {
       decision: row.decision, result: row.result, is_error: row.isError, exit_code: row.exitCode, dropped_bytes: row.droppedBytes,
       created_at: pgDate(row.createdAt), decided_at: pgDate(row.decidedAt), started_at: pgDate(row.startedAt), finished_at: pgDate(row.finishedAt),
       untrusted_reason: row.untrustedReason,
+      owner_only: row.ownerOnly,
     }));
     await pgQuery(
       pgRaw(store.url),
@@ -161,8 +165,8 @@ export async function insertAgentStep(input: {
   const insertStep = statement(raw, 'INSERT INTO agent_steps (session_id, turn_id, step, assistant_text, created_at) VALUES (?, ?, ?, ?, ?)');
   const insertCall = statement(
     raw,
-    `INSERT INTO tool_calls (id, session_id, turn_id, task_id, trace_id, step, position, provider_call_id, name, args, args_hash, approval, status, decision, result, is_error, exit_code, dropped_bytes, created_at, decided_at, started_at, finished_at, untrusted_reason)
-     VALUES (@id, @sessionId, @turnId, @taskId, @traceId, @step, @position, @providerCallId, @name, @args, @argsHash, @approval, @status, @decision, @result, @isError, @exitCode, @droppedBytes, @createdAt, @decidedAt, @startedAt, @finishedAt, @untrustedReason)`,
+    `INSERT INTO tool_calls (id, session_id, turn_id, task_id, trace_id, step, position, provider_call_id, name, args, args_hash, approval, status, decision, result, is_error, exit_code, dropped_bytes, created_at, decided_at, started_at, finished_at, untrusted_reason, owner_only)
+     VALUES (@id, @sessionId, @turnId, @taskId, @traceId, @step, @position, @providerCallId, @name, @args, @argsHash, @approval, @status, @decision, @result, @isError, @exitCode, @droppedBytes, @createdAt, @decidedAt, @startedAt, @finishedAt, @untrustedReason, @ownerOnly)`,
   );
   raw.database.transaction(() => {
     if (input.step === 0) {
@@ -174,6 +178,7 @@ export async function insertAgentStep(input: {
       insertCall.run({
         ...row,
         isError: row.isError ? 1 : 0,
+        ownerOnly: row.ownerOnly ? 1 : 0,
         createdAt: sqliteDate(row.createdAt),
         decidedAt: sqliteDate(row.decidedAt),
         startedAt: sqliteDate(row.startedAt),

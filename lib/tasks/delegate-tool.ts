@@ -50,6 +50,7 @@ const delegateArgs = z.strictObject({
 export function delegateTool(step: DelegationStep): Tool {
   return builtinTool({
     name: 'delegate',
+    traits: ['delegates'],
     description: 'Hand part of this task to one of your specialists: it works on its own with its own tools and skills, within a share of your budget, and its result comes back as this call’s result.',
     args: delegateArgs,
     describeCall: (args) => `${args.specialist}: ${args.task.slice(0, 160)}`,

@@ -23,6 +23,7 @@ const noteArgs = z.strictObject({ note: z.string().min(3).max(1_000).describe('O
 export function noteTool(task: { id: string; sessionId: string }): Tool {
   return builtinTool({
     name: 'note',
+    traits: ['writes_memory'],
     description: 'Keep a note for this task: a fact, decision or finding the agents working on it (you, the specialists you delegate to, the one who delegated to you) should know. Every step of every one of them lists the notes.',
     args: noteArgs,
     describeCall: (args) => args.note.slice(0, 200),

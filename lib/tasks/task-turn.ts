@@ -86,6 +86,7 @@ const unbound = async (): Promise<ToolOutcome> => {
 const definitions: Tool[] = [
   builtinTool({
     name: 'update_plan',
+    traits: ['read_only'],
     description: 'Replace the task plan: every step with its status (pending, in_progress, done, skipped). Call it when you make the plan and whenever a step changes.',
     args: updatePlanArgs,
     describeCall: (args) => `${args.steps.length} steps`,
@@ -93,6 +94,7 @@ const definitions: Tool[] = [
   }),
   builtinTool({
     name: 'finish_task',
+    traits: ['read_only'],
     description: 'The goal is met: give the result the user gets. The task completes when this step ends.',
     args: finishArgs,
     describeCall: (args) => args.result.slice(0, 200),
@@ -100,12 +102,13 @@ const definitions: Tool[] = [
   }),
   builtinTool({
     name: 'ask_user',
+    traits: ['read_only'],
     description: 'You need something only the user can give (a choice, a fact, a permission): ask it. The task waits for their answer.',
     args: askArgs,
     describeCall: (args) => args.question.slice(0, 200),
     run: unbound,
   }),
-  builtinTool({ name: 'yield_to_user', description: 'Pause the task and hand the conversation back to the user until they resume it.', args: yieldArgs, describeCall: noop, run: unbound }),
+  builtinTool({ name: 'yield_to_user',  traits: ['read_only'],description: 'Pause the task and hand the conversation back to the user until they resume it.', args: yieldArgs, describeCall: noop, run: unbound }),
 ] as Tool[];
 
 /** The task's tools for one step, writing what the model asked into `requests`; a new plan is shown at once through `onPlan`. */

@@ -60,6 +60,7 @@ const readFileArgs = z.strictObject({
 
 export const readFileTool = builtinTool({
   name: 'read_file',
+  traits: ['read_only'],
   description:
     'Read a text file from the workspace. Returns its lines prefixed with their numbers. Use offset and limit for long files.',
   args: readFileArgs,
@@ -85,6 +86,7 @@ const writeFileArgs = z.strictObject({
 
 export const writeFileTool = builtinTool({
   name: 'write_file',
+  traits: ['writes_files'],
   description: 'Create or overwrite a file in the workspace with the given content.',
   args: writeFileArgs,
   describeCall: (args) => args.path,
@@ -108,6 +110,7 @@ const editFileArgs = z.strictObject({
 
 export const editFileTool = builtinTool({
   name: 'edit_file',
+  traits: ['writes_files'],
   description:
     'Replace exact text in a workspace file. old_string must match exactly once (or set replace_all).',
   args: editFileArgs,
@@ -136,6 +139,7 @@ const listFilesArgs = z.strictObject({
 
 export const listFilesTool = builtinTool({
   name: 'list_files',
+  traits: ['read_only'],
   description: 'List the files and folders in a workspace folder (folders end with /).',
   args: listFilesArgs,
   describeCall: (args) => args.path ?? '.',
@@ -183,6 +187,7 @@ const grepArgs = z.strictObject({
 
 export const grepTool = builtinTool({
   name: 'grep',
+  traits: ['read_only'],
   description: 'Search workspace files for a regular expression; returns path:line:text for each match.',
   args: grepArgs,
   describeCall: (args) => `${args.pattern} in ${args.path ?? '.'}`,

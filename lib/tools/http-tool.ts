@@ -152,6 +152,7 @@ export function httpTools(config: HttpConfig): Tool[] {
     tools.push(
       builtinTool({
         name: 'http_get',
+        traits: ['sends_out'],
         description: `Fetch a URL (${reads.join(' or ')}) from an allowed host: ${hosts}. Returns the status, content type and body (cut at ${config.max_bytes ?? DEFAULT_MAX_BYTES} bytes).`,
         args: argsSchema(reads),
         // A GET carries data too: in its path, query, host name and headers.
@@ -165,6 +166,7 @@ export function httpTools(config: HttpConfig): Tool[] {
     tools.push(
       builtinTool({
         name: 'http_request',
+        traits: ['sends_out'],
         description: `Send an HTTP ${writes.join('/')} request to an allowed host: ${hosts}. The user approves each call.`,
         args: argsSchema(writes),
         approval: 'required',

@@ -58,6 +58,7 @@ const viewImageArgs = z.strictObject({
 
 const viewImage = builtinTool({
   name: 'view_image',
+  traits: ['read_only'],
   description:
     'Look at an image in the workspace (one you were sent under uploads/, downloaded, or made, e.g. a chart from python). You see it in your next step. Then note in your thoughts what it shows: you will not see it again in later turns unless you look again.',
   args: viewImageArgs,
@@ -103,6 +104,7 @@ const showFileArgs = z.strictObject({
 
 const showFile = builtinTool({
   name: 'show_file',
+  traits: ['read_only'],
   description:
     'Show a file from the workspace in the chat, below your reply: an image appears as a picture (a chart you drew), any other file as a download. Use it when your answer is a file.',
   args: showFileArgs,

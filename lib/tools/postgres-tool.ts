@@ -114,6 +114,7 @@ export function postgresTools(config: PostgresConfig): Tool[] {
   const tools: Tool[] = [
     builtinTool({
       name: 'postgres_query',
+      traits: ['sends_out'],
       description: `Run one read-only SQL statement on the user's PostgreSQL database (a READ ONLY transaction; ${limits}). Returns tab-separated rows with a header.`,
       args: argsSchema,
       describeCall: (args) => args.sql.replace(/\s+/g, ' ').slice(0, 200),
@@ -124,6 +125,7 @@ export function postgresTools(config: PostgresConfig): Tool[] {
     tools.push(
       builtinTool({
         name: 'postgres_execute',
+        traits: ['sends_out'],
         description: `Run one SQL statement that changes the user's PostgreSQL database (committed if it succeeds; ${limits}). The user approves each call.`,
         args: argsSchema,
         approval: 'required',

@@ -63,6 +63,7 @@ const bashArgs = z.strictObject({
 
 export const bashTool = builtinTool({
   name: 'bash',
+  traits: ['runs_code'],
   description:
     'Run a bash command in a sandbox whose working folder is the workspace (/workspace). No network. A person approves each call; explain why you need it.',
   args: bashArgs,
@@ -82,6 +83,7 @@ const pythonArgs = z.strictObject({
 
 export const pythonTool = builtinTool({
   name: 'python',
+  traits: ['runs_code'],
   description:
     'Run Python 3 code in a sandbox whose working folder is the workspace (/workspace). No network. A person approves each call; explain why you need it.',
   args: pythonArgs,

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ImageProvider } from '@/lib/attachments/image-prep';
 import type { ImageBlock } from '@/lib/backends/model-backend';
 import type { UntrustedOrigin } from '@/lib/config/trust-config';
+import type { ToolTrait } from '@/lib/people/tool-traits';
 
 /** JSON Schema of a tool's input, as the providers take it (`type: "object"` at the top). */
 export interface ToolInputSchema {
@@ -58,6 +59,15 @@ export interface Tool<Args = unknown> {
   approval: ApprovalPolicy;
   /** When the need for approval depends on the call (a reminder tomorrow vs a recurring job): decided on the server from the checked arguments. */
   approvalFor?(args: Args): ApprovalPolicy;
+  /**
+   * What every call of it does (issue 58, ARCHITECTURE §26): the rights authority offers it only to
+   * conversations whose people may do all of it. A tool that declares none is refused to guests.
+   */
+  traits?: readonly ToolTrait[];
+  /** What this call does beyond `traits` (remember with scope shared: it shares a memory). */
+  callTraits?(args: Args): readonly ToolTrait[];
+  /** Asked before the call is proposed: a refusal (in words) fails it at once, with no card for anyone. */
+  screen?(args: Args, context: { sessionId: string }): Promise<string | null>;
   /** Where the tool comes from: shown in Settings and on the card. */
   source: 'builtin' | { mcpServer: string };
   /**
@@ -89,6 +99,9 @@ export function builtinTool<Args>(parts: {
   approval?: ApprovalPolicy;
   approvalFor?: (args: Args) => ApprovalPolicy;
   sendsOut?: (args: Args) => boolean;
+  traits: readonly ToolTrait[];
+  callTraits?: (args: Args) => readonly ToolTrait[];
+  screen?: (args: Args, context: { sessionId: string }) => Promise<string | null>;
   describeCall: (args: Args) => string;
   run: (args: Args, context: ToolRunContext) => Promise<ToolOutcome>;
 }): Tool<Args> {
@@ -99,6 +112,9 @@ export function builtinTool<Args>(parts: {
       inputSchema: z.toJSONSchema(parts.args, { io: 'input' }) as ToolInputSchema,
     },
     approval: parts.approval ?? 'never',
+    traits: parts.traits,
+    ...(parts.callTraits && { callTraits: parts.callTraits }),
+    ...(parts.screen && { screen: parts.screen }),
     source: 'builtin',
     ...(parts.approvalFor && { approvalFor: parts.approvalFor }),
     ...(parts.sendsOut && { sendsOut: parts.sendsOut }),

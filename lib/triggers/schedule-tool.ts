@@ -42,6 +42,7 @@ export function scheduleApproval(call: Args, now = new Date()): ApprovalPolicy {
 export const scheduleTool = {
   ...builtinTool({
     name: 'schedule',
+    traits: ['schedules'],
     description:
       'Keep an appointment: create a reminder or a recurring job for this session (operation "create" with kind, when, time_zone and message or task_goal), list them, or cancel one by id. A one-shot reminder within 30 days needs no approval; recurring ones ask the person.',
     args,

@@ -19,6 +19,7 @@ export const floors: Record<string, number> = {
   'lib/attachments': 2, // what an attached file is; images made ready for a model (issue 33)
   'lib/engine': 3,
   'lib/mind': 4, // the mind kernel: events, tags, pacing, tokens, model calls, outcomes
+  'lib/people': 4.2, // the rights authority (issue 58): who may do what, asked by every path above it
   'lib/browser': 4.5, // the agent's Chromium: its launcher, egress proxy and sessions (issue 45); the tools drive it
   'lib/tools': 5,
   'lib/capabilities': 6,

@@ -2,6 +2,7 @@
 // the fake Anthropic server (extended with tool calls), reaches the app's tools through the app's
 // own MCP endpoint with a per-run token, and asks the app's permission tool before each call —
 // so a command still waits for a person's decision, and runs once when approved.
+import { ownerActor } from '@/lib/people/rights';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,7 +118,7 @@ describe('tools on the Claude Code CLI backend (the real binary)', () => {
     const card = await events.waitFor('tool-call', { where: (event) => event.sessionId === session.id && event.call.status === 'awaiting_approval', timeoutMs: 60_000 });
     expect(card.call).toMatchObject({ name: 'bash', args: { command: 'echo from-cli-bash >> runs.txt; wc -l < runs.txt' } });
     expect(fs.existsSync(path.join(dirs.dataDir, 'workspaces', session.id, 'runs.txt'))).toBe(false);
-    await orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', args_hash: card.call.args_hash });
+    await orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', args_hash: card.call.args_hash }, await ownerActor());
     const end = await events.waitFor('turn-end', { where: (event) => event.sessionId === session.id, timeoutMs: 60_000 });
     expect(end.outcome, end.error).toBe('complete');
     expect(fs.readFileSync(path.join(dirs.dataDir, 'workspaces', session.id, 'runs.txt'), 'utf8')).toBe('from-cli-bash\n');
@@ -129,7 +130,7 @@ describe('tools on the Claude Code CLI backend (the real binary)', () => {
     const session = await cliSession();
     await orchestrator.sendUserMessage(session.id, { text: 'Count [[cli-bash]]' });
     const card = await events.waitFor('tool-call', { where: (event) => event.sessionId === session.id && event.call.status === 'awaiting_approval', timeoutMs: 60_000 });
-    await orchestrator.decideToolCall({ id: card.call.id, decision: 'deny', reason: 'not on this machine' });
+    await orchestrator.decideToolCall({ id: card.call.id, decision: 'deny', reason: 'not on this machine' }, await ownerActor());
     const end = await events.waitFor('turn-end', { where: (event) => event.sessionId === session.id, timeoutMs: 60_000 });
     expect(end.outcome, end.error).toBe('complete');
     expect(fs.existsSync(path.join(dirs.dataDir, 'workspaces', session.id, 'runs.txt'))).toBe(false);

@@ -3,6 +3,7 @@
 // a call it marks read-only runs at once, one it does not mark waits for a card, and the model
 // reads both results. (The Claude Code CLI reaches the same registry through the app's MCP
 // endpoint: claude-cli-tools.test.ts.)
+import { ownerActor } from '@/lib/people/rights';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/store/db';
@@ -39,7 +40,7 @@ describe.each(apiBackendNames)('MCP tools on %s', (backend) => {
       where: (event) => event.sessionId === session.id && event.call.name === 'everything__toggle-simulated-logging' && event.call.status === 'awaiting_approval',
       timeoutMs: 15_000,
     });
-    await orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', args_hash: card.call.args_hash, session_id: session.id });
+    await orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', args_hash: card.call.args_hash, session_id: session.id }, await ownerActor());
     const end = await events.waitFor('turn-end', { where: (event) => event.sessionId === session.id, timeoutMs: 15_000 });
     expect(end.outcome, end.error).toBe('complete');
 

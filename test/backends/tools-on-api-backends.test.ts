@@ -2,6 +2,7 @@
 // the protocol-faithful fakes playing the scripted mind: a file written at once, a command that
 // waits for a person and runs once approved, a Python call denied with a reason the model reads.
 // (The Claude Code CLI backend runs the same flow in claude-cli-tools.test.ts.)
+import { ownerActor } from '@/lib/people/rights';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -22,8 +23,8 @@ describe.each(apiBackendNames)('tools on %s', (backend) => {
     const waiting = (name: string) => events.waitFor('tool-call', { where: (event) => event.sessionId === session.id && event.call.name === name && event.call.status === 'awaiting_approval', timeoutMs: 15_000 });
     const bash = await waiting('bash');
     const python = await waiting('python');
-    await orchestrator.decideToolCall({ id: bash.call.id, decision: 'approve', args_hash: bash.call.args_hash, session_id: session.id });
-    await orchestrator.decideToolCall({ id: python.call.id, decision: 'deny', reason: 'no Python today' });
+    await orchestrator.decideToolCall({ id: bash.call.id, decision: 'approve', args_hash: bash.call.args_hash, session_id: session.id }, await ownerActor());
+    await orchestrator.decideToolCall({ id: python.call.id, decision: 'deny', reason: 'no Python today' }, await ownerActor());
     const end = await events.waitFor('turn-end', { where: (event) => event.sessionId === session.id, timeoutMs: 15_000 });
     expect(end.outcome, end.error).toBe('complete');
     expect(fs.readFileSync(path.join(dirs.dataDir, 'workspaces', session.id, 'notes.txt'), 'utf8')).toBe('remember the milk\n');

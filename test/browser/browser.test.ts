@@ -22,6 +22,8 @@ import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-
 import { obedientScript } from '@/test/fakes/obedient-model';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
+const OWNER = { person: { id: 'owner', name: 'Owner', role: 'owner' as const, limits: null, rights: null, createdAt: new Date(0), identities: [] }, via: 'page' as const };
+
 const dirs = useTempAppDirs({ personas: {} });
 let model: FakeOpenAIServer;
 let site: TestSite;
@@ -78,7 +80,7 @@ async function newSession(canary = 'CANARY-none'): Promise<string> {
   getOrchestrator().bus.subscribe((event) => {
     if (event.type === 'tool-call' && event.sessionId === id && event.call.status === 'awaiting_approval' && !cards.some((card) => card.id === event.call.id)) {
       cards.push(event.call);
-      void getOrchestrator().decideToolCall({ id: event.call.id, decision: 'deny', args_hash: event.call.args_hash, session_id: id });
+      void getOrchestrator().decideToolCall({ id: event.call.id, decision: 'deny', args_hash: event.call.args_hash, session_id: id }, OWNER);
     }
   });
   return id;

@@ -4,6 +4,7 @@
 // (issue 41 §2): cards are announced, never shown or decided from IRC. Whoever squats the paired
 // nick — after a quit or a nick change — receives nothing, and what waited reaches the paired
 // identity when it is back (§1); one connection changing nick cannot fill the pairing slots (§5).
+import { ownerActor } from '@/lib/people/rights';
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { Client, type PrivmsgEvent } from 'irc-framework';
@@ -97,7 +98,7 @@ describe('a session over IRC', () => {
     await expect
       .poll(
         async () => {
-          for (const call of await waiting()) await orchestrator.decideToolCall({ id: call.id, decision: 'approve', args_hash: call.argsHash, session_id: session.id });
+          for (const call of await waiting()) await orchestrator.decideToolCall({ id: call.id, decision: 'approve', args_hash: call.argsHash, session_id: session.id }, await ownerActor());
           return (await listToolCalls({ sessionId: session.id })).filter((call) => call.status === 'succeeded').length;
         },
         { timeout: 20_000 },

@@ -6,6 +6,7 @@
 // left a memory behind (while Alice's own later prompts recall it: the control). Bob is a guest:
 // his bash is refused without a card (the guest profile); Alice is trusted, and her card reaches
 // her own phone only.
+import { ownerActor } from '@/lib/people/rights';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +16,7 @@ import { appendMemory } from '@/lib/memory/memory-store';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { listBindings, listOpenPairings, saveChannel } from '@/lib/store/channels-repository';
 import { closeDb, getDb } from '@/lib/store/db';
-import { DEFAULT_MESSAGES_PER_DAY, messagesLeftToday, personalSession, sessionPeople, updatePerson } from '@/lib/store/people-repository';
+import { messagesToday, personalSession, sessionPeople, updatePerson } from '@/lib/store/people-repository';
 import { readSettings, writeSettings } from '@/lib/store/settings-repository';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import type { FakeReply, FakeRequest } from '@/test/fakes/fake-server-core';
@@ -143,7 +144,7 @@ describe('two people, one persona', () => {
     // What would be shared with everyone is the owner's to decide: Alice's phone hears that it was
     // asked, holds no card for it, and her approval of it would be refused.
     for (const call of (await listToolCalls({ sessionId: await sessionOf(alice) })).filter((candidate) => candidate.status === 'awaiting_approval')) {
-      await orchestrator.decideToolCall({ id: call.id, decision: 'deny', args_hash: call.argsHash, session_id: call.sessionId });
+      await orchestrator.decideToolCall({ id: call.id, decision: 'deny', args_hash: call.argsHash, session_id: call.sessionId }, await ownerActor());
     }
     telegram.userWrites(alice, 'ALICE-6 [[do remember {"content":"The book club meets on Fridays","scope":"shared"}]]');
     const remember = async () => (await listToolCalls({ sessionId: await sessionOf(alice) })).find((call) => call.name === 'remember');
@@ -214,9 +215,9 @@ describe('two people, one persona', () => {
 
   it("a person's daily messages: past the owner's limit, a polite refusal and nothing reaches a model", async () => {
     const bobPerson = (await listBindings({ channelId })).find((binding) => binding.sender === `telegram:${bob.id}`)!.personId!;
-    const sent = (await messagesLeftToday(bobPerson, new Date()))!;
-    expect(sent.limit).toBe(DEFAULT_MESSAGES_PER_DAY.guest);
-    await updatePerson(bobPerson, { limits: { messages_per_day: sent.limit - sent.left } }); // what he already sent today
+    const sent = await messagesToday(bobPerson, new Date());
+    expect(sent).toBeGreaterThan(0);
+    await updatePerson(bobPerson, { limits: { messages_per_day: sent } }); // what he already sent today
     telegram.userWrites(bob, 'BOB-LIMIT one more, please');
     await expect.poll(() => textsTo(bob).at(-1) ?? '', { timeout: 10_000 }).toMatch(/^Sorry — that is today.s \d+ messages/);
     await new Promise((resolve) => setTimeout(resolve, 300));

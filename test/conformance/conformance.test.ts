@@ -68,7 +68,7 @@ describe('the official MCP conformance suite', () => {
       const session = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer, s_model: layer } });
       const { token } = endpoint.bind({
         sessionId: session.id,
-        toolbox: createMindToolbox({ session, bus: orchestrator.bus, broker })!,
+        toolbox: (await createMindToolbox({ session, bus: orchestrator.bus, broker }))!,
         turn: { turnId: crypto.randomUUID(), spontaneous: false, cycleNumber: 0, answering: [], prompt: 'conformance' },
         signal: new AbortController().signal,
         stopKind: () => 'user',

@@ -14,6 +14,8 @@ import type { FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 import { startMindAndDoors, type startDoorServer } from './door-server';
 
+const OWNER = { person: { id: 'owner', name: 'Owner', role: 'owner' as const, limits: null, rights: null, createdAt: new Date(0), identities: [] }, via: 'page' as const };
+
 useTempAppDirs({ personas: { iris: '# Iris\nWarm and brief.\n', hidden: '# Hidden\n' } });
 let model: FakeOpenAIServer;
 let door: Awaited<ReturnType<typeof startDoorServer>>;
@@ -107,7 +109,7 @@ describe('the OpenAI-compatible door', () => {
     const unsubscribe = getOrchestrator().bus.subscribe((event) => {
       if (event.type === 'tool-call' && event.call.status === 'awaiting_approval' && !decided.has(event.call.id)) {
         decided.add(event.call.id);
-        setTimeout(() => void getOrchestrator().decideToolCall({ id: event.call.id, decision: 'deny', reason: 'not now', args_hash: event.call.args_hash, session_id: event.sessionId }), 200);
+        setTimeout(() => void getOrchestrator().decideToolCall({ id: event.call.id, decision: 'deny', reason: 'not now', args_hash: event.call.args_hash, session_id: event.sessionId }, OWNER), 200);
       }
     });
     try {
@@ -141,7 +143,7 @@ describe('the OpenAI-compatible door', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     for (const id of cards) {
       const call = (await (await getDb()).toolCall.findUniqueOrThrow({ where: { id } }));
-      await getOrchestrator().decideToolCall({ id, decision: 'deny', reason: 'not now', args_hash: call.argsHash, session_id: sessionId });
+      await getOrchestrator().decideToolCall({ id, decision: 'deny', reason: 'not now', args_hash: call.argsHash, session_id: sessionId }, OWNER);
     }
     const [answer, again] = await Promise.all([first, retry]);
     expect(answer.choices[0]!.message.content).toContain('Here is what the tools said:');

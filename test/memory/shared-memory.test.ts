@@ -4,6 +4,7 @@
 // guess) — until the owner marks it shared on the Memory page (PATCH shared), and private again.
 // The agent may ask to share (`remember` with scope "shared"): a card, approved by the owner only,
 // that no allow rule approves on its own; approved, the memory is recalled in Bob's conversation.
+import { ownerActor } from '@/lib/people/rights';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as memoryItem from '@/app/api/memories/[id]/route';
@@ -73,7 +74,7 @@ describe('memory shared on purpose', () => {
     await expect.poll(async () => (await card())?.status, { timeout: 20_000 }).toBe('awaiting_approval');
     expect(await bobRecalls('book club Fridays')).toEqual([]);
     const call = (await card())!;
-    expect((await getOrchestrator().decideToolCall({ id: call.id, decision: 'approve', args_hash: call.argsHash, session_id: aliceSession })).ok).toBe(true);
+    expect((await getOrchestrator().decideToolCall({ id: call.id, decision: 'approve', args_hash: call.argsHash, session_id: aliceSession }, await ownerActor())).ok).toBe(true);
     await expect.poll(async () => (await card())?.status, { timeout: 20_000 }).toBe('succeeded');
     const memory = (await listMemories({ personaName: 'iris' })).find((candidate) => candidate.content.includes('book club'));
     expect(memory).toMatchObject({ shared: true, sessionId: aliceSession });

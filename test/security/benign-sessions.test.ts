@@ -18,6 +18,8 @@ import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-
 import { addNewsServer } from '@/test/support/news-server';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
+const OWNER = { person: { id: 'owner', name: 'Owner', role: 'owner' as const, limits: null, rights: null, createdAt: new Date(0), identities: [] }, via: 'page' as const };
+
 useTempAppDirs({ personas: { reporter: '# Reporter\nSends the reports the user asks for.\n' } });
 let model: FakeOpenAIServer;
 
@@ -42,7 +44,7 @@ async function newSession(): Promise<string> {
   getOrchestrator().bus.subscribe((event) => {
     if (event.type === 'tool-call' && event.sessionId === id && event.call.status === 'awaiting_approval' && !cards.some((card) => card.id === event.call.id)) {
       cards.push(event.call);
-      void getOrchestrator().decideToolCall({ id: event.call.id, decision: 'approve', args_hash: event.call.args_hash, session_id: id });
+      void getOrchestrator().decideToolCall({ id: event.call.id, decision: 'approve', args_hash: event.call.args_hash, session_id: id }, OWNER);
     }
   });
   return id;

@@ -22,6 +22,8 @@ import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-
 import { storeOnPostgres, useTempAppDirs } from '@/test/support/temp-app-dirs';
 import { addNewsServer } from '@/test/support/news-server';
 
+const OWNER = { person: { id: 'owner', name: 'Owner', role: 'owner' as const, limits: null, rights: null, createdAt: new Date(0), identities: [] }, via: 'page' as const };
+
 useTempAppDirs({ personas: { planner: '# Planner\nKeeps the team informed: reports, posts, reading.\n' } });
 let model: FakeOpenAIServer;
 let site: http.Server;
@@ -119,7 +121,7 @@ describe('a benign week', () => {
       getOrchestrator().bus.subscribe((event) => {
         if (event.type === 'tool-call' && event.sessionId === id && event.call.status === 'awaiting_approval' && !cards.some((card) => card.id === event.call.id)) {
           cards.push(event.call);
-          void getOrchestrator().decideToolCall({ id: event.call.id, decision: 'approve', args_hash: event.call.args_hash, session_id: id });
+          void getOrchestrator().decideToolCall({ id: event.call.id, decision: 'approve', args_hash: event.call.args_hash, session_id: id }, OWNER);
         }
       });
     }

@@ -5,6 +5,7 @@
 // verdict of a case. Used by injection-corpus.test.ts (the vectors content enters by) and
 // injection-corpus-derived.test.ts (content that comes back later: memories, summaries, recalled
 // messages, the agent's own thoughts).
+import { ownerActor } from '@/lib/people/rights';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -137,7 +138,7 @@ export function denyEveryCard(): () => void {
   return orchestrator.bus.subscribe((event) => {
     if (event.type !== 'tool-call' || event.call.status !== 'awaiting_approval' || cards.some((card) => card.id === event.call.id)) return;
     cards.push(event.call);
-    void orchestrator.decideToolCall({ id: event.call.id, decision: 'deny', args_hash: event.call.args_hash, session_id: event.sessionId, reason: 'No.' });
+    void ownerActor().then((owner) => orchestrator.decideToolCall({ id: event.call.id, decision: 'deny', args_hash: event.call.args_hash, session_id: event.sessionId, reason: 'No.' }, owner));
   });
 }
 

@@ -3,6 +3,7 @@
 // "continue"; cards, questions, limits and cancel end or block the task as a user would expect.
 // The same flows on both execution engines: in memory, and DBOS on a PostgreSQL the test starts
 // (every step journaled, every wait a DBOS message) — the agent code does not change.
+import { ownerActor } from '@/lib/people/rights';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,7 +84,7 @@ describe.each(engines)('tasks on the $name engine', ({ make, persona: enginePers
     expect(card.call.task_id).toBe(task.id);
     const blocked = await waitTask(task.id, 'blocked');
     expect(blocked.task.blocked_on).toEqual({ kind: 'approval', call_ids: [card.call.id] });
-    await orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', args_hash: card.call.args_hash, session_id: session.id });
+    await orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', args_hash: card.call.args_hash, session_id: session.id }, await ownerActor());
     const done = await waitTask(task.id, 'completed');
     expect(done.task).toMatchObject({ status: 'completed', result: 'notes.txt holds: task notes', steps: 3, error: null, blocked_on: null });
     expect(done.task.plan).toEqual([
@@ -126,7 +127,7 @@ describe.each(engines)('tasks on the $name engine', ({ make, persona: enginePers
     const session = await newSession();
     const task = await submit(session.id, { goal: 'Write notes and show them [[approve]]' });
     const card = await events.waitFor('tool-call', { where: (event) => event.sessionId === session.id && event.call.name === 'bash' && event.call.status === 'awaiting_approval', timeoutMs: 20_000 });
-    await orchestrator.decideToolCall({ id: card.call.id, decision: 'deny', reason: 'no commands today' });
+    await orchestrator.decideToolCall({ id: card.call.id, decision: 'deny', reason: 'no commands today' }, await ownerActor());
     const done = await waitTask(task.id, 'completed');
     expect(done.task.result).toBe('notes.txt written; not shown (command denied)');
     expect(done.task.plan).toEqual([

@@ -1,6 +1,7 @@
 // Tasks across a restart of the app (a new orchestrator on the same data): one blocked on its
 // question is still blocked and can be answered; one whose step waits on a card still shows the
 // card, and approving it runs the call once and the task goes on to complete.
+import { ownerActor } from '@/lib/people/rights';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
@@ -68,7 +69,7 @@ describe('tasks across a restart', () => {
     await app.orchestrator.resumeSession(session.id);
     const again = (await listToolCalls({ sessionId: session.id })).find((call) => call.id === card.call.id);
     expect(again?.status).toBe('awaiting_approval');
-    await app.orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', args_hash: card.call.args_hash, session_id: session.id });
+    await app.orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', args_hash: card.call.args_hash, session_id: session.id }, await ownerActor());
     const done = await app.events.waitFor('task.completed', { where: (event) => event.task.id === task.id, timeoutMs: 15_000 });
     expect(done.task).toMatchObject({ result: 'notes.txt holds: task notes', steps: 3 });
     const bash = (await listToolCalls({ sessionId: session.id })).filter((call) => call.name === 'bash');

@@ -2,6 +2,7 @@
 // calling the `schedule` tool. A one-shot reminder within 30 days is made without a card; a
 // recurring job waits for the person's approval; when the reminder's time comes the mind gets a
 // message marked scheduled and answers it, and the schedule is done.
+import { ownerActor } from '@/lib/people/rights';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { closeDb } from '@/lib/store/db';
@@ -60,7 +61,7 @@ describe('the schedule tool', () => {
     expect(reminder).toMatchObject({ kind: 'once', createdBy: 'agent', state: 'active', name: 'Call the dentist', timeZone: 'Europe/Madrid' });
     expect(new Date(reminder!.nextFireAt!).getUTCHours()).toBe(8); // 09:00 in Madrid, winter time
 
-    await orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', args_hash: card.call.args_hash, session_id: session.id });
+    await orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', args_hash: card.call.args_hash, session_id: session.id }, await ownerActor());
     await events.waitFor('turn-end', { where: (event) => event.sessionId === session.id, timeoutMs: 15_000 });
     expect((await listSchedules({ sessionId: session.id })).map((entry) => entry.kind).sort()).toEqual(['cron', 'once']);
 

@@ -277,6 +277,8 @@ export class McpPool {
       approval: this.approvalOf(server, info),
       source: { mcpServer: server },
       readOnly: readOnly(info),
+      // A server's own read-only hint is all we know of what a tool does: anything else may send data out.
+      traits: readOnly(info) ? ['read_only'] : ['sends_out'],
       descriptionReviewed: this.descriptionState(server, info) === 'approved',
       args: argsSchema,
       describeCall: (args) => {

@@ -1,6 +1,7 @@
 import { ApiError } from '@/lib/http/api-error';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
+import { ownerActor } from '@/lib/people/rights';
 import { toolCallJson } from '@/lib/store/tool-calls-repository';
 import { decisionBodySchema, toolCallParamsSchema } from '../schema';
 
@@ -14,7 +15,8 @@ export const dynamic = 'force-dynamic';
 export const POST = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, toolCallParamsSchema);
   const body = await readJsonBody(request, decisionBodySchema);
-  const outcome = await getOrchestrator().decideToolCall({ ...body, id });
+  // The page is the owner's (its access token); the rights authority still answers, as for every path.
+  const outcome = await getOrchestrator().decideToolCall({ ...body, id }, await ownerActor('page'));
   if (!outcome.ok) throw new ApiError(outcome.code === 'validation' ? 'validation_failed' : outcome.code, outcome.message);
   return Response.json({ tool_call: toolCallJson(outcome.call), rule: outcome.rule, ...(outcome.note && { note: outcome.note }) });
 });
