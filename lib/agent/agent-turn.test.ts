@@ -223,7 +223,7 @@ describe('a turn that acts', () => {
     const third = await h.events.waitFor('tool-call', { where: (event) => event.call.provider_call_id === 'b3' });
     expect(third.call.status).toBe('awaiting_approval');
     const second = (await listToolCalls({ sessionId: session.id })).find((call) => call.providerCallId === 'b2');
-    expect(second).toMatchObject({ status: 'succeeded', decision: { by: 'rule' } });
+    expect(second).toMatchObject({ status: 'succeeded', decision: { by: { person_id: null, via: expect.stringMatching(/^rule:/) } } });
     expect(await listRulesFor({ sessionId: session.id, personaName: 'tester' })).toHaveLength(1);
   });
 });
