@@ -24,6 +24,7 @@ const storeTests = [
   'test/security/benign-week.test.ts',
   'test/doors/*.test.ts',
   'test/allowances/*.test.ts',
+  'test/people/*.test.ts',
   'test/triggers/schedule-tool.test.ts',
   'test/mcp/oauth-sign-in.test.ts',
 ];

@@ -28,7 +28,7 @@ test('a shared session shows its people; the People page changes a role and merg
     await expect.poll(async () => ((await (await request.get(`/api/channels/${channelId}/pairings`)).json()) as { pairings: { sender: string }[] }).pairings.some((pairing) => pairing.sender === `@${user.username}`), { timeout: 15_000 }).toBe(true);
     const { pairings } = (await (await request.get(`/api/channels/${channelId}/pairings`)).json()) as { pairings: { code: string; sender: string }[] };
     const code = pairings.find((pairing) => pairing.sender === `@${user.username}`)!.code;
-    const approved = await request.post(`/api/channels/${channelId}/pairings`, { data: { code, session_id: session.id, role } });
+    const approved = await request.post(`/api/channels/${channelId}/pairings`, { data: { code, session_id: session.id, role, share: true } });
     expect(approved.status(), await approved.text()).toBe(201);
   };
   await pairAs({ id: 7001, username: 'dana' }, 'trusted');

@@ -40,7 +40,7 @@ async function join(context: GroupContext, message: InboundMessage & { group: No
   const person = await personForSender({ sender, name: group.title, role: 'guest' });
   let session;
   try {
-    session = await context.host.createSession(persona, [person.id]);
+    session = await context.host.createSession(persona, [person.id], `${persona} · group ${group.title}`.slice(0, 200));
   } catch (error) {
     return say(context, group.id, `Could not join as ${persona}: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -3,10 +3,10 @@
 // to a session or to a persona. The sender is told, through the outbox.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { approvePairing, enqueueOutbox, saveBinding, type BindingRecord } from '@/lib/store/channels-repository';
+import { approvePairing, enqueueOutbox, listOpenPairings, saveBinding, type BindingRecord } from '@/lib/store/channels-repository';
 import { personaNameSchema } from '@/lib/personas/persona-name';
 import { timeZoneSchema } from '@/lib/config/time-zone';
-import { addSessionPeople, personForSender } from '@/lib/store/people-repository';
+import { addIdentity, addSessionPeople, findPerson, findPersonBySender, personForSender, sessionPeople } from '@/lib/store/people-repository';
 import { isWeakIdentity } from './channel-identity';
 
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'times are HH:MM');
@@ -30,6 +30,10 @@ export const approvePairingSchema = z
     quiet_hours: quietHoursSchema.nullable().default(null),
     /** The role of a sender paired for the first time (issue 42): a guest unless the owner says trusted. */
     role: z.enum(['trusted', 'guest']).default('guest'),
+    /** Who this is, when the owner says it is someone already on the People page (issue 58 §6); absent: a new person. */
+    person_id: z.string().min(1).max(300).optional(),
+    /** Binding into a session that holds other people shares their conversation: said on purpose, never by default. */
+    share: z.boolean().default(false),
   })
   .strict()
   .refine((value) => (value.session_id === undefined) !== (value.persona === undefined), 'bind to a session_id or to a persona, one of the two');
@@ -53,13 +57,52 @@ export function bindingJson(binding: BindingRecord) {
   };
 }
 
-/** The binding the code makes, or null for a code that is unknown here, expired or already used. */
+/** A pairing the owner's form must say more about (who is in the session it would share), or a person that is not there. */
+export class PairingError extends Error {
+  override readonly name = 'PairingError';
+  constructor(
+    readonly code: 'conflict' | 'not_found' | 'validation',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Who is in a session already, by name ("the owner", "Alice"), the person being paired aside. */
+export async function peopleInSession(sessionId: string, except: string | null = null): Promise<string[]> {
+  const names: string[] = [];
+  for (const id of await sessionPeople(sessionId)) {
+    if (id === except) continue;
+    const person = await findPerson(id);
+    if (person) names.push(person.role === 'owner' ? 'the owner' : person.name);
+  }
+  return names;
+}
+
+/**
+ * The binding the code makes, or null for a code that is unknown here, expired or already used.
+ * The safe thing is the default (issue 58 §6): the sender becomes a new person (or one the owner
+ * names) talking in their own conversation of a persona; a session that has other people is
+ * shared only when `share` says so — refused before the code is used, with who is in it.
+ */
 export async function approveAndBind(channelId: string, input: ApprovePairingInput, now = new Date()): Promise<BindingRecord | null> {
   const code = input.code.includes('-') ? input.code : `${input.code.slice(0, 4)}-${input.code.slice(4)}`;
+  const waiting = (await listOpenPairings(channelId, now)).find((open) => open.code === code);
+  if (!waiting) return null;
+  const named = input.person_id ? await findPerson(input.person_id) : null;
+  if (input.person_id && !named) throw new PairingError('not_found', `No person ${input.person_id}`);
+  const known = await findPersonBySender(waiting.sender);
+  if (named && known && known.id !== named.id) throw new PairingError('conflict', `This identity is already ${known.name}'s: merge the two on the People page instead`);
+  if (input.session_id) {
+    const others = await peopleInSession(input.session_id, named?.id ?? known?.id ?? null);
+    if (others.length > 0 && !input.share) {
+      throw new PairingError('conflict', `That session is the conversation of ${others.join(' and ')}: binding ${waiting.senderName} there lets them read it and be answered in it. Bind them to their own conversation of a persona, or share this one on purpose (share: true).`);
+    }
+  }
   const pairing = await approvePairing(channelId, code, now);
   if (!pairing) return null;
   // The sender is a person (the same one on every channel where that identity was paired).
-  const person = await personForSender({ sender: pairing.sender, name: pairing.senderName, role: input.role });
+  const person = named ? await addIdentity({ personId: named.id, sender: pairing.sender, name: pairing.senderName }) : await personForSender({ sender: pairing.sender, name: pairing.senderName, role: input.role });
   if (input.session_id) await addSessionPeople(input.session_id, [person.id]); // shared on purpose: they are in it
   const binding = await saveBinding({
     id: randomUUID(),

@@ -24,10 +24,15 @@ export async function restingSession(host: ChannelHost, binding: BindingRecord):
   return id ? host.findSession(id) : null;
 }
 
-/** The person's own new session of a persona. */
-export function openPersonalSession(host: ChannelHost, binding: BindingRecord, persona: string): Promise<SessionRecord> {
-  return host.createSession(persona, binding.personId ? [binding.personId] : []);
+/** The person's own new session of a persona, named by its person and where they talk ("iris · Alice, Telegram"). */
+export async function openPersonalSession(host: ChannelHost, binding: BindingRecord, persona: string): Promise<SessionRecord> {
+  const person = binding.personId ? await findPerson(binding.personId) : null;
+  const kind = binding.sender.slice(0, Math.max(0, binding.sender.indexOf(':')));
+  const where = CHANNEL_WORDS[kind] ?? kind;
+  return host.createSession(persona, person ? [person.id] : [], `${persona} · ${person?.name ?? binding.senderName}${where ? `, ${where}` : ''}`.slice(0, 200));
 }
+
+const CHANNEL_WORDS: Record<string, string> = { telegram: 'Telegram', discord: 'Discord', irc: 'IRC', email: 'email', slack: 'Slack' };
 
 /** The chat's person as the rights authority reads them: on this channel's kind, weak when anyone could wear the identity. */
 export async function chatActor(binding: BindingRecord, via: Via): Promise<Actor> {

@@ -100,6 +100,6 @@ export interface ChannelHost {
   resumeSession(sessionId: string): Promise<void>;
   stopTurn(sessionId: string): Promise<boolean>;
   /** A new session of the persona, the conversation of these people (issue 42). */
-  createSession(persona: string, people: readonly string[]): Promise<SessionRecord>;
+  createSession(persona: string, people: readonly string[], name?: string): Promise<SessionRecord>;
   findSession(sessionId: string): Promise<SessionRecord | null>;
 }

@@ -9,7 +9,7 @@ import { getDb } from '@/lib/store/db';
 import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import type { ApiKeyRecord } from '@/lib/store/api-keys-repository';
 import { personaExists } from '@/lib/personas/persona-files';
-import { deliver, DoorError, EventTap, reply, requireUsable } from './door-conversation';
+import { deliver, doorSessionName, DoorError, EventTap, reply, requireUsable } from './door-conversation';
 
 export const newAgentSessionSchema = z.object({ persona: z.string().min(1).max(64) }).strict();
 export const agentMessageSchema = z.object({ text: z.string().min(1).max(100_000) }).strict();
@@ -18,7 +18,7 @@ export const agentDecisionSchema = z.object({ decision: z.enum(['approve', 'deny
 /** A new session of the persona for the key's person (an ACP client opens one per conversation). */
 export async function newAgentSession(orchestrator: Orchestrator, key: ApiKeyRecord, persona: string): Promise<string> {
   if (!key.personas.includes(persona) || !personaExists(persona)) throw new DoorError(404, 'not_found_error', 'persona_not_found', `No persona ${persona.slice(0, 64)} for this key`);
-  return (await orchestrator.createSession({ persona, name: `${key.name} (ACP)` }, { people: [key.personId] })).id;
+  return (await orchestrator.createSession({ persona, name: await doorSessionName(key, persona, 'ACP') }, { people: [key.personId] })).id;
 }
 
 async function personaOfSession(key: ApiKeyRecord, sessionId: string): Promise<string> {

@@ -64,7 +64,7 @@ export function toApiError(error: unknown): ApiError {
   if (SessionNotFoundError.is(error)) return new ApiError('not_found', error.message);
   if (SessionPausedError.is(error)) return new ApiError('conflict', error.message);
   // By name: the task service runs in server.ts's copy of the modules, the route in Next's.
-  if (error instanceof Error && (error.name === 'TaskError' || error.name === 'MemoryError') && 'code' in error) return new ApiError(error.code === 'not_found' ? 'not_found' : 'conflict', error.message);
+  if (error instanceof Error && (error.name === 'TaskError' || error.name === 'MemoryError' || error.name === 'PairingError') && 'code' in error) return new ApiError(error.code === 'not_found' ? 'not_found' : error.code === 'validation' ? 'validation_failed' : 'conflict', error.message);
   if (error instanceof Error && error.name === 'ScheduleError' && 'code' in error) {
     return new ApiError(error.code === 'validation' ? 'validation_failed' : error.code === 'not_found' ? 'not_found' : 'conflict', error.message);
   }

@@ -61,9 +61,15 @@ export async function keySessionFor(orchestrator: Orchestrator, key: ApiKeyRecor
   }
   const own = known === undefined ? await findKeySession(key.id, persona) : known;
   if (own && (await findSession({ id: own.sessionId }))) return own.sessionId; // else deleted since: a new one
-  const sessionId = (await orchestrator.createSession({ persona, name: `${key.name} (API)` }, { people: [key.personId] })).id;
+  const sessionId = (await orchestrator.createSession({ persona, name: await doorSessionName(key, persona, 'API') }, { people: [key.personId] })).id;
   await saveKeySession({ keyId: key.id, personaName: persona, sessionId, lastConversation: null, lastMessageId: null });
   return sessionId;
+}
+
+/** A door's session is named by its person and the key ("iris · Alice, key laptop (API)"). */
+export async function doorSessionName(key: ApiKeyRecord, persona: string, door: 'API' | 'ACP'): Promise<string> {
+  const person = await findPerson(key.personId);
+  return `${persona} · ${person?.role === 'owner' ? 'owner' : (person?.name ?? 'someone')}, key ${key.name} (${door})`.slice(0, 200);
 }
 
 /** A session a key may name: of the persona, and its person's conversation. */
@@ -111,6 +117,14 @@ export async function reply(tap: EventTap, delivery: Delivery, baseUrl: string, 
       stream.onText?.(answered);
       return { text: answered, usage: { prompt: 0, completion: 0 }, finish: 'stop' };
     }
+    // A retry while the first request's turn waits on a card: it does not wait either.
+    const waiting = stream.onToolCall ? null : await cardWaiting(delivery);
+    if (waiting) {
+      tap.stop();
+      const note = cardNote(waiting, baseUrl, delivery.sessionId);
+      stream.onText?.(note);
+      return { text: note, usage: { prompt: 0, completion: 0 }, finish: 'stop' };
+    }
   }
   return new Promise((resolve, reject) => {
     let turnId: string | null = null;
@@ -148,7 +162,7 @@ export async function reply(tap: EventTap, delivery: Delivery, baseUrl: string, 
         // A door never waits on a card (issue 58 §7): the reply ends here, saying where to decide it;
         // what the turn does once it is decided comes in the session.
         cards.add(event.call.id);
-        say(`${text ? '\n\n' : ''}[${event.call.name} waits for a person's approval: ${baseUrl}/sessions/${delivery.sessionId}. The rest of this answer comes in the session once it is decided.]`);
+        say(`${text ? '\n\n' : ''}${cardNote(event.call.name, baseUrl, delivery.sessionId)}`);
         finish('stop');
       } else if (event.type === 'turn-end' && event.turnId === turnId) {
         if (!text.trim()) {
@@ -165,6 +179,20 @@ export async function reply(tap: EventTap, delivery: Delivery, baseUrl: string, 
     // Answered already (a resend whose turn ended before this call came): the stored reply.
     if (delivery.resent) void answerOf(delivery).then((answered) => answered !== null && (say(answered), finish('stop')));
   });
+}
+
+/** What a door says when a card waits: where to decide it, and that the rest comes in the session. */
+function cardNote(tool: string, baseUrl: string, sessionId: string): string {
+  return `[${tool} waits for a person's approval: ${baseUrl}/sessions/${sessionId}. The rest of this answer comes in the session once it is decided.]`;
+}
+
+/** The name of a tool whose card waits in the turn answering this message, if one does. */
+async function cardWaiting(delivery: Delivery): Promise<string | null> {
+  const db = await getDb();
+  const asked = await db.message.findUnique({ where: { id: delivery.messageId }, select: { turnId: true } });
+  if (!asked?.turnId) return null;
+  const call = await db.toolCall.findFirst({ where: { sessionId: delivery.sessionId, turnId: asked.turnId, status: 'awaiting_approval' }, select: { name: true } });
+  return call?.name ?? null;
 }
 
 /** The agent's reply stored for the turn that answered this message, or null while it is not there. */

@@ -1,7 +1,11 @@
 // People as the REST answers show them (ARCHITECTURE §21), and what may be asked of them.
 import { z } from 'zod';
 import { withoutNul } from '@/lib/config/text-schema';
-import { PERSON_ROLES, type PersonRecord } from '@/lib/store/people-repository';
+import { mayList } from '@/lib/people/rights';
+import { personRightsSchema } from '@/lib/people/tool-traits';
+import { listApiKeys } from '@/lib/store/api-keys-repository';
+import { dailyMessageLimit, memoriesOfPerson, messagesToday, PERSON_ROLES, sessionsOfPerson, type PersonRecord } from '@/lib/store/people-repository';
+import { personSpending } from '@/lib/store/spending-repository';
 
 export const personLimitsSchema = z
   .object({
@@ -25,6 +29,8 @@ export const patchPersonSchema = z
     name: withoutNul(z.string().trim().min(1).max(200)).optional(),
     role: z.enum(PERSON_ROLES).optional(),
     limits: personLimitsSchema.nullable().optional(),
+    /** The owner's changes to the role's tool traits (issue 58): widened (allow) or narrowed (deny); null: the role's. */
+    rights: personRightsSchema.nullable().optional(),
   })
   .strict();
 
@@ -36,7 +42,30 @@ export function personJson(person: PersonRecord) {
     name: person.name,
     role: person.role,
     limits: person.limits,
+    rights: person.rights,
+    may: mayList(person),
     identities: person.identities.map((identity) => ({ id: identity.id, kind: identity.kind, sender: identity.name, created_at: identity.createdAt.toISOString() })),
     created_at: person.createdAt.toISOString(),
+  };
+}
+
+/** GET /api/people/:id (ARCHITECTURE §26): the person, their sessions, keys, memories, today's spend and messages, what they may. */
+export async function personDetail(person: PersonRecord, now: Date) {
+  const midnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  const [sessions, keys, memories, spent, messages] = await Promise.all([
+    sessionsOfPerson(person.id),
+    listApiKeys(),
+    memoriesOfPerson(person.id),
+    personSpending({ personId: person.id, since: midnight }),
+    messagesToday(person.id, now),
+  ]);
+  return {
+    person: personJson(person),
+    sessions: sessions.map((session) => ({ id: session.id, name: session.name, persona: session.persona, status: session.status, last_activity_at: session.lastActivityAt.toISOString() })),
+    keys: keys.filter((key) => key.personId === person.id && !key.revokedAt).map((key) => ({ id: key.id, name: key.name, personas: key.personas, last_used_at: key.lastUsedAt?.toISOString() ?? null })),
+    memories,
+    spent_today: Math.round(spent * 1e6) / 1e6,
+    messages_today: { sent: messages, limit: dailyMessageLimit(person) },
+    may: mayList(person),
   };
 }

@@ -19,7 +19,7 @@ export interface ChannelHostSource {
   pauseSession(id: string): Promise<SessionRecord>;
   resumeSession(id: string): Promise<SessionRecord>;
   stopTurn(id: string): Promise<boolean>;
-  createSession(input: { persona: string }, options?: { people?: readonly string[] }): Promise<SessionRecord>;
+  createSession(input: { persona: string; name?: string }, options?: { people?: readonly string[] }): Promise<SessionRecord>;
 }
 
 export function channelHost(orchestrator: ChannelHostSource): ChannelHost {
@@ -40,7 +40,7 @@ export function channelHost(orchestrator: ChannelHostSource): ChannelHost {
     pauseSession: async (sessionId) => void (await orchestrator.pauseSession(sessionId)),
     resumeSession: async (sessionId) => void (await orchestrator.resumeSession(sessionId)),
     stopTurn: (sessionId) => orchestrator.stopTurn(sessionId),
-    createSession: (persona, people) => orchestrator.createSession({ persona }, { people }),
+    createSession: (persona, people, name) => orchestrator.createSession({ persona, ...(name && { name }) }, { people }),
     findSession: (id) => findSession({ id }),
   };
 }

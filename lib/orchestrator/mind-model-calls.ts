@@ -10,7 +10,7 @@ import type { MindDependencies } from './mind-dependencies';
 import { estimateRequestTokens } from '@/lib/mind/token-budget';
 import { actualCost, holdAllowance, noticesDue, settleAllowance } from '@/lib/mind/allowance-guard';
 import { BackendError } from '@/lib/backends/backend-error';
-import { OWNER_ID, sessionPeople } from '@/lib/store/people-repository';
+import { ownersConversation } from '@/lib/people/rights';
 import type { ModelCallResult } from '@/lib/mind/model-call';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 
@@ -41,7 +41,7 @@ export function mindModelCalls(input: {
     input.prompts[layer] = prompt;
     // The daily allowances (issue 48): the worst case reserved first; a call none can take is not made.
     // A reply (not a task's step) in a conversation of the owner's alone may pass with the owner's override.
-    const ownersReply = layer === 'internal' && !traceId ? async () => (await sessionPeople(input.sessionId)).every((person) => person === OWNER_ID) : undefined;
+    const ownersReply = layer === 'internal' && !traceId ? () => ownersConversation(input.sessionId) : undefined;
     const held = await holdAllowance(input.sessionId, request, new Date(deps.clock.now()), ownersReply);
     if (!held.ok) return allowanceSpent(held.message, held.retryAfterMs, deps.clock.now());
     const release = (spent: { usd: number; tokens: number }) => settleAllowance(held.reservation, spent).catch((error: unknown) => console.error(`[mind ${input.sessionId}] could not settle an allowance`, error));

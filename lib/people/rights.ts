@@ -153,7 +153,7 @@ export function memoryRule(input: { id: number; readable: boolean; shared: boole
  */
 export async function memoryAccess(input: { sessionId: string; personaName: string; memory: MemoryFacts | null; id: number; operation: MemoryOperation }): Promise<Answer> {
   const { memory } = input;
-  const ownersAlone = (await sessionPeople(input.sessionId)).every((id) => id === OWNER_ID);
+  const ownersAlone = await ownersConversation(input.sessionId);
   if (!memory || memory.personaName !== input.personaName) return memoryRule({ id: input.id, readable: false, shared: false, ownersAlone, operation: input.operation });
   const scope = await readableSessions(input.personaName, input.sessionId);
   const readable = memory.shared || memory.sessionId === null || !scope || !scope.beyond.has(memory.sessionId);
@@ -175,6 +175,29 @@ export function sessionRule(input: { role: PersonRole | null; member: boolean })
 export async function spend(sessionId: string, now: Date): Promise<Answer> {
   const spent = await spentAllowance(sessionId, now);
   return spent ? refuse(`Sorry — today's allowance for this assistant is used up. It renews at midnight (${spent.timeZone}); the owner can raise it in Settings.`) : ALLOW;
+}
+
+/**
+ * What the owner may change of a person (the one-owner rule): nobody else becomes the owner, the
+ * owner stays the owner, is never forgotten nor merged away; the owner's own rights are not narrowed.
+ */
+export function peopleChangeRule(input: { personId: string; change: 'role' | 'rights' | 'forget' | 'merge_away'; role?: PersonRole }): Answer {
+  const owner = input.personId === OWNER_ID;
+  switch (input.change) {
+    case 'role':
+      return (input.role === 'owner') === owner ? ALLOW : refuse(owner ? 'The owner stays the owner' : 'There is one owner: make this person trusted instead');
+    case 'rights':
+      return owner ? refuse("The owner may do everything: there is nothing to widen or narrow") : ALLOW;
+    case 'forget':
+      return owner ? refuse('The owner cannot be removed') : ALLOW;
+    case 'merge_away':
+      return owner ? refuse('The owner is never merged away: merge the other person into the owner') : ALLOW;
+  }
+}
+
+/** Whether a conversation is the owner's alone (the owner's one-click override of the allowances holds there, issue 48). */
+export async function ownersConversation(sessionId: string): Promise<boolean> {
+  return (await sessionPeople(sessionId)).every((id) => id === OWNER_ID);
 }
 
 /** What a person may do, in words (the People page, GET /api/people/:id). */

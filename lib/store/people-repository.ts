@@ -94,6 +94,17 @@ export async function personForSender(input: { sender: string; name: string; rol
   return (await findPersonBySender(input.sender))!;
 }
 
+/** A sender's identity given to a person already known (the owner said who this is); theirs if it already was. */
+export async function addIdentity(input: { personId: string; sender: string; name: string }): Promise<PersonRecord> {
+  const kind = input.sender.slice(0, Math.max(0, input.sender.indexOf(':'))) || 'channel';
+  await (await getDb()).personIdentity.upsert({
+    where: { sender: input.sender },
+    create: { id: randomUUID(), personId: input.personId, kind, sender: input.sender, name: input.name.slice(0, 200) },
+    update: {},
+  });
+  return (await findPersonBySender(input.sender))!;
+}
+
 export async function updatePerson(id: string, patch: { name?: string; role?: PersonRole; limits?: PersonLimits | null; rights?: StoredRights | null }): Promise<PersonRecord | null> {
   const { count } = await (await getDb()).person.updateMany({
     where: { id },
@@ -222,4 +233,22 @@ export async function messagesToday(personId: string, now: Date): Promise<number
 /** The person's messages a day: the owner's figure for them, else their role's (null: no limit). */
 export function dailyMessageLimit(person: Pick<PersonRecord, 'role' | 'limits'>): number | null {
   return person.limits?.messages_per_day ?? DEFAULT_MESSAGES_PER_DAY[person.role];
+}
+
+/** The sessions a person is in, newest activity first (the People page). */
+export async function sessionsOfPerson(personId: string): Promise<{ id: string; name: string; persona: string; status: string; lastActivityAt: Date }[]> {
+  const rows = await (await getDb()).sessionPerson.findMany({
+    where: { personId },
+    select: { session: { select: { id: true, name: true, personaName: true, status: true, lastActivityAt: true } } },
+    orderBy: { session: { lastActivityAt: 'desc' } },
+    take: 200,
+  });
+  return rows.map(({ session }) => ({ id: session.id, name: session.name, persona: session.personaName, status: session.status, lastActivityAt: session.lastActivityAt }));
+}
+
+/** How many memories came from the conversations a person is in (shared ones aside). */
+export async function memoriesOfPerson(personId: string): Promise<number> {
+  const db = await getDb();
+  const seats = await db.sessionPerson.findMany({ where: { personId }, select: { sessionId: true } });
+  return db.memory.count({ where: { shared: false, validTo: null, sessionId: { in: seats.map((seat) => seat.sessionId) } } });
 }

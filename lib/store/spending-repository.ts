@@ -72,3 +72,17 @@ export async function costliestSessions(input: { since: Date; limit: number }): 
   );
   return rows.map((row) => ({ sessionId: row.id, name: row.name, persona: row.persona, usd: Number(row.usd ?? 0), tokens: Number(row.tokens ?? 0) }));
 }
+
+/** What the conversations a person is in spent since `since` (their share of the day, as the People page shows it). */
+export async function personSpending(input: { personId: string; since: Date }): Promise<number> {
+  const db = await getDb();
+  const store = await getStore();
+  const param = (index: number) => (store.kind === 'postgres' ? `$${index}` : '?');
+  const rows = await db.$queryRawUnsafe<{ usd: number | null }[]>(
+    `SELECT SUM(COALESCE(l.cost_usd, 0)) AS usd FROM llm_calls l JOIN session_people sp ON sp.session_id = l.session_id
+     WHERE sp.person_id = ${param(1)} AND l.started_at >= ${param(2)}`,
+    input.personId,
+    store.kind === 'postgres' ? input.since : input.since.toISOString().replace('Z', '+00:00'),
+  );
+  return Number(rows[0]?.usd ?? 0);
+}

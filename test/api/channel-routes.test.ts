@@ -96,7 +96,9 @@ describe('/api/channels', () => {
     await expectError(await approve({ code, session_id: crypto.randomUUID() }), 404, 'not_found', /No session/);
     await expectError(await approve({ code, session_id: session.id }, crypto.randomUUID()), 404, 'not_found', /No channel/);
     await expectError(await approve({ code, session_id: session.id, quiet_hours: { from: '25:00', to: '07:00', time_zone: 'Europe/Madrid' } }), 400, 'validation_failed', /HH:MM/);
-    const approved = await read(await approve({ code: code.toLowerCase().replace('-', ''), session_id: session.id, push: 'cards', quiet_hours: { from: '22:00', to: '07:00', time_zone: 'Europe/Madrid' } }));
+    // A session with people in it is shared only on purpose: without `share`, a conflict naming who is in it, and the code stays.
+    await expectError(await approve({ code, session_id: session.id }), 409, 'conflict', /conversation of the owner.*share: true/);
+    const approved = await read(await approve({ code: code.toLowerCase().replace('-', ''), session_id: session.id, share: true, push: 'cards', quiet_hours: { from: '22:00', to: '07:00', time_zone: 'Europe/Madrid' } }));
     expect(approved.status).toBe(201);
     expect(approved.body.binding).toMatchObject({ channel_id: id, sender: '@bea', session_id: session.id, push: 'cards' });
     await expectError(await approve({ code, session_id: session.id }), 404, 'not_found', /already approved/);

@@ -104,7 +104,7 @@ describe.each(['telegram', 'discord'] as const)('a %s channel shared by two proc
     provider.writes('hello');
     await expect.poll(() => listOpenPairings(channelId, new Date()).then((open) => open.length), { timeout: 15_000 }).toBe(1);
     const [pairing] = await listOpenPairings(channelId, new Date());
-    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, role: 'trusted' }));
+    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, role: 'trusted', share: true }));
 
     provider.writes('First question');
     await expect.poll(() => provider.said('You said: First question'), { timeout: 20_000 }).toBe(1);

@@ -66,7 +66,7 @@ describe('a session over Discord', () => {
     const [pairing] = await listOpenPairings(channelId, new Date());
     expect(pairing).toMatchObject({ sender: `discord:${ana.id}`, senderName: '@ana', address: `user:${ana.id}` });
     expect(model.requests.some((request) => JSON.stringify(request.body).includes('who are you'))).toBe(false);
-    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, role: 'trusted' }));
+    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, role: 'trusted', share: true }));
     orchestrator.channels!.wake(channelId);
     await expect.poll(() => lastTo(ana), { timeout: 10_000 }).toMatch(/^Paired/);
 

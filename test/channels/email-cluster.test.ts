@@ -76,7 +76,7 @@ describe('an email channel shared by two processes', () => {
     await anaWrites('Hello', 'hello');
     await expect.poll(() => listOpenPairings(channelId, new Date()).then((open) => open.length), { timeout: 20_000 }).toBe(1);
     const [pairing] = await listOpenPairings(channelId, new Date());
-    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, role: 'trusted' }));
+    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, role: 'trusted', share: true }));
     const cursor = async () => Number(((await readOffset(channelId)) ?? '0:0').split(':')[1]);
     const paired = await cursor();
 

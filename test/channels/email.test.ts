@@ -108,7 +108,7 @@ describe('a session by mail', () => {
     expect(lastToAna()!.text).toContain(pairing!.code);
     expect(lastToAna()).toMatchObject({ inReplyTo: first, subject: 'Re: Plans' });
     expect(model.requests.some((request) => JSON.stringify(request.body).includes('who are you'))).toBe(false);
-    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, role: 'trusted' }));
+    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, role: 'trusted', share: true }));
     orchestrator.channels!.wake(channelId);
     await expect.poll(() => lastToAna()?.text ?? '', { timeout: 10_000 }).toMatch(/^Paired/);
 

@@ -76,7 +76,7 @@ describe('a session over IRC', () => {
     const [pairing] = await listOpenPairings(channelId, new Date());
     expect(pairing!.sender).toMatch(/^irc:ana!~?ana@/);
     // Trusted, so what keeps cards from her chat is the missing account (weak), not her role.
-    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, role: 'trusted' }));
+    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, role: 'trusted', share: true }));
     orchestrator.channels!.wake(channelId);
     await expect.poll(() => ana.heard.at(-1), { timeout: 10_000 }).toMatch(/^Paired/);
 

@@ -200,7 +200,7 @@ describe('two people, one persona', () => {
     telegram.userWrites(dave, 'hello');
     await expect.poll(async () => (await listOpenPairings(channelId, new Date())).some((pairing) => pairing.sender === `telegram:${dave.id}`), { timeout: 10_000 }).toBe(true);
     const code = (await listOpenPairings(channelId, new Date())).find((pairing) => pairing.sender === `telegram:${dave.id}`)!.code;
-    await approveAndBind(channelId, approvePairingSchema.parse({ code, session_id: bobSession, role: 'trusted' }));
+    await approveAndBind(channelId, approvePairingSchema.parse({ code, session_id: bobSession, role: 'trusted', share: true }));
     orchestrator.channels!.wake(channelId);
     await expect.poll(() => textsTo(dave).at(-1), { timeout: 10_000 }).toMatch(/^Paired/);
     expect((await sessionPeople(bobSession)).length).toBe(2);

@@ -52,7 +52,7 @@ describe('a specialist’s card over Telegram', () => {
     telegram.userWrites(ana, 'hello');
     await expect.poll(async () => (await listOpenPairings(channelId, new Date())).length, { timeout: 10_000 }).toBe(1);
     const [pairing] = await listOpenPairings(channelId, new Date());
-    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: lead.id, role: 'trusted' }));
+    await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: lead.id, role: 'trusted', share: true }));
     orchestrator.channels!.wake(channelId);
     await expect.poll(() => textsTo(ana.id).at(-1), { timeout: 10_000 }).toMatch(/^Paired/);
 

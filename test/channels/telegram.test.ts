@@ -75,7 +75,7 @@ describe('a session over Telegram', () => {
 
     // Approved on the page: bound to the session; a second approval of the same code is refused.
     // Trusted: she decides the cards of her own conversations (a guest would not: issue 42).
-    const binding = await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, role: 'trusted' }));
+    const binding = await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, role: 'trusted', share: true }));
     expect(binding).toMatchObject({ sessionId: session.id, push: 'all' });
     expect(await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id }))).toBeNull();
     orchestrator.channels!.wake(channelId);

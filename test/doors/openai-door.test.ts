@@ -102,53 +102,28 @@ describe('the OpenAI-compatible door', () => {
     expect(foreignHost).toBe(421); // DNS rebinding: the door is still held to the Host rule
   }, 60_000);
 
-  it('a card on the way is said in the answer with where to decide it, and the call waits for the reply', async () => {
-    const pending = client().chat.completions.create({ model: 'persona/iris', stream: true, messages: [{ role: 'user', content: 'Please create a file and run a command [[tools]]' }] });
-    let text = '';
-    const decided = new Set<string>();
+  it('a card on the way ends the answer at once, saying where to decide it; a retry meanwhile waits for nothing and delivers nothing again', async () => {
+    const messages = [{ role: 'user' as const, content: 'Please create a file and run a command [[tools]]' }];
+    const cards: { id: string; sessionId: string; argsHash: string }[] = [];
     const unsubscribe = getOrchestrator().bus.subscribe((event) => {
-      if (event.type === 'tool-call' && event.call.status === 'awaiting_approval' && !decided.has(event.call.id)) {
-        decided.add(event.call.id);
-        setTimeout(() => void getOrchestrator().decideToolCall({ id: event.call.id, decision: 'deny', reason: 'not now', args_hash: event.call.args_hash, session_id: event.sessionId }, OWNER), 200);
-      }
+      if (event.type === 'tool-call' && event.call.status === 'awaiting_approval' && !cards.some((card) => card.id === event.call.id)) cards.push({ id: event.call.id, sessionId: event.sessionId, argsHash: event.call.args_hash });
     });
     try {
-      for await (const chunk of await pending) text += chunk.choices[0]?.delta.content ?? '';
+      let text = '';
+      // Nobody decides: before issue 58 this stream waited 120 s for a person.
+      for await (const chunk of await client().chat.completions.create({ model: 'persona/iris', stream: true, messages })) text += chunk.choices[0]?.delta.content ?? '';
+      expect(text).toMatch(/\[bash waits for a person's approval: http:\/\/127\.0\.0\.1:\d+\/sessions\/[0-9a-f-]{36}\. The rest of this answer comes in the session once it is decided\.\]/);
+      expect(text).not.toContain('Here is what the tools said:');
+      const again = await client().chat.completions.create({ model: 'persona/iris', messages });
+      expect(again.choices[0]!.message.content).toMatch(/waits for a person's approval/);
+      const sessionId = cards[0]!.sessionId;
+      expect(await (await getDb()).message.count({ where: { sessionId, tag: 'ED_user', content: messages[0]!.content } })).toBe(1);
+      // Decided later on the page: the rest of the turn comes in the session.
+      for (const card of cards) await getOrchestrator().decideToolCall({ id: card.id, decision: 'deny', reason: 'not now', args_hash: card.argsHash, session_id: card.sessionId }, OWNER);
+      await expect.poll(async () => (await (await getDb()).message.findFirst({ where: { sessionId, tag: 'ED_agent', content: { contains: 'Here is what the tools said:' } } })) !== null, { timeout: 30_000 }).toBe(true);
     } finally {
       unsubscribe();
     }
-    expect(text).toMatch(/\[bash waits for a person's approval: http:\/\/127\.0\.0\.1:\d+\/sessions\/[0-9a-f-]{36}\]/);
-    expect(text).toContain('Here is what the tools said:');
-  }, 90_000);
-
-  it('a retry that comes while the first call still waits on a card gets the reply once it comes, delivered once', async () => {
-    const messages = [{ role: 'user' as const, content: 'Please create a file and run a command [[tools]] (then a retry)' }];
-    let sessionId = '';
-    const cardSeen = new Promise<string[]>((resolve) => {
-      const ids: string[] = [];
-      const unsubscribe = getOrchestrator().bus.subscribe((event) => {
-        if (event.type === 'tool-call' && event.call.status === 'awaiting_approval' && !ids.includes(event.call.id)) {
-          sessionId = event.sessionId;
-          ids.push(event.call.id);
-          if (ids.length === 2) {
-            unsubscribe();
-            resolve(ids);
-          }
-        }
-      });
-    });
-    const first = client().chat.completions.create({ model: 'persona/iris', messages });
-    const cards = await cardSeen;
-    const retry = client().chat.completions.create({ model: 'persona/iris', messages });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    for (const id of cards) {
-      const call = (await (await getDb()).toolCall.findUniqueOrThrow({ where: { id } }));
-      await getOrchestrator().decideToolCall({ id, decision: 'deny', reason: 'not now', args_hash: call.argsHash, session_id: sessionId }, OWNER);
-    }
-    const [answer, again] = await Promise.all([first, retry]);
-    expect(answer.choices[0]!.message.content).toContain('Here is what the tools said:');
-    expect(again.choices[0]!.message.content).toContain('Here is what the tools said:');
-    expect(await (await getDb()).message.count({ where: { sessionId, tag: 'ED_user', content: messages[0]!.content } })).toBe(1);
   }, 90_000);
 
   it('a revoked key is refused at once', async () => {

@@ -1,20 +1,32 @@
 import { ApiError } from '@/lib/http/api-error';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
-import { patchPersonSchema, personJson, personParamsSchema } from '@/lib/http/people-json';
-import { deletePerson, findPerson, OWNER_ID, updatePerson } from '@/lib/store/people-repository';
+import { patchPersonSchema, personDetail, personJson, personParamsSchema } from '@/lib/http/people-json';
+import { peopleChangeRule } from '@/lib/people/rights';
+import { deletePerson, findPerson, updatePerson } from '@/lib/store/people-repository';
 
 export const dynamic = 'force-dynamic';
 
 type Context = { params: Promise<{ id: string }> };
 
-/** A person's name, role or daily limits. There is one owner: nobody else becomes one, the owner stays one. */
+/** One person whole (ARCHITECTURE §26): their sessions, door keys, memories, today's spend and what their role allows. */
+export const GET = handle(async (_request, context: Context) => {
+  const { id } = parseParams(await context.params, personParamsSchema);
+  const person = await findPerson(id);
+  if (!person) throw new ApiError('not_found', `No person ${id}`);
+  return Response.json(await personDetail(person, new Date()));
+});
+
+/** A person's name, role, daily limits or rights by trait; what may change is the rights authority's answer (one owner). */
 export const PATCH = handle(async (request, context: Context) => {
   const { id } = parseParams(await context.params, personParamsSchema);
   const patch = await readJsonBody(request, patchPersonSchema);
   const person = await findPerson(id);
   if (!person) throw new ApiError('not_found', `No person ${id}`);
-  if (patch.role !== undefined && (patch.role === 'owner') !== (id === OWNER_ID)) {
-    throw new ApiError('conflict', id === OWNER_ID ? 'The owner stays the owner' : 'There is one owner: make this person trusted instead');
+  for (const answer of [
+    patch.role !== undefined ? peopleChangeRule({ personId: id, change: 'role', role: patch.role }) : null,
+    patch.rights !== undefined ? peopleChangeRule({ personId: id, change: 'rights' }) : null,
+  ]) {
+    if (answer?.verdict === 'refuse') throw new ApiError('conflict', answer.reason);
   }
   return Response.json({ person: personJson((await updatePerson(id, patch))!) });
 });
@@ -22,7 +34,8 @@ export const PATCH = handle(async (request, context: Context) => {
 /** Forgets a person: their identities and bindings go (they are strangers again); their sessions stay. */
 export const DELETE = handle(async (_request, context: Context) => {
   const { id } = parseParams(await context.params, personParamsSchema);
-  if (id === OWNER_ID) throw new ApiError('conflict', 'The owner cannot be removed');
+  const may = peopleChangeRule({ personId: id, change: 'forget' });
+  if (may.verdict === 'refuse') throw new ApiError('conflict', may.reason);
   if (!(await deletePerson(id))) throw new ApiError('not_found', `No person ${id}`);
   return new Response(null, { status: 204 });
 });

@@ -1,7 +1,8 @@
 import { ApiError } from '@/lib/http/api-error';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
 import { mergeIdentitiesSchema, personJson, personParamsSchema } from '@/lib/http/people-json';
-import { findPerson, mergePeople, OWNER_ID } from '@/lib/store/people-repository';
+import { findPerson, mergePeople } from '@/lib/store/people-repository';
+import { peopleChangeRule } from '@/lib/people/rights';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,7 +14,8 @@ export const POST = handle(async (request, context: { params: Promise<{ id: stri
   const { id } = parseParams(await context.params, personParamsSchema);
   const { merge_from: from } = await readJsonBody(request, mergeIdentitiesSchema);
   if (from === id) throw new ApiError('conflict', 'A person cannot be merged into themselves');
-  if (from === OWNER_ID) throw new ApiError('conflict', 'The owner is never merged away: merge the other person into the owner');
+  const may = peopleChangeRule({ personId: from, change: 'merge_away' });
+  if (may.verdict === 'refuse') throw new ApiError('conflict', may.reason);
   if (!(await findPerson(id))) throw new ApiError('not_found', `No person ${id}`);
   if (!(await findPerson(from))) throw new ApiError('not_found', `No person ${from}`);
   return Response.json({ person: personJson((await mergePeople(id, from))!) });
