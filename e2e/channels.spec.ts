@@ -43,10 +43,15 @@ test('add a Telegram bot, approve a stranger from the page, talk to the session 
   const pairing = section.getByTestId('pairing');
   await expect(pairing).toContainText(code, { timeout: 10_000 });
   await expect(pairing).toContainText('@carla');
-  await pairing.getByLabel('Bind to').selectOption({ label: `session ${session.name}` });
+  // Putting her into an existing session is the explicit step: it names who is in it and asks.
+  await pairing.getByRole('button', { name: 'Share an existing conversation instead…' }).click();
+  await pairing.getByLabel('Session').selectOption({ label: `${session.name} — with you (the owner)` });
+  await expect(pairing.getByTestId('pairing-share-people')).toContainText('Already in it: you (the owner). @carla will read everything said there');
+  await expect(pairing.getByRole('button', { name: `Approve ${code}` })).toBeDisabled();
+  await pairing.getByLabel(`Share “${session.name}” with @carla`).check();
   await saveScreenshot(page, 'settings-channels');
   await pairing.getByRole('button', { name: `Approve ${code}` }).click();
-  await expect(section.getByRole('status')).toContainText('@carla paired.');
+  await expect(section.getByRole('status')).toContainText(`@carla paired into “${session.name}”.`);
   await expect(section.getByTestId('pairing')).toHaveCount(0);
 
   // Carla talks to the session; the answer comes back to her chat and shows on the session page.

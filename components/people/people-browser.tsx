@@ -1,12 +1,14 @@
 'use client';
 
-// The People page (issue 42, ARCHITECTURE §21): each person with their role and identities; the
+// The People page (issues 42 and 58, ARCHITECTURE §21, §26): each person with their role, identities,
+// conversations, keys and rights (person-detail.tsx); the
 // role changed in place; another person merged into this one (one person, both identities);
 // a person forgotten (their chats become strangers again). The owner is listed first and stays.
 import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { ErrorBanner } from '@/components/ui/error-banner';
+import { PersonDetail } from './person-detail';
 
 interface PersonJson {
   id: string;
@@ -43,7 +45,7 @@ function PersonItem(props: { person: PersonJson; others: PersonJson[]; onChanged
               value={person.role}
               onChange={(event) => void act(() => apiFetch(`/api/people/${encodeURIComponent(person.id)}`, { method: 'PATCH', body: { role: event.target.value } }), `${person.name} is now ${event.target.value}.`)}
             >
-              <option value="guest">guest — no shell, web or writes; cards go to you</option>
+              <option value="guest">guest — no shell, web or browser; cards go to you</option>
               <option value="trusted">trusted — decides the cards of their own conversations</option>
             </select>
           </label>
@@ -57,6 +59,10 @@ function PersonItem(props: { person: PersonJson; others: PersonJson[]; onChanged
           </li>
         ))}
       </ul>
+      <details className="rounded bg-zinc-50 p-2 dark:bg-zinc-900">
+        <summary className="cursor-pointer text-xs font-medium">Conversations, keys, today and rights</summary>
+        <PersonDetail personId={person.id} name={person.name} onError={props.onError} />
+      </details>
       <div className="flex flex-wrap items-end gap-2">
         {props.others.length > 0 && (
           <>

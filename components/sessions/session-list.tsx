@@ -143,6 +143,11 @@ export function SessionList() {
                         specialist
                       </span>
                     )}
+                    {session.people?.some((person) => person.role !== 'owner') && (
+                      <span className="block text-xs text-zinc-500" data-testid="session-row-people">
+                        with {session.people.map((person) => (person.role === 'owner' ? 'you' : person.name)).join(', ')}
+                      </span>
+                    )}
                   </td>
                   <td className="px-3 py-2"><StatusBadge status={session.status} /></td>
                   <td className="px-3 py-2 whitespace-nowrap">{formatTime(session.created_at)}</td>

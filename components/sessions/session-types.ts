@@ -1,8 +1,10 @@
 import type { SessionJson } from '@/lib/http/session-json';
 
 export type { SessionJson };
+/** A session as the list shows it: with who is in it. */
+export type SessionListEntry = SessionJson & { people?: { id: string; name: string; role: string }[] };
 export interface SessionListJson {
-  sessions: SessionJson[];
+  sessions: SessionListEntry[];
   total: number;
   page: number;
   page_size: number;

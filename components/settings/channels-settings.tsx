@@ -4,20 +4,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { ChannelForm, type ChannelJson } from './channel-form';
-
-interface PairingJson {
-  code: string;
-  sender: string;
-  first_text: string;
-  /** Paired, converses but gets no cards (an IRC identity without an account). */
-  weak: boolean;
-  expires_at: string;
-}
-
-interface Target {
-  sessions: { id: string; name: string; persona: string }[];
-  personas: string[];
-}
+import { PairingRow, type PairingJson, type PairingTargets } from './pairing-approval';
 
 function stateText(state: ChannelJson['state']): string {
   switch (state.kind) {
@@ -36,76 +23,11 @@ function stateText(state: ChannelJson['state']): string {
   }
 }
 
-/** A stranger's code, approved by binding them to a session or to a persona's latest active session. */
-function PairingRow({ channel, pairing, targets, onApproved }: { channel: ChannelJson; pairing: PairingJson; targets: Target; onApproved: (message: string) => void }) {
-  const [target, setTarget] = useState(targets.sessions[0] ? `session:${targets.sessions[0].id}` : targets.personas[0] ? `persona:${targets.personas[0]}` : '');
-  const [push, setPush] = useState('all');
-  const [role, setRole] = useState('guest');
-  const [error, setError] = useState<string | null>(null);
-  async function approve() {
-    const [kind, value] = [target.slice(0, target.indexOf(':')), target.slice(target.indexOf(':') + 1)];
-    try {
-      await apiFetch(`/api/channels/${channel.id}/pairings`, { method: 'POST', body: { code: pairing.code, push, role, ...(kind === 'session' ? { session_id: value } : { persona: value }) } });
-      onApproved(`${pairing.sender} paired.`);
-    } catch (caught) {
-      setError((caught as Error).message);
-    }
-  }
-  return (
-    <li className="space-y-1 rounded border border-amber-300 p-2 text-sm dark:border-amber-700" data-testid="pairing">
-      <p>
-        <strong className="font-mono">{pairing.code}</strong> from {pairing.sender}: “{pairing.first_text}” <span className="text-xs text-zinc-500">(expires {new Date(pairing.expires_at).toLocaleTimeString()})</span>
-      </p>
-      {pairing.weak && (
-        <p className="text-xs text-amber-700 dark:text-amber-400" data-testid="pairing-weak">
-          No account on this network: nick!ident@host is all that says who this is, and anyone on the same host could take it. Paired, they can talk to the agent, but cards are never sent to them nor decided from their chat — you decide them here.
-        </p>
-      )}
-      <div className="flex flex-wrap items-end gap-2">
-        <label className="flex flex-col text-xs">
-          Bind to
-          <select className="field" value={target} onChange={(event) => setTarget(event.target.value)}>
-            {targets.sessions.map((session) => (
-              <option key={session.id} value={`session:${session.id}`}>
-                session {session.name}
-              </option>
-            ))}
-            {targets.personas.map((persona) => (
-              <option key={persona} value={`persona:${persona}`}>
-                persona {persona} (their own session of it)
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex flex-col text-xs">
-          As
-          <select className="field" value={role} onChange={(event) => setRole(event.target.value)}>
-            <option value="guest">a guest (no shell or web; you decide their cards)</option>
-            <option value="trusted">trusted (decides their own cards)</option>
-          </select>
-        </label>
-        <label className="flex flex-col text-xs">
-          Push
-          <select className="field" value={push} onChange={(event) => setPush(event.target.value)}>
-            <option value="all">everything the agent says</option>
-            <option value="spontaneous">spontaneous speech, task results, questions, cards</option>
-            <option value="cards">approval cards and questions only</option>
-          </select>
-        </label>
-        <button type="button" className="btn btn-primary" onClick={approve} disabled={!target}>
-          Approve {pairing.code}
-        </button>
-      </div>
-      <ErrorBanner message={error} />
-    </li>
-  );
-}
-
 /** Settings › Channels: Telegram and Discord bots, IRC connections and mailboxes, their state, and the codes waiting for approval. */
 export function ChannelsSettings() {
   const [channels, setChannels] = useState<ChannelJson[] | null>(null);
   const [pairings, setPairings] = useState<Record<string, PairingJson[]>>({});
-  const [targets, setTargets] = useState<Target>({ sessions: [], personas: [] });
+  const [targets, setTargets] = useState<PairingTargets>({ sessions: [], personas: [], people: [] });
   const [editing, setEditing] = useState<ChannelJson | 'new' | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -123,8 +45,8 @@ export function ChannelsSettings() {
 
   useEffect(() => {
     void refresh();
-    Promise.all([apiFetch<{ sessions: Target['sessions'] }>('/api/sessions?page_size=100'), apiFetch<{ personas: { name: string }[] }>('/api/personas')]).then(
-      ([sessions, personas]) => setTargets({ sessions: sessions.sessions, personas: personas.personas.map((persona) => persona.name) }),
+    Promise.all([apiFetch<{ sessions: PairingTargets['sessions'] }>('/api/sessions?page_size=100'), apiFetch<{ personas: { name: string }[] }>('/api/personas'), apiFetch<{ people: PairingTargets['people'] }>('/api/people')]).then(
+      ([sessions, personas, people]) => setTargets({ sessions: sessions.sessions, personas: personas.personas.map((persona) => persona.name), people: people.people }),
       (caught: Error) => setError(caught.message),
     );
     const timer = setInterval(() => void refresh(), 3_000);

@@ -126,7 +126,15 @@ export const sessionImportSchema = z
             args: z.record(z.string(), z.unknown()).nullable(),
             approval: z.enum(['none', 'required']),
             status: z.enum(['proposed', 'awaiting_approval', 'approved', 'denied', 'expired', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted']),
-            decision: z.object({ decision: z.enum(['approve', 'deny']), by: z.enum(['user', 'rule', 'policy']), reason: text(2_000).optional() }).passthrough().nullable(),
+            // `by`: who decided (issue 58), or the word an export before it wrote.
+            decision: z
+              .object({
+                decision: z.enum(['approve', 'deny']),
+                by: z.union([z.enum(['user', 'rule', 'policy']), z.object({ person_id: z.string().max(300).nullable(), via: z.string().max(300), name: text(200).optional() }).strict()]),
+                reason: text(2_000).optional(),
+              })
+              .passthrough()
+              .nullable(),
             result: text(2_000_000).nullable(),
             is_error: z.boolean(),
             exit_code: z.number().int().nullable(),

@@ -188,13 +188,13 @@ const FOREIGN_SQL = (param: string) =>
   `CASE WHEN EXISTS (SELECT 1 FROM session_people sp WHERE sp.session_id = s.id AND sp.person_id NOT IN (SELECT mine.person_id FROM session_people mine WHERE mine.session_id = ${param})) THEN 1 ELSE 0 END`;
 
 /** The people of each of these sessions (what a memory's conversation was, on the owner's Memory page). */
-export async function peopleOfSessions(sessionIds: readonly string[]): Promise<Map<string, { id: string; name: string }[]>> {
+export async function peopleOfSessions(sessionIds: readonly string[]): Promise<Map<string, { id: string; name: string; role: string }[]>> {
   const rows = await (await getDb()).sessionPerson.findMany({
     where: { sessionId: { in: [...new Set(sessionIds)] } },
-    select: { sessionId: true, person: { select: { id: true, name: true } } },
+    select: { sessionId: true, person: { select: { id: true, name: true, role: true } } },
     orderBy: { joinedAt: 'asc' },
   });
-  const bySession = new Map<string, { id: string; name: string }[]>();
+  const bySession = new Map<string, { id: string; name: string; role: string }[]>();
   for (const row of rows) bySession.set(row.sessionId, [...(bySession.get(row.sessionId) ?? []), row.person]);
   return bySession;
 }

@@ -114,9 +114,10 @@ describe('the agent door refuses', () => {
     await (await getDb()).person.create({ data: { id: 'guest-1', name: 'Gus', role: 'guest' } });
     const made = await keysRoute.POST(new Request('http://x/api/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'gus', personas: ['iris'], person_id: 'guest-1' }) }), {});
     const guestKey = ((await made.json()) as { key: { secret: string } }).key.secret;
-    // A card of the owner's (the [[tools]] turn above left some): a guest's key decides none.
+    // A card of the owner's (the [[tools]] turn above left some): a guest's key may not even see its session
+    // (its own session's cards it may see, and the rights authority refuses them: test/people/rights-conformance.test.ts).
     const card = await (await getDb()).toolCall.findFirstOrThrow({ where: { name: 'bash' } });
-    expect(await post(`/v1/agentcsd/tool-calls/${card.id}/decision`, { decision: 'approve' }, guestKey)).toMatchObject({ status: 403, body: { error: { type: 'permission_error' } } });
+    expect(await post(`/v1/agentcsd/tool-calls/${card.id}/decision`, { decision: 'approve' }, guestKey)).toMatchObject({ status: 404, body: { error: { code: 'session_not_found' } } });
     const ownerOfOther = await newKey('other-persona', ['iris']);
     expect((await post(`/v1/agentcsd/tool-calls/${card.id}/decision`, { decision: 'deny' }, ownerOfOther)).status).toBe(409); // the owner may decide it: already decided
   }, 60_000);
