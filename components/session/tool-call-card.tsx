@@ -8,6 +8,7 @@ import { fileLinesIn } from '@/lib/attachments/file-line';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 import { FilePreviews } from './file-previews';
 import { TrustSourceButton } from './trust-source-button';
+import { MemoryCardNote } from './memory-card-note';
 
 /** The line a person reads first: the command, the code, the path — not the JSON. */
 export function callSubject(call: ToolCallJson): string {
@@ -150,6 +151,7 @@ export const ToolCallCard = memo(function ToolCallCard(props: { call: ToolCallJs
           </p>
         )}
         {explanation && <p className="text-zinc-700 dark:text-zinc-300">{explanation}</p>}
+        {call.name === 'forget_memory' && typeof call.args?.id === 'number' && <MemoryCardNote id={call.args.id} />}
         {editing && key ? (
           <label className="block">
             <span className="text-xs text-zinc-500">Edit the {key}, then approve</span>

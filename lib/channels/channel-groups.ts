@@ -12,6 +12,7 @@ import { findPerson, findPersonBySender, personForSender } from '@/lib/store/peo
 import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { ChannelHost, InboundMessage } from './channel-types';
 import { allowanceRefusal, spentRefusal } from './channel-people';
+import { steerGroup } from '@/lib/people/rights';
 
 export interface GroupContext {
   channel: { id: string; kind: string };
@@ -31,7 +32,7 @@ async function say(context: GroupContext, groupId: string, text: string): Promis
 async function mayManage(context: GroupContext, sender: string): Promise<boolean> {
   const binding = await findBinding(context.channel.id, sender);
   const person = binding?.personId ? await findPerson(binding.personId) : null;
-  return person?.role === 'owner' || person?.role === 'trusted';
+  return steerGroup(person).verdict === 'allow';
 }
 
 async function join(context: GroupContext, message: InboundMessage & { group: NonNullable<InboundMessage['group']> }, persona: string): Promise<void> {

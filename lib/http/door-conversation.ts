@@ -10,7 +10,7 @@ import { findKeySession, saveKeySession, type ApiKeyRecord } from '@/lib/store/a
 import { getDb } from '@/lib/store/db';
 import { findSession } from '@/lib/store/sessions-repository';
 import { findPerson } from '@/lib/store/people-repository';
-import { deliverMessage } from '@/lib/people/rights';
+import { deliverMessage, speakThroughDoor } from '@/lib/people/rights';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 
 /** How long a call waits for the mind's reply (a card may be waiting for a person). */
@@ -75,7 +75,7 @@ export async function doorSessionName(key: ApiKeyRecord, persona: string, door: 
 /** A session a key may name: of the persona, and its person's conversation. */
 export async function requireUsable(key: ApiKeyRecord, persona: string, sessionId: string): Promise<void> {
   const session = z.string().uuid().safeParse(sessionId).success ? await findSession({ id: sessionId }) : null;
-  const member = session && (await (await getDb()).sessionPerson.findUnique({ where: { sessionId_personId: { sessionId, personId: key.personId } } }));
+  const member = session && (await speakThroughDoor({ person: await findPerson(key.personId), via: `door:${key.id}` }, sessionId)).verdict === 'allow';
   if (!session || session.personaName !== persona || !member) throw new DoorError(404, 'invalid_request_error', 'session_not_found', `No session ${sessionId.slice(0, 64)} of persona/${persona} this key may use.`, 'metadata.session_id');
 }
 

@@ -5,6 +5,7 @@
 // changed, forgotten or shared, a session seen, a model call paid for. Paths ask and obey; none keeps
 // a rule of its own. Answers are allow, refuse with the reason in words, or ask (whom).
 import { spentAllowance } from '@/lib/mind/allowance-guard';
+import type { AllowanceRecord } from '@/lib/store/allowances-repository';
 import {
   dailyMessageLimit,
   DEFAULT_MESSAGES_PER_DAY,
@@ -171,10 +172,21 @@ export function sessionRule(input: { role: PersonRole | null; member: boolean })
   return input.role === 'owner' || input.member ? ALLOW : refuse('it is not a conversation of yours');
 }
 
-/** Whether a model call of this conversation may be paid for now (the day's allowances, issue 48). */
-export async function spend(sessionId: string, now: Date): Promise<Answer> {
+/** Whether a model call of this conversation may be paid for now (the day's allowances, issue 48); a refusal names the allowance. */
+export async function spend(sessionId: string, now: Date): Promise<{ verdict: 'allow' } | { verdict: 'refuse'; reason: string; allowance: AllowanceRecord }> {
   const spent = await spentAllowance(sessionId, now);
-  return spent ? refuse(`Sorry — today's allowance for this assistant is used up. It renews at midnight (${spent.timeZone}); the owner can raise it in Settings.`) : ALLOW;
+  if (!spent) return { verdict: 'allow' };
+  return { verdict: 'refuse', reason: `Sorry — today's allowance for this assistant is used up. It renews at midnight (${spent.timeZone}); the owner can raise it in Settings.`, allowance: spent };
+}
+
+/** Whether a person may steer the agent in a group (/join, /answer, /leave): the owner or a trusted person. */
+export function steerGroup(person: Pick<PersonRecord, 'role'> | null): Answer {
+  return person?.role === 'owner' || person?.role === 'trusted' ? ALLOW : refuse('only the owner or a trusted person steers the agent in a group');
+}
+
+/** Whether a door key's person may talk in a session through it: only a conversation they are in (even the owner's key). */
+export async function speakThroughDoor(actor: Actor, sessionId: string): Promise<Answer> {
+  return actor.person && (await sessionPeople(sessionId)).includes(actor.person.id) ? ALLOW : refuse('it is not a conversation of this key');
 }
 
 /**

@@ -9,7 +9,7 @@
 // journaled step, and a step cut by the crash finds its open turn inside the step (its tool calls
 // that finished are not run again).
 import { assertNever } from '@/lib/mind/assert-never';
-import { spentAllowance } from '@/lib/mind/allowance-guard';
+import { spend } from '@/lib/people/rights';
 import { RunCancelledError, type WorkflowContext } from '@/lib/engine/execution-engine';
 import type { BackendRequest } from '@/lib/backends/model-backend';
 import type { TurnResult } from '@/lib/mind/outcomes';
@@ -289,7 +289,7 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
             await context.sleep(deps.allowanceLookMs ?? 60_000);
             if (context.signal.aborted) return await cancelled();
             if (deps.stopping()) return;
-            if (!(await context.step(`allowance-${step}-${look}`, () => spentAllowance(task!.sessionId, new Date(context.now()))))) break;
+            if (!(await context.step(`allowance-${step}-${look}`, async () => (await spend(task!.sessionId, new Date(context.now()))).verdict === 'refuse'))) break;
           }
           mind.setTaskActive(true);
           const resumed = await save({ status: 'running', blockedOn: null });

@@ -5,7 +5,7 @@
 // "firing <slot>" first; a start-up finds a fire a crash cut and completes it, and each action is
 // idempotent per slot (a task's id is derived from the slot, a message is looked for before it is
 // sent), so a slot cut by kill -9 still leaves exactly one run.
-import { spentAllowance } from '@/lib/mind/allowance-guard';
+import { spend } from '@/lib/people/rights';
 import type { Clock } from '@/lib/clock/clock';
 import type { EventBus } from '@/lib/mind/events';
 import { SessionPausedError } from '@/lib/mind/session-errors';
@@ -150,8 +150,9 @@ export class Scheduler {
     const traceId = derivedUuid(`trace:${schedule.id}:${slot.toISOString()}`);
     const action = schedule.action;
     // The day's allowance spent (issue 48): the slot is skipped with the reason, nothing is sent.
-    const spent = await spentAllowance(schedule.sessionId, new Date(this.host.clock.now()));
-    if (spent) {
+    const answer = await spend(schedule.sessionId, new Date(this.host.clock.now()));
+    if (answer.verdict === 'refuse') {
+      const spent = answer.allowance;
       const note = `skipped ${slot.toISOString()}: today's allowance (${spent.scope === 'app' ? 'the app' : `${spent.scope} ${spent.scopeId}`}) is spent; it renews at midnight ${spent.timeZone}`;
       await updateSchedule(schedule.id, { lastResult: note });
       return this.announce('schedule.skipped', schedule.id, traceId, note);

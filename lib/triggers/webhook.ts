@@ -10,7 +10,7 @@
 //   its `Idempotency-Key` (or `X-Delivery-Id`, `X-GitHub-Delivery`; else the body's hash) is the key.
 // Secrets compare in constant time. The body is capped at 256 KiB, JSON must parse where it is
 // declared. The payload reaches the mind as untrusted data inside escaped tags.
-import { spentAllowance } from '@/lib/mind/allowance-guard';
+import { spend } from '@/lib/people/rights';
 import { markSessionUntrusted } from '@/lib/store/untrusted-repository';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
@@ -139,7 +139,8 @@ export async function receiveDelivery(input: { hookId: string; headers: Headers;
 
   const traceId = derivedUuid(`hook:${hook.id}:${signer.replayKey}`);
   let result: string;
-  const spent = await spentAllowance(hook.sessionId, new Date());
+  const answer = await spend(hook.sessionId, new Date());
+  const spent = answer.verdict === 'refuse' ? answer.allowance : null;
   try {
     // The day's allowance spent (issue 48): recorded as skipped with the reason, nothing runs.
     if (spent) throw new AllowanceSkip(`skipped: today's allowance (${spent.scope === 'app' ? 'the app' : `${spent.scope} ${spent.scopeId}`}) is spent; it renews at midnight ${spent.timeZone}`);

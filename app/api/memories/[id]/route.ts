@@ -1,6 +1,7 @@
 import { ApiError } from '@/lib/http/api-error';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
 import { findMemory, forgetMemory, memoryHistory, memoryJson, updateMemory } from '@/lib/memory/memory-store';
+import { peopleOfSessions } from '@/lib/store/people-repository';
 import { memoryParamsSchema, updateMemoryBodySchema } from '../schema';
 
 export const dynamic = 'force-dynamic';
@@ -11,12 +12,13 @@ async function memoryId(context: Context): Promise<number> {
   return parseParams(await context.params, memoryParamsSchema).id;
 }
 
-/** One memory with the facts it replaced, oldest first. */
+/** One memory with the facts it replaced, oldest first, and the people of the conversation it came from (whose it is). */
 export const GET = handle(async (_request, context: Context) => {
   const id = await memoryId(context);
   const memory = await findMemory(id);
   if (!memory) throw new ApiError('not_found', `Memory ${id} does not exist`);
-  return Response.json({ memory: memoryJson(memory), history: (await memoryHistory(id)).map(memoryJson) });
+  const people = memory.sessionId ? ((await peopleOfSessions([memory.sessionId])).get(memory.sessionId) ?? []) : [];
+  return Response.json({ memory: memoryJson(memory), history: (await memoryHistory(id)).map(memoryJson), people });
 });
 
 export const PATCH = handle(async (request, context: Context) => {
