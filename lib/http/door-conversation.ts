@@ -117,14 +117,15 @@ export async function reply(tap: EventTap, delivery: Delivery, baseUrl: string, 
       stream.onText?.(answered);
       return { text: answered, usage: { prompt: 0, completion: 0 }, finish: 'stop' };
     }
-    // A retry while the first request's turn waits on a card: it does not wait either.
-    const waiting = stream.onToolCall ? null : await cardWaiting(delivery);
-    if (waiting) {
-      tap.stop();
-      const note = cardNote(waiting, baseUrl, delivery.sessionId);
-      stream.onText?.(note);
-      return { text: note, usage: { prompt: 0, completion: 0 }, finish: 'stop' };
-    }
+  }
+  // A card already waits in this conversation (raised by an earlier request): this one does not wait
+  // on it either — its message is queued and answered in the session once the card is decided.
+  const waiting = stream.onToolCall ? null : await cardWaiting(delivery);
+  if (waiting) {
+    tap.stop();
+    const note = delivery.resent ? cardNote(waiting, baseUrl, delivery.sessionId) : `[${waiting} waits for a person's approval in this conversation: ${baseUrl}/sessions/${delivery.sessionId}. This message is answered there once it is decided.]`;
+    stream.onText?.(note);
+    return { text: note, usage: { prompt: 0, completion: 0 }, finish: 'stop' };
   }
   return new Promise((resolve, reject) => {
     let turnId: string | null = null;
@@ -186,12 +187,9 @@ function cardNote(tool: string, baseUrl: string, sessionId: string): string {
   return `[${tool} waits for a person's approval: ${baseUrl}/sessions/${sessionId}. The rest of this answer comes in the session once it is decided.]`;
 }
 
-/** The name of a tool whose card waits in the turn answering this message, if one does. */
+/** The name of a tool whose card waits in the delivery's conversation, if one does (a turn waiting on it holds the next ones). */
 async function cardWaiting(delivery: Delivery): Promise<string | null> {
-  const db = await getDb();
-  const asked = await db.message.findUnique({ where: { id: delivery.messageId }, select: { turnId: true } });
-  if (!asked?.turnId) return null;
-  const call = await db.toolCall.findFirst({ where: { sessionId: delivery.sessionId, turnId: asked.turnId, status: 'awaiting_approval' }, select: { name: true } });
+  const call = await (await getDb()).toolCall.findFirst({ where: { sessionId: delivery.sessionId, status: 'awaiting_approval' }, select: { name: true } });
   return call?.name ?? null;
 }
 

@@ -9,8 +9,8 @@ import type { AllowanceRecord } from '@/lib/store/allowances-repository';
 import {
   dailyMessageLimit,
   DEFAULT_MESSAGES_PER_DAY,
+  conversationPeople,
   findPerson,
-  isGroupSession,
   OWNER_ID,
   readableSessions,
   sessionPeople,
@@ -49,10 +49,10 @@ export interface Conversation {
 
 /** Read once per turn: a conversation is allowed what every one of its people is (a guest among them, or a group, limits it). */
 export async function conversationOf(sessionId: string): Promise<Conversation> {
-  const people = (await Promise.all((await sessionPeople(sessionId)).map((id) => findPerson(id)))).filter((person): person is PersonRecord => person !== null);
+  const { people, group } = await conversationPeople(sessionId);
   const traits = new Set<ToolTrait>(TOOL_TRAITS);
   // A group's conversation is open to members nobody paired: it is allowed no more than a guest is.
-  if (await isGroupSession(sessionId)) for (const trait of TOOL_TRAITS) if (!ROLE_TRAITS.guest.includes(trait)) traits.delete(trait);
+  if (group) for (const trait of TOOL_TRAITS) if (!ROLE_TRAITS.guest.includes(trait)) traits.delete(trait);
   for (const person of people) {
     const own = traitsOf(person);
     for (const trait of traits) if (!own.has(trait)) traits.delete(trait);

@@ -161,9 +161,14 @@ export async function personalSession(input: { personId: string; persona: string
   return row?.id ?? null;
 }
 
-/** Whether the session is a group's (a chat group joined to it): anyone in the group speaks there. */
-export async function isGroupSession(sessionId: string): Promise<boolean> {
-  return (await (await getDb()).channelGroup.count({ where: { sessionId } })) > 0;
+/** The people of a session, whole, and whether it is a group's: what the rights authority reads once per turn (two statements). */
+export async function conversationPeople(sessionId: string): Promise<{ people: PersonRecord[]; group: boolean }> {
+  const db = await getDb();
+  const [seats, groups] = await Promise.all([
+    db.sessionPerson.findMany({ where: { sessionId }, select: { person: { include: withIdentities } }, orderBy: { joinedAt: 'asc' } }),
+    db.channelGroup.count({ where: { sessionId } }),
+  ]);
+  return { people: seats.map((seat) => personRecord(seat.person)), group: groups > 0 };
 }
 
 /**

@@ -118,6 +118,10 @@ describe('the OpenAI-compatible door', () => {
       expect(again.choices[0]!.message.content).toMatch(/waits for a person's approval/);
       const sessionId = cards[0]!.sessionId;
       expect(await (await getDb()).message.count({ where: { sessionId, tag: 'ED_user', content: messages[0]!.content } })).toBe(1);
+      // The key's next message does not wait on the card either: queued, answered in the session once it is decided.
+      const next = await client().chat.completions.create({ model: 'persona/iris', messages: [...messages, { role: 'assistant', content: text }, { role: 'user', content: 'And another thing' }] });
+      expect(next.choices[0]!.message.content).toMatch(/waits for a person's approval in this conversation: .*This message is answered there once it is decided/);
+      expect(await (await getDb()).message.count({ where: { sessionId, tag: 'ED_user', content: 'And another thing' } })).toBe(1);
       // Decided later on the page: the rest of the turn comes in the session.
       for (const card of cards) await getOrchestrator().decideToolCall({ id: card.id, decision: 'deny', reason: 'not now', args_hash: card.argsHash, session_id: card.sessionId }, OWNER);
       await expect.poll(async () => (await (await getDb()).message.findFirst({ where: { sessionId, tag: 'ED_agent', content: { contains: 'Here is what the tools said:' } } })) !== null, { timeout: 30_000 }).toBe(true);
