@@ -85,7 +85,7 @@ describe('tools on the Claude Code CLI backend (the real binary)', () => {
     expect(end.outcome, end.error).toBe('complete');
     expect(fs.readFileSync(path.join(dirs.dataDir, 'workspaces', session.id, 'cli.txt'), 'utf8')).toBe('written through the CLI\n');
     const calls = await listToolCalls({ sessionId: session.id });
-    expect(calls.map((call) => [call.name, call.status, call.decision?.by])).toEqual([['write_file', 'succeeded', 'policy']]);
+    expect(calls.map((call) => [call.name, call.status, call.decision?.by.via])).toEqual([['write_file', 'succeeded', 'rule:policy']]);
     expect(calls[0]!.providerCallId).toMatch(/^toolu_/);
     const db = await getDb();
     const loud = await db.message.findMany({ where: { sessionId: session.id, tag: 'ID_loud' } });
