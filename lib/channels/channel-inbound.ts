@@ -26,7 +26,7 @@ import { keepFile, UploadRefusedError } from '@/lib/tools/upload-store';
 import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { ChannelHost, InboundButton, InboundMessage } from './channel-types';
 import { verifyCallback, verifyMailCardCode, type CardDecision } from './card-callback';
-import { deliveryAddress, isWeakIdentity, pairingOrigin, WEAK_IDENTITY_REASON } from './channel-identity';
+import { deliveryAddress, pairingOrigin } from './channel-identity';
 import { allowanceRefusal, authored, boundSession, chatActor, openPersonalSession, restingSession, spentRefusal } from './channel-people';
 import { handleGroupMessage } from './channel-groups';
 
