@@ -66,24 +66,29 @@ test('pairing with the defaults gives each person their own conversation; sharin
   await expect(page.getByRole('link', { name: /· @dave, Telegram$/ })).toBeVisible();
   await expect(page.getByTestId('session-row-people').filter({ hasText: 'with @dave' })).toHaveCount(1);
 
-  // The People page: Dave's conversations, today's messages, and what a guest may do — widened by a switch.
+  // The People page: Dave's conversations, door keys, today's messages, and what a guest may do — widened by a switch.
+  const everyone = (await (await request.get('/api/people')).json()) as { people: { id: string; name: string }[] };
+  const daveId = everyone.people.find((entry) => entry.name === '@dave')!.id;
+  const key = await request.post('/api/keys', { data: { name: 'dave-laptop', personas: ['iris'], person_id: daveId } });
+  expect(key.status(), await key.text()).toBe(201);
   await page.goto('/people');
   const person = page.getByRole('list', { name: 'People' }).getByRole('listitem', { name: 'Person @dave' });
   await person.getByText('Conversations, keys, today and rights').click();
   const sessions = person.getByRole('region', { name: 'Sessions of @dave' });
   await expect(sessions.getByRole('link', { name: /· @dave, Telegram$/ })).toBeVisible();
   await expect(sessions.getByRole('link', { name: /@alice/ })).toHaveCount(0);
+  await expect(sessions).toContainText('dave-laptop');
   await expect(person.getByTestId('person-today')).toContainText('Today: 1 message of 50');
   const rights = person.getByRole('region', { name: 'What @dave may do' });
   const browse = rights.getByLabel('drive the browser');
   await expect(browse).not.toBeChecked();
   await expect(rights.getByLabel('run code (bash, Python) in the sandbox')).not.toBeChecked();
-  await browse.check();
+  await browse.click(); // saved on the server, then shown: the box follows the stored rights
+  await expect(browse).toBeChecked();
   await expect(rights.getByText('changed for @dave')).toBeVisible();
   await saveScreenshot(page, 'people-rights');
-  const detail = (await (await request.get('/api/people')).json()) as { people: { id: string; name: string }[] };
-  const daveId = detail.people.find((entry) => entry.name === '@dave')!.id;
-  const whole = (await (await request.get(`/api/people/${daveId}`)).json()) as { person: { rights: unknown }; sessions: { name: string }[]; may: { trait: string; allowed: boolean }[] };
+  const whole = (await (await request.get(`/api/people/${daveId}`)).json()) as { person: { rights: unknown }; sessions: { name: string }[]; keys: { name: string }[]; may: { trait: string; allowed: boolean }[] };
+  expect(whole.keys.map((entry) => entry.name)).toEqual(['dave-laptop']);
   expect(whole.person.rights).toEqual({ allow: ['browses'], deny: [] });
   expect(whole.sessions.map((session) => session.name)).toEqual([expect.stringMatching(/· @dave, Telegram$/)]);
   expect(whole.may.find((entry) => entry.trait === 'browses')!.allowed).toBe(true);

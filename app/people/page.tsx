@@ -9,8 +9,9 @@ export default function PeoplePage() {
         <h1 className="text-2xl font-semibold">People</h1>
         <p className="text-sm text-zinc-500">
           Everyone who talks to the agent: you, the owner, and each person you paired on a channel. Each has their own conversations with a persona and reads only their own
-          memories of it. A guest cannot use the shell, Python, the web, MCP tools that write, schedules or specialists, and their cards come to you; a trusted person decides
-          the cards of their own conversations. One person on two channels (a Telegram id, an IRC account) is merged here.
+          memories of it. A guest&apos;s conversations are offered no shell, Python, web, browser, MCP tools that write, schedules or specialists, and their cards come to
+          you; a trusted person decides the cards of their own conversations. Open a person to see their conversations, keys and today, and to widen or narrow what their
+          conversations may use. One person on two channels (a Telegram id, an IRC account) is merged here.
         </p>
       </div>
       <PeopleBrowser />

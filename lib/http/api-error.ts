@@ -14,6 +14,7 @@ export type ApiErrorCode =
   | 'gone'
   | 'forbidden'
   | 'upstream_failed'
+  | 'too_many_requests'
   | 'internal';
 
 const statusByCode: Record<ApiErrorCode, number> = {
@@ -27,6 +28,7 @@ const statusByCode: Record<ApiErrorCode, number> = {
   gone: 410,
   forbidden: 403,
   upstream_failed: 502,
+  too_many_requests: 429,
   internal: 500,
 };
 

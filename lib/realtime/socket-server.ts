@@ -1,9 +1,10 @@
 // Socket.IO on the app's HTTP server: the handshake passes the same Host/Origin/token guard as
 // HTTP requests; clients join one room per session and receive the orchestrator's events.
+import { deliverFromPage } from '@/lib/people/rights';
 import type { Server as HttpServer } from 'node:http';
 import { reportPoolErrors } from '@/lib/store/pg-errors';
 import { Server } from 'socket.io';
-import { toApiError, validationError } from '@/lib/http/api-error';
+import { ApiError, toApiError, validationError } from '@/lib/http/api-error';
 import { z } from 'zod';
 import { sendMessageFields, wordsOrFile, type Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { messageJson } from '@/lib/store/messages-repository';
@@ -97,6 +98,8 @@ export async function attachSocketServer(input: {
         return;
       }
       try {
+        const may = await deliverFromPage(new Date());
+        if (may.verdict === 'refuse') throw new ApiError('too_many_requests', may.reason);
         const message = await input.orchestrator.sendUserMessage(parsed.data.sessionId, { text: parsed.data.text, ...(parsed.data.attachments && { attachments: parsed.data.attachments }) });
         reply({ ok: true, message: messageJson(message) });
       } catch (caught) {

@@ -1,3 +1,5 @@
+import { ApiError } from '@/lib/http/api-error';
+import { deliverFromPage } from '@/lib/people/rights';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { messageJson } from '@/lib/store/messages-repository';
@@ -10,6 +12,8 @@ export const dynamic = 'force-dynamic';
 export const POST = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, sessionParamsSchema);
   const body = await readJsonBody(request, sendMessageBodySchema);
+  const may = await deliverFromPage(new Date());
+  if (may.verdict === 'refuse') throw new ApiError('too_many_requests', may.reason);
   const message = await getOrchestrator().sendUserMessage(id, body);
   return Response.json({ message: messageJson(message) }, { status: 202 });
 });
