@@ -12,6 +12,8 @@ const keys = (() => {
 const records: Record<string, string[][]> = {
   'mail._domainkey.example.org': [[`v=DKIM1; k=rsa; p=${keys.publicKey}`]],
   'mail._domainkey.evil.test': [[`v=DKIM1; k=rsa; p=${keys.publicKey}`]],
+  'mail._domainkey.attacker.example': [[`v=DKIM1; k=rsa; p=${keys.publicKey}`]],
+  '_dmarc.victim.example': [['v=DMARC1; p=reject']],
   '_dmarc.example.org': [['v=DMARC1; p=reject']],
 };
 const resolver = async (name: string, type: string) => {
@@ -37,6 +39,19 @@ describe('the sender of a mail', () => {
     expect(await verifySender(forged, { resolver })).toMatchObject({ address: 'ada@example.org', verified: false });
     const body = (await signed(mail('Ada <ada@example.org>', 'Pay the invoice.'), 'example.org')).replace('Pay the invoice.', 'Pay evil.test instead.');
     expect(await verifySender(body, { resolver })).toMatchObject({ verified: false });
+  });
+
+  it('red-team round 4, F1: a From with two mailboxes, signed by the first one\'s domain, is nobody verified (never the second)', async () => {
+    const two = await signed(mail('Mallory <mallory@attacker.example>, Ana <ana@victim.example>'), 'attacker.example');
+    const sender = await verifySender(two, { resolver });
+    expect(sender).toMatchObject({ verified: false, reason: expect.stringMatching(/2 mailboxes/) });
+    expect(sender.reason).not.toMatch(/victim\.example/);
+    // Two From headers are refused alike, whichever is read first.
+    const doubled = await signed(mail('Mallory <mallory@attacker.example>').replace('To: ', 'From: Ana <ana@victim.example>\r\nTo: '), 'attacker.example');
+    expect(await verifySender(doubled, { resolver })).toMatchObject({ verified: false, reason: expect.stringMatching(/2 mailboxes/) });
+    // A group syntax hiding a second mailbox, and a quoted comma in a display name (one mailbox: fine).
+    expect(await verifySender(await signed(mail('Friends: mallory@attacker.example, ana@victim.example;'), 'attacker.example'), { resolver })).toMatchObject({ verified: false });
+    expect(await verifySender(await signed(mail('"Mallory, the one" <mallory@attacker.example>'), 'attacker.example'), { resolver })).toMatchObject({ address: 'mallory@attacker.example', verified: true });
   });
 
   it('reads From headers', () => {

@@ -3,6 +3,7 @@
 // aligned with the From domain (DMARC's rule; a domain with a DMARC record must pass it). What
 // arrived over IMAP has no SMTP session left to check SPF against, so DKIM is the proof; anything
 // else is an unverified stranger (a pairing code by reply, never a conversation).
+import addressparser from 'nodemailer/lib/addressparser';
 
 /** DNS as mailauth asks it (`dns.promises.resolve`'s shape); tests pass their own records. */
 export type MailResolver = (name: string, type: string) => Promise<unknown>;
@@ -27,8 +28,14 @@ export async function verifySender(raw: Buffer | string, options: { resolver?: M
     disableBimi: true,
     mta: 'agentcsd.local',
   });
+  // Exactly one mailbox, read by the same parser mailauth aligns on (it aligns on the first of all
+  // it finds): a From of two authors — or two From headers — is nobody verified (RFC 5322 demands a
+  // Sender then; DMARC says reject), never the second address (red-team round 4, F1).
+  const mailboxes = fromMailboxes(bytes);
   const from = parseFrom(headerLine(bytes, 'from'));
-  if (!from.address) return { ...from, verified: false, reason: 'the mail has no From address' };
+  if (mailboxes.length > 1) return { address: '', name: from.name, verified: false, reason: `the From holds ${mailboxes.length} mailboxes: a mail must come from one author` };
+  if (!from.address || mailboxes.length === 0) return { ...from, verified: false, reason: 'the mail has no From address' };
+  if (mailboxes[0]!.toLowerCase() !== from.address) return { ...from, verified: false, reason: 'the From address cannot be read one way only' };
   const domain = from.address.split('@')[1] ?? '';
   const aligned = (result.dkim?.results ?? []).filter((row: { status: { result: string; aligned?: string | false } }) => row.status.result === 'pass' && row.status.aligned);
   const dmarc = result.dmarc && typeof result.dmarc === 'object' ? (result.dmarc as { status?: { result?: string } }).status?.result : undefined;
@@ -42,6 +49,13 @@ export function headerLine(raw: Buffer, name: string): string {
   const head = raw.subarray(0, Math.max(0, raw.indexOf('\r\n\r\n') === -1 ? raw.indexOf('\n\n') : raw.indexOf('\r\n\r\n'))).toString('utf8');
   const unfolded = head.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/);
   return unfolded.find((line) => line.toLowerCase().startsWith(`${name.toLowerCase()}:`)) ?? '';
+}
+
+/** Every mailbox of every From header (groups flattened), as mailauth's own parser reads them. */
+export function fromMailboxes(raw: Buffer): string[] {
+  const head = raw.subarray(0, Math.max(0, raw.indexOf('\r\n\r\n') === -1 ? raw.indexOf('\n\n') : raw.indexOf('\r\n\r\n'))).toString('utf8');
+  const lines = head.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/).filter((line) => /^from\s*:/i.test(line));
+  return lines.flatMap((line) => addressparser(line.slice(line.indexOf(':') + 1).trim(), { flatten: true }).flatMap((entry) => ('address' in entry && entry.address ? [entry.address] : [])));
 }
 
 /** The address and display name of a From header line. */
