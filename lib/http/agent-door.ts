@@ -40,22 +40,29 @@ export async function agentMessage(orchestrator: Orchestrator, key: ApiKeyRecord
     throw error;
   }
   const encoder = new TextEncoder();
+  const gone = new AbortController();
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      const send = (event: Record<string, unknown>) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`));
+      // Nothing is written to a client that hung up (red-team round 4: its listener threw on every event).
+      const send = (event: Record<string, unknown>) => !gone.signal.aborted && controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`));
       send({ type: 'start', session_id: delivery.sessionId, message_id: delivery.messageId });
       try {
         const answer = await reply(tap, delivery, baseUrl, {
           id: 'agent',
+          signal: gone.signal,
           onText: (words) => send({ type: 'reply', text: words }),
           onThought: (words) => send({ type: 'thought', text: words }),
           onToolCall: (call) => send({ type: 'tool_call', call: { id: call.id, name: call.name, status: call.status, args: call.args, untrusted_reason: call.untrusted_reason, result: call.result } }),
         });
         send({ type: 'end', finish: answer.finish, usage: answer.usage });
       } catch (error) {
-        send({ type: 'error', message: (error as Error).message });
+        console.error('[agent door] the reply failed', error);
+        send({ type: 'error', message: 'The reply could not be completed; what the mind said is in the session.' });
       }
-      controller.close();
+      if (!gone.signal.aborted) controller.close();
+    },
+    cancel() {
+      gone.abort();
     },
   });
   return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' } });

@@ -87,6 +87,8 @@ export interface ReplyStream {
   onThought?: (text: string) => void;
   /** Every change of the turn's tool calls, cards included: the client shows and decides them itself. */
   onToolCall?: (call: ToolCallJson) => void;
+  /** The client went away (its stream was cancelled): stop listening at once, say nothing more. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -150,6 +152,10 @@ export async function reply(tap: EventTap, delivery: Delivery, baseUrl: string, 
       finish('length');
     }, DOOR_WAIT_MS);
     timer.unref();
+    // A client that hung up is not written to again (red-team round 4: an aborted stream's listener
+    // threw on every later event of the app).
+    if (stream.signal?.aborted) return finish('stop');
+    stream.signal?.addEventListener('abort', () => finish('stop'), { once: true });
     tap.listen((event: OrchestratorEvent) => {
       if (done || event.sessionId !== delivery.sessionId) return;
       if (event.type === 'turn-start' && event.answering.includes(delivery.messageId)) turnId = event.turnId;

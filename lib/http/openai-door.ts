@@ -89,21 +89,30 @@ export async function chatCompletion(orchestrator: Orchestrator, key: ApiKeyReco
   const encoder = new TextEncoder();
   const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) =>
     encoder.encode(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra })}\n\n`);
+  const gone = new AbortController();
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       controller.enqueue(chunk({ role: 'assistant', content: '' }, null));
       try {
-        const answer = await reply(tap, delivery, baseUrl, { id, onText: (text) => controller.enqueue(chunk({ content: text }, null)) });
+        const answer = await reply(tap, delivery, baseUrl, { id, signal: gone.signal, onText: (text) => !gone.signal.aborted && controller.enqueue(chunk({ content: text }, null)) });
+        if (gone.signal.aborted) return;
         controller.enqueue(chunk({}, answer.finish));
         if (request.stream_options?.include_usage) {
           const usage = { prompt_tokens: answer.usage.prompt, completion_tokens: answer.usage.completion, total_tokens: answer.usage.prompt + answer.usage.completion };
           controller.enqueue(encoder.encode(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage })}\n\n`));
         }
       } catch (error) {
-        controller.enqueue(encoder.encode(`data: ${JSON.stringify({ error: { message: (error as Error).message, type: 'server_error', param: null, code: null } })}\n\n`));
+        // The client hears a safe sentence; the detail goes to the log (red-team round 4).
+        console.error('[openai door] the reply failed', error);
+        if (gone.signal.aborted) return;
+        controller.enqueue(encoder.encode(`data: ${JSON.stringify({ error: { message: 'The reply could not be completed; what the mind said is in the session.', type: 'server_error', param: null, code: null } })}\n\n`));
       }
       controller.enqueue(encoder.encode('data: [DONE]\n\n'));
       controller.close();
+    },
+    // The client hung up: the reply stops listening (the turn goes on in the session).
+    cancel() {
+      gone.abort();
     },
   });
   return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } });

@@ -39,7 +39,14 @@ export async function startDoorServer(): Promise<{ base: string; server: http.Se
     const answer = await route[2](new Request(url, { method: request.method, headers: request.headers as Record<string, string>, ...(chunks.length && { body: Buffer.concat(chunks) }) }));
     response.writeHead(answer.status, Object.fromEntries(answer.headers));
     if (!answer.body) return void response.end();
-    for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) response.write(chunk);
+    // As Next does: a client that goes away cancels the response's stream.
+    const reader = answer.body.getReader();
+    response.on('close', () => void (response.writableFinished || reader.cancel().catch(() => undefined)));
+    for (;;) {
+      const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+      if (done) break;
+      response.write(value);
+    }
     response.end();
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -5,7 +5,7 @@
 // delivered once, a card that waits and says where to decide it, the security corpus of the routes.
 import http from 'node:http';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as keysRoute from '@/app/api/keys/route';
 import * as keyRoute from '@/app/api/keys/[id]/route';
 import { getOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
@@ -129,6 +129,29 @@ describe('the OpenAI-compatible door', () => {
       unsubscribe();
     }
   }, 90_000);
+
+  it('red-team round 4: a stream the client aborts stops listening — no listener fails on the events that follow', async () => {
+    const errors = vi.spyOn(console, 'error');
+    const aborter = new AbortController();
+    const text = `Tell me a long story ${'and then more '.repeat(20)}`;
+    const stream = await client().chat.completions.create({ model: 'persona/iris', stream: true, messages: [{ role: 'user', content: text }] }, { signal: aborter.signal });
+    const ended = new Promise<void>((resolve) => {
+      const unsubscribe = getOrchestrator().bus.subscribe((event) => {
+        if (event.type === 'turn-end' && event.messages.some((message) => message.tag === 'ED_agent')) (unsubscribe(), resolve());
+      });
+    });
+    try {
+      for await (const chunk of stream) if (chunk.choices[0]?.delta.role) aborter.abort();
+    } catch {
+      // the SDK may end or throw on its own abort: either way the client hung up
+    }
+    expect(aborter.signal.aborted).toBe(true);
+    await ended;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const failures = errors.mock.calls.filter((call) => String(call[0]).includes('listener failed'));
+    errors.mockRestore();
+    expect(failures).toEqual([]);
+  }, 60_000);
 
   it('a revoked key is refused at once', async () => {
     expect((await keyRoute.DELETE(new Request('http://x', { method: 'DELETE' }), { params: Promise.resolve({ id: keyId }) })).status).toBe(204);
