@@ -15,6 +15,7 @@ import { defaultGraph } from '@/lib/capabilities/capability-set';
 import { writePersonaGraph } from '@/lib/capabilities/graph-store';
 import { appendMemory } from '@/lib/memory/memory-store';
 import { getDb } from '@/lib/store/db';
+import { readSettings, writeSettings } from '@/lib/store/settings-repository';
 import { createSchedule, createScheduleSchema } from '@/lib/triggers/schedule-service';
 import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { readWholeSession } from '@/lib/store/messages-repository';
@@ -80,6 +81,8 @@ beforeAll(async () => {
   alice = (await personForSender({ sender: 'telegram:1', name: '@alice', role: 'trusted' })).id;
   bob = (await personForSender({ sender: 'telegram:2', name: '@bob', role: 'trusted' })).id;
   const models = { c_model: layer(), s_model: layer() };
+  // Sessions a door opens take the app's default models: the same nosy model.
+  await writeSettings({ ...(await readSettings()), models });
   // Iris may hand work to the scribe, a persona Alice talks to as well.
   const graph = defaultGraph('iris');
   graph.nodes.push({ id: 'scribe', type: 'agent.delegate', config: { persona: 'scribe' }, position: { x: 0, y: 600 } });
@@ -166,8 +169,10 @@ const probes: Probe[] = [
     run: async (marker) => {
       const id = aliceMemories[which]!;
       await say(bobSession, `${marker} [[do forget_memory {"id":${id}}]]`);
-      const call = (await (await getDb()).toolCall.findMany({ where: { sessionId: bobSession, name: 'forget_memory' }, orderBy: { createdAt: 'desc' }, take: 1 }))[0];
-      if (call?.status !== 'failed' || call.result !== `There is no memory #${id} for this persona`) throw new Error(`forget_memory of Alice's memory was not refused as a missing one: ${call?.status} ${call?.result}`);
+      // Every call of it that named this id (the obedient model repeats what it read in later turns too).
+      const calls = (await (await getDb()).toolCall.findMany({ where: { sessionId: bobSession, name: 'forget_memory' } })).filter((call) => call.args === JSON.stringify({ id }));
+      if (calls.length === 0) throw new Error('forget_memory was not called');
+      for (const call of calls) if (call.status !== 'failed' || call.result !== `There is no memory #${id} for this persona`) throw new Error(`forget_memory of Alice's memory #${id} was not refused as a missing one: ${call.status} ${call.result}`);
       if (!(await (await getDb()).memory.findUnique({ where: { id } }))) throw new Error(`Alice's memory #${id} was forgotten from Bob's conversation`);
     },
   })),
