@@ -12,7 +12,7 @@ import { recall } from '@/lib/memory/recall';
 import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { personaExists } from '@/lib/personas/persona-files';
 import { refuse } from '@/lib/security/http-entry';
-import { checkRequest, isAllowedOrigin, type GuardOptions } from '@/lib/security/request-guard';
+import { checkRequest, type GuardOptions } from '@/lib/security/request-guard';
 import { authenticateApiKey, type ApiKeyRecord } from '@/lib/store/api-keys-repository';
 import { getDb } from '@/lib/store/db';
 import { readWholeSession } from '@/lib/store/messages-repository';
@@ -50,10 +50,9 @@ export class McpDoor {
 
   /** Held to the Host rule, and to the app's own Origin when a browser sends one (the spec's rule against DNS rebinding); then the key. */
   handleGuarded(request: IncomingMessage, response: ServerResponse, guard: GuardOptions): void {
-    const verdict = checkRequest({ method: 'GET', host: request.headers.host, origin: undefined }, guard);
-    if (!verdict.ok && verdict.status === 421) return refuse(response, verdict.status, verdict.code, verdict.message);
-    const origin = request.headers.origin;
-    if (origin !== undefined && !isAllowedOrigin(origin, guard)) return refuse(response, 403, 'forbidden_origin', 'Origin not allowed');
+    // The doors' one rule (lib/security/request-guard.ts): the Host, an Origin if one is sent; the key is checked below.
+    const verdict = checkRequest({ method: request.method ?? 'GET', host: request.headers.host, origin: request.headers.origin, door: true }, guard);
+    if (!verdict.ok) return refuse(response, verdict.status, verdict.code, verdict.message);
     void this.handle(request, response).catch((error: unknown) => {
       console.error('[mcp door] request failed', error);
       if (!response.headersSent) refuse(response, 500, 'internal', 'The MCP door failed');

@@ -22,7 +22,7 @@ export interface GuardInput {
    * and no access token — the route refuses anything its hook's secret did not sign.
    */
   webhook?: boolean;
-  /** A door for other clients (`/v1/…`, issue 46): the route checks its key instead of Origin and token; a browser cannot send one cross-origin without a preflight the app never allows. */
+  /** A door for other clients (`/v1/…`, `/mcp`, issue 46): the route checks its key instead of the token; an Origin, when sent, must be ours. */
   door?: boolean;
   /**
    * An authorization server sending the browser back (`GET /oauth/callback`): a cross-site
@@ -81,6 +81,11 @@ export function sameToken(given: string, expected: string): boolean {
 export function checkRequest(input: GuardInput, options: GuardOptions): GuardVerdict {
   if (!isAllowedHost(input.host, options)) {
     return { ok: false, status: 421, code: 'forbidden_host', message: 'Host not allowed' };
+  }
+  // One rule for every door (`/v1/…` and `/mcp`): a key stands for Origin and token, but an Origin a
+  // browser sends must be ours (the MCP spec's rule against DNS rebinding; red-team round 4).
+  if (input.door && input.origin !== undefined && !isAllowedOrigin(input.origin, options)) {
+    return { ok: false, status: 403, code: 'forbidden_origin', message: 'Origin not allowed' };
   }
   if (input.webhook || input.door) return { ok: true };
   if (input.origin !== undefined && !isAllowedOrigin(input.origin, options)) {

@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as keysRoute from '@/app/api/keys/route';
 import * as keyRoute from '@/app/api/keys/[id]/route';
+import * as unknownDoorPath from '@/app/v1/[...rest]/route';
 import { getOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
 import type { FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
@@ -97,7 +98,12 @@ describe('the OpenAI-compatible door', () => {
     expect(await raw(auth, '{')).toMatchObject({ status: 400, body: { error: { type: 'invalid_request_error' } } });
     expect(await raw(auth, JSON.stringify({ model: 'persona/iris' }))).toMatchObject({ status: 400 });
     expect(await raw(auth, JSON.stringify({ model: 'persona/iris', messages: [{ role: 'user', content: 'x'.repeat(5 * 1024 * 1024) }] }))).toMatchObject({ status: 413 });
-    expect(await raw({ ...auth, origin: 'http://evil.example' }, JSON.stringify({ model: 'persona/hidden', messages: [{ role: 'user', content: 'x' }] }))).toMatchObject({ status: 404 });
+    expect(await raw({ ...auth, origin: 'http://evil.example' }, JSON.stringify({ model: 'persona/iris', messages: [{ role: 'user', content: 'x' }] }))).toMatchObject({ status: 403, body: { error: { code: 'forbidden_origin' } } }); // the doors' one Origin rule (red-team round 4)
+    expect(await raw(auth, JSON.stringify({ model: 'persona/hidden', messages: [{ role: 'user', content: 'x' }] }))).toMatchObject({ status: 404 });
+    // A /v1/ path no door serves: JSON in OpenAI's shape, not the page's HTML 404.
+    const unknown = await unknownDoorPath.POST();
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: { type: 'invalid_request_error', code: 'not_found' } });
     const foreignHost = await new Promise<number>((resolve) => http.get(`${base}/v1/models`, { headers: { ...auth, host: 'evil.example' } }, (response) => resolve(response.statusCode ?? 0)));
     expect(foreignHost).toBe(421); // DNS rebinding: the door is still held to the Host rule
   }, 60_000);
