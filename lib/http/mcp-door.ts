@@ -42,6 +42,9 @@ async function keySessions(key: ApiKeyRecord) {
   return rows.map((row) => ({ id: row.id, name: row.name, persona: row.personaName, status: row.status, last_activity_at: row.lastActivityAt.toISOString() }));
 }
 
+/** The MCP specification's error code for a resource that is not there (or not the caller's). */
+const RESOURCE_NOT_FOUND = -32002;
+
 export class McpDoor {
   constructor(
     private readonly orchestrator: Orchestrator,
@@ -164,7 +167,8 @@ export class McpDoor {
       async (uri, variables) => {
         const id = String(variables.id);
         const session = (await keySessions(key)).some((entry) => entry.id === id) ? await findSession({ id }) : null;
-        if (!session) throw new Error(`No session ${id.slice(0, 64)} of yours`);
+        // Not the key's, or none: MCP's "resource not found" (-32002), never an internal error (red-team round 4).
+        if (!session) throw Object.assign(new Error(`Resource not found: no session ${id.slice(0, 64)} of yours`), { code: RESOURCE_NOT_FOUND });
         return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: sessionTranscriptMarkdown(session, await readWholeSession({ sessionId: id })) }] };
       },
     );

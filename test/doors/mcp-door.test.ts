@@ -90,7 +90,10 @@ describe('the MCP door', () => {
     expect(named.isError).toBe(true);
     expect(textOf(named)).toMatch(/No session .* this key may use/);
     expect((await client.callTool({ name: 'task_status', arguments: { task_id: '00000000-0000-4000-8000-000000000000' } })).isError).toBe(true);
-    await expect(client.readResource({ uri: 'agentcsd://sessions/00000000-0000-4000-8000-000000000000/transcript' })).rejects.toThrow(/No session/);
+    // Not found, whether it does not exist or is Bob's: MCP's -32002, never an internal error (red-team round 4).
+    for (const id of ['00000000-0000-4000-8000-000000000000', other.id]) {
+      await expect(client.readResource({ uri: `agentcsd://sessions/${id}/transcript` })).rejects.toMatchObject({ code: -32002, message: expect.stringMatching(/Resource not found: no session/) });
+    }
     await client.close();
   }, 60_000);
 });
