@@ -23,6 +23,24 @@ const writeHolder = (dir: string, holder: object) => fs.writeFileSync(path.join(
 const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!;
 
 describe('lockDataFolder', () => {
+  it('red-team round 4: a new data folder is 0700; an existing one others could read is tightened, and the log says so', async () => {
+    const fresh = path.join(folder(), 'data');
+    (await lockDataFolder(fresh)).release();
+    expect(fs.statSync(fresh).mode & 0o777).toBe(0o700);
+    const loose = folder();
+    fs.chmodSync(loose, 0o755);
+    const logs: string[] = [];
+    const log = console.log;
+    console.log = (line: string) => void logs.push(line);
+    try {
+      (await lockDataFolder(loose)).release();
+    } finally {
+      console.log = log;
+    }
+    expect(fs.statSync(loose).mode & 0o777).toBe(0o700);
+    expect(logs.join('\n')).toMatch(/was readable by others \(mode 755\): now 0700/);
+  });
+
   it('takes a free folder, and refuses it while a live process on this machine holds it, naming the process', async () => {
     const dir = folder();
     const lock = await lockDataFolder(dir, { port: 3000 });

@@ -50,6 +50,19 @@ function read(file: string): LockRecord | null {
   }
 }
 
+/**
+ * The data folder is the owner's alone (docs/security.md): made 0700; an existing one that others
+ * could read or write is tightened at start, and the log says so (red-team round 4: it was 0755).
+ * The sandbox later makes it 0711 when the app runs as root (enterable, never listable).
+ */
+export function keepPrivate(dataDir: string): void {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const mode = fs.statSync(dataDir).mode & 0o777;
+  if ((mode & 0o066) === 0) return;
+  fs.chmodSync(dataDir, mode & ~0o077 & 0o700);
+  console.log(`[data] ${dataDir} was readable by others (mode ${mode.toString(8)}): now 0700`);
+}
+
 export interface DataFolderLock {
   release(): void;
 }
@@ -59,7 +72,7 @@ export interface DataFolderLock {
  * is created atomically (`wx`); a stale one (dead pid on this host, or unreadable) is replaced.
  */
 export async function lockDataFolder(dataDir: string, details: { port?: number } = {}): Promise<DataFolderLock> {
-  fs.mkdirSync(dataDir, { recursive: true });
+  keepPrivate(dataDir);
   const file = path.join(dataDir, LOCK_FILE);
   const mine: LockRecord = { pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString(), ...details };
   const body = `${JSON.stringify(mine)}\n`;
