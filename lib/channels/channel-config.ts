@@ -1,15 +1,17 @@
 // A channel's settings as the Channels page sends them and the REST answers show them: secrets
-// (the bot token, the IRC password) are write-only — an answer shows `••••` and the last four
-// characters, and a save that leaves them empty keeps the stored one.
+// (the bot token, the IRC password) are write-only and sealed at rest like every channel's
+// (channel-secrets.ts) — an answer shows `••••` and the last four characters, and a save that
+// leaves them empty keeps the stored one.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { withoutNul } from '@/lib/config/text-schema';
-import { maskSecret } from '@/lib/config/mcp-config';
 import type { ChannelRecord } from '@/lib/store/channels-repository';
 import { emailConfigSchema, mergeEmailConfig, publicEmailConfig, type EmailConfig } from './email-config';
 import { discordConfigSchema, mergeDiscordConfig, publicDiscordConfig, type DiscordConfig } from './discord-config';
 
-export const MASK = '••••';
+import { keepOrSeal, MASK, maskedSecret, openSecret, sealStored } from './channel-secrets';
+
+export { MASK };
 
 const secret = (what: string) => withoutNul(z.string().trim().max(500, `${what} must be at most 500 characters`));
 
@@ -48,24 +50,29 @@ export const channelInputSchema = z.discriminatedUnion('kind', [
 ]);
 export type ChannelInput = z.infer<typeof channelInputSchema>;
 
-/** An answer's view of a stored secret: empty when none is set. */
-function masked(value: unknown): string {
-  return typeof value === 'string' && value ? maskSecret(value) : '';
-}
-
-/** A saved value that shows as masked: the form sent it back untouched. */
-function keepOrReplace(next: string, previous: string | undefined): string {
-  return next === '' || next.startsWith(MASK) ? (previous ?? '') : next;
-}
 
 /** The config to store: write-only secrets kept when the form left them empty or masked; the callback key made once. */
 export function mergeChannelConfig(input: ChannelInput & { id: string }, previous: ChannelRecord | null): TelegramConfig | IrcConfig | EmailConfig | DiscordConfig {
   const before = previous?.kind === input.kind ? (previous.config as Record<string, string | undefined>) : {};
   const callbackSecret = before.callback_secret ?? randomBytes(32).toString('base64url');
-  if (input.kind === 'telegram') return { ...input.config, token: keepOrReplace(input.config.token, before.token), callback_secret: callbackSecret };
+  if (input.kind === 'telegram') return { ...input.config, token: keepOrSeal(input.id, 'token', input.config.token, before.token), callback_secret: callbackSecret };
   if (input.kind === 'email') return mergeEmailConfig(input.id, input.config, before as Partial<EmailConfig>, callbackSecret);
   if (input.kind === 'discord') return mergeDiscordConfig(input.id, input.config, before as Partial<DiscordConfig>, callbackSecret);
-  return { ...input.config, password: keepOrReplace(input.config.password, before.password) };
+  return { ...input.config, password: keepOrSeal(input.id, 'password', input.config.password, before.password) };
+}
+
+/** A Telegram or IRC config with its secret opened, for the adapter. */
+export function openChannelConfig<Config extends TelegramConfig | IrcConfig>(channelId: string, kind: 'telegram' | 'irc', stored: Config): Config {
+  return kind === 'telegram' ? { ...stored, token: openSecret(channelId, 'token', (stored as TelegramConfig).token) } : { ...stored, password: openSecret(channelId, 'password', (stored as IrcConfig).password) };
+}
+
+/** A Telegram or IRC config saved before secrets were sealed, with its secret sealed now (null: nothing to seal). */
+export function sealedLegacyConfig(channel: Pick<ChannelRecord, 'id' | 'kind' | 'config'>): Record<string, unknown> | null {
+  if (channel.kind !== 'telegram' && channel.kind !== 'irc') return null;
+  const config = channel.config as Record<string, string | undefined>;
+  const field = channel.kind === 'telegram' ? 'token' : 'password';
+  const sealed = sealStored(channel.id, field, config[field]);
+  return sealed === (config[field] ?? '') ? null : { ...config, [field]: sealed };
 }
 
 /** The config as answers show it: secrets masked, the callback key never. */
@@ -74,9 +81,9 @@ export function publicChannelConfig(channel: ChannelRecord): Record<string, unkn
   if (channel.kind === 'email') return publicEmailConfig(channel.id, channel.config as EmailConfig);
   if (channel.kind === 'discord') return publicDiscordConfig(channel.id, channel.config as DiscordConfig);
   if (channel.kind === 'telegram') {
-    config.token = masked(config.token);
+    config.token = maskedSecret(channel.id, 'token', config.token as string | undefined);
     delete config.callback_secret;
-  } else config.password = masked(config.password);
+  } else config.password = maskedSecret(channel.id, 'password', config.password as string | undefined);
   return config;
 }
 

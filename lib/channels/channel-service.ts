@@ -4,8 +4,8 @@
 // failures back off per message, and a permanent refusal fails that message only). Pushes come
 // from the event bus (channel-outbound.ts). State and traffic counts are what the Channels page
 // shows.
-import { findChannel, inboundBindings, listChannels, dueOutbox, markOutboxHeld, markOutboxRetry, markOutboxSent, nextOutboxAt, outboxCounts, type ChannelRecord } from '@/lib/store/channels-repository';
-import type { IrcConfig, TelegramConfig } from './channel-config';
+import { findChannel, inboundBindings, listChannels, saveChannel, dueOutbox, markOutboxHeld, markOutboxRetry, markOutboxSent, nextOutboxAt, outboxCounts, type ChannelRecord } from '@/lib/store/channels-repository';
+import { openChannelConfig, sealedLegacyConfig, type IrcConfig, type TelegramConfig } from './channel-config';
 import type { EmailConfig } from './email-config';
 import type { DiscordConfig } from './discord-config';
 import { ChannelSendError, RecipientAwayError, type ChannelAdapter, type ChannelHost, type ChannelState } from './channel-types';
@@ -22,7 +22,7 @@ const BACKOFF_MS = [1_000, 5_000, 15_000, 60_000, 300_000];
 export async function createAdapter(channel: Pick<ChannelRecord, 'id' | 'kind' | 'config'>): Promise<ChannelAdapter> {
   if (channel.kind === 'telegram') {
     const { TelegramChannel } = await import('./telegram-channel');
-    return new TelegramChannel(channel.id, channel.config as TelegramConfig);
+    return new TelegramChannel(channel.id, openChannelConfig(channel.id, 'telegram', channel.config as TelegramConfig));
   }
   if (channel.kind === 'discord') {
     const [{ DiscordChannel }, { openDiscordConfig }] = await Promise.all([import('./discord-channel'), import('./discord-config')]);
@@ -33,7 +33,7 @@ export async function createAdapter(channel: Pick<ChannelRecord, 'id' | 'kind' |
     return new EmailChannel(channel.id, openEmailConfig(channel.id, channel.config as EmailConfig));
   }
   const { IrcChannel } = await import('./irc-channel');
-  return new IrcChannel(channel.config as IrcConfig);
+  return new IrcChannel(openChannelConfig(channel.id, 'irc', channel.config as IrcConfig));
 }
 
 export interface ChannelStatus {
@@ -190,6 +190,14 @@ export class ChannelService {
       this.pushing = this.pushing.then(() => pushEvent(outbound, event)).catch((error: unknown) => console.error('[channels] push failed', error));
     });
     const channels = await listChannels();
+    // A Telegram token or IRC password saved before they were sealed is sealed now (red-team round 4).
+    for (const channel of channels) {
+      const sealed = sealedLegacyConfig(channel);
+      if (!sealed) continue;
+      await saveChannel({ id: channel.id, kind: channel.kind, name: channel.name, config: sealed, enabled: channel.enabled });
+      channel.config = sealed as ChannelRecord['config'];
+      console.log(`[channels] ${channel.name}: its ${channel.kind === 'telegram' ? 'bot token' : 'password'} is sealed at rest now`);
+    }
     this.enabledIds = new Set(channels.filter((channel) => channel.enabled).map((channel) => channel.id));
     if (!this.leased) for (const channel of channels) if (channel.enabled) await this.run(channel);
   }

@@ -6,6 +6,7 @@
 // signed per channel (card-callback.ts), and a press decides only the card sent to that person's
 // own chat. discord.js's REST queue honours rate limits (429 retry_after, buckets); the outbox keeps
 // the order. The Gateway resumes after a drop; a bad token stops with the reason.
+import { scrubSecret } from './channel-secrets';
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, Client, DiscordAPIError, Events, GatewayIntentBits, MessageFlags, Partials, REST, Routes, SlashCommandBuilder, type Interaction, type Message } from 'discord.js';
 import type { OutboxPayload } from '@/lib/store/channels-repository';
 import { ChannelSendError, type ChannelAdapter, type InboundHandlers } from './channel-types';
@@ -40,7 +41,7 @@ export class DiscordChannel implements ChannelAdapter {
 
   /** Any text from the provider, with the token taken out. */
   private scrub(text: string): string {
-    return this.config.token ? text.split(this.config.token).join('•••') : text;
+    return scrubSecret(text, this.config.token);
   }
 
   async test(): Promise<string> {

@@ -3,10 +3,8 @@
 // groups), and the API's address (Discord's own unless a test points it at a fake).
 import { z } from 'zod';
 import { withoutNul } from '@/lib/config/text-schema';
-import { maskSecret } from '@/lib/config/mcp-config';
-import { open, seal } from '@/lib/store/secret-box';
+import { keepOrSeal, MASK, maskedSecret, openSecret } from './channel-secrets';
 
-const MASK = '••••';
 const snowflake = z.string().regex(/^\d{15,21}$/, 'a Discord id is 15 to 21 digits (Developer Mode › Copy Channel ID)');
 
 export const discordConfigSchema = z
@@ -22,19 +20,15 @@ export const discordConfigSchema = z
 export type DiscordConfigInput = z.infer<typeof discordConfigSchema>;
 export type DiscordConfig = DiscordConfigInput & { callback_secret?: string };
 
-const boundTo = (channelId: string) => `channel:${channelId}:token`;
-
 export function mergeDiscordConfig(channelId: string, input: DiscordConfigInput, before: Partial<DiscordConfig>, callbackSecret: string): DiscordConfig {
-  const token = input.token === '' || input.token.startsWith(MASK) ? (before.token ?? '') : seal(input.token, boundTo(channelId));
-  return { ...input, token, callback_secret: callbackSecret };
+  return { ...input, token: keepOrSeal(channelId, 'token', input.token, before.token), callback_secret: callbackSecret };
 }
 
 /** The token opened for the adapter ('' when sealed under another key). */
 export function openDiscordConfig(channelId: string, stored: DiscordConfig): DiscordConfig {
-  return { ...stored, token: stored.token ? (open(stored.token, boundTo(channelId)) ?? '') : '' };
+  return { ...stored, token: openSecret(channelId, 'token', stored.token) };
 }
 
 export function publicDiscordConfig(channelId: string, stored: DiscordConfig): Record<string, unknown> {
-  const token = openDiscordConfig(channelId, stored).token;
-  return { token: stored.token ? (token ? maskSecret(token) : MASK) : '', guild_channels: stored.guild_channels, api_root: stored.api_root };
+  return { token: maskedSecret(channelId, 'token', stored.token), guild_channels: stored.guild_channels, api_root: stored.api_root };
 }

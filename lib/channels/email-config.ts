@@ -4,10 +4,8 @@
 // each bound to its channel and field, so a value copied into another row does not open.
 import { z } from 'zod';
 import { withoutNul } from '@/lib/config/text-schema';
-import { maskSecret } from '@/lib/config/mcp-config';
-import { open, seal } from '@/lib/store/secret-box';
+import { keepOrSeal, maskedSecret, openSecret } from './channel-secrets';
 
-const MASK = '••••';
 const host = z.string().trim().min(1).max(255).regex(/^[\w.-]+$/, 'host must be a host name or address');
 const password = withoutNul(z.string().max(500, 'password must be at most 500 characters'));
 const user = withoutNul(z.string().trim().min(1, 'user is required').max(320));
@@ -27,26 +25,22 @@ export type EmailConfigInput = z.infer<typeof emailConfigSchema>;
 /** As stored: the passwords sealed; the key that signs cards' codes made once. */
 export type EmailConfig = EmailConfigInput & { callback_secret?: string };
 
-const boundTo = (channelId: string, part: 'imap' | 'smtp') => `channel:${channelId}:${part}.password`;
+const field = (part: 'imap' | 'smtp') => `${part}.password`;
 
 /** The config to store: a password left empty (or masked) keeps the stored one; a new one is sealed. */
 export function mergeEmailConfig(channelId: string, input: EmailConfigInput, before: Partial<EmailConfig>, callbackSecret: string): EmailConfig {
-  const keep = (part: 'imap' | 'smtp') => {
-    const given = input[part].password;
-    return given === '' || given.startsWith(MASK) ? (before[part]?.password ?? '') : seal(given, boundTo(channelId, part));
-  };
+  const keep = (part: 'imap' | 'smtp') => keepOrSeal(channelId, field(part), input[part].password, before[part]?.password);
   return { ...input, imap: { ...input.imap, password: keep('imap') }, smtp: { ...input.smtp, password: keep('smtp') }, callback_secret: callbackSecret };
 }
 
 /** The stored config with its passwords opened, for the adapter (empty when sealed under another key). */
 export function openEmailConfig(channelId: string, stored: EmailConfig): EmailConfig {
-  const opened = (part: 'imap' | 'smtp') => (stored[part].password ? (open(stored[part].password, boundTo(channelId, part)) ?? '') : '');
+  const opened = (part: 'imap' | 'smtp') => openSecret(channelId, field(part), stored[part].password);
   return { ...stored, imap: { ...stored.imap, password: opened('imap') }, smtp: { ...stored.smtp, password: opened('smtp') } };
 }
 
 /** As answers show it: each password masked (its last four characters when it opens), the card key never. */
 export function publicEmailConfig(channelId: string, stored: EmailConfig): Record<string, unknown> {
-  const opened = openEmailConfig(channelId, stored);
-  const masked = (part: 'imap' | 'smtp') => (stored[part].password ? (opened[part].password ? maskSecret(opened[part].password) : MASK) : '');
+  const masked = (part: 'imap' | 'smtp') => maskedSecret(channelId, field(part), stored[part].password);
   return { address: stored.address, imap: { ...stored.imap, password: masked('imap') }, smtp: { ...stored.smtp, password: masked('smtp') } };
 }

@@ -3,6 +3,7 @@
 // handled), replies in HTML split at 4,096 characters, approval cards with an inline keyboard
 // whose callback data is signed (a forged or tampered button is refused). The token never leaves
 // this file in an error: every message is scrubbed of it.
+import { scrubSecret } from './channel-secrets';
 import { Api, GrammyError, HttpError } from 'grammy';
 import type { Update } from 'grammy/types';
 import { readOffset, writeOffset, type OutboxPayload } from '@/lib/store/channels-repository';
@@ -30,7 +31,7 @@ export class TelegramChannel implements ChannelAdapter {
 
   /** Any text from the provider, with the token taken out. */
   private scrub(text: string): string {
-    return this.config.token ? text.split(this.config.token).join('•••') : text;
+    return scrubSecret(text, this.config.token);
   }
 
   async test(): Promise<string> {

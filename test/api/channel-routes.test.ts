@@ -13,6 +13,7 @@ import * as binding from '@/app/api/bindings/[id]/route';
 import * as exportRoute from '@/app/api/sessions/[id]/export/route';
 import { getOrchestrator, startOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { listChannels } from '@/lib/store/channels-repository';
+import { openChannelConfig, type TelegramConfig } from '@/lib/channels/channel-config';
 import { startFakeTelegram, type FakeTelegram } from '@/test/fakes/fake-telegram-server';
 import { ScriptedBackend } from '@/test/support/scripted-backend';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
@@ -54,7 +55,7 @@ describe('/api/channels', () => {
     // A save that sends the mask back keeps the token; the stored row still has the real one.
     const renamed = await read(await channels.PUT(json('PUT', '/api/channels', { id, kind: 'telegram', name: 'my phone', config: { token: `••••${tail}`, api_root: telegram.apiRoot } }), undefined));
     expect(renamed.status).toBe(200);
-    expect(((await listChannels())[0]!.config as { token: string }).token).toBe(telegram.token);
+    expect(openChannelConfig((await listChannels())[0]!.id, 'telegram', (await listChannels())[0]!.config as TelegramConfig).token).toBe(telegram.token);
     await expect.poll(async () => (await read(await channels.GET(new Request(`${base}/api/channels`), undefined))).body.channels[0].state.kind, { timeout: 10_000 }).toBe('connected');
 
     expect(await read(await testRoute.POST(new Request(`${base}/api/channels/${id}/test`, { method: 'POST' }), idContext(id)))).toEqual({ status: 200, body: { ok: true, detail: `@${telegram.bot.username} (AgentCSD test)` } });
@@ -116,6 +117,10 @@ describe('/api/channels', () => {
     const exported = await (await exportRoute.GET(new Request(`${base}/api/sessions/${session.id}/export?format=json`), idContext(session.id))).text();
     const everything = [exported, JSON.stringify((await read(await channels.GET(new Request(`${base}/api/channels`), undefined))).body)].join('\n');
     expect(everything).not.toContain(telegram.token);
+    // Nor the database: the token is sealed at rest like every channel's secret (red-team round 4).
+    const stored = JSON.stringify((await listChannels()).map((entry) => entry.config));
+    expect(stored).not.toContain(telegram.token.split(':')[1]);
+    expect(stored).toMatch(/"token":"v1:/);
     expect(everything).not.toContain(telegram.token.split(':')[1]);
 
     expect((await binding.DELETE(new Request(`${base}/api/bindings/${bindingId}`, { method: 'DELETE' }), idContext(bindingId))).status).toBe(204);
