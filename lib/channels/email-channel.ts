@@ -18,6 +18,8 @@ import { readMail } from './email-message';
 import { mailCardCode } from './card-callback';
 import { toMailHtml } from './format';
 
+/** The largest mail read (SMTP servers commonly refuse more: Gmail's limit is 25 MB); a larger one is left unread with a notice. */
+export const MAX_MAIL_BYTES = 25 * 1024 * 1024;
 const RETRY_MS = [1_000, 2_000, 5_000, 15_000, 30_000, 60_000];
 /** IDLE is renewed this often (RFC 2177 asks for less than 29 minutes). */
 const IDLE_RENEW_MS = 10 * 60 * 1000;
@@ -161,6 +163,15 @@ export class EmailChannel implements ChannelAdapter {
     const uids = ((await client.search({ uid: `${from}:*` }, { uid: true })) || []).filter((uid) => uid >= from).sort((a, b) => a - b);
     for (const uid of uids) {
       if (this.stopController.signal.aborted) return;
+      // Its size first: a mail past the cap is never read whole nor parsed (red-team round 4).
+      const sized = await client.fetchOne(String(uid), { size: true }, { uid: true });
+      if (sized && typeof sized.size === 'number' && sized.size > MAX_MAIL_BYTES) {
+        const megabytes = (sized.size / 1024 / 1024).toFixed(1);
+        console.warn(`[channels] email ${uid}: ${megabytes} MB, more than ${MAX_MAIL_BYTES / 1024 / 1024} MB — left unread`);
+        handlers.state({ kind: 'connected', detail: `${this.config.address}; a mail of ${megabytes} MB was left unread (more than ${MAX_MAIL_BYTES / 1024 / 1024} MB)` });
+        await writeOffset(this.channelId, `${uidValidity}:${uid}`);
+        continue;
+      }
       const message = await client.fetchOne(String(uid), { source: true }, { uid: true });
       if (message && message.source) {
         try {

@@ -17,6 +17,7 @@ import { claimedPng } from '@/test/support/hostile-files';
 import { updateSession } from '@/lib/store/sessions-repository';
 import { channelInputSchema, mergeChannelConfig, publicChannelConfig, type ChannelInput } from '@/lib/channels/channel-config';
 import { approveAndBind, approvePairingSchema } from '@/lib/channels/channel-pairing';
+import { MAX_MAIL_BYTES } from '@/lib/channels/email-channel';
 import { createAdapter } from '@/lib/channels/channel-service';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { taskScript } from '@/test/fakes/task-script';
@@ -185,6 +186,18 @@ describe('a session by mail', () => {
     await expect.poll(async () => (await python())?.status, { timeout: 20_000 }).toBe('succeeded');
     await expect.poll(async () => (await outboxCounts(channelId)).pending, { timeout: 15_000 }).toBe(0);
   }, 120_000);
+
+  it('red-team round 4: a mail past the size cap is left unread with a notice, never parsed; the next one is read', async () => {
+    const huge = await anaWrites({ subject: 'Huge', text: `HUGE-MAIL ${'x'.repeat(76)}\r\n`.repeat(Math.ceil((MAX_MAIL_BYTES + 1024 * 1024) / 88)) });
+    const after = await anaWrites({ subject: 'Small', text: 'SMALL-AFTER-HUGE please answer' });
+    await expect.poll(() => toAna().some((mail) => (mail.text ?? '').includes('SMALL-AFTER-HUGE')), { timeout: 40_000 }).toBe(true);
+    const user = (await readWholeSession({ sessionId })).messages.filter((message) => message.tag === 'ED_user').map((message) => message.content);
+    expect(user.some((content) => content.includes('HUGE-MAIL'))).toBe(false);
+    expect(user.filter((content) => content.includes(after))).toHaveLength(1);
+    expect(huge).toMatch(/@/);
+    // The Channels page shows the notice in the channel's state.
+    expect(JSON.stringify((await orchestrator!.channels!.status(channelId)).state)).toMatch(/a mail of 26\.\d MB was left unread \(more than 25 MB\)/);
+  }, 90_000);
 
   it('reads every mail once across a stop, a restart and a dropped IMAP connection', async () => {
     const session = sessionId;
