@@ -162,7 +162,7 @@ export class ClaudeCodeCliBackend implements ModelBackend {
     // A call with a per-call token or a prompt file cannot be started ahead: its arguments are new each time.
     const pool = request.toolServer || systemFile ? undefined : (this.options.warmPool ?? appCliWarmPool<WarmCli>());
     const key = pool && createHash('sha256').update(JSON.stringify([executable, args, workingDirectory, this.options.env ?? {}])).digest('base64url');
-    const warm = key ? pool?.take(key) : undefined;
+    const warm = key ? pool?.take(key, request.sessionId) : undefined;
     const subprocess = warm?.subprocess ?? spawnCli(executable, args, workingDirectory, childEnv);
     subprocess.stdin?.end(cliInput.input);
     const killGroupOf = (sig: NodeJS.Signals) => killGroup(subprocess, sig);
@@ -201,7 +201,7 @@ export class ClaudeCodeCliBackend implements ModelBackend {
     if (systemFile) fs.rmSync(path.dirname(systemFile), { recursive: true, force: true });
     if (signal.aborted || failed) return;
     // The next call with these arguments finds its process started (after this one, not beside it).
-    if (key && interpreter.result) pool?.offer(key, () => warmCli(spawnCli(executable, args, workingDirectory, childEnv)));
+    if (key && interpreter.result) pool?.offer(key, () => warmCli(spawnCli(executable, args, workingDirectory, childEnv)), request.sessionId);
 
     if (interpreter.result) return; // success or a typed error was already yielded
     const stderrExcerpt = String(result.stderr ?? '').slice(-2000);

@@ -11,16 +11,20 @@ function fakeProcess(): WarmProcess & { killed: boolean; exited: boolean } {
   return process;
 }
 
-/** The pool sees `key` called `times` times (each call takes, then offers). */
-function calls(pool: CliWarmPool<ReturnType<typeof fakeProcess>>, key: string, times: number, started: ReturnType<typeof fakeProcess>[]) {
+/** The pool sees `key` called `times` times (each call takes, then offers), for `owner`'s session if given. */
+function calls(pool: CliWarmPool<ReturnType<typeof fakeProcess>>, key: string, times: number, started: ReturnType<typeof fakeProcess>[], owner?: string) {
   const taken = [];
   for (let i = 0; i < times; i++) {
-    taken.push(pool.take(key));
-    pool.offer(key, () => {
-      const process = fakeProcess();
-      started.push(process);
-      return process;
-    });
+    taken.push(pool.take(key, owner));
+    pool.offer(
+      key,
+      () => {
+        const process = fakeProcess();
+        started.push(process);
+        return process;
+      },
+      owner,
+    );
   }
   return taken;
 }
@@ -28,6 +32,23 @@ function calls(pool: CliWarmPool<ReturnType<typeof fakeProcess>>, key: string, t
 afterEach(() => vi.useRealTimers());
 
 describe('CliWarmPool', () => {
+  it('red-team round 4: a paused session\'s waiting process is ended at once; one another session also uses stays', () => {
+    const pool = new CliWarmPool<ReturnType<typeof fakeProcess>>({ max: 4, idleMs: 60_000, freeMemory: () => 8 * 1024 ** 3 });
+    const started: ReturnType<typeof fakeProcess>[] = [];
+    calls(pool, 'alone', 2, started, 'session-a');
+    calls(pool, 'shared', 1, started, 'session-a');
+    calls(pool, 'shared', 1, started, 'session-b');
+    expect(pool.size).toBe(2);
+    const [alone, shared] = started;
+    pool.release('session-a');
+    expect(alone!.killed).toBe(true);
+    expect(shared!.killed).toBe(false);
+    expect(pool.size).toBe(1);
+    pool.release('session-b');
+    expect(shared!.killed).toBe(true);
+    expect(pool.size).toBe(0);
+  });
+
   it('starts a process ahead only for arguments seen twice, and hands it to the next call', () => {
     const pool = new CliWarmPool<ReturnType<typeof fakeProcess>>({ max: 4, idleMs: 60_000, freeMemory: () => 8 * 1024 ** 3 });
     const started: ReturnType<typeof fakeProcess>[] = [];

@@ -41,15 +41,18 @@ export class CliWarmPool<P extends WarmProcess = WarmProcess> {
   private readonly waiting = new Map<string, Waiting<P>>();
   /** Per arguments: how often seen, when last, and the gap before that. */
   private readonly seen = new Map<string, { count: number; at: number; gap: number }>();
+  /** Per arguments: the sessions whose calls used them (a process waiting for them is theirs). */
+  private readonly owners = new Map<string, Set<string>>();
   hits = 0;
   misses = 0;
 
   constructor(private readonly options: CliWarmPoolOptions) {}
 
   /** A process started ahead for exactly these arguments, if one is waiting and alive. */
-  take(key: string): P | undefined {
+  take(key: string, owner?: string): P | undefined {
     const entry = this.waiting.get(key);
     this.remember(key);
+    this.own(key, owner);
     if (!entry) {
       this.misses++;
       return undefined;
@@ -65,7 +68,8 @@ export class CliWarmPool<P extends WarmProcess = WarmProcess> {
   }
 
   /** After a call: starts the next one ahead if these arguments repeat and there is room. */
-  offer(key: string, spawn: () => P): void {
+  offer(key: string, spawn: () => P, owner?: string): void {
+    this.own(key, owner);
     const seen = this.seen.get(key);
     if (this.options.max <= 0 || this.waiting.has(key) || !seen || seen.count < 2 || seen.gap >= this.options.idleMs) return;
     const free = (this.options.freeMemory ?? os.freemem)();
@@ -83,6 +87,28 @@ export class CliWarmPool<P extends WarmProcess = WarmProcess> {
 
   closeAll(): void {
     for (const key of [...this.waiting.keys()]) this.drop(key);
+  }
+
+  /**
+   * A session paused or stopped (red-team round 4): the processes waiting for arguments only its
+   * calls used are ended now, not when they time out; ones another session also uses stay.
+   */
+  release(owner: string): void {
+    for (const [key, owners] of this.owners) {
+      if (!owners.delete(owner)) continue;
+      if (owners.size === 0) {
+        this.owners.delete(key);
+        this.drop(key);
+      }
+    }
+  }
+
+  private own(key: string, owner: string | undefined): void {
+    if (!owner) return;
+    const owners = this.owners.get(key) ?? new Set<string>();
+    owners.add(owner);
+    this.owners.set(key, owners);
+    if (this.owners.size > REMEMBERED) this.owners.delete(this.owners.keys().next().value as string);
   }
 
   private drop(key: string): void {

@@ -80,6 +80,8 @@ export interface BackendRequest {
    * a loopback MCP endpoint and the token of this call (given to the child in its environment).
    */
   toolServer?: { name: string; url: string; token: string; permissionTool: string };
+  /** The session the call is for: a process the CLI backend starts ahead is that session's (closed when it pauses). */
+  sessionId?: string;
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'error' | 'other';

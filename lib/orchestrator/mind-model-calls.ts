@@ -47,7 +47,7 @@ export function mindModelCalls(input: {
     const release = (spent: { usd: number; tokens: number }) => settleAllowance(held.reservation, spent).catch((error: unknown) => console.error(`[mind ${input.sessionId}] could not settle an allowance`, error));
     const result = await callModel({
       backend: deps.createBackend(config),
-      request,
+      request: { ...request, sessionId: input.sessionId },
       signal,
       clock: deps.clock,
       retryPolicy: deps.retryPolicy,

@@ -382,6 +382,7 @@ export class Orchestrator {
     const updated = await this.setStatus(id, 'paused');
     this.minds.get(id)?.pause();
     await this.deps.browser.close(id);
+    appCliWarmPool().release(id); // a Claude Code process started ahead for it alone waits no longer
     await this.placement.sessionChanged(updated);
     return updated;
   }
@@ -402,6 +403,7 @@ export class Orchestrator {
     const mind = this.minds.get(id);
     this.minds.delete(id);
     await mind?.stop({ graceMs: 0 });
+    appCliWarmPool().release(id);
     if (!(await deleteSession({ id }))) throw new SessionNotFoundError(id);
     await this.deps.browser.forget(id);
     deleteSessionLogs(id);
