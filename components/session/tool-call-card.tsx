@@ -82,7 +82,10 @@ function decisionLine(call: ToolCallJson): string | null {
  */
 /** `via`: the specialist whose session raised the card, when it is shown in the parent's chat. */
 export const ToolCallCard = memo(function ToolCallCard(props: { call: ToolCallJson; liveOutput?: string; via?: string; onError: (message: string) => void }) {
-  const { call } = props;
+  // What the server answered a decision made here: shown at once, whether or not the socket's
+  // event has come yet (red-team round 4: a 200 whose card still looked waiting).
+  const [answered, setAnswered] = useState<ToolCallJson | null>(null);
+  const call = answered && props.call.status === 'awaiting_approval' ? answered : props.call;
   const [reason, setReason] = useState('');
   const [editing, setEditing] = useState(false);
   const key = editableKey(call);
@@ -95,7 +98,7 @@ export const ToolCallCard = memo(function ToolCallCard(props: { call: ToolCallJs
   async function decide(decision: 'approve' | 'deny') {
     setSending(true);
     try {
-      await apiFetch(`/api/tool-calls/${call.id}/decision`, {
+      const { tool_call: decided } = await apiFetch<{ tool_call: ToolCallJson }>(`/api/tool-calls/${call.id}/decision`, {
         method: 'POST',
         body: {
           decision,
@@ -106,6 +109,7 @@ export const ToolCallCard = memo(function ToolCallCard(props: { call: ToolCallJs
           ...(decision === 'approve' && remember && { remember }),
         },
       });
+      setAnswered(decided);
     } catch (caught) {
       props.onError((caught as Error).message);
     } finally {
@@ -210,7 +214,7 @@ export function DecideAll(props: { calls: ToolCallJson[]; onError: (message: str
     setSending(true);
     try {
       for (const call of props.calls) {
-        await apiFetch(`/api/tool-calls/${call.id}/decision`, { method: 'POST', body: { decision, session_id: call.session_id, args_hash: call.args_hash } });
+        const { tool_call: decided } = await apiFetch<{ tool_call: ToolCallJson }>(`/api/tool-calls/${call.id}/decision`, { method: 'POST', body: { decision, session_id: call.session_id, args_hash: call.args_hash } });
       }
     } catch (caught) {
       props.onError((caught as Error).message);
