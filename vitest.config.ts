@@ -38,6 +38,9 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Each file gets its own data folder; forks keep native modules and globals apart.
     pool: 'forks',
+    // Two files at a time even on two cores (Vitest's default there is one): most of a file's time
+    // is spent waiting on real processes, servers and databases, so the suite fits CI's 30 minutes.
+    maxWorkers: 2,
     projects: [
       { extends: true, test: { name: 'sqlite', include: ['lib/**/*.test.ts', 'app/**/*.test.ts', 'components/**/*.test.ts', 'test/**/*.test.ts'] } },
       {
