@@ -8,6 +8,7 @@ import { personaNameSchema } from '@/lib/personas/persona-name';
 import { timeZoneSchema } from '@/lib/config/time-zone';
 import { addIdentity, addSessionPeople, findPerson, findPersonBySender, personForSender, sessionPeople } from '@/lib/store/people-repository';
 import { isWeakIdentity } from './channel-identity';
+import { personLabel } from '@/lib/people/rights';
 
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'times are HH:MM');
 
@@ -74,7 +75,7 @@ export async function peopleInSession(sessionId: string, except: string | null =
   for (const id of await sessionPeople(sessionId)) {
     if (id === except) continue;
     const person = await findPerson(id);
-    if (person) names.push(person.role === 'owner' ? 'the owner' : person.name);
+    if (person) names.push(personLabel(person));
   }
   return names;
 }

@@ -10,7 +10,7 @@ import { findKeySession, saveKeySession, type ApiKeyRecord } from '@/lib/store/a
 import { getDb } from '@/lib/store/db';
 import { findSession } from '@/lib/store/sessions-repository';
 import { findPerson } from '@/lib/store/people-repository';
-import { deliverMessage, speakThroughDoor } from '@/lib/people/rights';
+import { deliverMessage, personLabel, speakThroughDoor } from '@/lib/people/rights';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 
 /** How long a call waits for the mind's reply (a card may be waiting for a person). */
@@ -69,7 +69,7 @@ export async function keySessionFor(orchestrator: Orchestrator, key: ApiKeyRecor
 /** A door's session is named by its person and the key ("iris · Alice, key laptop (API)"). */
 export async function doorSessionName(key: ApiKeyRecord, persona: string, door: 'API' | 'ACP'): Promise<string> {
   const person = await findPerson(key.personId);
-  return `${persona} · ${person?.role === 'owner' ? 'owner' : (person?.name ?? 'someone')}, key ${key.name} (${door})`.slice(0, 200);
+  return `${persona} · ${person ? personLabel(person) : 'someone'}, key ${key.name} (${door})`.slice(0, 200);
 }
 
 /** A session a key may name: of the persona, and its person's conversation. */

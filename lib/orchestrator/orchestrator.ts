@@ -34,7 +34,6 @@ import type { ConfiguredEngine } from '@/lib/engine/create-engine';
 import type { Cluster } from '@/lib/engine/cluster';
 import { TaskService, type TaskElsewhere } from '@/lib/tasks/task-service';
 import { interruptRunningToolCalls, toolCallJson } from '@/lib/store/tool-calls-repository';
-import type { Actor } from '@/lib/people/rights';
 import { applyToolCallDecision, type ToolCallDecisionInput, type ToolCallDecisionResult } from '@/lib/agent/tool-decisions';
 import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import { EventBus, type MindState } from '@/lib/mind/events';
@@ -281,7 +280,7 @@ export class Orchestrator {
    * A person's decision on a tool call, applied once on the server (lib/agent/tool-decisions.ts);
    * the waiting step wakes and every open page sees the new status.
    */
-  async decideToolCall(input: ToolCallDecisionInput, actor: Actor): Promise<ToolCallDecisionResult> {
+  async decideToolCall(input: ToolCallDecisionInput, actor: Parameters<typeof applyToolCallDecision>[1]): Promise<ToolCallDecisionResult> {
     const outcome = await applyToolCallDecision(input, actor);
     if (outcome.ok) {
       this.deps.approvals.notify(outcome.call.id);
@@ -382,7 +381,6 @@ export class Orchestrator {
     const updated = await this.setStatus(id, 'paused');
     this.minds.get(id)?.pause();
     await this.deps.browser.close(id);
-    appCliWarmPool().release(id); // a Claude Code process started ahead for it alone waits no longer
     await this.placement.sessionChanged(updated);
     return updated;
   }
@@ -403,7 +401,6 @@ export class Orchestrator {
     const mind = this.minds.get(id);
     this.minds.delete(id);
     await mind?.stop({ graceMs: 0 });
-    appCliWarmPool().release(id);
     if (!(await deleteSession({ id }))) throw new SessionNotFoundError(id);
     await this.deps.browser.forget(id);
     deleteSessionLogs(id);

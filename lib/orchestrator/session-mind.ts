@@ -4,6 +4,7 @@
 // paused, sleeps at a wake gate (wake-gate.ts) so input wakes it, backs off after failures and
 // never dies of one. Every output is persisted (DB, then JSONL) before its event is emitted.
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
+import { appCliWarmPool } from '@/lib/backends/cli-warm-pool';
 import {
   emptyUsageTotals,
   insertUserMessage,
@@ -192,6 +193,7 @@ export class SessionMind {
   pause(): void {
     if (this.status !== 'running') return;
     this.status = 'paused';
+    appCliWarmPool().release(this.session.id); // a Claude Code process started ahead for this mind alone waits no longer
     this.gate.wake();
     this.emitState();
   }
@@ -222,6 +224,7 @@ export class SessionMind {
   async stop(options: { graceMs: number }): Promise<void> {
     if (this.status === 'stopped' || this.status === 'stopping') return this.settled();
     this.status = 'stopping';
+    appCliWarmPool().release(this.session.id);
     this.settleStarted(new Error('the session stopped'));
     this.gate.wake();
     const grace = new AbortController();

@@ -217,6 +217,11 @@ export async function ownersConversation(sessionId: string): Promise<boolean> {
   return (await sessionPeople(sessionId)).every((id) => id === OWNER_ID);
 }
 
+/** How a person is named to others (a session's name, a share's warning): "the owner", or their name. */
+export function personLabel(person: Pick<PersonRecord, 'role' | 'name'>): string {
+  return person.role === 'owner' ? 'the owner' : person.name;
+}
+
 /** What a person may do, in words (the People page, GET /api/people/:id). */
 export function mayList(person: Pick<PersonRecord, 'role' | 'rights'>): { trait: ToolTrait; words: string; allowed: boolean; changed: boolean }[] {
   const traits = traitsOf(person);
