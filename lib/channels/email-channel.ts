@@ -35,6 +35,16 @@ export function mailResolver(): MailResolver | undefined {
   return (name, type) => resolver.resolve(name, type as 'TXT');
 }
 
+/** A mail that could not be handed over this time; the loop reconnects after a wait that grows with each attempt. */
+class NotHandedOver extends Error {
+  constructor(
+    message: string,
+    readonly attempt: number,
+  ) {
+    super(message);
+  }
+}
+
 interface Thread {
   messageId: string;
   references: string[];
@@ -143,7 +153,9 @@ export class EmailChannel implements ChannelAdapter {
         if (!signal.aborted) throw new Error('the IMAP connection closed');
       } catch (error) {
         if (signal.aborted) break;
-        const waitMs = RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]!;
+        // A mail not handed over waits longer each time it fails (a store away for a minute loses nothing).
+        const attempt = error instanceof NotHandedOver ? error.attempt - 1 : failures++;
+        const waitMs = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]!;
         handlers.state({ kind: 'connecting', retryAt: new Date(Date.now() + waitMs).toISOString(), reason: describe(error) });
         this.client?.close();
         // The backoff ends early when the channel stops (stop() waits for this loop).
@@ -181,7 +193,8 @@ export class EmailChannel implements ChannelAdapter {
           // from the same cursor — unless it failed every time, then it is left with the reason logged.
           const failed = (this.failedUid?.uid === uid ? this.failedUid.count : 0) + 1;
           this.failedUid = { uid, count: failed };
-          if (failed < HANDLE_ATTEMPTS) throw error;
+          console.warn(`[channels] email ${uid} not handed over (attempt ${failed} of ${HANDLE_ATTEMPTS}):`, describe(error));
+          if (failed < HANDLE_ATTEMPTS) throw new NotHandedOver(describe(error), failed);
           console.error(`[channels] email ${uid} left after ${failed} attempts:`, describe(error));
         }
       }

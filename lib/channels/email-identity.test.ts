@@ -3,7 +3,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { dkimSign } from 'mailauth/lib/dkim/sign';
 import { describe, expect, it } from 'vitest';
-import { parseFrom, verifySender } from './email-identity';
+import { MailCheckLater, parseFrom, verifySender } from './email-identity';
 
 const keys = (() => {
   const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -58,5 +58,17 @@ describe('the sender of a mail', () => {
     expect(parseFrom('From: "Ada L." <Ada@Example.org>')).toEqual({ address: 'ada@example.org', name: 'Ada L.' });
     expect(parseFrom('From: ada@example.org')).toEqual({ address: 'ada@example.org', name: '' });
     expect(parseFrom('From: undisclosed')).toEqual({ address: '', name: 'undisclosed' });
+  });
+  it('is neither proven nor forged while DNS fails: checked again later, never refused', async () => {
+    const servfail = async (name: string) => {
+      throw Object.assign(new Error(`queryTxt ESERVFAIL ${name}`), { code: 'ESERVFAIL' });
+    };
+    const raw = await signed(mail('Ada <ada@example.org>'), 'example.org');
+    await expect(verifySender(raw, { resolver: servfail })).rejects.toBeInstanceOf(MailCheckLater);
+    await expect(verifySender(raw, { resolver: servfail })).rejects.toThrow(/example\.org's signature could not be checked now/);
+    // A name that does not exist is an answer, not a failure: an unsigned mail stays a stranger.
+    expect(await verifySender(mail('Ada <ada@example.org>'), { resolver })).toMatchObject({ verified: false });
+    // Once DNS answers, the same mail is proven.
+    expect(await verifySender(raw, { resolver })).toMatchObject({ verified: true });
   });
 });

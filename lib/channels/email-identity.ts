@@ -17,6 +17,12 @@ export interface MailSender {
   reason: string;
 }
 
+/**
+ * The proof could not be fetched now (a DNS timeout or SERVFAIL: mailauth's `temperror`): the mail
+ * is neither proven nor forged, so it is read again later instead of being refused (RFC 6376 §3.9).
+ */
+export class MailCheckLater extends Error {}
+
 let loading: Promise<typeof import('mailauth')> | null = null;
 
 export async function verifySender(raw: Buffer | string, options: { resolver?: MailResolver } = {}): Promise<MailSender> {
@@ -40,7 +46,11 @@ export async function verifySender(raw: Buffer | string, options: { resolver?: M
   const aligned = (result.dkim?.results ?? []).filter((row: { status: { result: string; aligned?: string | false } }) => row.status.result === 'pass' && row.status.aligned);
   const dmarc = result.dmarc && typeof result.dmarc === 'object' ? (result.dmarc as { status?: { result?: string } }).status?.result : undefined;
   if (dmarc === 'fail') return { ...from, verified: false, reason: `${domain}'s DMARC policy fails for this mail` };
-  if (aligned.length === 0) return { ...from, verified: false, reason: `no DKIM signature of ${domain} verifies` };
+  if (aligned.length === 0) {
+    const unsure = (result.dkim?.results ?? []).some((row: { status: { result: string } }) => row.status.result === 'temperror') || dmarc === 'temperror';
+    if (unsure) throw new MailCheckLater(`${domain}'s signature could not be checked now (DNS did not answer)`);
+    return { ...from, verified: false, reason: `no DKIM signature of ${domain} verifies` };
+  }
   return { ...from, verified: true, reason: `signed by ${domain} (DKIM${dmarc === 'pass' ? ', DMARC pass' : ''})` };
 }
 

@@ -199,6 +199,19 @@ describe('a session by mail', () => {
     expect(JSON.stringify((await orchestrator!.channels!.status(channelId)).state)).toMatch(/a mail of 26\.\d MB was left unread \(more than 25 MB\)/);
   }, 90_000);
 
+  it('a mail whose signature cannot be checked now (DNS down) is read again once DNS answers — never refused as forged', async () => {
+    const refusals = () => toAna().filter((mail) => /Your mail was not read/.test(mail.text ?? '')).length;
+    const refusedBefore = refusals();
+    dns.answering(false);
+    const id = await anaWrites({ subject: 'While DNS is down', text: 'DNS-DOWN-MAIL please answer' });
+    await expect.poll(async () => JSON.stringify((await orchestrator!.channels!.status(channelId)).state), { timeout: 20_000 }).toMatch(/could not be checked now/);
+    dns.answering(true);
+    await expect.poll(() => toAna().some((mail) => (mail.text ?? '').includes('DNS-DOWN-MAIL')), { timeout: 30_000 }).toBe(true);
+    const user = (await readWholeSession({ sessionId })).messages.filter((message) => message.tag === 'ED_user').map((message) => message.content);
+    expect(user.filter((content) => content.includes(id))).toHaveLength(1);
+    expect(refusals()).toBe(refusedBefore);
+  }, 90_000);
+
   it('reads every mail once across a stop, a restart and a dropped IMAP connection', async () => {
     const session = sessionId;
     // Mail arriving while the app is down is read when it starts again; so is mail while IMAP restarts.

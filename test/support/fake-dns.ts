@@ -7,6 +7,8 @@ export interface FakeDns {
   /** `127.0.0.1:<port>`, for AGENTCSD_DNS_SERVERS. */
   server: string;
   setTxt(name: string, value: string | null): void;
+  /** While false, every question is answered SERVFAIL (a resolver that is down for a while). */
+  answering(on: boolean): void;
   questions(): string[];
   close(): Promise<void>;
 }
@@ -34,6 +36,7 @@ function txtData(value: string): Buffer {
 export async function startFakeDns(): Promise<FakeDns> {
   const records = new Map<string, string>();
   const asked: string[] = [];
+  let serving = true;
   const socket = dgram.createSocket('udp4');
   socket.on('message', (query, peer) => {
     if (query.length < 12) return;
@@ -43,12 +46,13 @@ export async function startFakeDns(): Promise<FakeDns> {
     const value = type === 16 ? records.get(name) : undefined;
     const header = Buffer.alloc(12);
     query.copy(header, 0, 0, 2); // the id
-    header.writeUInt16BE(0x8180 | (query.readUInt16BE(2) & 0x0100) | (value === undefined && !records.has(name) ? 3 : 0), 2);
+    const rcode = !serving ? 2 : value === undefined && !records.has(name) ? 3 : 0;
+    header.writeUInt16BE(0x8180 | (query.readUInt16BE(2) & 0x0100) | rcode, 2);
     header.writeUInt16BE(1, 4);
-    header.writeUInt16BE(value === undefined ? 0 : 1, 6);
+    header.writeUInt16BE(value === undefined || !serving ? 0 : 1, 6);
     const question = query.subarray(12, end + 4);
     const parts: Buffer[] = [header, question];
-    if (value !== undefined) {
+    if (value !== undefined && serving) {
       const data = txtData(value);
       const answer = Buffer.alloc(12);
       answer.writeUInt16BE(0xc00c, 0); // the question's name
@@ -66,6 +70,9 @@ export async function startFakeDns(): Promise<FakeDns> {
     setTxt(name, value) {
       if (value === null) records.delete(name.toLowerCase());
       else records.set(name.toLowerCase(), value);
+    },
+    answering(on) {
+      serving = on;
     },
     questions: () => [...asked],
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
