@@ -50,7 +50,7 @@ export async function benchAgentBrowser(options: { samples: number; executablePa
   fs.mkdirSync(workspace);
   const context: ToolRunContext = { sessionId: 'bench', workspaceDir: workspace, signal: new AbortController().signal };
   const open = browserTools({ allowed_hosts: [host] }, pool, 'bench').find((tool) => tool.definition.name === 'browser_open')!;
-  const direct = await launchChromium({ executablePath, browserDir: path.join(scratch, 'direct') });
+  const { browser: direct } = await launchChromium({ executablePath, browserDir: path.join(scratch, 'direct') });
   const directPage = await (await direct.newContext()).newPage();
   const result: AgentBrowserResult = { tool: [], direct: [], coldStartMs: 0, memory: [] };
   try {

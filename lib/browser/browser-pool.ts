@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { Resolve } from '@/lib/security/pinned-fetch';
 import { launchChromium } from './chromium-launch';
+import { DownloadGuard } from './download-guard';
 import { EgressProxy, type EgressRules } from './egress-proxy';
 import { SessionBrowser } from './session-browser';
 
@@ -32,6 +33,7 @@ export interface BrowserState {
 
 export class BrowserPool {
   private browser: Promise<Browser> | null = null;
+  private downloads: DownloadGuard | null = null;
   private readonly proxy: EgressProxy;
   private readonly open = new Map<string, Promise<SessionBrowser>>();
   private readonly idle = new Map<string, NodeJS.Timeout>();
@@ -122,11 +124,15 @@ export class BrowserPool {
   private launch(): Promise<Browser> {
     if (!this.browser) {
       const begun = performance.now();
-      this.browser = launchChromium({ executablePath: this.options.executablePath, browserDir: this.options.browserDir }).then((browser) => {
+      this.browser = launchChromium({ executablePath: this.options.executablePath, browserDir: this.options.browserDir }).then(async ({ browser, downloads }) => {
         this.coldStartMs = performance.now() - begun;
+        const guard = await DownloadGuard.start(browser, downloads);
+        this.downloads = guard;
         // A crash: the next use starts a new one; the open sessions are gone with it.
         browser.on('disconnected', () => {
           if (this.browser) this.browser = null;
+          guard.close();
+          if (this.downloads === guard) this.downloads = null;
           for (const id of this.open.keys()) void this.close(id);
         });
         return browser;
@@ -155,6 +161,8 @@ export class BrowserPool {
       this.proxy.unregister(credentials.username);
       throw error;
     }
+    const guard = this.downloads;
+    await guard?.watchContexts();
     const session = new SessionBrowser(sessionId, context, {
       saveState: async () => {
         fs.mkdirSync(path.dirname(saved), { recursive: true, mode: 0o700 });
@@ -163,6 +171,7 @@ export class BrowserPool {
         fs.renameSync(`${saved}.tmp`, saved);
       },
       takeRefusals: () => this.proxy.takeRefusals(credentials.username),
+      downloadRefusal: (url, name) => guard?.reasonFor(url, name),
       closed: () => this.proxy.unregister(credentials.username),
     });
     // Announced once it is in the map: a live view that asks finds it.

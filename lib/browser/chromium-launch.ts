@@ -27,8 +27,14 @@ export interface LaunchOptions {
   browserDir: string;
 }
 
+export interface LaunchedBrowser {
+  browser: Browser;
+  /** Where Chromium writes downloads in flight (the download guard watches it). */
+  downloads: string;
+}
+
 /** A browser, headless, whose contexts each name their own proxy. */
-export async function launchChromium(options: LaunchOptions): Promise<Browser> {
+export async function launchChromium(options: LaunchOptions): Promise<LaunchedBrowser> {
   if (!fs.existsSync(options.executablePath)) throw new Error(`Chromium was not found at ${options.executablePath} (set AGENTCSD_CHROMIUM_PATH, or install it: apt-get install chromium)`);
   const { chromium } = await import('playwright-core');
   // Downloads in flight, where the browser's user can reach them (the app's data folder may be closed to it); moved into the workspace when done.
@@ -43,7 +49,7 @@ export async function launchChromium(options: LaunchOptions): Promise<Browser> {
     // Chromium writes downloads here as that user; the app moves them into the workspace.
     fs.chownSync(downloads, UNPRIVILEGED.uid, UNPRIVILEGED.gid);
   }
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath,
     headless: true,
     downloadsPath: downloads,
@@ -54,4 +60,5 @@ export async function launchChromium(options: LaunchOptions): Promise<Browser> {
     // No calls home of its own: every request the proxy sees is the page's.
     args: ['--disable-dev-shm-usage', '--disable-background-networking', '--no-first-run', '--disable-sync', '--disable-component-update', '--disable-client-side-phishing-detection', '--disable-domain-reliability', '--no-pings', '--disable-features=MediaRouter,OptimizationHints,AutofillServerCommunication,Translate,InterestFeedContentSuggestions'],
   });
+  return { browser, downloads };
 }

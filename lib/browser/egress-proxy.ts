@@ -10,7 +10,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { pipeline, type Duplex } from 'node:stream';
 import { isLinkLocalAddress, isPrivateAddress } from '@/lib/security/network-address';
 import { resolveHost, systemResolve, type Resolve } from '@/lib/security/pinned-fetch';
 
@@ -156,7 +156,11 @@ export class EgressProxy {
     const upstream = http.request({ host: judged.addresses[0], port, method: request.method, path: `${target.pathname}${target.search}`, headers, setHost: false });
     upstream.on('response', (answer) => {
       response.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(response);
+      // The browser hanging up (a cancelled download, a closed tab) ends the upstream too: nothing
+      // stays open, paused, holding the site's connection.
+      pipeline(answer, response, (error) => {
+        if (error) upstream.destroy();
+      });
     });
     upstream.on('error', (error) => {
       if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain' }).end(`Could not reach ${target.host}: ${error.message}`);

@@ -5,11 +5,14 @@
 import fs from 'node:fs';
 import type { BrowserContext, CDPSession, Download, Page } from 'playwright-core';
 import type { Refusal } from './egress-proxy';
+import { MAX_DOWNLOAD_BYTES } from './download-guard';
 import { snapshotText, type PageSnapshot } from './page-snapshot';
 
 export interface SessionBrowserHooks {
   saveState(): Promise<void>;
   takeRefusals(): Refusal[];
+  /** Why the download guard cancelled this download while it arrived, if it did. */
+  downloadRefusal(url: string, name: string): string | undefined;
   closed(): void;
 }
 
@@ -23,7 +26,6 @@ export interface BrowserFrame {
 
 const ACTION_TIMEOUT_MS = 15_000;
 const MAX_TABS = 8;
-const MAX_DOWNLOAD_BYTES = 50 * 1024 * 1024;
 const SAVE_DELAY_MS = 2_000;
 
 export class SessionBrowser {
@@ -101,7 +103,8 @@ export class SessionBrowser {
         this.saved.push(`${kept} (${size} bytes, from ${new URL(download.url()).host})`);
       }
     } catch (error) {
-      this.notes.push(`A download (${name}) failed: ${(error as Error).message}`);
+      const refused = this.hooks.downloadRefusal(download.url(), download.suggestedFilename());
+      this.notes.push(refused ? `A download (${name}) was cancelled while it arrived: ${refused}.` : `A download (${name}) failed: ${(error as Error).message}`);
     } finally {
       await download.delete().catch(() => undefined);
     }

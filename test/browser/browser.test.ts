@@ -137,6 +137,12 @@ describe('the browser', () => {
     const [download] = await say(session, `[[do browser_click {"ref":"${refOf(files, /link "Get the report"/)}"}]]`);
     expect(download!.result).toMatch(/Downloaded into the workspace: downloads\/report\.txt \(35 bytes, from 127\.0\.0\.1:\d+\)/);
     expect(fs.readFileSync(path.join(ensureWorkspace(session), 'downloads', 'report.txt'), 'utf8')).toBe('The quarterly report: all is well.\n');
+    // Red-team round 4, §2: one past the cap is cancelled while it arrives; the model hears why; nothing is kept.
+    const [archive] = await say(session, `[[do browser_click {"ref":"${refOf(files, /link "Get the archive"/)}"}]]`);
+    expect(archive!.result).toContain('A download (archive.bin) was cancelled while it arrived: it passed 50 MB.');
+    expect(fs.existsSync(path.join(ensureWorkspace(session), 'downloads', 'archive.bin'))).toBe(false);
+    // The egress proxy hung up on the site as the browser hung up on it: the rest was never sent.
+    await expect.poll(() => site.log.find((line) => line.startsWith('archive.bin closed')), { timeout: 10_000 }).toMatch(/^archive\.bin closed with \d+ MB unsent$/);
 
     const [dialogs] = await say(session, `Dialogs ${open(`${site.origin}/dialog`)}`);
     expect(dialogs!.result).toContain('Dialog (alert) said "Cookies are used here"; it was dismissed.');

@@ -42,7 +42,25 @@ export async function startTestSite(options: { otherOrigin: string; privateName:
         case '/tabs':
           return html(200, page('Tabs', '<a href="/js" target="_blank">Open the figures in a new window</a>'));
         case '/download':
-          return html(200, page('Files', '<a href="/report.txt">Get the report</a>'));
+          return html(200, page('Files', '<a href="/report.txt">Get the report</a> <a href="/archive.bin">Get the archive</a>'));
+        case '/archive.bin': {
+          // 70 MB, its size undeclared, a MB at a time as the socket takes it: past the browser's 50 MB cap.
+          response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="archive.bin"' });
+          const chunk = Buffer.alloc(1024 * 1024, 1);
+          let left = 70;
+          const pump = (): void => {
+            while (left > 0) {
+              left--;
+              if (!response.write(chunk)) return void response.once('drain', pump);
+            }
+            response.end();
+          };
+          response.on('close', () => {
+            if (left > 0) log.push(`archive.bin closed with ${left} MB unsent`);
+            left = 0;
+          });
+          return pump();
+        }
         case '/report.txt':
           return response.writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"' }).end('The quarterly report: all is well.\n');
         case '/dialog':
