@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OrchestratorEvent } from '@/lib/mind/events';
 import type { MessageJson } from '@/lib/store/messages-repository';
-import { emptyUsageTotals } from '@/lib/store/mind-repository';
+import { emptyUsageByLayer } from '@/lib/store/mind-repository';
 import { initialSessionState, internalTurns, isQueued, sessionReducer, subconsciousCycles, type SessionAction, type SessionState } from './session-state';
 
 const boot = 'boot-1';
@@ -22,7 +22,7 @@ const message = (patch: Partial<MessageJson>): MessageJson => ({
 });
 const event = (seq: number, body: Record<string, unknown>, bootId = boot) => ({ type: 'event', event: { sessionId, seq, at: '2026-11-22T12:00:00.000Z', bootId, ...body } as unknown as OrchestratorEvent }) as SessionAction;
 const run = (actions: SessionAction[], start: SessionState = initialSessionState()) => actions.reduce(sessionReducer, start);
-const usage = { internal: emptyUsageTotals(), subconscious: emptyUsageTotals(), summary: emptyUsageTotals(), memory: emptyUsageTotals() };
+const usage = emptyUsageByLayer();
 const emptyPage = { messages: [], mood_and_criteria: [], next_before: null };
 
 describe('session page state', () => {

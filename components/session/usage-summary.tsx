@@ -15,6 +15,7 @@ export function UsageSummary({ usage }: { usage: Record<CallLayer, UsageTotals> 
   ];
   if (usage.summary.calls) rows.push(['Summaries', usage.summary]);
   if (usage.memory?.calls) rows.push(['Memory consolidation', usage.memory]);
+  if (usage.embeddings?.calls) rows.push(['Embeddings', usage.embeddings]);
   const total = rows.reduce(
     (sum, [, row]) => ({
       calls: sum.calls + row.calls,

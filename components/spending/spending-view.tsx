@@ -20,6 +20,7 @@ const LAYERS: { key: string; name: string; color: string }[] = [
   { key: 'subconscious', name: 'Subconscious', color: '#a21caf' },
   { key: 'consolidation', name: 'Consolidation', color: '#65a30d' },
   { key: 'summary', name: 'Summaries', color: '#ca8a04' },
+  { key: 'embeddings', name: 'Embeddings', color: '#db2777' },
   { key: 'delegation', name: 'Specialists', color: '#ea580c' },
   { key: 'other', name: 'Other', color: '#71717a' },
 ];

@@ -10,6 +10,8 @@ export class EmbeddingError extends Error {
 
 export interface Embedder {
   readonly model: string;
-  /** Unit-length vectors, one per text, in order. */
-  embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /** An endpoint that may charge for its calls (embedding-meter.ts reserves and records them); the built-in model does not. */
+  readonly endpoint?: string;
+  /** Unit-length vectors, one per text, in order; `usage` hears the input tokens the endpoint counted, when it says. */
+  embed(texts: readonly string[], signal?: AbortSignal, usage?: (inputTokens: number) => void): Promise<Float32Array[]>;
 }

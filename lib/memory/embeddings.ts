@@ -28,7 +28,8 @@ export function createEmbedder(config: EmbeddingsConfig, options: { timeoutMs?: 
   client.catch(() => undefined);
   return {
     model: config.model,
-    async embed(texts, signal) {
+    endpoint: config.endpoint,
+    async embed(texts, signal, usage) {
       if (texts.length === 0) return [];
       let answer: OpenAI.Embeddings.CreateEmbeddingResponse;
       const OpenAI = await sdk;
@@ -38,7 +39,9 @@ export function createEmbedder(config: EmbeddingsConfig, options: { timeoutMs?: 
         if (error instanceof OpenAI.APIError && !(error instanceof OpenAI.APIConnectionError)) throw new EmbeddingError(`The embeddings endpoint answered ${error.status ?? 'without a status'}: ${error.message}`);
         throw new EmbeddingError(`The embeddings endpoint could not be reached: ${(error as Error).message}`);
       }
-      return checkedVectors(answer, texts.length);
+      const vectors = checkedVectors(answer, texts.length);
+      if (typeof answer.usage?.prompt_tokens === 'number') usage?.(answer.usage.prompt_tokens);
+      return vectors;
     },
   };
 }

@@ -7,6 +7,7 @@
 import { getDb } from '@/lib/store/db';
 import type { Embedder } from './embeddings';
 import { configuredEmbedder } from './embeddings';
+import { meteredEmbedder, type EmbeddingPayer } from './embedding-meter';
 import { findMemories, type MemoryRecord } from './memory-store';
 import type { MessageHit } from './text-search';
 import type { RankedTurn } from './turn-rerank';
@@ -29,9 +30,11 @@ export interface Meaning {
  * persona's items never; superseded and expired memories and the excluded session's messages left
  * out). Null without an embedder; a failing one leaves recall lexical.
  */
-export async function meaningOf(personaName: string, query: string, limit: number, given: Embedder | null | undefined, excludeSessionId: string, now: Date): Promise<Meaning | null> {
-  const embedder = given === undefined ? await configuredEmbedder() : given;
-  if (!embedder) return null;
+export async function meaningOf(personaName: string, query: string, limit: number, given: Embedder | null | undefined, excludeSessionId: string, now: Date, payer: EmbeddingPayer = { personaNames: [personaName] }): Promise<Meaning | null> {
+  const chosen = given === undefined ? await configuredEmbedder() : given;
+  if (!chosen) return null;
+  // The query's embedding is paid by the conversation that recalls (its allowances; refused: lexical this time).
+  const embedder = meteredEmbedder(chosen, payer);
   let vector: Float32Array;
   try {
     [vector] = (await embedder.embed([query], AbortSignal.timeout(QUERY_EMBED_TIMEOUT_MS))) as [Float32Array];

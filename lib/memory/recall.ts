@@ -108,7 +108,7 @@ export async function recall(input: {
   const [messages, memories, meaning] = await Promise.all([
     searchMessages(search, input.excludeMessageIds?.length ?? 0),
     searchMemories(search),
-    meaningOf(input.personaName, input.query, limit, input.embedder, input.excludeSessionId ?? '', now),
+    meaningOf(input.personaName, input.query, limit, input.embedder, input.excludeSessionId ?? '', now, input.forSession ? { sessionId: input.forSession } : { personaNames: [input.personaName] }),
   ]);
 
   // What was said: ranked as a conversation, then by meaning too when an embedder is on.

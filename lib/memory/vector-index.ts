@@ -5,6 +5,7 @@
 import { getDb } from '@/lib/store/db';
 import { sqlRows, sqlRun } from '@/lib/store/sql';
 import type { Embedder } from './embeddings';
+import { meteredEmbedder } from './embedding-meter';
 
 export type VectorItemKind = 'memory' | 'message';
 
@@ -65,7 +66,8 @@ export async function indexPending(embedder: Embedder, options: { batch?: number
   while (added < limit && !options.signal?.aborted) {
     const rows = await sqlRows<PendingRow>(pending, [embedder.model, embedder.model, Math.min(batch, limit - added)]);
     if (rows.length === 0) break;
-    const vectors = await embedder.embed(
+    // Paid by the app's and these personas' allowances (embedding-meter.ts); refused, the round stops here.
+    const vectors = await meteredEmbedder(embedder, { personaNames: rows.map((row) => row.persona_name) }).embed(
       rows.map((row) => row.content),
       options.signal,
     );

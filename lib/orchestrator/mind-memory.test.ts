@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MindSnapshot } from '@/lib/store/mind-repository';
 import type { MessageRecord } from '@/lib/store/messages-repository';
-import { emptyUsageTotals } from '@/lib/store/mind-repository';
+import { emptyUsageByLayer } from '@/lib/store/mind-repository';
 import { MindMemory } from './mind-memory';
 
 let ids = 0;
@@ -13,7 +13,7 @@ const message = (tag: string, content: string, untrustedSource: string | null = 
 });
 
 function snapshot(parts: Partial<MindSnapshot>): MindSnapshot {
-  const usage = { internal: emptyUsageTotals(), subconscious: emptyUsageTotals(), summary: emptyUsageTotals(), memory: emptyUsageTotals() };
+  const usage = emptyUsageByLayer();
   return { lastCycle: 3, summaries: { internal: null, subconscious: null }, moodAndCriteria: null, latestSLoud: null, lastDeliveredCycle: 0, lastUserMessage: null, lastAgentMessage: null, idQuiet: [], idLoud: [], sQuiet: [], sLoud: [], unanswered: [], consecutiveSpontaneous: 0, usage, ...parts };
 }
 

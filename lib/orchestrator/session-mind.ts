@@ -6,7 +6,7 @@
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
 import { appCliWarmPool } from '@/lib/backends/cli-warm-pool';
 import {
-  emptyUsageTotals,
+  emptyUsageByLayer,
   insertUserMessage,
   loadMindSnapshot,
   type CallLayer,
@@ -70,7 +70,7 @@ export class SessionMind {
   private consecutiveSpontaneous = 0;
   private lastUserAt = 0;
   private lastTurnEndedAt: number | null = null;
-  private readonly usage: Record<CallLayer, UsageTotals> = { internal: emptyUsageTotals(), subconscious: emptyUsageTotals(), summary: emptyUsageTotals(), memory: emptyUsageTotals() };
+  private readonly usage: Record<CallLayer, UsageTotals> = emptyUsageByLayer();
 
   constructor(
     private session: SessionRecord,

@@ -76,6 +76,12 @@ export async function allowancesForSession(sessionId: string): Promise<Allowance
   return (statement(rawDb(), `SELECT ${COLUMNS} FROM allowances WHERE ${where.replaceAll('$1', '@session')} ORDER BY id`).all({ session: sessionId }) as Row[]).map(toRecord);
 }
 
+/** The allowances work of a persona outside any conversation answers to (indexing its memories): the app's and the persona's. */
+export async function allowancesForPersonas(personaNames: readonly string[]): Promise<AllowanceRecord[]> {
+  const names = [...new Set(personaNames)];
+  return (await listAllowances()).filter((allowance) => allowance.scope === 'app' || (allowance.scope === 'persona' && names.includes(allowance.scopeId)));
+}
+
 /** Replaces every allowance (Settings saves the list whole); days of the ones kept stay. */
 export async function replaceAllowances(list: readonly AllowanceRecord[], now: Date): Promise<void> {
   const store = await getStore();

@@ -7,7 +7,8 @@ import pg from 'pg';
 import { pgDate, pgRaw } from './pg-raw';
 
 export interface LlmCallRow {
-  sessionId: string;
+  /** null: a call of no conversation (indexing embeddings). */
+  sessionId: string | null;
   layer: string;
   backend: string;
   model: string;

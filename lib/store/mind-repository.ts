@@ -8,8 +8,9 @@ import { flushLlmCalls, queueLlmCall, type LlmCallRow } from './llm-call-writer'
 import type { Layer, MessageRecord, MoodAndCriteriaRecord } from './messages-repository';
 import { storableNullableText, storableText } from './storable-text';
 
-/** 'memory': the Subconscious's consolidation while the user is away (lib/memory/consolidation.ts). */
-export type CallLayer = 'internal' | 'subconscious' | 'summary' | 'memory';
+/** 'memory': the Subconscious's consolidation while the user is away (lib/memory/consolidation.ts).
+  `embeddings`: an embeddings endpoint's calls (recall by meaning, indexing), their own layer on Spending. */
+export type CallLayer = 'internal' | 'subconscious' | 'summary' | 'memory' | 'embeddings';
 
 export interface UsageTotals {
   calls: number;
@@ -25,6 +26,11 @@ export interface UsageTotals {
 
 export function emptyUsageTotals(): UsageTotals {
   return { calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unpricedCalls: 0 };
+}
+
+/** Zero usage for every layer. */
+export function emptyUsageByLayer(): Record<CallLayer, UsageTotals> {
+  return { internal: emptyUsageTotals(), subconscious: emptyUsageTotals(), summary: emptyUsageTotals(), memory: emptyUsageTotals(), embeddings: emptyUsageTotals() };
 }
 
 export type SummaryLayer = 'internal' | 'subconscious';
@@ -125,7 +131,7 @@ export async function loadUsageTotals(input: { sessionId: string }): Promise<Rec
     _count: { _all: true, costUsd: true },
     _sum: { inputTokens: true, outputTokens: true, cacheReadTokens: true, cacheWriteTokens: true, costUsd: true },
   });
-  const usage: Record<CallLayer, UsageTotals> = { internal: emptyUsageTotals(), subconscious: emptyUsageTotals(), summary: emptyUsageTotals(), memory: emptyUsageTotals() };
+  const usage = emptyUsageByLayer();
   for (const row of rows) {
     if (!(row.layer in usage)) continue;
     usage[row.layer as CallLayer] = {
