@@ -57,6 +57,10 @@ async function hostileSession(texts: { typed: string; loud: string; quiet: strin
     sessionId, layer: 'subconscious', backend: 'openai_compatible', model: 'm', startedAt: new Date('2026-11-24T10:00:00.000Z'), firstTokenMs: null, durationMs: 5,
     inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null, finishReason: null, error: texts.error,
   });
+  // Every layer a call can be on travels: consolidation's and the embeddings' too (their import was refused).
+  for (const layer of ['memory', 'embeddings'] as const) {
+    await insertLlmCall({ sessionId, layer, backend: 'openai_compatible', model: 'm', startedAt: new Date('2026-11-24T10:00:01.000Z'), firstTokenMs: null, durationMs: 5, inputTokens: 3, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.001, finishReason: 'stop', error: null });
+  }
   const calls = await insertAgentStep({
     sessionId,
     turn: { turnId: 'turn-3', spontaneous: false, cycleNumber: 3, answering: [], prompt: 'p' },
