@@ -57,8 +57,10 @@ export async function launchChromium(options: LaunchOptions): Promise<LaunchedBr
     proxy: { server: 'http://per-context' },
     // Nothing of the app's environment (its keys) reaches the browser.
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', CHROMIUM: options.executablePath },
-    // No calls home of its own: every request the proxy sees is the page's.
-    args: ['--disable-dev-shm-usage', '--disable-background-networking', '--no-first-run', '--disable-sync', '--disable-component-update', '--disable-client-side-phishing-detection', '--disable-domain-reliability', '--no-pings', '--disable-features=MediaRouter,OptimizationHints,AutofillServerCommunication,Translate,InterestFeedContentSuggestions'],
+    // No calls home of its own: every request the proxy sees is the page's. WebRTC sends nothing
+    // but through the proxy (no UDP of its own, no local addresses): a page cannot reach a host
+    // around the egress rules with it (issue 59 §6; test/browser/webrtc-netns.test.ts).
+    args: ['--webrtc-ip-handling-policy=disable_non_proxied_udp', '--disable-dev-shm-usage', '--disable-background-networking', '--no-first-run', '--disable-sync', '--disable-component-update', '--disable-client-side-phishing-detection', '--disable-domain-reliability', '--no-pings', '--disable-features=MediaRouter,OptimizationHints,AutofillServerCommunication,Translate,InterestFeedContentSuggestions'],
   });
   return { browser, downloads };
 }

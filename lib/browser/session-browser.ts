@@ -27,6 +27,19 @@ export interface BrowserFrame {
 const ACTION_TIMEOUT_MS = 15_000;
 const MAX_TABS = 8;
 const SAVE_DELAY_MS = 2_000;
+/** Hosts the pages asked for, remembered to tell their refusals from the browser's own (bounded). */
+const MAX_PAGE_HOSTS = 1_000;
+
+/** `host:port` of a URL, default ports filled in ('' when it is not one). */
+export function hostKey(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const port = parsed.port || ({ 'https:': '443', 'wss:': '443', 'http:': '80', 'ws:': '80' } as Record<string, string>)[parsed.protocol] || '';
+    return `${parsed.hostname}:${port}`;
+  } catch {
+    return '';
+  }
+}
 
 export class SessionBrowser {
   lastUsed = performance.now();
@@ -36,6 +49,8 @@ export class SessionBrowser {
   private readonly saved: string[] = [];
   private shownLinks = new Map<string, string>();
   private shownRefs = new Map<string, string>();
+  /** Where this context's pages sent requests (and WebSockets): a refusal elsewhere was Chromium's own. */
+  private readonly pageHosts = new Set<string>();
   /** Downloads being kept and pop-ups being noted: what the model hears waits for them. */
   private readonly pendingDownloads = new Set<Promise<void>>();
   /** Keeps a download in the session's workspace (set by the tools); returns its path there. */
@@ -55,10 +70,19 @@ export class SessionBrowser {
   ) {
     context.setDefaultTimeout(ACTION_TIMEOUT_MS);
     context.on('page', (page) => this.adopt(page));
+    context.on('request', (request) => this.notePageHost(request.url()));
     for (const page of context.pages()) this.adopt(page);
   }
 
+  private notePageHost(url: string): void {
+    const key = hostKey(url);
+    if (!key || this.pageHosts.has(key)) return;
+    if (this.pageHosts.size >= MAX_PAGE_HOSTS) this.pageHosts.delete(this.pageHosts.values().next().value!);
+    this.pageHosts.add(key);
+  }
+
   private adopt(page: Page): void {
+    page.on('websocket', (socket) => this.notePageHost(socket.url()));
     page.on('dialog', (dialog) => {
       this.notes.push(`Dialog (${dialog.type()}) said ${JSON.stringify(dialog.message().slice(0, 300))}; it was ${dialog.type() === 'confirm' || dialog.type() === 'prompt' ? 'accepted' : 'dismissed'}.`);
       void (dialog.type() === 'confirm' || dialog.type() === 'prompt' ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
@@ -176,8 +200,12 @@ export class SessionBrowser {
     await Promise.all([...this.pendingDownloads]);
     const lines = this.notes.splice(0);
     for (const saved of this.saved.splice(0)) lines.push(`Downloaded into the workspace: ${saved}.`);
-    // The browser's own favicon requests are not the page's doing.
-    for (const refusal of this.hooks.takeRefusals()) if (!refusal.url.endsWith('/favicon.ico')) lines.push(`Refused: ${refusal.url} — ${refusal.reason}.`);
+    // Only what the pages asked for is the page's doing: Chromium's own requests (favicons, anything
+    // it calls home for) are refused alike, logged, and never told to the model as the page's.
+    for (const refusal of this.hooks.takeRefusals()) {
+      if (!refusal.url.endsWith('/favicon.ico') && this.pageHosts.has(hostKey(refusal.url))) lines.push(`Refused: ${refusal.url} — ${refusal.reason}.`);
+      else console.info(`[browser ${this.sessionId}] the browser's own request to ${refusal.url} was refused (${refusal.reason}); not the page's`);
+    }
     return lines;
   }
 
