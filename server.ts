@@ -174,7 +174,9 @@ async function shutdown(signal: string): Promise<void> {
     await app?.close();
     await closeDb();
   } catch (error) {
-    console.error('> shutdown failed', error);
+    // One line (the database may already be gone): what is unfinished stays for the next start.
+    const code = (error as { code?: unknown }).code;
+    console.error(`> shutdown failed: ${error instanceof Error ? (error.message.split('\n').find((line) => line.trim() && !/^Invalid `prisma/.test(line.trim())) ?? error.name).trim() : String(error)}${typeof code === 'string' ? ` (${code})` : ''}; unfinished work continues at the next start`);
     process.exit(1);
   }
   process.exit(0);

@@ -8,8 +8,11 @@ import { ErrorBanner } from '@/components/ui/error-banner';
 
 interface ClusterJson {
   clustered: boolean;
-  members: { name: string; capacity: number; sessions: number; last_heartbeat: string; joined_at: string }[];
+  members: { name: string; capacity: number; sessions: number; last_heartbeat: string; joined_at: string; version: string | null }[];
   moves: { session_id: string; from: string | null; to: string; reason: string; at: string }[];
+  /** This process's version, and the unfinished runs of another one with what the app will do (issue 60). */
+  version?: string;
+  waiting_runs?: { run_id: string; name: string; version: string; holder: string; plan: string }[];
 }
 
 const reasons: Record<string, string> = { new: 'placed', rebalance: 'rebalanced', left: 'its process stopped', dead: 'its process died' };
@@ -62,6 +65,7 @@ export function ClusterSettings() {
                   <th className="font-normal">Capacity</th>
                   <th className="font-normal">Active sessions</th>
                   <th className="font-normal">Heartbeat</th>
+                  <th className="font-normal">Version</th>
                 </tr>
               </thead>
               <tbody>
@@ -71,11 +75,24 @@ export function ClusterSettings() {
                     <td>{member.capacity}</td>
                     <td>{member.sessions}</td>
                     <td>{ago(member.last_heartbeat, now)}</td>
+                    <td className="font-mono text-xs">{member.version ?? '—'}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
           </ScrollX>
+          {(view.waiting_runs?.length ?? 0) > 0 && (
+            <>
+              <h3 className="text-sm font-medium">Runs of another version ({view.waiting_runs!.length})</h3>
+              <ul className="space-y-0.5 text-xs" aria-label="Runs of another version">
+                {view.waiting_runs!.map((run) => (
+                  <li key={run.run_id}>
+                    <span className="font-mono">{run.run_id.slice(0, 8)}</span> ({run.name}, version <span className="font-mono">{run.version}</span>): {run.plan}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
           <h3 className="text-sm font-medium">Moves in the last hour ({view.moves.length})</h3>
           {view.moves.length === 0 ? (
             <p className="text-sm text-zinc-500">None.</p>

@@ -39,6 +39,8 @@ const envSchema = z.object({
     .optional(),
   /** This process's name for the durable engine (the same across its restarts); default agentcsd-<host name>. */
   AGENTCSD_EXECUTOR_ID: z.string().regex(/^[\w.:-]{1,100}$/, 'letters, digits, . : _ - (at most 100)').optional(),
+  /** The version the durable engine stamps runs with (default: computed from this checkout, lib/engine/app-version.ts). */
+  AGENTCSD_APP_VERSION: z.string().regex(/^[\w.+:-]{1,100}$/, 'letters, digits, . + : _ - (at most 100)').optional(),
   /** This process's share of the active sessions relative to the others on the same PostgreSQL (0: none while another runs). */
   AGENTCSD_CAPACITY: z.coerce.number().min(0).max(1_000).default(1),
   /** In a cluster, a session's workspace follows it through the database up to this size. */

@@ -130,15 +130,21 @@ async function recordMoves(client: pg.ClientBase, moves: { sessionId: string; fr
   );
 }
 
+/** The versions live members run (lib/engine/app-version.ts); a member that did not say is left out. */
+export async function liveVersions(client: pg.ClientBase | pg.Pool): Promise<string[]> {
+  const { rows } = await client.query<{ app_version: string }>('SELECT DISTINCT app_version FROM cluster_members WHERE left_at IS NULL AND app_version IS NOT NULL');
+  return rows.map((row) => row.app_version);
+}
+
 export interface ClusterView {
-  members: { name: string; capacity: number; sessions: number; last_heartbeat: string; joined_at: string }[];
+  members: { name: string; capacity: number; sessions: number; last_heartbeat: string; joined_at: string; version: string | null }[];
   moves: { session_id: string; from: string | null; to: string; reason: string; at: string }[];
 }
 
 /** The Cluster view (GET /api/cluster): live members with their load, and the last hour's moves. */
 export async function clusterView(client: pg.ClientBase | pg.Pool): Promise<ClusterView> {
-  const members = await client.query<{ owner: string; capacity: number; sessions: number; heartbeat_at: Date; joined_at: Date }>(
-    `SELECT m.owner, m.capacity, m.heartbeat_at, m.joined_at,
+  const members = await client.query<{ owner: string; capacity: number; sessions: number; heartbeat_at: Date; joined_at: Date; app_version: string | null }>(
+    `SELECT m.owner, m.capacity, m.heartbeat_at, m.joined_at, m.app_version,
             (SELECT COUNT(*)::int FROM session_leases l JOIN sessions s ON s.id = l.session_id WHERE l.owner = m.owner AND s.status = 'active') AS sessions
        FROM cluster_members m WHERE m.left_at IS NULL ORDER BY m.owner`,
   );
@@ -146,7 +152,7 @@ export async function clusterView(client: pg.ClientBase | pg.Pool): Promise<Clus
     `SELECT session_id, from_owner, to_owner, reason, moved_at FROM session_moves WHERE moved_at > now() - interval '1 hour' ORDER BY id DESC LIMIT 200`,
   );
   return {
-    members: members.rows.map((row) => ({ name: row.owner, capacity: Number(row.capacity), sessions: row.sessions, last_heartbeat: row.heartbeat_at.toISOString(), joined_at: row.joined_at.toISOString() })),
+    members: members.rows.map((row) => ({ name: row.owner, capacity: Number(row.capacity), sessions: row.sessions, last_heartbeat: row.heartbeat_at.toISOString(), joined_at: row.joined_at.toISOString(), version: row.app_version })),
     moves: moves.rows.map((row) => ({ session_id: row.session_id, from: row.from_owner, to: row.to_owner, reason: row.reason, at: row.moved_at.toISOString() })),
   };
 }

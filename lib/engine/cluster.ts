@@ -14,8 +14,9 @@ import os from 'node:os';
 import pg from 'pg';
 import { reportPoolErrors } from '@/lib/store/pg-errors';
 import { disableFencing, enableFencing, holdEpoch, onFencedWrite } from '@/lib/store/lease-fence';
+import { appVersion } from './app-version';
 import { MemberWatch, type GoneMember } from './member-watch';
-import { claimFor, clusterView, handOver, liveMembers, takeWon, targets, toHandOver, type ClusterView } from './cluster-placement';
+import { claimFor, clusterView, handOver, liveMembers, liveVersions, takeWon, targets, toHandOver, type ClusterView } from './cluster-placement';
 
 export type ClusterRequest =
   | { kind: 'message'; sessionId: string; text: string; untrustedSource?: string }
@@ -96,6 +97,8 @@ export interface ClusterOptions {
   handOverPerRound?: number;
   /** How often the other members' locks are tried (default 200 ms): a killed process is found this fast. */
   watchMs?: number;
+  /** The version this process runs (default this checkout's, lib/engine/app-version.ts): shown on the Cluster page; adopt reads which are live. */
+  appVersion?: string;
 }
 
 export class Cluster {
@@ -112,6 +115,7 @@ export class Cluster {
   private readonly leaseMs: number;
   private readonly callTimeoutMs: number;
   private readonly capacity: number;
+  readonly appVersion: string;
   private stopFenceWatch: (() => void) | null = null;
   private rounds = 0;
   private watch: MemberWatch | null = null;
@@ -124,6 +128,7 @@ export class Cluster {
     this.leaseMs = options.leaseMs ?? 5_000;
     this.callTimeoutMs = options.callTimeoutMs ?? 15_000;
     this.capacity = Math.max(0, options.capacity ?? 1);
+    this.appVersion = options.appVersion ?? appVersion();
     // A connection the server drops (a restart) must not take the process with it: the pool opens another.
     this.pool = reportPoolErrors(new pg.Pool({ connectionString: options.url, max: 4 }), (message) => console.error('[cluster] a database connection was lost', message));
   }
@@ -149,13 +154,12 @@ export class Cluster {
       throw new Error(`another process is running as "${this.owner}" on this database: give each process its own AGENTCSD_EXECUTOR_ID`);
     }
     await this.pool.query(
-      `INSERT INTO cluster_members (owner, boot_id, heartbeat_at, capacity) VALUES ($1, $2, now(), $3)
-       ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now(), capacity = excluded.capacity, joined_at = now(), left_at = NULL`,
-      [this.owner, this.bootId, this.capacity],
+      `INSERT INTO cluster_members (owner, boot_id, heartbeat_at, capacity, app_version) VALUES ($1, $2, now(), $3, $4)
+       ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now(), capacity = excluded.capacity, app_version = excluded.app_version, joined_at = now(), left_at = NULL`,
+      [this.owner, this.bootId, this.capacity, this.appVersion],
     );
     enableFencing();
-    // A write refused for a stale epoch: the session moved while this process was away; the next
-    // round, at once, stops its mind here.
+    // A write refused for a stale epoch (the session moved while this process was away): the next round, at once, stops its mind here.
     this.stopFenceWatch = onFencedWrite((sessionId) => {
       console.warn(`[cluster] a late write for session ${sessionId} was refused: it is held elsewhere now; its mind stops here`);
       void this.tick();
@@ -210,13 +214,12 @@ export class Cluster {
       if (beat.rowCount === 0) {
         // Declared dead by the others (a long pause): its sessions are theirs now; join again.
         await client.query(
-          `INSERT INTO cluster_members (owner, boot_id, capacity) VALUES ($1, $2, $3)
-           ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now(), capacity = excluded.capacity, joined_at = now(), left_at = NULL`,
-          [this.owner, this.bootId, this.capacity],
+          `INSERT INTO cluster_members (owner, boot_id, capacity, app_version) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (owner) DO UPDATE SET boot_id = excluded.boot_id, heartbeat_at = now(), capacity = excluded.capacity, app_version = excluded.app_version, joined_at = now(), left_at = NULL`,
+          [this.owner, this.bootId, this.capacity, this.appVersion],
         );
       }
-      // Silent for a lease time, or its lock free (the boot that held it is gone; a replacement of the
-      // same name is another boot).
+      // Silent for a lease time, or its lock free (the boot that held it is gone; a replacement of the same name is another boot).
       const removed = await client.query(
         `DELETE FROM cluster_members WHERE heartbeat_at < now() - make_interval(secs => $1)
             OR (owner, boot_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
@@ -285,15 +288,15 @@ export class Cluster {
   /** Of these sessions, the ones no other live member holds. */
   async sessionsNotHeldByOthers(ids: readonly string[]): Promise<string[]> {
     const unique = [...new Set(ids)];
-    if (unique.length === 0) return [];
     const { rows } = await this.pool.query<{ session_id: string }>(
-      `SELECT l.session_id FROM session_leases l JOIN cluster_members m ON m.owner = l.owner AND m.left_at IS NULL
-        WHERE l.session_id = ANY($1::text[]) AND l.owner <> $2`,
+      `SELECT l.session_id FROM session_leases l JOIN cluster_members m ON m.owner = l.owner AND m.left_at IS NULL WHERE l.session_id = ANY($1::text[]) AND l.owner <> $2`,
       [unique, this.owner],
     );
-    const others = new Set(rows.map((row) => row.session_id));
-    return unique.filter((id) => !others.has(id));
+    return unique.filter((id) => !rows.some((row) => row.session_id === id));
   }
+
+  /** The versions live members run (this one's included): a run of none of them is carried onto this one. */
+  readonly liveVersions = () => liveVersions(this.pool);
 
   /** Whether this process holds the session now (its epoch noted for the mind's writes). */
   async holds(sessionId: string): Promise<boolean> {
@@ -420,11 +423,7 @@ export class Cluster {
     await this.notify({ to: call.from, reply: id });
   }
 
-  /**
-   * Leaves: the sessions it held are free at once (the others take them on their next round)
-   * instead of after a lease time. A crash leaves them to expire. Whether other live processes
-   * remain to take them.
-   */
+  /** Leaves: its sessions free at once for the others (a crash leaves them to expire); whether other live processes remain to take them. */
   async leave(): Promise<boolean> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
@@ -439,6 +438,8 @@ export class Cluster {
         [this.owner, this.bootId, this.leaseMs / 1000],
       );
       return (rows[0]?.others ?? 0) > 0;
+    } catch {
+      return false; // the database is gone: the others find this member's lock free and take over
     } finally {
       // After `left_at` is set: a member that left is not taken for dead when its lock goes.
       await this.watch?.stop();

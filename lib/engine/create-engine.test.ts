@@ -13,9 +13,9 @@ describe('createEngine', () => {
     expect(memory.engine).toBeInstanceOf(InMemoryEngine);
     expect(memory.description).toBe('in-memory');
 
-    const durable = await createEngine(readEnv({ AGENTCSD_ENGINE: 'dbos', AGENTCSD_DATABASE_URL: 'postgres://agentcsd:s3cret@127.0.0.1:5432/agentcsd', AGENTCSD_EXECUTOR_ID: 'desk-1' }), realClock);
+    const durable = await createEngine(readEnv({ AGENTCSD_ENGINE: 'dbos', AGENTCSD_DATABASE_URL: 'postgres://agentcsd:s3cret@127.0.0.1:5432/agentcsd', AGENTCSD_EXECUTOR_ID: 'desk-1', AGENTCSD_APP_VERSION: '2.1.0' }), realClock);
     expect(durable.engine).toBeInstanceOf(DbosEngine);
-    expect(durable.description).toBe('DBOS on postgres://agentcsd:***@127.0.0.1:5432/agentcsd as desk-1');
+    expect(durable.description).toBe('DBOS on postgres://agentcsd:***@127.0.0.1:5432/agentcsd as desk-1, version 2.1.0');
     expect(durable.description).not.toContain('s3cret');
   });
 

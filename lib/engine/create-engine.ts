@@ -6,6 +6,7 @@ import os from 'node:os';
 import type { Clock } from '@/lib/clock/clock';
 import type { Env } from '@/lib/config/env';
 import type { ExecutionEngine } from './execution-engine';
+import { appVersion } from './app-version';
 import { InMemoryEngine } from './in-memory-engine';
 
 export interface ConfiguredEngine {
@@ -26,17 +27,19 @@ export function processName(env: Pick<Env, 'AGENTCSD_EXECUTOR_ID' | 'PORT'>): st
  * their sessions' leases. DBOS is loaded only when it is the engine (~23 MiB an in-memory app does
  * not need).
  */
-export async function createEngine(env: Pick<Env, 'AGENTCSD_ENGINE' | 'AGENTCSD_DATABASE_URL' | 'AGENTCSD_EXECUTOR_ID' | 'PORT'>, clock: Clock, options: { clustered?: boolean } = {}): Promise<ConfiguredEngine> {
+export async function createEngine(env: Pick<Env, 'AGENTCSD_ENGINE' | 'AGENTCSD_DATABASE_URL' | 'AGENTCSD_EXECUTOR_ID' | 'AGENTCSD_APP_VERSION' | 'PORT'>, clock: Clock, options: { clustered?: boolean } = {}): Promise<ConfiguredEngine> {
   if (env.AGENTCSD_ENGINE === 'memory') {
     return { engine: new InMemoryEngine(clock), description: 'in-memory', launch: async () => undefined };
   }
   if (!env.AGENTCSD_DATABASE_URL) throw new Error('AGENTCSD_ENGINE=dbos needs AGENTCSD_DATABASE_URL=postgres://… (see docs/cluster.md, "More than one process")');
   const executorId = processName(env);
   const { DbosEngine } = await import('./dbos-engine');
-  const engine = new DbosEngine({ systemDatabaseUrl: env.AGENTCSD_DATABASE_URL, executorId, clock, clustered: options.clustered === true });
+  // One version per release, however this checkout is started (issue 60): runs of it recover anywhere it runs.
+  const applicationVersion = appVersion({ AGENTCSD_APP_VERSION: env.AGENTCSD_APP_VERSION });
+  const engine = new DbosEngine({ systemDatabaseUrl: env.AGENTCSD_DATABASE_URL, executorId, clock, clustered: options.clustered === true, applicationVersion });
   return {
     engine,
-    description: `DBOS on ${redactUrl(env.AGENTCSD_DATABASE_URL)} as ${executorId}`,
+    description: `DBOS on ${redactUrl(env.AGENTCSD_DATABASE_URL)} as ${executorId}, version ${applicationVersion}`,
     launch: () => engine.launch(),
   };
 }

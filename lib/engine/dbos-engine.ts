@@ -10,7 +10,9 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import pg from 'pg';
 import { quietClient } from '@/lib/store/pg-errors';
 import { realClock, type Clock } from '@/lib/clock/clock';
-import { RunCancelledError, runWithRetries, type ExecutionEngine, type RunStatus, type Workflow, type WorkflowContext } from './execution-engine';
+import { RunCancelledError, runWithRetries, type AdoptOptions, type CarriedRun, type ExecutionEngine, type RunStatus, type Workflow, type WorkflowContext } from './execution-engine';
+import { appVersion } from './app-version';
+import { adoptRuns, carryOwnRuns, runsOfOtherVersions } from './run-versions';
 
 /** How long one `recv` waits before it is asked again (a wait has no deadline of its own). */
 const RECV_SECONDS = 3600;
@@ -23,6 +25,8 @@ export class DbosEngine implements ExecutionEngine {
   private readonly controllers = new Map<string, { controller: AbortController; unwound: Promise<void> }>();
   /** Runs adopt() moved here: start() joins them (DBOS logs an error when one is started again). */
   private readonly adoptedRuns = new Set<string>();
+  private readonly names = new Set<string>();
+  private readonly carriedListeners = new Set<(runs: readonly CarriedRun[]) => void>();
   private launched = false;
   private stopping = false;
 
@@ -51,12 +55,27 @@ export class DbosEngine implements ExecutionEngine {
        * shared work queue.
        */
       clustered?: boolean;
+      /** The version runs are stamped with (default this checkout's, lib/engine/app-version.ts — never DBOS's hash of printed code). */
+      applicationVersion?: string;
     },
   ) {}
+
+  /** Hears the runs moved onto this version (or ended: their workflow is gone) at launch and by `adopt`. */
+  onCarried(listener: (runs: readonly CarriedRun[]) => void): () => void {
+    this.carriedListeners.add(listener);
+    return () => this.carriedListeners.delete(listener);
+  }
+
+  private carried(runs: readonly CarriedRun[]): void {
+    if (runs.length === 0) return;
+    for (const run of runs) console.log(`[engine] run ${run.runId} (${run.name}) of version ${run.from} ${run.gone ? `ended: ${run.gone}` : `continues on ${DBOS.applicationVersion} from its last finished step`}`);
+    for (const listener of this.carriedListeners) listener(runs);
+  }
 
   define<Input, Output>(name: string, workflow: Workflow<Input, Output>): Workflow<Input, Output> {
     if (this.launched) throw new Error(`define("${name}") after launch: DBOS must know every workflow before it starts`);
     const engine = this;
+    this.names.add(name);
     const registered = DBOS.registerWorkflow(
       async (input: unknown) => {
         const runId = DBOS.workflowID!;
@@ -91,17 +110,29 @@ export class DbosEngine implements ExecutionEngine {
       systemDatabaseUrl: this.options.systemDatabaseUrl,
       logLevel: 'warn',
       ...(this.options.executorId && { executorID: this.options.executorId }),
+      applicationVersion: this.version(),
       // Another process's adoption queue is its own: dispatching it here would run a run away from its session.
       ...(clustered && { listenQueues: [this.adoptionQueue(), ...(this.options.workQueue ? [this.options.workQueue.name] : [])] }),
     } as Parameters<typeof DBOS.setConfig>[0]);
     this.stopping = false;
     if (clustered) await this.park();
+    // Alone, this executor's runs of an earlier version (its last start ran other code) continue on this one.
+    const carried = clustered ? [] : await carryOwnRuns(this.options.systemDatabaseUrl, { executor: this.executorId(), version: this.version(), names: [...this.names] });
     await DBOS.launch();
     const queue = this.options.workQueue;
     if (queue) await DBOS.registerQueue(queue.name, { workerConcurrency: queue.workerConcurrency, minPollingIntervalMs: queue.pollingMs ?? 100, onConflict: 'always_update' });
     // Only this process takes work from its own queue: where the runs it adopts are put.
     await DBOS.registerQueue(this.adoptionQueue(), { minPollingIntervalMs: 200, onConflict: 'always_update' });
     this.launched = true;
+    this.carried(carried);
+  }
+
+  runsOfOtherVersions(): Promise<{ runId: string; name: string; version: string; executor: string }[]> {
+    return runsOfOtherVersions(this.options.systemDatabaseUrl, this.version());
+  }
+
+  private version(): string {
+    return this.options.applicationVersion ?? appVersion();
   }
 
   private executorId(): string {
@@ -145,32 +176,28 @@ export class DbosEngine implements ExecutionEngine {
    * The runs dead processes left unfinished are put on this process's own queue, so they continue
    * here (DBOS's own recovery puts them on a queue every process takes from, and a task's run must
    * run where its session's mind now is). The same update DBOS's recovery makes, with our queue,
-   * and like it only for runs of this code's version (DBOS hashes the workflows' code, or reads
-   * DBOS__APPVERSION): a run replayed by other code could take another path.
+   * for runs of this version — and of a version no live member runs (`liveVersions`), restamped
+   * with this one (run-versions.ts). `parked`: the owners' parked runs only (`parked:<owner>`).
    */
-  async adopt(owners: readonly string[], runs?: { ids: readonly string[]; prefixes: readonly string[] }): Promise<number> {
-    if (!this.launched || owners.length === 0) return 0;
-    const client = quietClient(new pg.Client({ connectionString: this.options.systemDatabaseUrl }));
-    await client.connect();
-    try {
-      const moved = await client.query(
-        `UPDATE dbos.workflow_status
-            SET status = 'ENQUEUED', queue_name = $1, executor_id = $2, started_at_epoch_ms = NULL, owner_xid = NULL,
-                updated_at = (EXTRACT(EPOCH FROM now()) * 1000)::bigint
-          WHERE status IN ('PENDING', 'ENQUEUED') AND executor_id = ANY($3) AND application_version = $4
-            AND ($5::text[] IS NULL OR workflow_uuid = ANY($5::text[]) OR workflow_uuid LIKE ANY($6::text[]))
-          RETURNING workflow_uuid`,
-        [
-          // A dead process's runs, and the ones a launch parked (its own, or a dead one's).
-          this.adoptionQueue(), DBOS.executorID, owners.flatMap((owner) => [owner, `parked:${owner}`]), DBOS.applicationVersion,
-          runs ? [...runs.ids] : null, runs ? runs.prefixes.map((prefix) => `${prefix.replace(/[\\%_]/g, '\\$&')}%`) : [],
-        ],
-      );
-      for (const row of moved.rows as { workflow_uuid: string }[]) this.adoptedRuns.add(row.workflow_uuid);
-      return moved.rowCount ?? 0;
-    } finally {
-      await client.end();
-    }
+  async adopt(owners: readonly string[], runs?: { ids: readonly string[]; prefixes: readonly string[] }, options: AdoptOptions = {}): Promise<number> {
+    if (!this.launched || (owners.length === 0 && !options.liveMembers)) return 0;
+    const self = DBOS.executorID;
+    const { moved, carried } = await adoptRuns(this.options.systemDatabaseUrl, {
+      queue: this.adoptionQueue(),
+      executor: self,
+      // A dead process's runs, and the ones a launch parked (its own, or a dead one's).
+      executors: options.parked ? owners.map((owner) => `parked:${owner}`) : owners.flatMap((owner) => [owner, `parked:${owner}`]),
+      // Never this process's own runs (they run here), nor a live member's or the ones it parked; this process's parked ones are its to take.
+      notExecutors: options.liveMembers ? [self, ...options.liveMembers.filter((member) => member !== self).flatMap((member) => [member, `parked:${member}`])] : null,
+      version: DBOS.applicationVersion,
+      liveVersions: options.liveVersions ?? null,
+      names: [...this.names],
+      ids: runs ? [...runs.ids] : null,
+      prefixes: runs ? [...runs.prefixes] : [],
+    });
+    for (const runId of moved) this.adoptedRuns.add(runId);
+    this.carried(carried);
+    return moved.length;
   }
 
   /**

@@ -110,5 +110,31 @@ export interface ExecutionEngine {
    * step — all of them, or only those of `runs` (ids, and id prefixes); how many. Only a durable
    * engine has any: an in-memory one's runs died with their process.
    */
-  adopt?(owners: readonly string[], runs?: { ids: readonly string[]; prefixes: readonly string[] }): Promise<number>;
+  adopt?(owners: readonly string[], runs?: { ids: readonly string[]; prefixes: readonly string[] }, options?: AdoptOptions): Promise<number>;
+  /** A durable engine's runs moved onto this version, or ended because their workflow is gone (issue 60). */
+  onCarried?(listener: (runs: readonly CarriedRun[]) => void): () => void;
+  /** A durable engine's unfinished runs stamped with another version than this process's (the Cluster page). */
+  runsOfOtherVersions?(): Promise<{ runId: string; name: string; version: string; executor: string }[]>;
 }
+
+/** A run moved onto this version (`gone`: its workflow is not in it — ended instead, with this reason). */
+export interface CarriedRun {
+  runId: string;
+  name: string;
+  from: string;
+  to: string;
+  gone?: string;
+}
+
+export interface AdoptOptions {
+  /** The owners' parked runs only (a launch parks its own as `parked:<owner>`), not their live ones. */
+  parked?: boolean;
+  /** The versions live members run: a run of none of them is carried onto this one (null: only this version's). */
+  liveVersions?: readonly string[] | null;
+  /**
+   * The live members: runs of any other executor (a dead one, a parked one of a dead one or of this
+   * process) are taken too — a sweep that finds what no member's departure will bring back.
+   */
+  liveMembers?: readonly string[];
+}
+

@@ -214,7 +214,7 @@ export class Orchestrator {
   }
 
   /** The processes sharing the database, their load and the last hour's moves; null when alone. */
-  readonly clusterView = () => this.placement.cluster?.view() ?? Promise.resolve(null);
+  readonly clusterView = () => this.placement.view();
 
   /** What the session's mind is doing, or null when it is not running in this process. */
   mindState(id: string): MindState | null {

@@ -4,6 +4,7 @@
 // task's answer or cancel — runs here when it is held here (started now when nobody alive holds
 // it), or is sent to the holder as a call; its errors come back as the same errors.
 import type { Cluster, ClusterBroadcast, ClusterMember, ClusterRequest } from '@/lib/engine/cluster';
+import type { ClusterView } from '@/lib/engine/cluster-placement';
 import { ClusterCallError } from '@/lib/engine/cluster';
 import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import { findSession, type SessionRecord } from '@/lib/store/sessions-repository';
@@ -44,11 +45,16 @@ export interface EventPosition {
   lastSeq: number;
 }
 
+/** How often a member looks for runs nobody will bring back (a stopped old release's). */
+const SWEEP_MS = 10_000;
+
 export class SessionPlacement implements ClusterMember {
   /** Present only where channels run: the cluster gives this process its share of them. */
   readonly reconcileChannels?: (owned: ReadonlySet<string>) => Promise<void>;
   /** Sessions being handed to another member: requests for them wait, then go where they went. */
   private readonly releasing = new Map<string, Promise<void>>();
+  /** When the last sweep for runs to continue began (carryOver). */
+  private sweptAt = Date.now();
 
   constructor(
     private readonly host: PlacementHost,
@@ -65,14 +71,46 @@ export class SessionPlacement implements ClusterMember {
     // The runs this process's name left unfinished were parked at launch (lib/engine/dbos-engine.ts):
     // those of the sessions it holds now — and of paused ones, which nobody holds — continue here;
     // a member that took the others adopts theirs with them (issue 43 §1).
-    const mine = await this.cluster.sessionsNotHeldByOthers([...(await this.cluster.owned()), ...(await sessionsWithOpenTasks())]);
-    const adopted = mine.length > 0 ? ((await this.host.engine.adopt?.([`parked:${this.cluster.owner}`], await sessionRuns(mine))) ?? 0) : 0;
+    const adopted = await this.carryOver();
     if (adopted > 0) console.log(`[cluster] took back ${adopted} unfinished run(s) of this process's sessions`);
+  }
+
+  /**
+   * The unfinished runs of the sessions this process holds (and of paused ones nobody holds) that
+   * no live member runs — its own parked ones, a dead member's — continue here; one of a version no
+   * live member runs is carried onto this one (issue 60). Swept at start and whenever a member goes,
+   * so a run waiting for the last process of an old release continues when that process stops.
+   */
+  private async carryOver(): Promise<number> {
+    const cluster = this.cluster!;
+    if (!this.host.engine.adopt) return 0; // in memory: runs died with their process
+    const mine = await cluster.sessionsNotHeldByOthers([...(await cluster.owned()), ...(await sessionsWithOpenTasks())]);
+    if (mine.length === 0) return 0;
+    const [view, liveVersions] = await Promise.all([cluster.view(), cluster.liveVersions()]);
+    return this.host.engine.adopt([], await sessionRuns(mine), { liveMembers: view.members.map((member) => member.name), liveVersions });
+  }
+
+  /** The Cluster view — each member's version, and the runs waiting for a version with what will happen to them (issue 60) — or null alone. */
+  async view(): Promise<(ClusterView & { version: string; waiting_runs: { run_id: string; name: string; version: string; holder: string; plan: string }[] }) | null> {
+    if (!this.cluster) return null;
+    const [view, waiting] = await Promise.all([this.cluster.view(), this.host.engine.runsOfOtherVersions?.() ?? []]);
+    const live = new Set(view.members.map((member) => member.version));
+    const current = this.cluster.appVersion;
+    const plan = (version: string) =>
+      live.has(version)
+        ? `waits while a process of version ${version} runs (one that holds its session continues it); continues on version ${current} once none does`
+        : `continues on version ${current} from its last finished step, in the process that holds its session (within ${SWEEP_MS / 1000} s)`;
+    return { ...view, version: current, waiting_runs: waiting.map((run) => ({ run_id: run.runId, name: run.name, version: run.version, holder: run.executor, plan: plan(run.version) })) };
   }
 
   /** Minds start for the sessions held (active ones) and stop for the ones another process took. */
   async reconcile(owned: ReadonlySet<string>): Promise<void> {
     if (!this.host.started()) return;
+    // Now and then, the sweep (a member of an old release may have stopped without handing anything here).
+    if (this.cluster && Date.now() - this.sweptAt > SWEEP_MS) {
+      this.sweptAt = Date.now();
+      void this.carryOver().catch((error: unknown) => console.warn('[cluster] looking for runs to continue failed:', (error as Error).message));
+    }
     for (const id of this.host.runningIds()) if (!owned.has(id)) await this.host.stopMind(id);
     for (const id of owned) {
       if (this.host.mind(id)) continue;
@@ -188,8 +226,7 @@ export class SessionPlacement implements ClusterMember {
 
   /** A dead or departed process's sessions came here: their unfinished durable runs (tasks) continue here too. */
   async tookOver(previous: ReadonlyMap<string, readonly string[]>): Promise<void> {
-    let adopted = 0;
-    for (const [owner, sessions] of previous) adopted += (await this.host.engine.adopt?.([owner], await sessionRuns(sessions))) ?? 0;
+    const adopted = await this.carryOver();
     const count = [...previous.values()].reduce((sum, sessions) => sum + sessions.length, 0);
     console.log(`[cluster] took over ${count} session(s) of ${[...previous.keys()].join(', ')}${adopted ? ` and ${adopted} unfinished run(s)` : ''}`);
   }

@@ -22,6 +22,8 @@ export interface TaskRecord {
   traceId: string;
   /** The task that delegated this one (issue 34). */
   parentTaskId: string | null;
+  /** Lines for its trace from outside its steps ("continued after an upgrade from …"). */
+  notes: string[];
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
@@ -31,6 +33,7 @@ export interface TaskRecord {
 type TaskRow = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['task']['findUniqueOrThrow']>>;
 
 const planSchema = z.array(planItemSchema);
+const notesSchema = z.array(z.string());
 
 function toRecord(row: TaskRow): TaskRecord {
   return {
@@ -48,6 +51,7 @@ function toRecord(row: TaskRow): TaskRecord {
     blockedOn: row.blockedOn ? (JSON.parse(row.blockedOn) as BlockedOn) : null,
     traceId: row.traceId,
     parentTaskId: row.parentTaskId,
+    notes: parseJsonColumn(notesSchema, row.notes, 'task notes'),
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
@@ -116,6 +120,15 @@ export async function delegatedTasks(sessionId: string): Promise<(TaskRecord & {
 export async function childTasks(parentTaskId: string): Promise<TaskRecord[]> {
   const db = await getDb();
   return (await db.task.findMany({ where: { parentTaskId }, orderBy: { createdAt: 'asc' } })).map(toRecord);
+}
+
+/** Adds a line to the task's trace notes (the last 20 kept). */
+export async function addTaskNote(id: string, note: string): Promise<void> {
+  const db = await getDb();
+  const row = await db.task.findUnique({ where: { id }, select: { notes: true } });
+  if (!row) return;
+  const notes = [...parseJsonColumn(notesSchema, row.notes, 'task notes'), note].slice(-20);
+  await db.task.update({ where: { id }, data: { notes: JSON.stringify(notes) } });
 }
 
 export async function findTask(id: string): Promise<TaskRecord | null> {
@@ -217,6 +230,7 @@ export function taskJson(task: TaskRecord) {
     blocked_on: task.blockedOn,
     trace_id: task.traceId,
     parent_task_id: task.parentTaskId,
+    notes: task.notes,
     created_at: task.createdAt.toISOString(),
     started_at: task.startedAt?.toISOString() ?? null,
     finished_at: task.finishedAt?.toISOString() ?? null,

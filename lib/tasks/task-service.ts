@@ -3,12 +3,12 @@
 // At start-up (and when a session resumes) a running task continues from its last finished step
 // and a blocked one waits again for its answer.
 import { randomUUID } from 'node:crypto';
-import type { ExecutionEngine } from '@/lib/engine/execution-engine';
+import type { CarriedRun, ExecutionEngine } from '@/lib/engine/execution-engine';
 import { RunCancelledError } from '@/lib/engine/execution-engine';
 import type { EventBus } from '@/lib/mind/events';
 import { closeAgentTurn, listToolCalls, loadOpenTaskTurn, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { listLlmCallsByTrace } from '@/lib/store/mind-repository';
-import { childTasks, findTask, insertTask, listTasks, taskJson, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
+import { addTaskNote, childTasks, findTask, insertTask, listTasks, taskJson, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
 import { runTaskWorkflow, type TaskMind } from './task-workflow';
 import type { DelegationHost } from './delegate-tool';
 import type { Workflow } from '@/lib/engine/execution-engine';
@@ -65,6 +65,15 @@ export class TaskService {
 
   constructor(private readonly deps: TaskServiceDeps) {
     this.workflow = deps.engine.define('task.run', (context, taskId: string) => runTaskWorkflow(context, this.workflowDeps(), taskId));
+    deps.engine.onCarried?.((runs) => void this.carried(runs));
+  }
+
+  /** A task's run moved onto a new version says so in its trace; one that cannot continue there ends with the reason (issue 60). */
+  private async carried(runs: readonly CarriedRun[]): Promise<void> {
+    for (const run of runs) {
+      if (run.gone) await this.endUnfinished(run.runId, `could not continue after an upgrade: ${run.gone}`);
+      else await addTaskNote(run.runId, `continued after an upgrade from version ${run.from} to ${run.to}, at its last finished step`).catch(() => undefined);
+    }
   }
 
   /** A new task; `ids` fixes its id and trace (a schedule's slot: submitting it again returns the same task). */

@@ -19,8 +19,6 @@ beforeAll(async () => {
   fs.chmodSync(dirs.root, 0o755);
   database = await startPostgres();
   process.env.AGENTCSD_DATABASE_URL = database.url;
-  // Both processes run one build's workflows (vitest's transform would change DBOS's code hash).
-  process.env.DBOS__APPVERSION = 'delegation-crash-test';
   await getDb();
   fake = await crewFake();
   await prepareCrew(fake.fake);
@@ -30,7 +28,6 @@ afterAll(async () => {
   await fake?.fake.close();
   await closeDb();
   delete process.env.AGENTCSD_DATABASE_URL;
-  delete process.env.DBOS__APPVERSION;
   await database?.stop();
 });
 

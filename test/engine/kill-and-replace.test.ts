@@ -6,7 +6,7 @@
 // step journaled once, and the run was adopted by one process, not two.
 import fs from 'node:fs';
 import pg from 'pg';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Cluster } from '@/lib/engine/cluster';
 import { DbosEngine } from '@/lib/engine/dbos-engine';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
@@ -23,9 +23,8 @@ import { startWorker, type WorkerProcess } from '@/test/support/worker-process';
 const ROUNDS = Number(process.env.KILL_REPLACE_ROUNDS ?? 20);
 const FINISH_AT = 4;
 const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
-// Both processes run one build's workflows (vitest's transform would change DBOS's code hash).
-const cluster = useClusterFixture({ script, chunkDelayMs: 5 }, () => (process.env.DBOS__APPVERSION = 'kill-and-replace-test'));
-afterAll(() => void delete process.env.DBOS__APPVERSION);
+// Both processes are one version without being told (issue 60: the app names it from the checkout, not DBOS from the printed code).
+const cluster = useClusterFixture({ script, chunkDelayMs: 5 });
 const logged: string[] = [];
 
 /** A grep per step, then `finish_task` at step FINISH_AT. */

@@ -30,9 +30,7 @@ beforeAll(async () => {
   fs.chmodSync(dirs.root, 0o755); // the sandbox's user reads the workspace
   database = await startPostgres();
   process.env.AGENTCSD_DATABASE_URL = database.url;
-  // DBOS versions runs by a hash of the workflows' code, which vitest's transform changes: both
-  // processes say which version they run, as a deployment of one build would have them agree.
-  process.env.DBOS__APPVERSION = 'two-processes-test';
+  // No version is set: vitest's transformed code and the worker's tsx are one version (issue 60).
   fake = await startFakeOpenAIServer({ script: taskScript, chunkDelayMs: 5 });
   await getDb();
 }, 60_000);
@@ -43,7 +41,6 @@ afterAll(async () => {
   await fake?.close();
   await closeDb();
   delete process.env.AGENTCSD_DATABASE_URL;
-  delete process.env.DBOS__APPVERSION;
   await database?.stop();
 });
 

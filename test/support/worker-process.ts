@@ -11,10 +11,10 @@ export interface WorkerProcess {
   kill(): Promise<void>;
 }
 
-/** A Node process of the app's own code (tsx), resolved once its output says `ready`; SIGKILLed by `kill`. */
-export async function startAppProcess(input: { script: string; args?: string[]; env: Record<string, string>; ready: string; timeoutMs?: number }): Promise<WorkerProcess & { exited: Promise<void> }> {
+/** A Node process of the app's own code (tsx, or `compiled` JavaScript as `npm start` runs it), resolved once its output says `ready`; SIGKILLed by `kill`. */
+export async function startAppProcess(input: { script: string; args?: string[]; env: Record<string, string>; ready: string; timeoutMs?: number; compiled?: boolean }): Promise<WorkerProcess & { exited: Promise<void> }> {
   let output = '';
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', path.resolve(input.script), ...(input.args ?? [])], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=64', ...(input.compiled ? [] : ['--import', 'tsx']), path.resolve(input.script), ...(input.args ?? [])], {
     env: { ...process.env, NODE_ENV: 'production', ...input.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -44,4 +44,9 @@ export async function startAppProcess(input: { script: string; args?: string[]; 
 
 export async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
   return startAppProcess({ script: 'server.ts', args: ['--worker'], env: { PORT: String(await freePort()), ...env }, ready: 'worker ready' });
+}
+
+/** `npm run start:worker`'s process: the server compiled as `npm run build` compiles it (`bundle`: its server.mjs). */
+export async function startCompiledWorker(bundle: string, env: Record<string, string>): Promise<WorkerProcess> {
+  return startAppProcess({ script: bundle, args: ['--worker'], env: { PORT: String(await freePort()), ...env }, ready: 'worker ready', compiled: true });
 }

@@ -1,0 +1,172 @@
+// Upgrades and mixed builds never strand work (issue 60), with real processes on PostgreSQL and the
+// durable engine. (a) `npm run start:worker`'s compiled server beside `npm run worker`'s tsx one —
+// DBOS's own version, a hash of the printed workflow code, told them apart, so a task whose holder
+// was killed stayed `running` for ever: the holder killed with SIGKILL and started again at once,
+// in both directions, the other one finishes the task, each step once. (b) An upgrade: a task
+// started by one release (AGENTCSD_APP_VERSION names it, as a changed source would change the
+// computed one — app-version.test.ts), the process killed, the next release started: the task
+// completes once and its trace says it continued after the upgrade. (c) A run whose workflow the
+// running release no longer has ends its task `failed` with the reason — never `running` for ever.
+import fs from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Cluster } from '@/lib/engine/cluster';
+import { DbosEngine } from '@/lib/engine/dbos-engine';
+import { Orchestrator } from '@/lib/orchestrator/orchestrator';
+import { closeDb, getDb } from '@/lib/store/db';
+import { findTask, insertTask } from '@/lib/store/tasks-repository';
+import { insertSession } from '@/lib/store/sessions-repository';
+import { defaultParams } from '@/lib/config/model-config';
+import { listToolCalls } from '@/lib/store/tool-calls-repository';
+import { submitTaskSchema } from '@/lib/store/task-types';
+import { serverBuildOptions } from '@/scripts/build-server';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
+import { taskScript } from '@/test/fakes/task-script';
+import { startPostgres, type TestPostgres } from '@/test/support/postgres';
+import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+import { startCompiledWorker, startWorker, type WorkerProcess } from '@/test/support/worker-process';
+
+const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
+const bundleDir = path.resolve(`test-results/bundle-${process.pid}`);
+let database: TestPostgres;
+let fake: FakeOpenAIServer;
+let here: Orchestrator | null = null;
+const workers: WorkerProcess[] = [];
+
+beforeAll(async () => {
+  fs.chmodSync(dirs.root, 0o755); // the sandbox's user reads the workspace
+  database = await startPostgres();
+  process.env.AGENTCSD_DATABASE_URL = database.url;
+  fake = await startFakeOpenAIServer({ script: taskScript, chunkDelayMs: 5 });
+  await getDb();
+  // `npm run build`'s server step, into a folder of this test's own.
+  await build({ ...serverBuildOptions, outdir: bundleDir, logLevel: 'error' });
+  // This process only submits and watches: capacity 0, it holds no session while a worker runs.
+  const engine = new DbosEngine({ systemDatabaseUrl: database.url, executorId: 'observer', clustered: true });
+  here = new Orchestrator({ engine, cluster: new Cluster({ url: database.url, owner: 'observer', capacity: 0 }), taskWorkingDelayMs: 400 });
+  await engine.launch();
+  await here.start();
+}, 90_000);
+
+// Each case's processes end with it, whatever its outcome (a live one would take the next case's work).
+afterEach(async () => {
+  for (const worker of workers.splice(0)) await worker.kill();
+});
+
+afterAll(async () => {
+  await here?.stop();
+  await fake?.close();
+  await closeDb();
+  delete process.env.AGENTCSD_DATABASE_URL;
+  await database?.stop();
+  fs.rmSync(bundleDir, { recursive: true, force: true });
+});
+
+const layer = () => ({ backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${fake.url}/v1` });
+const MAX_STEPS = 6;
+const env = (owner: string, extra: Record<string, string> = {}) => ({
+  AGENTCSD_EXECUTOR_ID: owner,
+  AGENTCSD_ENGINE: 'dbos',
+  AGENTCSD_TASK_STEP_DELAY_MS: '300',
+  AGENTCSD_DATA_DIR: dirs.dataDir,
+  AGENTCSD_PERSONAS_DIR: dirs.personasDir,
+  ...extra,
+});
+type Kind = 'compiled' | 'tsx';
+async function start(kind: Kind, owner: string, extra: Record<string, string> = {}): Promise<WorkerProcess> {
+  const worker = kind === 'compiled' ? await startCompiledWorker(path.join(bundleDir, 'server.mjs'), env(owner, extra)) : await startWorker(env(owner, extra));
+  workers.push(worker);
+  return worker;
+}
+
+const ownerOf = async (sessionId: string) => (await (await getDb()).$queryRawUnsafe<{ owner: string }[]>('SELECT owner FROM session_leases WHERE session_id = $1', sessionId))[0]?.owner;
+
+async function dbos<T extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<T[]> {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new session that `holderName` holds (sessions spread by weight: a few are made until one lands there). */
+async function sessionHeldBy(holderName: string): Promise<string> {
+  for (let attempt = 0; attempt < 12; attempt++) {
+    const session = await here!.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
+    await vi.waitFor(async () => expect(await ownerOf(session.id)).toBeTruthy(), { timeout: 20_000, interval: 100 });
+    if ((await ownerOf(session.id)) === holderName) return session.id;
+    await here!.pauseSession(session.id);
+  }
+  throw new Error(`no session landed on ${holderName}: ${JSON.stringify(await dbos('SELECT owner, capacity, left_at, app_version FROM cluster_members', []))}`);
+}
+
+/**
+ * A task on a session `holder` holds, killed once it has done two steps (`beforeKill` first, then
+ * `restart` started at once); it must end once, each step once.
+ */
+async function killMidTask(holder: WorkerProcess, holderName: string, restart: () => Promise<unknown>, beforeKill?: () => Promise<void>): Promise<{ taskId: string; notes: string[] }> {
+  const session = { id: await sessionHeldBy(holderName) };
+  const task = await here!.tasks.submit(session.id, submitTaskSchema.parse({ goal: 'Keep looking [[forever]]', constraints: { max_steps: MAX_STEPS } }));
+  await vi.waitFor(async () => expect((await findTask(task.id))!.stepsUsed).toBeGreaterThanOrEqual(2), { timeout: 30_000, interval: 100 });
+  await beforeKill?.();
+  await holder.kill();
+  await restart();
+  await vi.waitFor(async () => expect((await findTask(task.id))!.status).toBe('failed'), { timeout: 60_000, interval: 200 });
+  const ended = (await findTask(task.id))!;
+  expect(ended).toMatchObject({ stepsUsed: MAX_STEPS, error: `max steps reached: ${MAX_STEPS} of ${MAX_STEPS}` });
+  const greps = (await listToolCalls({ sessionId: session.id })).filter((call) => call.name === 'grep');
+  expect(new Set(greps.map((call) => call.argsHash)).size).toBe(greps.length); // no step ran its grep twice
+  const steps = await dbos<{ function_name: string }>('SELECT function_name FROM dbos.operation_outputs WHERE workflow_uuid = $1 ORDER BY function_id', [task.id]);
+  expect(steps.map((row) => row.function_name).filter((name) => name.startsWith('step-'))).toEqual(Array.from({ length: MAX_STEPS }, (_, index) => `step-${index}`));
+  expect((await dbos<{ status: string }>('SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1', [task.id]))[0]?.status).toBe('SUCCESS');
+  await (await getDb()).session.update({ where: { id: session.id }, data: { status: 'paused' } }); // done: it counts on nobody's share
+  return { taskId: task.id, notes: ended.notes };
+}
+
+describe('mixed builds and upgrades on the durable engine', () => {
+  it('(a) the compiled server and the tsx one are one version: a holder killed and restarted at once, the other finishes its task — both directions', async () => {
+    // Capacities: the observer holds nothing while a worker runs; the workers share what they hold.
+    const built = await start('compiled', 'built-a', { AGENTCSD_CAPACITY: '1' });
+    const typed = await start('tsx', 'tsx-b', { AGENTCSD_CAPACITY: '0.01' });
+    const versions = await dbos<{ app_version: string }>('SELECT DISTINCT app_version FROM cluster_members WHERE left_at IS NULL', []);
+    expect(versions).toHaveLength(1); // the observer, the bundle and tsx: one version
+    const first = await killMidTask(built, 'built-a', () => start('compiled', 'built-a', { AGENTCSD_CAPACITY: '0.01' }));
+    expect(first.notes).toEqual([]); // the same version: nothing was carried
+    // The other way: the tsx one holds now; killed, the compiled one continues.
+    const second = await killMidTask(typed, 'tsx-b', () => start('tsx', 'tsx-b', { AGENTCSD_CAPACITY: '0.01' }));
+    expect(second.notes).toEqual([]);
+  }, 240_000);
+
+  it('(b) an upgrade: the next release continues the task from its last finished step and says so in its trace', async () => {
+    const old = await start('tsx', 'release-host', { AGENTCSD_APP_VERSION: 'release-1', AGENTCSD_CAPACITY: '1' });
+    // The observer leaves first: the next release is the only process left to continue the task.
+    const leave = async () => {
+      await here!.stop();
+      here = null;
+    };
+    const { notes } = await killMidTask(old, 'release-host', () => start('compiled', 'release-host', { AGENTCSD_APP_VERSION: 'release-2', AGENTCSD_CAPACITY: '1' }), leave);
+    expect(notes).toEqual(['continued after an upgrade from version release-1 to release-2, at its last finished step']);
+  }, 180_000);
+
+  it('(c) a run whose workflow the running release no longer has ends its task failed with the reason', async () => {
+    // What an old release left: an active session, its task running under a workflow this release
+    // does not have, the process that ran it gone.
+    const sessionId = crypto.randomUUID();
+    await insertSession({ id: sessionId, name: 'old', personaName: 'tester', personaHash: 'h', models: { c_model: layer(), s_model: layer() }, params: defaultParams, status: 'active' });
+    const task = await insertTask({ id: crypto.randomUUID(), sessionId, goal: 'An old kind of task', context: null, constraints: submitTaskSchema.parse({ goal: 'x' }).constraints, traceId: crypto.randomUUID() });
+    await (await getDb()).task.update({ where: { id: task.id }, data: { status: 'running' } });
+    await dbos(
+      `INSERT INTO dbos.workflow_status (workflow_uuid, status, name, class_name, config_name, executor_id, application_version, application_id, created_at, updated_at)
+       VALUES ($1, 'PENDING', 'task.retired', '', '', 'gone-host', 'release-0', '', 0, 0)`,
+      [task.id],
+    );
+    await start('tsx', 'retire-host', { AGENTCSD_CAPACITY: '1' });
+    await vi.waitFor(async () => expect((await findTask(task.id))!.status).toBe('failed'), { timeout: 30_000, interval: 200 });
+    expect((await findTask(task.id))!.error).toMatch(/^could not continue after an upgrade: it was started by version release-0, and this version \(.+\) has no workflow "task\.retired" to continue it$/);
+    expect((await dbos<{ status: string }>('SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1', [task.id]))[0]?.status).toBe('ERROR');
+  }, 120_000);
+});
