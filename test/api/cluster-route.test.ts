@@ -32,6 +32,9 @@ describe('GET /api/cluster', () => {
     const json = (await view()) as { clustered: boolean; members: { name: string; capacity: number; sessions: number }[]; moves: { session_id: string; to: string; reason: string }[] };
     expect(json.clustered).toBe(true);
     expect(json.members).toEqual([expect.objectContaining({ name: 'route-member', capacity: 2, sessions: 1 })]);
+    // Each member's version (issue 60): this checkout's, as every process started from it computes it.
+    const { appVersion } = await import('@/lib/engine/app-version');
+    expect(json).toMatchObject({ version: appVersion(), members: [{ version: appVersion() }], waiting_runs: [] });
     expect(json.moves).toContainEqual(expect.objectContaining({ session_id: session.id, to: 'route-member', reason: 'new' }));
   });
 });
