@@ -120,6 +120,13 @@ function TaskCard(props: { task: TaskJson; all: TaskJson[]; now: number; onError
         </p>
       )}
       {task.error && <p className="text-red-700 dark:text-red-400">Ended: {task.error}</p>}
+      {(task.notes?.length ?? 0) > 0 && (
+        <ul aria-label="Task notes" className="text-xs text-zinc-500">
+          {task.notes!.map((note, index) => (
+            <li key={index}>{note}</li>
+          ))}
+        </ul>
+      )}
       {children.length > 0 && (
         <div aria-label="Delegated" className="space-y-2 border-l-2 border-indigo-200 pl-3 dark:border-indigo-900">
           {children.map((child) => (
