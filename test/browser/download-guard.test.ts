@@ -23,19 +23,22 @@ let origin = '';
 const sent = new Map<string, number>();
 
 beforeAll(async () => {
-  // /file/<MB>/<ms per MB>[/unsized]: that many MB, a MB at a time, paced; the size declared unless unsized.
+  // /file/<MB>/<ms per MB>[/unsized | /stall<N>]: that many MB, a MB at a time, paced; the size
+  // declared unless unsized; with stall<N>, only N MB are sent and the response then waits.
   site = http.createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://site');
     if (url.pathname === '/') {
       response.setHeader('content-type', 'text/html');
       return response.end('<p>files</p>');
     }
-    const [, , size, pace, unsized] = url.pathname.split('/');
+    const [, , size, pace, mode] = url.pathname.split('/');
     const total = Number(size) * MB;
-    response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${url.pathname.split('/').join('_')}.bin"`, ...(!unsized && { 'content-length': String(total) }) });
+    const stallAt = mode?.startsWith('stall') ? Number(mode.slice(5)) * MB : Infinity;
+    response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${url.pathname.split('/').join('_')}.bin"`, ...(mode !== 'unsized' && { 'content-length': String(total) }) });
     let written = 0;
     const chunk = Buffer.alloc(MB, 7);
     const timer = setInterval(() => {
+      if (written >= stallAt) return;
       if (written >= total) return clearInterval(timer), response.end();
       response.write(chunk);
       written += MB;
@@ -77,16 +80,18 @@ describe('the download guard', () => {
   }, 30_000);
 
   it('cancels a download while its bytes arrive, as it passes its cap — the rest is never sent', async () => {
-    const outcome = await download(await page(), '/file/60/20/unsized');
+    const outcome = await download(await page(), '/file/60/40/unsized');
     expect(outcome).toMatchObject({ failure: 'canceled', reason: 'it passed 10 MB' });
-    await expect.poll(() => sent.get('/file/60/20/unsized')).toBeDefined();
-    expect(sent.get('/file/60/20/unsized')!).toBeLessThan(20 * MB); // cancelled near 10 MB, not after 60
+    await expect.poll(() => sent.get('/file/60/40/unsized')).toBeDefined();
+    expect(sent.get('/file/60/40/unsized')!).toBeLessThan(30 * MB); // cancelled near 10 MB, never all 60
   }, 30_000);
 
-  it('cancels one that declares more than its cap when Chromium first reports its size', async () => {
-    const outcome = await download(await page(), '/file/60/300');
+  it('cancels one that declares more than its cap when Chromium first reports its size, though little has arrived', async () => {
+    // 60 MB declared, 2 MB sent, then nothing: only the declared size can end it.
+    const outcome = await download(await page(), '/file/60/50/stall2');
     expect(outcome).toMatchObject({ failure: 'canceled', reason: 'it declares 60 MB, more than 10 MB' });
-    expect(sent.get('/file/60/300') ?? 0).toBeLessThan(10 * MB);
+    await expect.poll(() => sent.get('/file/60/50/stall2')).toBeDefined();
+    expect(sent.get('/file/60/50/stall2')!).toBeLessThanOrEqual(2 * MB);
   }, 30_000);
 
   it('bounds what all downloads hold at once: the one that grows past the sum is cancelled, the others finish', async () => {
@@ -94,11 +99,11 @@ describe('the download guard', () => {
     const tab = await page();
     const tabs = [tab, await tab.context().newPage(), await tab.context().newPage()];
     await Promise.all(tabs.slice(1).map((other) => other.goto(`${origin}/`)));
-    const outcomes = await Promise.all(['a', 'b', 'c'].map((name, index) => download(tabs[index]!, `/file/9/60/unsized?${name}`)));
+    const outcomes = await Promise.all(['a', 'b', 'c'].map((name, index) => download(tabs[index]!, `/file/9/150/unsized?${name}`)));
     const cancelled = outcomes.filter((outcome) => outcome.failure === 'canceled');
     expect(cancelled.length).toBeGreaterThanOrEqual(1);
     expect(cancelled.every((outcome) => outcome.reason === "the browser's downloads together passed 20 MB")).toBe(true);
     expect(outcomes.filter((outcome) => outcome.size === 9 * MB).length).toBeGreaterThanOrEqual(1);
-    expect(guard.inFlightBytes()).toBe(0);
+    await expect.poll(() => guard.inFlightBytes()).toBe(0);
   }, 40_000);
 });
