@@ -28,6 +28,32 @@ export class DoorError extends Error {
   }
 }
 
+/** Per conversation of a key, the request now being answered: the next waits for it (see `inLane`). */
+const lanes = new Map<string, Promise<void>>();
+
+/**
+ * Runs a request's delivery and reply after the ones before it in the same lane (a key's
+ * conversation): parallel requests on one key each get a turn and a reply of their own — delivered
+ * together they would be answered by one turn, several clients getting the same text (issue 58 §7).
+ * `release` is called when the reply is done (a streamed one ends later than `work` returns). One
+ * process's lanes: requests spread over several web processes are not ordered by it.
+ */
+export async function inLane<T>(lane: string, work: (release: () => void) => Promise<T>): Promise<T> {
+  const before = lanes.get(lane) ?? Promise.resolve();
+  let release!: () => void;
+  const mine = new Promise<void>((resolve) => (release = resolve));
+  const tail = before.then(() => mine);
+  lanes.set(lane, tail);
+  void tail.then(() => lanes.get(lane) === tail && lanes.delete(lane));
+  await before;
+  try {
+    return await work(release);
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
 export interface Delivery {
   sessionId: string;
   messageId: number;

@@ -10,7 +10,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { authenticateApiKey, type ApiKeyRecord } from '@/lib/store/api-keys-repository';
-import { deliver, DoorError, EventTap, reply, type Delivery } from './door-conversation';
+import { deliver, DoorError, EventTap, inLane, reply, type Delivery } from './door-conversation';
 import { toApiError } from './api-error';
 import { personaExists } from '@/lib/personas/persona-files';
 
@@ -64,58 +64,63 @@ export async function chatCompletion(orchestrator: Orchestrator, key: ApiKeyReco
   const conversation = createHash('sha256')
     .update(JSON.stringify(request.messages.slice(0, lastUser + 1).map((message) => [message.role, textOf(message.content)])))
     .digest('hex');
-  const tap = new EventTap(orchestrator);
-  let delivery: Delivery;
-  try {
-    delivery = await deliver(orchestrator, key, persona, { text, conversation, sessionId: request.metadata?.session_id });
-  } catch (error) {
-    tap.stop();
-    throw error;
-  }
-  const id = `chatcmpl-${randomUUID()}`;
-  const created = Math.floor(Date.now() / 1000);
-  if (!request.stream) {
-    const answer = await reply(tap, delivery, baseUrl, { id });
-    return Response.json({
-      id,
-      object: 'chat.completion',
-      created,
-      model: request.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: answer.text, refusal: null }, logprobs: null, finish_reason: answer.finish }],
-      usage: { prompt_tokens: answer.usage.prompt, completion_tokens: answer.usage.completion, total_tokens: answer.usage.prompt + answer.usage.completion },
-      metadata: { session_id: delivery.sessionId },
-    });
-  }
-  const encoder = new TextEncoder();
-  const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) =>
-    encoder.encode(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra })}\n\n`);
-  const gone = new AbortController();
-  const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      controller.enqueue(chunk({ role: 'assistant', content: '' }, null));
-      try {
-        const answer = await reply(tap, delivery, baseUrl, { id, signal: gone.signal, onText: (text) => !gone.signal.aborted && controller.enqueue(chunk({ content: text }, null)) });
-        if (gone.signal.aborted) return;
-        controller.enqueue(chunk({}, answer.finish));
-        if (request.stream_options?.include_usage) {
-          const usage = { prompt_tokens: answer.usage.prompt, completion_tokens: answer.usage.completion, total_tokens: answer.usage.prompt + answer.usage.completion };
-          controller.enqueue(encoder.encode(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage })}\n\n`));
+  // One request of a key's conversation at a time: each gets its own turn and reply (door-conversation.ts).
+  return inLane(`${key.id}:${persona}:${request.metadata?.session_id ?? ''}`, async (release) => {
+    const tap = new EventTap(orchestrator);
+    let delivery: Delivery;
+    try {
+      delivery = await deliver(orchestrator, key, persona, { text, conversation, sessionId: request.metadata?.session_id });
+    } catch (error) {
+      tap.stop();
+      throw error;
+    }
+    const id = `chatcmpl-${randomUUID()}`;
+    const created = Math.floor(Date.now() / 1000);
+    if (!request.stream) {
+      const answer = await reply(tap, delivery, baseUrl, { id }).finally(release);
+      return Response.json({
+        id,
+        object: 'chat.completion',
+        created,
+        model: request.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: answer.text, refusal: null }, logprobs: null, finish_reason: answer.finish }],
+        usage: { prompt_tokens: answer.usage.prompt, completion_tokens: answer.usage.completion, total_tokens: answer.usage.prompt + answer.usage.completion },
+        metadata: { session_id: delivery.sessionId },
+      });
+    }
+    const encoder = new TextEncoder();
+    const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) =>
+      encoder.encode(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra })}\n\n`);
+    const gone = new AbortController();
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(chunk({ role: 'assistant', content: '' }, null));
+        try {
+          const answer = await reply(tap, delivery, baseUrl, { id, signal: gone.signal, onText: (text) => !gone.signal.aborted && controller.enqueue(chunk({ content: text }, null)) });
+          if (gone.signal.aborted) return;
+          controller.enqueue(chunk({}, answer.finish));
+          if (request.stream_options?.include_usage) {
+            const usage = { prompt_tokens: answer.usage.prompt, completion_tokens: answer.usage.completion, total_tokens: answer.usage.prompt + answer.usage.completion };
+            controller.enqueue(encoder.encode(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage })}\n\n`));
+          }
+        } catch (error) {
+          // The client hears a safe sentence; the detail goes to the log (red-team round 4).
+          console.error('[openai door] the reply failed', error);
+          if (gone.signal.aborted) return;
+          controller.enqueue(encoder.encode(`data: ${JSON.stringify({ error: { message: 'The reply could not be completed; what the mind said is in the session.', type: 'server_error', param: null, code: null } })}\n\n`));
         }
-      } catch (error) {
-        // The client hears a safe sentence; the detail goes to the log (red-team round 4).
-        console.error('[openai door] the reply failed', error);
-        if (gone.signal.aborted) return;
-        controller.enqueue(encoder.encode(`data: ${JSON.stringify({ error: { message: 'The reply could not be completed; what the mind said is in the session.', type: 'server_error', param: null, code: null } })}\n\n`));
-      }
-      controller.enqueue(encoder.encode('data: [DONE]\n\n'));
-      controller.close();
-    },
-    // The client hung up: the reply stops listening (the turn goes on in the session).
-    cancel() {
-      gone.abort();
-    },
+        release();
+        controller.enqueue(encoder.encode('data: [DONE]\n\n'));
+        controller.close();
+      },
+      // The client hung up: the reply stops listening (the turn goes on in the session).
+      cancel() {
+        gone.abort();
+        release();
+      },
+    });
+    return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } });
   });
-  return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } });
 }
 
 /** The key a door request carries, or a 401 in OpenAI's words. */

@@ -159,6 +159,25 @@ describe('the OpenAI-compatible door', () => {
     expect(failures).toEqual([]);
   }, 60_000);
 
+  it('parallel requests on one key each get a turn and a reply of their own (issue 58 §7), streamed or whole', async () => {
+    const texts = ['Parallel one', 'Parallel two', 'Parallel three', 'Parallel four', 'Parallel five', 'Parallel six'];
+    const answers = await Promise.all(
+      texts.map(async (text, index) => {
+        const messages = [{ role: 'user' as const, content: text }];
+        if (index % 2 === 0) return (await client().chat.completions.create({ model: 'persona/iris', messages })).choices[0]!.message.content;
+        let said = '';
+        for await (const part of await client().chat.completions.create({ model: 'persona/iris', messages, stream: true })) said += part.choices[0]?.delta?.content ?? '';
+        return said;
+      }),
+    );
+    expect(answers).toEqual(texts.map((text) => `You said: ${text}`));
+    // In the session, each message answered by a turn of its own.
+    const sessionId = (await (await getDb()).apiKeySession.findFirstOrThrow({ where: { keyId } })).sessionId;
+    const replies = await (await getDb()).message.findMany({ where: { sessionId, tag: 'ED_agent', content: { startsWith: 'You said: Parallel' } }, select: { turnId: true } });
+    expect(replies).toHaveLength(texts.length);
+    expect(new Set(replies.map((row) => row.turnId)).size).toBe(texts.length);
+  }, 90_000);
+
   it('a revoked key is refused at once', async () => {
     expect((await keyRoute.DELETE(new Request('http://x', { method: 'DELETE' }), { params: Promise.resolve({ id: keyId }) })).status).toBe(204);
     await expect(client().models.list()).rejects.toMatchObject({ status: 401 });
