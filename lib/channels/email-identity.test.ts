@@ -1,6 +1,7 @@
 // Who a mail is from (issue 47): only a DKIM signature of the From domain that verifies makes the
 // sender who the From header says — with the DNS records served by the test's own resolver.
 import { generateKeyPairSync } from 'node:crypto';
+import { authenticate } from 'mailauth';
 import { dkimSign } from 'mailauth/lib/dkim/sign';
 import { describe, expect, it } from 'vitest';
 import { MailCheckLater, parseFrom, verifySender } from './email-identity';
@@ -22,9 +23,17 @@ const resolver = async (name: string, type: string) => {
 };
 
 const mail = (from: string, body = 'Hello.') => `From: ${from}\r\nTo: agent@example.net\r\nSubject: Hi\r\nMessage-ID: <${Math.random().toString(36).slice(2)}@example.org>\r\nDate: ${new Date().toUTCString()}\r\n\r\n${body}\r\n`;
+/**
+ * The mail signed by the domain's key. mailauth's signer makes a wrong signature for about 1 mail in
+ * 300 (dkimpy agrees; test/support/mail.ts): one of those is signed again with another Message-ID.
+ */
 async function signed(raw: string, domain: string): Promise<string> {
-  const { signatures } = await dkimSign(Buffer.from(raw), { canonicalization: 'relaxed/relaxed', algorithm: 'rsa-sha256', signatureData: [{ signingDomain: domain, selector: 'mail', privateKey: keys.privateKey }] });
-  return signatures + raw;
+  for (let attempt = 0; ; attempt++) {
+    const content = attempt === 0 ? raw : raw.replace(/^Message-ID: <[^@>]+@/m, `Message-ID: <${Math.random().toString(36).slice(2)}@`);
+    const { signatures } = await dkimSign(Buffer.from(content), { canonicalization: 'relaxed/relaxed', algorithm: 'rsa-sha256', signatureData: [{ signingDomain: domain, selector: 'mail', privateKey: keys.privateKey }] });
+    const result = await authenticate(Buffer.from(signatures + content), { resolver, disableArc: true, disableBimi: true, mta: 'test.local' });
+    if (attempt >= 5 || (result.dkim?.results ?? []).some((row: { signingDomain?: string; status: { result: string } }) => row.signingDomain === domain && row.status.result === 'pass')) return signatures + content;
+  }
 }
 
 describe('the sender of a mail', () => {
