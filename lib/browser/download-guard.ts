@@ -92,8 +92,7 @@ export class DownloadGuard {
       return; // renamed when it finished, or removed
     }
     if (download.bytes > this.limits.each) return this.cancel(guid, `it passed ${megabytes(this.limits.each)}`);
-    const together = [...this.inFlight.values()].reduce((sum, other) => sum + (other.cancelled ? 0 : other.bytes), 0);
-    if (together > this.limits.together) this.cancel(guid, `the browser's downloads together passed ${megabytes(this.limits.together)}`);
+    if (this.inFlightBytes() > this.limits.together) this.cancel(guid, `the browser's downloads together passed ${megabytes(this.limits.together)}`);
   }
 
   private cancel(guid: string, reason: string): void {

@@ -7,12 +7,10 @@
 // `sleep` is DBOS's durable sleep. DBOS is one per process: so is this engine.
 import { AsyncResource } from 'node:async_hooks';
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import pg from 'pg';
-import { quietClient } from '@/lib/store/pg-errors';
 import { realClock, type Clock } from '@/lib/clock/clock';
 import { RunCancelledError, runWithRetries, type AdoptOptions, type CarriedRun, type ExecutionEngine, type RunStatus, type Workflow, type WorkflowContext } from './execution-engine';
 import { appVersion } from './app-version';
-import { adoptRuns, carryOwnRuns, runsOfOtherVersions } from './run-versions';
+import { adoptRuns, carryOwnRuns, noRunsYet, runsOfOtherVersions, withClient } from './run-versions';
 
 /** How long one `recv` waits before it is asked again (a wait has no deadline of its own). */
 const RECV_SECONDS = 3600;
@@ -150,10 +148,8 @@ export class DbosEngine implements ExecutionEngine {
    * this process takes back those of the sessions it holds (`adopt`), the process that took the
    * others takes theirs. Runs of the shared work queue go back to it as DBOS would put them.
    */
-  private async park(): Promise<number> {
-    const client = quietClient(new pg.Client({ connectionString: this.options.systemDatabaseUrl }));
-    await client.connect();
-    try {
+  private park(): Promise<number> {
+    return withClient(this.options.systemDatabaseUrl, async (client) => {
       const parked = await client.query(
         `UPDATE dbos.workflow_status
             SET status = 'PENDING', executor_id = 'parked:' || executor_id, queue_name = NULL, started_at_epoch_ms = NULL, owner_xid = NULL,
@@ -163,13 +159,7 @@ export class DbosEngine implements ExecutionEngine {
         [this.executorId(), this.adoptionQueue()],
       );
       return parked.rowCount ?? 0;
-    } catch (error) {
-      // A database DBOS has not set up yet has nothing to park.
-      if (['42P01', '3F000'].includes((error as { code?: string }).code ?? '')) return 0;
-      throw error;
-    } finally {
-      await client.end();
-    }
+    }).catch((error: unknown) => noRunsYet(error).length); // a database DBOS has not set up yet has nothing to park
   }
 
   /**

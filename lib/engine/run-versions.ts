@@ -15,7 +15,7 @@ const NOW_MS = `(EXTRACT(EPOCH FROM now()) * 1000)::bigint`;
 /** The reason a run cannot continue in this version. */
 export const goneReason = (name: string, from: string, to: string) => `it was started by version ${from}, and this version (${to}) has no workflow "${name}" to continue it`;
 
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = quietClient(new pg.Client({ connectionString: url }));
   await client.connect();
   try {
@@ -35,7 +35,7 @@ export function carryOwnRuns(url: string, input: { executor: string; version: st
 }
 
 /** A database DBOS has not set up yet (no database, no schema, no table) has no runs. */
-function noRunsYet(error: unknown): never[] {
+export function noRunsYet(error: unknown): never[] {
   if (['42P01', '3F000', '3D000'].includes((error as { code?: string }).code ?? '')) return [];
   throw error;
 }

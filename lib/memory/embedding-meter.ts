@@ -8,6 +8,7 @@
 // built into the app charges nothing and is not metered.
 import { estimateCost } from '@/lib/backends/pricing';
 import { describeRefusal, untilNextDay } from '@/lib/mind/allowance-guard';
+import { estimateTokens } from '@/lib/mind/token-budget';
 import { allowancesForPersonas, allowancesForSession, reserve, settle, type AllowanceRecord } from '@/lib/store/allowances-repository';
 import { insertLlmCall } from '@/lib/store/mind-repository';
 import { EmbeddingError, type Embedder } from './embedder';
@@ -25,8 +26,8 @@ export class EmbeddingRefused extends EmbeddingError {
   }
 }
 
-/** Tokens a text may take, estimated as a tokenizer-free upper bound (one per 3 characters, at least one). */
-const estimateTokens = (texts: readonly string[]) => texts.reduce((sum, text) => sum + Math.max(1, Math.ceil(Math.min(text.length, 4_000) / 3)), 0);
+/** The texts' tokens as the kernel estimates any prompt's (each cut as the embedder cuts it, at least one). */
+const textsTokens = (texts: readonly string[]) => texts.reduce((sum, text) => sum + Math.max(1, estimateTokens(text.slice(0, 4_000))), 0);
 
 function priced(model: string, tokens: number): number | null {
   const usd = estimateCost(model, { inputTokens: tokens, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
@@ -42,7 +43,7 @@ export function meteredEmbedder(embedder: Embedder, payer: EmbeddingPayer, now: 
     async embed(texts, signal, usage) {
       if (texts.length === 0) return [];
       const allowances: AllowanceRecord[] = 'sessionId' in payer ? await allowancesForSession(payer.sessionId) : await allowancesForPersonas(payer.personaNames);
-      const estimated = estimateTokens(texts);
+      const estimated = textsTokens(texts);
       const worst = { usd: priced(embedder.model, estimated) ?? 0, tokens: estimated };
       const started = now();
       const held = await reserve(allowances, worst, started);
