@@ -13,6 +13,10 @@ import { isLoopbackAddress, type GuardOptions } from './lib/security/request-gua
 import { acceptTokenFromUrl, guardRequest, limitConnections, parseRequestTarget, refuse } from './lib/security/http-entry';
 import { hardeningHeaders, newNonce, policyForPath } from './lib/security/content-security-policy';
 import { closeDb, getDb, storeLocation } from './lib/store/db';
+import { decideEntry, dropServerHeaders, PEER_HEADER, visitorHeaders, type Visitor } from './lib/web-auth/web-entry';
+import { publicOrigin } from './lib/web-auth/relying-party';
+import { Presence } from './lib/web-auth/presence';
+import { startPushNotifier } from './lib/web-auth/push-notifier';
 import { DataFolderInUseError, lockDataFolder, type DataFolderLock } from './lib/store/data-folder-lock';
 import { createEngine, processName, redactUrl } from './lib/engine/create-engine';
 import { Cluster } from './lib/engine/cluster';
@@ -24,13 +28,16 @@ const env = readEnv();
 const dev = env.NODE_ENV !== 'production';
 const paths = appPaths(env);
 const exposed = !isLoopbackAddress(env.HOST);
+// Behind a TLS reverse proxy for phones (issue 61 §4): its name is ours, and phones are other machines.
+const publicUrl = publicOrigin(env.AGENTCSD_PUBLIC_URL);
 const guard: GuardOptions = {
   port: env.PORT,
   extraHosts: [
     ...env.AGENTCSD_ALLOWED_HOSTS.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean),
     ...(exposed && env.HOST !== '0.0.0.0' && env.HOST !== '::' ? [env.HOST.toLowerCase()] : []),
   ],
-  accessToken: exposed ? (env.AGENTCSD_ACCESS_TOKEN ?? randomBytes(24).toString('hex')) : undefined,
+  accessToken: env.AGENTCSD_ACCESS_TOKEN ?? (exposed || publicUrl ? randomBytes(24).toString('hex') : undefined),
+  ...(publicUrl && { publicUrl }),
 };
 
 // `npm run worker`: another process on the same PostgreSQL that runs sessions' minds and tasks
@@ -89,20 +96,50 @@ function handleRequest(request: IncomingMessage, response: ServerResponse): void
     mcpDoor.handleGuarded(request, response, guard);
     return;
   }
+  dropServerHeaders(request);
   const verdict = guardRequest(request, guard);
   // The token in the URL is checked before the guard: it is how a browser gets the cookie.
   if ((verdict.ok || verdict.code === 'unauthorized') && acceptTokenFromUrl(request, response, guard)) return;
-  if (!verdict.ok) {
+  if (!verdict.ok && verdict.code !== 'unauthorized') {
     refuse(response, verdict.status, verdict.code, verdict.message);
     return;
   }
+  if (verdict.ok && verdict.exempt) {
+    serve(request, response, { kind: 'stranger' });
+    return;
+  }
+  // Who it is (the owner's token, a passkey's session, or nobody) and what they reach (issue 61).
+  const target = parseRequestTarget(request.url)!;
+  const method = request.method ?? 'GET';
+  const back = new URLSearchParams(target.searchParams);
+  back.delete('token'); // a wrong token in a link is not carried to the sign-in page's address
+  decideEntry({ method, pathname: target.pathname, search: back.size ? `?${back}` : '', cookie: request.headers.cookie, tokenOk: verdict.ok, now: new Date() }).then(
+    (decision) => {
+      if (decision.pass) serve(request, response, decision.visitor);
+      else if (decision.answer === 'sign-in') response.writeHead(303, { location: decision.location, 'cache-control': 'no-store' }).end();
+      // Not theirs: a page shows the app's own "not found", as for a page that does not exist.
+      else if (decision.answer === 'not-found' && decision.visitor && !target.pathname.startsWith('/api/') && ['GET', 'HEAD'].includes(method.toUpperCase())) serve(request, response, decision.visitor, true);
+      else if (decision.answer === 'not-found') refuse(response, 404, 'not_found', 'Not found');
+      else refuse(response, 401, 'unauthorized', 'Sign in with a passkey, or send the access token');
+    },
+    (error: unknown) => {
+      console.error('[http] sign-in check failed', error);
+      refuse(response, 500, 'internal', 'The request failed');
+    },
+  );
+}
+
+function serve(request: IncomingMessage, response: ServerResponse, visitor: Visitor, notFound = false): void {
+  Object.assign(request.headers, visitorHeaders(visitor), { [PEER_HEADER]: request.socket.remoteAddress ?? 'unknown' });
   letThrough(request.socket);
   // A fresh nonce per answer: Next reads it from the request's policy header for its own scripts.
   const policy = policyForPath(parseRequestTarget(request.url)?.pathname ?? '/', { nonce: newNonce(), dev });
   request.headers['content-security-policy'] = policy;
   response.setHeader('content-security-policy', policy);
   for (const [name, value] of Object.entries(hardeningHeaders)) response.setHeader(name, value);
-  if (handleNext) {
+  if (app && notFound) {
+    app.render404(request, response).catch(() => refuse(response, 404, 'not_found', 'Not found'));
+  } else if (handleNext) {
     handleNext(request, response).catch((error: unknown) => {
       console.error('[http] request failed', error);
       refuse(response, 500, 'internal', 'The request failed');
@@ -123,7 +160,10 @@ const httpServer = createServer((request, response) => {
 });
 const letThrough = limitConnections(httpServer);
 
-const io = await attachSocketServer({ httpServer, orchestrator, guard, postgresUrl: location.kind === 'postgres' ? location.url : undefined });
+const presence = new Presence();
+const io = await attachSocketServer({ httpServer, orchestrator, guard, presence, postgresUrl: location.kind === 'postgres' ? location.url : undefined });
+// Cards and unprompted words to the phones of people with no page open (issue 61 §5).
+const stopPush = startPushNotifier({ bus: orchestrator.bus, present: (personId) => presence.has(personId), report: (message) => console.error(message) });
 
 // Next's hot-reload websocket shares the server with Socket.IO's own upgrade handler.
 if (dev && app) {
@@ -150,7 +190,8 @@ httpServer.listen(env.PORT, env.HOST, () => {
   console.log(`> AgentCSD ${worker ? 'worker ' : ''}ready on http://${shown}:${env.PORT} (${dev ? 'development' : 'production'})`);
   console.log(`> data: ${paths.dataDir}  personas: ${paths.personasDir}`);
   if (guard.accessToken) {
-    console.log(`> bound to a non-loopback address: open http://${shown}:${env.PORT}/?token=${guard.accessToken}`);
+    const where = publicUrl ? `served at ${publicUrl.origin}` : exposed ? 'bound to a non-loopback address' : 'an access token is set';
+    console.log(`> ${where}: open ${publicUrl?.origin ?? `http://${shown}:${env.PORT}`}/?token=${guard.accessToken}`);
   }
   // What can answer here, in the background: the home page shows it, and the terminal too.
   void checkBackends().then(
@@ -167,6 +208,7 @@ async function shutdown(signal: string): Promise<void> {
   const forced = setTimeout(() => process.exit(1), 8000);
   forced.unref();
   try {
+    stopPush();
     await stopOrchestrator();
     io.close();
     httpServer.closeAllConnections();

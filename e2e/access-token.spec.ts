@@ -43,16 +43,30 @@ test('every route and the socket need the token; the URL form sets a cookie and 
   const origin: [string, string] = ['Origin', base];
 
   const wrongToken = token.slice(0, -1) + (token.endsWith('0') ? '1' : '0');
-  for (const url of ['/', '/sessions', '/settings', '/personas', '/api/health', '/api/sessions', '/api/settings', '/api/personas', '/_next/static/x.js']) {
+  for (const url of ['/api/health', '/api/sessions', '/api/settings', '/api/personas', '/sw.js']) {
     const response = await rawRequest({ port, method: 'GET', path: url, headers: [host] });
     expect(response.status, url).toBe(401);
     expect(JSON.parse(response.body).error.code).toBe('unauthorized');
     const wrong = await rawRequest({ port, method: 'GET', path: url, headers: [host, ['Authorization', `Bearer ${wrongToken}`]] });
     expect(wrong.status, url).toBe(401);
   }
+  // A page shows the sign-in page instead (issue 61): a passkey, or the printed link, gets a browser in.
+  for (const url of ['/', '/sessions', '/settings', '/personas']) {
+    for (const headers of [[host], [host, ['Authorization', `Bearer ${wrongToken}`]]] as [string, string][][]) {
+      const response = await rawRequest({ port, method: 'GET', path: url, headers });
+      expect(response.status, url).toBe(303);
+      expect(/\r\nlocation: ([^\r]+)\r\n/i.exec(response.head)?.[1], url).toBe(url === '/' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(url)}`);
+    }
+  }
+  // The pages' own code is not private: a file that does not exist is simply not there.
+  expect((await rawRequest({ port, method: 'GET', path: '/_next/static/x.js', headers: [host] })).status).toBe(404);
   expect((await rawRequest({ port, method: 'POST', path: '/api/personas', headers: [host, origin, ['Content-Type', 'application/json']], body: '{"name":"x","content":"x"}' })).status).toBe(401);
   expect((await rawRequest({ port, ...socketHandshake([host, origin]) })).status).not.toBe(101);
-  expect((await rawRequest({ port, method: 'GET', path: '/?token=0123456789abcdef0123456789abcdef', headers: [host] })).status).toBe(401);
+  // A wrong token in the URL sets nothing: the page sends the browser to sign in, without the token.
+  const wrongLink = await rawRequest({ port, method: 'GET', path: '/?token=0123456789abcdef0123456789abcdef', headers: [host] });
+  expect(wrongLink.status).toBe(303);
+  expect(/\r\nlocation: ([^\r]+)\r\n/i.exec(wrongLink.head)?.[1]).toBe('/sign-in');
+  expect(wrongLink.head).not.toMatch(/set-cookie/i);
 
   expect((await rawRequest({ port, method: 'GET', path: '/api/sessions', headers: [host, ['Authorization', `Bearer ${token}`]] })).status).toBe(200);
   expect((await rawRequest({ port, ...socketHandshake([host, origin, ['Cookie', `agentcsd_token=${token}`]]) })).status).toBe(101);
@@ -172,8 +186,10 @@ test('an MCP sign-in ends connected with the token on (issue 41 §12): the callb
     await signInOnAuthorizationServer(page, item, oauth.issuer);
     await expect(section.getByRole('status')).toContainText('linear: signed in.');
     await expect(item.getByTestId('mcp-state')).toHaveText('connected');
-    // The callback's exemption is its state, nothing else: without one it is a 401.
-    expect((await rawRequest({ port, method: 'GET', path: '/oauth/callback?code=x', headers: [['Host', `localhost:${port}`]] })).status).toBe(401);
+    // The callback's exemption is its state, nothing else: without one it is a page like any other (sign in first).
+    const stateless = await rawRequest({ port, method: 'GET', path: '/oauth/callback?code=x', headers: [['Host', `localhost:${port}`]] });
+    expect(stateless.status).toBe(303);
+    expect(stateless.head).toMatch(/\r\nlocation: \/sign-in\?next=/i);
     await page.request.put(`${app}/api/mcp-servers`, { headers: { origin: app }, data: { mcpServers: {} } });
   } finally {
     await context.close();

@@ -32,3 +32,37 @@ self.addEventListener('fetch', (event) => {
     })(),
   );
 });
+
+// Notifications (issue 61 §5): a card to decide, or the agent speaking up while no page is open.
+// The payload is what the server sent for this person: a title, a line, the page to open.
+self.addEventListener('push', (event) => {
+  let note = { title: 'AgentCSD', body: '', url: '/', tag: 'agentcsd' };
+  try {
+    note = { ...note, ...(event.data ? event.data.json() : {}) };
+  } catch {
+    note.body = event.data ? event.data.text() : '';
+  }
+  const url = new URL(note.url, self.location.origin);
+  event.waitUntil(
+    self.registration.showNotification(note.title, {
+      body: note.body,
+      tag: note.tag,
+      icon: '/icons/icon-192.png',
+      // Only a page of this app is ever opened from a notification.
+      data: { url: url.origin === self.location.origin ? url.pathname : '/' },
+    }),
+  );
+});
+
+self.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  const target = new URL(event.notification.data?.url ?? '/', self.location.origin).href;
+  event.waitUntil(
+    (async () => {
+      for (const client of await self.clients.matchAll({ type: 'window', includeUncontrolled: true })) {
+        if (client.url === target && 'focus' in client) return client.focus();
+      }
+      return self.clients.openWindow(target);
+    })(),
+  );
+});

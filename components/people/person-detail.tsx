@@ -6,6 +6,7 @@
 import Link from 'next/link';
 import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
+import { InvitePerson } from './invite-person';
 
 interface MayJson {
   trait: string;
@@ -82,6 +83,7 @@ export function PersonDetail({ personId, name, onError }: { personId: string; na
           Today: {detail.messages_today.sent} message{detail.messages_today.sent === 1 ? '' : 's'}
           {detail.messages_today.limit !== null ? ` of ${detail.messages_today.limit}` : ''}, ${detail.spent_today.toFixed(4)} spent · {detail.memories} memor{detail.memories === 1 ? 'y' : 'ies'} from their conversations
         </p>
+        <InvitePerson personId={personId} name={name} onError={onError} />
       </section>
       <section aria-label={`What ${name} may do`}>
         <h3 className="font-medium">What their conversations may use{owner ? ' (everything: you are the owner)' : ''}</h3>

@@ -8,6 +8,7 @@ import { toLayerFormValue, toLayerPayload, type LayerFormValue } from '@/compone
 import type { SettingsJson } from '@/components/settings/settings-types';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import type { PersonaSummaryJson, SessionJson } from './session-types';
+import { PersonaSelect } from './persona-select';
 
 export function NewSessionForm() {
   const router = useRouter();
@@ -58,17 +59,7 @@ export function NewSessionForm() {
           <span className="mb-1 block font-medium">Session name (optional)</span>
           <input className="field" value={name} maxLength={120} onChange={(event) => setName(event.target.value)} placeholder="e.g. Evening chat" />
         </label>
-        <label className="block text-sm">
-          <span className="mb-1 block font-medium">Persona</span>
-          <select className="field" value={persona} onChange={(event) => setPersona(event.target.value)} required disabled={!personas}>
-            {personas?.length === 0 && <option value="">No personas: create one first</option>}
-            {personas?.map((item) => (
-              <option key={item.name} value={item.name}>
-                {item.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <PersonaSelect label="Persona" personas={personas} value={persona} onChange={setPersona} emptyText="No personas: create one first" />
       </div>
       <button type="button" className="block text-sm text-indigo-700 underline dark:text-indigo-300" aria-expanded={showModels} onClick={() => setShowModels(!showModels)}>
         {showModels ? 'Use the default models' : 'Choose models for this session'}

@@ -5,14 +5,16 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { FoldingMenu } from '@/components/ui/folding-menu';
-import { settingsSections } from './settings-sections';
+import { settingsSections, type SettingsSlug } from './settings-sections';
 
-export function SettingsNav() {
+/** `only`: the sections a signed-in person has (issue 61); all for the owner. */
+export function SettingsNav({ only }: { only?: readonly SettingsSlug[] }) {
   const pathname = usePathname();
-  const current = settingsSections.find((section) => pathname === `/settings/${section.slug}`);
+  const shown = only ? settingsSections.filter((section) => only.includes(section.slug)) : settingsSections;
+  const current = shown.find((section) => pathname === `/settings/${section.slug}`);
   const links = (
     <ul className="space-y-1">
-      {settingsSections.map((section) => {
+      {shown.map((section) => {
         const here = section === current;
         return (
           <li key={section.slug}>

@@ -12,7 +12,15 @@ const envSchema = z.object({
   AGENTCSD_SKILLS_DIR: z.string().min(1).default('skills'),
   /** Extra Host names allowed besides the loopback ones (comma-separated), e.g. a LAN name. */
   AGENTCSD_ALLOWED_HOSTS: z.string().default(''),
-  /** Access token required when bound to a non-loopback address; generated when absent. */
+  /**
+   * The address phones reach the app at through a TLS reverse proxy (issue 61), e.g.
+   * `https://agent.home.example`: the passkeys' relying party, an allowed Host and Origin, `Secure`
+   * cookies, and the links in invites. Set, the owner's access token is required as when exposed.
+   */
+  AGENTCSD_PUBLIC_URL: z.url().optional(),
+  /** Push services notifications may go to besides public HTTPS ones (origins, comma-separated): a self-hosted one on the LAN. */
+  AGENTCSD_PUSH_SERVICES: z.string().optional(),
+  /** Access token: required when set, and when bound to a non-loopback address or AGENTCSD_PUBLIC_URL is set (generated then). */
   AGENTCSD_ACCESS_TOKEN: z.string().min(32).optional(),
   ANTHROPIC_API_KEY: z.string().optional(),
   /** The key that seals stored sign-in tokens (32 bytes, base64); default: data/secret.key, made on first use. */

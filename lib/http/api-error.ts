@@ -12,6 +12,7 @@ export type ApiErrorCode =
   | 'not_found'
   | 'conflict'
   | 'gone'
+  | 'unauthorized'
   | 'forbidden'
   | 'upstream_failed'
   | 'too_many_requests'
@@ -26,6 +27,7 @@ const statusByCode: Record<ApiErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   gone: 410,
+  unauthorized: 401,
   forbidden: 403,
   upstream_failed: 502,
   too_many_requests: 429,

@@ -127,11 +127,6 @@ export async function deliverMessage(person: PersonRecord | null, now: Date): Pr
   return refuse(`Sorry — that is today's ${limit} messages with this assistant. It will be glad to talk again tomorrow (UTC); the owner can raise the limit on the People page.`);
 }
 
-/** The page's message (REST or the socket): the owner's, asked like every other entry's. */
-export async function deliverFromPage(now: Date): Promise<Answer> {
-  return deliverMessage(await findPerson(OWNER_ID), now);
-}
-
 /** A memory as the authority reads it. */
 export interface MemoryFacts {
   id: number;

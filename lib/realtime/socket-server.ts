@@ -1,7 +1,10 @@
 // Socket.IO on the app's HTTP server: the handshake passes the same Host/Origin/token guard as
 // HTTP requests; clients join one room per session and receive the orchestrator's events.
-import { deliverFromPage } from '@/lib/people/rights';
-import type { Server as HttpServer } from 'node:http';
+import { deliverMessage, seeSession, type Actor } from '@/lib/people/rights';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import { findPerson, OWNER_ID } from '@/lib/store/people-repository';
+import { sessionSecret, signedIn } from '@/lib/web-auth/web-sessions';
+import type { Presence } from '@/lib/web-auth/presence';
 import { reportPoolErrors } from '@/lib/store/pg-errors';
 import { Server } from 'socket.io';
 import { ApiError, toApiError, validationError } from '@/lib/http/api-error';
@@ -22,10 +25,28 @@ import {
 
 const sendMessagePayloadSchema = wordsOrFile(z.object({ ...sendMessageFields, ...joinPayloadSchema.shape }).strict());
 
+/** The person a handshake signed in as (absent: the owner's token, or an app that needs none). */
+const visitors = new WeakMap<IncomingMessage, { personId: string; secret: string }>();
+/** How often a signed-in socket's session is looked at again: signed out, revoked or forgotten, it is closed. */
+const RECHECK_MS = 5_000;
+
+/** Who acts on a socket: its signed-in person, read again per event (forgotten, they are nobody; demoted, their new role). */
+async function actorOf(request: IncomingMessage): Promise<Actor> {
+  return { person: await findPerson(visitors.get(request)?.personId ?? OWNER_ID), via: 'page' };
+}
+
+/** Whether this socket may see the session: the owner every one, a person their own (else it does not exist for them). */
+async function mayWatch(request: IncomingMessage, sessionId: string): Promise<boolean> {
+  const actor = await actorOf(request);
+  return actor.person !== null && (await seeSession(actor, sessionId)).verdict === 'allow';
+}
+
 export async function attachSocketServer(input: {
   httpServer: HttpServer;
   orchestrator: Orchestrator;
   guard: GuardOptions;
+  /** Counts each person's open pages (the push notifier leaves those who see it live alone). */
+  presence?: Presence;
   /** Several processes on one PostgreSQL: an event reaches the browsers of every one (Socket.IO's adapter). */
   postgresUrl?: string;
 }): Promise<Server<ClientToServerEvents, ServerToClientEvents>> {
@@ -38,7 +59,18 @@ export async function attachSocketServer(input: {
     allowRequest: (request, callback) => {
       // A handshake opens a channel that can act: held to the mutating-request rules. Never throws.
       const verdict = guardRequest(request, input.guard, 'POST');
-      callback(verdict.ok ? null : verdict.message, verdict.ok);
+      if (verdict.ok || verdict.code !== 'unauthorized') {
+        callback(verdict.ok ? null : verdict.message, verdict.ok);
+        return;
+      }
+      // No owner's token: a browser signed in with a passkey (issue 61) acts as its person.
+      signedIn(sessionSecret(request.headers.cookie), new Date()).then(
+        (session) => {
+          if (session) visitors.set(request, { personId: session.person.id, secret: sessionSecret(request.headers.cookie)! });
+          callback(session ? null : verdict.message, Boolean(session));
+        },
+        () => callback(verdict.message, false),
+      );
     },
   });
 
@@ -58,16 +90,38 @@ export async function attachSocketServer(input: {
   });
   io.engine.on('close', () => live.close());
 
+  // A person's browsers end with their session (signed out, passkey revoked, forgotten, demoted).
+  const recheck = setInterval(() => {
+    for (const socket of io.sockets.sockets.values()) {
+      const visitor = visitors.get(socket.request);
+      if (!visitor) continue;
+      void signedIn(visitor.secret, new Date()).then(
+        (session) => {
+          if (!session || session.person.id !== visitor.personId) socket.disconnect(true);
+        },
+        () => {},
+      );
+    }
+  }, RECHECK_MS);
+  recheck.unref();
+  io.engine.on('close', () => clearInterval(recheck));
+
   io.on('connection', (socket) => {
     const watching = new Set<string>();
+    const personId = visitors.get(socket.request)?.personId ?? OWNER_ID;
+    input.presence?.opened(personId);
+    socket.on('disconnect', () => input.presence?.closed(personId));
     socket.on('browser:watch', (payload) => {
       const parsed = browserWatchPayloadSchema.safeParse(payload);
       if (!parsed.success) return;
       const { sessionId, on } = parsed.data;
       if (on && !watching.has(sessionId)) {
         watching.add(sessionId);
-        void socket.join(browserRoom(sessionId));
-        void live.watch(sessionId);
+        void mayWatch(socket.request, sessionId).then((may) => {
+          if (!may || !watching.has(sessionId)) return void watching.delete(sessionId);
+          void socket.join(browserRoom(sessionId));
+          void live.watch(sessionId);
+        });
       } else if (!on && watching.delete(sessionId)) {
         void socket.leave(browserRoom(sessionId));
         void live.unwatch(sessionId);
@@ -84,6 +138,10 @@ export async function attachSocketServer(input: {
         reply({ ok: false, error: 'join needs { sessionId: <uuid> }' });
         return;
       }
+      if (!(await mayWatch(socket.request, parsed.data.sessionId).catch(() => false))) {
+        reply({ ok: false, error: 'not_found' });
+        return;
+      }
       void socket.join(sessionRoom(parsed.data.sessionId));
       // The numbering of the process whose mind emits the session's events (this one, alone).
       const position = await input.orchestrator.eventPosition(parsed.data.sessionId).catch(() => ({ bootId: input.orchestrator.bus.bootId, lastSeq: input.orchestrator.bus.lastSeq(parsed.data.sessionId) }));
@@ -98,7 +156,8 @@ export async function attachSocketServer(input: {
         return;
       }
       try {
-        const may = await deliverFromPage(new Date());
+        if (!(await mayWatch(socket.request, parsed.data.sessionId))) throw new ApiError('not_found', 'Not found');
+        const may = await deliverMessage((await actorOf(socket.request)).person, new Date());
         if (may.verdict === 'refuse') throw new ApiError('too_many_requests', may.reason);
         const message = await input.orchestrator.sendUserMessage(parsed.data.sessionId, { text: parsed.data.text, ...(parsed.data.attachments && { attachments: parsed.data.attachments }) });
         reply({ ok: true, message: messageJson(message) });

@@ -124,7 +124,7 @@ export function acceptTokenFromUrl(request: IncomingMessage, response: ServerRes
   const search = target.searchParams.toString();
   response.writeHead(303, {
     location: `${target.pathname}${search ? `?${search}` : ''}`,
-    'set-cookie': `agentcsd_token=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
+    'set-cookie': `agentcsd_token=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/${options.publicUrl?.protocol === 'https:' ? '; Secure' : ''}`,
   });
   response.end();
   return true;

@@ -9,6 +9,8 @@ export interface GuardOptions {
   extraHosts: string[];
   /** Required on every request when set (non-loopback bind). */
   accessToken?: string;
+  /** The address a TLS reverse proxy serves the app at (AGENTCSD_PUBLIC_URL, issue 61): its Host and Origin are ours too. */
+  publicUrl?: URL;
 }
 
 export interface GuardInput {
@@ -35,7 +37,8 @@ export interface GuardInput {
   shellAsset?: boolean;
 }
 
-export type GuardVerdict = { ok: true } | { ok: false; status: number; code: string; message: string };
+/** `exempt`: let through on its own terms (a webhook's secret, a door's key, an OAuth state, a shell asset), not as the owner. */
+export type GuardVerdict = { ok: true; exempt?: true } | { ok: false; status: number; code: string; message: string };
 
 const loopbackNames = ['localhost', '127.0.0.1', '[::1]'];
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -47,6 +50,7 @@ const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function isAllowedHost(host: string | undefined, options: GuardOptions): boolean {
   if (!host) return false;
+  if (options.publicUrl && host.toLowerCase() === options.publicUrl.host) return true;
   const match = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/i.exec(host);
   if (!match) return false;
   const name = match[1]!.toLowerCase();
@@ -57,6 +61,7 @@ export function isAllowedHost(host: string | undefined, options: GuardOptions): 
 
 /** The exact serialised origin of a page we serve: `http://name:port`, nothing more. */
 export function isAllowedOrigin(origin: string, options: GuardOptions): boolean {
+  if (options.publicUrl && origin === options.publicUrl.origin) return true;
   let url: URL;
   try {
     url = new URL(origin);
@@ -87,7 +92,7 @@ export function checkRequest(input: GuardInput, options: GuardOptions): GuardVer
   if (input.door && input.origin !== undefined && !isAllowedOrigin(input.origin, options)) {
     return { ok: false, status: 403, code: 'forbidden_origin', message: 'Origin not allowed' };
   }
-  if (input.webhook || input.door) return { ok: true };
+  if (input.webhook || input.door) return { ok: true, exempt: true };
   if (input.origin !== undefined && !isAllowedOrigin(input.origin, options)) {
     return { ok: false, status: 403, code: 'forbidden_origin', message: 'Origin not allowed' };
   }
@@ -102,8 +107,9 @@ export function checkRequest(input: GuardInput, options: GuardOptions): GuardVer
       message: `Mutating requests need an Origin header, e.g. "Origin: http://localhost:${options.port}"`,
     };
   }
-  if (options.accessToken && !input.oauthCallback && !input.shellAsset && !(input.token && sameToken(input.token, options.accessToken))) {
-    return { ok: false, status: 401, code: 'unauthorized', message: 'Access token required' };
+  if (input.oauthCallback || input.shellAsset) return { ok: true, exempt: true };
+  if (options.accessToken && !(input.token && sameToken(input.token, options.accessToken))) {
+    return { ok: false, status: 401, code: 'unauthorized', message: 'Sign in with a passkey, or send the access token' };
   }
   return { ok: true };
 }

@@ -56,14 +56,14 @@ export async function createApiKey(input: { name: string; personId: string; pers
   return { key: toRecord(row), secret: `acsd_${id}_${secret}` };
 }
 
-export async function listApiKeys(): Promise<ApiKeyRecord[]> {
-  const rows = await (await getDb()).apiKey.findMany({ orderBy: { createdAt: 'desc' } });
+export async function listApiKeys(personId?: string): Promise<ApiKeyRecord[]> {
+  const rows = await (await getDb()).apiKey.findMany({ where: personId ? { personId } : {}, orderBy: { createdAt: 'desc' } });
   return rows.map(toRecord);
 }
 
 /** Revoked at once: the next request with it is refused. False for an unknown or already revoked key. */
-export async function revokeApiKey(id: string): Promise<boolean> {
-  const { count } = await (await getDb()).apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+export async function revokeApiKey(id: string, personId?: string): Promise<boolean> {
+  const { count } = await (await getDb()).apiKey.updateMany({ where: { id, revokedAt: null, ...(personId && { personId }) }, data: { revokedAt: new Date() } });
   return count > 0;
 }
 

@@ -129,6 +129,9 @@ export async function mergePeople(intoId: string, fromId: string): Promise<Perso
   await db.$transaction(async (tx) => {
     await tx.personIdentity.updateMany({ where: { personId: fromId }, data: { personId: intoId } });
     await tx.channelBinding.updateMany({ where: { personId: fromId }, data: { personId: intoId } });
+    // Their passkeys and notifying devices are the merged person's now (their signed-in browsers sign in again).
+    await tx.passkey.updateMany({ where: { personId: fromId }, data: { personId: intoId } });
+    await tx.pushSubscription.updateMany({ where: { personId: fromId }, data: { personId: intoId } });
     const seats = await tx.sessionPerson.findMany({ where: { personId: fromId }, select: { sessionId: true } });
     for (const { sessionId } of seats) {
       await tx.sessionPerson.upsert({ where: { sessionId_personId: { sessionId, personId: intoId } }, create: { sessionId, personId: intoId }, update: {} });
@@ -256,4 +259,14 @@ export async function memoriesOfPerson(personId: string): Promise<number> {
   const db = await getDb();
   const seats = await db.sessionPerson.findMany({ where: { personId }, select: { sessionId: true } });
   return db.memory.count({ where: { shared: false, validTo: null, sessionId: { in: seats.map((seat) => seat.sessionId) } } });
+}
+
+/** The personas a person already talks to: those of their sessions and of their channels' bindings. */
+export async function personasOfPerson(personId: string): Promise<Set<string>> {
+  const db = await getDb();
+  const [sessions, bindings] = await Promise.all([
+    db.session.findMany({ where: { people: { some: { personId } } }, select: { personaName: true }, distinct: ['personaName'] }),
+    db.channelBinding.findMany({ where: { personId, persona: { not: null } }, select: { persona: true } }),
+  ]);
+  return new Set([...sessions.map((row) => row.personaName), ...bindings.flatMap((row) => (row.persona ? [row.persona] : []))]);
 }

@@ -81,12 +81,15 @@ export async function listSessions(input: {
   search?: string;
   page: number;
   pageSize: number;
+  /** Only the sessions this person is in (a signed-in person's list, issue 61). */
+  personId?: string;
 }): Promise<{ sessions: SessionRecord[]; total: number }> {
   const db = await getDb();
   const search = input.search?.trim();
-  const where = search
-    ? { OR: [{ name: { contains: search } }, { personaName: { contains: search } }, { id: { startsWith: search } }] }
-    : {};
+  const where = {
+    ...(search && { OR: [{ name: { contains: search } }, { personaName: { contains: search } }, { id: { startsWith: search } }] }),
+    ...(input.personId && { people: { some: { personId: input.personId } } }),
+  };
   const [rows, total] = await db.$transaction([
     db.session.findMany({
       where,

@@ -26,8 +26,11 @@ export interface SessionSpending {
 const CATEGORY = `CASE WHEN s.parent_session_id IS NOT NULL THEN 'delegation' WHEN l.layer = 'internal' AND l.trace_id IS NOT NULL THEN 'tasks' WHEN l.layer = 'memory' THEN 'consolidation' WHEN l.layer IN ('internal', 'subconscious', 'summary', 'embeddings') THEN l.layer ELSE 'other' END`;
 const TOKENS = 'l.input_tokens + l.output_tokens + l.cache_read_tokens + l.cache_write_tokens';
 
+/** Calls of the sessions a person is in (their own spending, issue 61). */
+const OF_PERSON = (param: string) => `l.session_id IN (SELECT session_id FROM session_people WHERE person_id = ${param})`;
+
 /** The last `days` local days (today included) in `timeZone`, oldest first, each with its sums; one session's alone when given. */
-export async function spendingByDay(input: { days: number; timeZone: string; now: Date; sessionId?: string }): Promise<SpendingDay[]> {
+export async function spendingByDay(input: { days: number; timeZone: string; now: Date; sessionId?: string; personId?: string }): Promise<SpendingDay[]> {
   const db = await getDb();
   const store = await getStore();
   const since = new Date(input.now.getTime() - (input.days + 1) * 24 * 60 * 60 * 1000);
@@ -36,10 +39,11 @@ export async function spendingByDay(input: { days: number; timeZone: string; now
   const rows = await db.$queryRawUnsafe<{ hour: string; category: SpendingLayer; persona: string | null; usd: number | null; tokens: number | bigint | null }[]>(
     `SELECT ${hour} AS hour, ${CATEGORY} AS category, s.persona_name AS persona, SUM(COALESCE(l.cost_usd, 0)) AS usd, SUM(${TOKENS}) AS tokens
      FROM llm_calls l LEFT JOIN sessions s ON s.id = l.session_id
-     WHERE l.started_at >= ${param(1)}${input.sessionId ? ` AND l.session_id = ${param(2)}` : ''}
+     WHERE l.started_at >= ${param(1)}${input.sessionId ? ` AND l.session_id = ${param(2)}` : ''}${input.personId ? ` AND ${OF_PERSON(param(input.sessionId ? 3 : 2))}` : ''}
      GROUP BY 1, 2, 3`,
     ...(store.kind === 'postgres' ? [since] : [since.toISOString().replace('Z', '+00:00')]),
     ...(input.sessionId ? [input.sessionId] : []),
+    ...(input.personId ? [input.personId] : []),
   );
   const days = new Map<string, SpendingDay>();
   for (let back = input.days - 1; back >= 0; back--) {
@@ -60,15 +64,16 @@ export async function spendingByDay(input: { days: number; timeZone: string; now
 }
 
 /** The `limit` sessions that cost the most since `since`. */
-export async function costliestSessions(input: { since: Date; limit: number }): Promise<SessionSpending[]> {
+export async function costliestSessions(input: { since: Date; limit: number; personId?: string }): Promise<SessionSpending[]> {
   const db = await getDb();
   const store = await getStore();
   const rows = await db.$queryRawUnsafe<{ id: string; name: string; persona: string; usd: number | null; tokens: number | bigint | null }[]>(
     `SELECT s.id AS id, s.name AS name, s.persona_name AS persona, SUM(COALESCE(l.cost_usd, 0)) AS usd, SUM(${TOKENS}) AS tokens
      FROM llm_calls l JOIN sessions s ON s.id = l.session_id
-     WHERE l.started_at >= ${store.kind === 'postgres' ? '$1' : '?'}
+     WHERE l.started_at >= ${store.kind === 'postgres' ? '$1' : '?'}${input.personId ? ` AND ${OF_PERSON(store.kind === 'postgres' ? '$2' : '?')}` : ''}
      GROUP BY s.id, s.name, s.persona_name ORDER BY 4 DESC, 5 DESC LIMIT ${Math.max(1, Math.min(100, Math.floor(input.limit)))}`,
     store.kind === 'postgres' ? input.since : input.since.toISOString().replace('Z', '+00:00'),
+    ...(input.personId ? [input.personId] : []),
   );
   return rows.map((row) => ({ sessionId: row.id, name: row.name, persona: row.persona, usd: Number(row.usd ?? 0), tokens: Number(row.tokens ?? 0) }));
 }

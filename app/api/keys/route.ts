@@ -8,6 +8,8 @@ import { personaNameSchema } from '@/lib/personas/persona-name';
 import { apiKeyJson, createApiKey, listApiKeys } from '@/lib/store/api-keys-repository';
 import { getDb } from '@/lib/store/db';
 import { OWNER_ID } from '@/lib/store/people-repository';
+import { visitorOf } from '@/lib/http/web-visitor';
+import { personasFor } from '@/lib/people/web-reach';
 
 export const dynamic = 'force-dynamic';
 
@@ -19,10 +21,20 @@ const createKeySchema = z
   })
   .strict();
 
-export const GET = handle(async () => Response.json({ keys: (await listApiKeys()).map(apiKeyJson) }));
+// A trusted person (issue 61 §3) lists and makes their own keys only, for the personas they may use.
+export const GET = handle(async (request) => {
+  const visitor = await visitorOf(request);
+  return Response.json({ keys: (await listApiKeys(visitor.owner ? undefined : visitor.person?.id)).map(apiKeyJson) });
+});
 
 export const POST = handle(async (request) => {
-  const input = await readJsonBody(request, createKeySchema, 16 * 1024);
+  const visitor = await visitorOf(request);
+  const asked = await readJsonBody(request, createKeySchema, 16 * 1024);
+  const input = visitor.owner || !visitor.person ? asked : { ...asked, person_id: visitor.person.id };
+  if (visitor.person && !visitor.owner) {
+    const allowed = new Set(await personasFor(visitor.person, input.personas));
+    if (input.personas.some((name) => !allowed.has(name))) throw new ApiError('validation_failed', 'A key may name only the personas you may use');
+  }
   const missing = input.personas.filter((name) => !personaExists(name));
   if (missing.length > 0) throw new ApiError('validation_failed', `No persona ${missing.map((name) => `"${name}"`).join(', ')}`);
   if (!(await (await getDb()).person.findUnique({ where: { id: input.person_id } }))) throw new ApiError('validation_failed', `No person ${input.person_id}`);

@@ -3,6 +3,7 @@ import { handle, parseSearchParams, readJsonBody } from '@/lib/http/route-helper
 import { appendMemory, findMemory, listMemories, memoryJson, supersedeMemory, updateMemory, type MemoryRecord } from '@/lib/memory/memory-store';
 import { peopleOfSessions } from '@/lib/store/people-repository';
 import { recall } from '@/lib/memory/recall';
+import { visitorOf, type WebVisitor } from '@/lib/http/web-visitor';
 import { createMemoryBodySchema, memoriesQuerySchema } from './schema';
 
 export const dynamic = 'force-dynamic';
@@ -11,23 +12,26 @@ export const dynamic = 'force-dynamic';
  * Each memory with the people of the conversation it came from (issue 42: none = the persona's
  * shared memory); with `person`, only those of that person's conversations.
  */
-async function withPeople(memories: readonly MemoryRecord[], person: string | undefined) {
+async function withPeople(memories: readonly MemoryRecord[], person: string | undefined, visitor: WebVisitor) {
   const people = await peopleOfSessions(memories.flatMap((memory) => (memory.sessionId ? [memory.sessionId] : [])));
   const of = (memory: MemoryRecord) => (memory.sessionId ? (people.get(memory.sessionId) ?? []) : []);
-  return memories.filter((memory) => person === undefined || of(memory).some((entry) => entry.id === person)).map((memory) => ({ ...memoryJson(memory), people: of(memory) }));
+  // A signed-in person (issue 61 §3): the shared memories and those of their own conversations.
+  const theirs = (memory: MemoryRecord) => visitor.owner || memory.shared || memory.sessionId === null || of(memory).some((entry) => entry.id === visitor.person?.id);
+  return memories.filter((memory) => theirs(memory) && (person === undefined || of(memory).some((entry) => entry.id === person))).map((memory) => ({ ...memoryJson(memory), people: of(memory) }));
 }
 
 /** A persona's memories (newest and pinned first), or those that match `q` with the agent's recall. */
 export const GET = handle(async (request) => {
   const query = parseSearchParams(request, memoriesQuerySchema);
+  const visitor = await visitorOf(request);
   if (query.q) {
     if (!query.persona) throw new ApiError('validation_failed', 'Invalid query: q needs persona');
     const hits = (await recall({ personaName: query.persona, query: query.q, k: 50 })).filter((hit) => hit.kind === 'memory');
     const memories = await Promise.all(hits.map((hit) => findMemory(hit.id)));
-    return Response.json({ memories: await withPeople(memories.filter((memory) => memory !== null), query.person) });
+    return Response.json({ memories: await withPeople(memories.filter((memory) => memory !== null), query.person, visitor) });
   }
   const memories = await listMemories({ personaName: query.persona, scope: query.scope, kind: query.kind, sessionId: query.session_id, includeSuperseded: query.history === '1' });
-  return Response.json({ memories: await withPeople(memories, query.person) });
+  return Response.json({ memories: await withPeople(memories, query.person, visitor) });
 });
 
 /** Remember something for a persona (the Memory page's "Add"); the same text again is the same memory. */

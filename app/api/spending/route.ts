@@ -5,6 +5,7 @@ import { timeZoneSchema } from '@/lib/config/time-zone';
 import { listAllowances } from '@/lib/store/allowances-repository';
 import { costliestSessions, spendingByDay } from '@/lib/store/spending-repository';
 import { findSession } from '@/lib/store/sessions-repository';
+import { requireVisibleSession, visitorOf } from '@/lib/http/web-visitor';
 
 export const dynamic = 'force-dynamic';
 
@@ -22,13 +23,17 @@ export const GET = handle(async (request) => {
   if (!parsed.success) throw new ApiError('validation_failed', `Invalid query: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`).join('; ')}`);
   const { days, session, time_zone } = parsed.data;
   if (session && !(await findSession({ id: session }))) throw new ApiError('not_found', `No session ${session}`);
+  if (session) await requireVisibleSession(request, session);
+  // A signed-in person sees what their own conversations spent (issue 61 §3); the owner everything.
+  const visitor = await visitorOf(request);
+  const own = !visitor.owner && visitor.person ? { personId: visitor.person.id } : {};
   // Days are the app allowance's (the owner's day), else the one asked for, else UTC.
   const timeZone = time_zone ?? (await listAllowances()).find((allowance) => allowance.scope === 'app')?.timeZone ?? 'UTC';
   const now = new Date();
-  const list = await spendingByDay({ days, timeZone, now, ...(session && { sessionId: session }) });
+  const list = await spendingByDay({ days, timeZone, now, ...(session && { sessionId: session }), ...own });
   return Response.json({
     time_zone: timeZone,
     days: list.map((day) => ({ day: day.day, usd: day.usd, tokens: day.tokens, by_layer: day.byLayer, by_persona: day.byPersona })),
-    ...(!session && { top_sessions: (await costliestSessions({ since: new Date(now.getTime() - days * 24 * 60 * 60 * 1000), limit: 10 })).map((row) => ({ id: row.sessionId, name: row.name, persona: row.persona, usd: row.usd, tokens: row.tokens })) }),
+    ...(!session && { top_sessions: (await costliestSessions({ since: new Date(now.getTime() - days * 24 * 60 * 60 * 1000), limit: 10, ...own })).map((row) => ({ id: row.sessionId, name: row.name, persona: row.persona, usd: row.usd, tokens: row.tokens })) }),
   });
 });

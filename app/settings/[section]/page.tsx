@@ -11,6 +11,7 @@ import { settingsSection, type SettingsSlug } from '@/components/settings/settin
 import { ToolsSettings } from '@/components/settings/tools-settings';
 import { SkillsBrowser } from '@/components/skills/skills-browser';
 import Link from 'next/link';
+import { MyDevices } from '@/components/web-auth/my-devices';
 
 const contents: Record<SettingsSlug, () => React.ReactNode> = {
   models: () => <SettingsForm />,
@@ -32,6 +33,7 @@ const contents: Record<SettingsSlug, () => React.ReactNode> = {
     </>
   ),
   cluster: () => <ClusterSettings />,
+  devices: () => <MyDevices />,
 };
 
 export async function generateMetadata({ params }: { params: Promise<{ section: string }> }) {

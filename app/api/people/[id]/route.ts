@@ -3,6 +3,7 @@ import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
 import { patchPersonSchema, personDetail, personJson, personParamsSchema } from '@/lib/http/people-json';
 import { peopleChangeRule } from '@/lib/people/rights';
 import { deletePerson, findPerson, updatePerson } from '@/lib/store/people-repository';
+import { endWebSessionsOf } from '@/lib/store/web-auth-repository';
 
 export const dynamic = 'force-dynamic';
 
@@ -28,10 +29,13 @@ export const PATCH = handle(async (request, context: Context) => {
   ]) {
     if (answer?.verdict === 'refuse') throw new ApiError('conflict', answer.reason);
   }
-  return Response.json({ person: personJson((await updatePerson(id, patch))!) });
+  const updated = (await updatePerson(id, patch))!;
+  // Demoted (trusted → guest), their signed-in browsers sign in again under the new role's rules (issue 61 §2).
+  if (person.role === 'trusted' && updated.role === 'guest') await endWebSessionsOf(id);
+  return Response.json({ person: personJson(updated) });
 });
 
-/** Forgets a person: their identities and bindings go (they are strangers again); their sessions stay. */
+/** Forgets a person: their identities, bindings, passkeys and signed-in browsers go (they are strangers again); their sessions stay. */
 export const DELETE = handle(async (_request, context: Context) => {
   const { id } = parseParams(await context.params, personParamsSchema);
   const may = peopleChangeRule({ personId: id, change: 'forget' });

@@ -1,5 +1,6 @@
 import { ApiError } from '@/lib/http/api-error';
-import { deliverFromPage } from '@/lib/people/rights';
+import { deliverMessage } from '@/lib/people/rights';
+import { visitorOf } from '@/lib/http/web-visitor';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { messageJson } from '@/lib/store/messages-repository';
@@ -12,7 +13,8 @@ export const dynamic = 'force-dynamic';
 export const POST = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, sessionParamsSchema);
   const body = await readJsonBody(request, sendMessageBodySchema);
-  const may = await deliverFromPage(new Date());
+  // The signed-in person's message (the owner's on their token), asked like every other entry's.
+  const may = await deliverMessage((await visitorOf(request)).person, new Date());
   if (may.verdict === 'refuse') throw new ApiError('too_many_requests', may.reason);
   const message = await getOrchestrator().sendUserMessage(id, body);
   return Response.json({ message: messageJson(message) }, { status: 202 });

@@ -1,8 +1,8 @@
 import { ApiError } from '@/lib/http/api-error';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
-import { ownerActor } from '@/lib/people/rights';
-import { toolCallJson } from '@/lib/store/tool-calls-repository';
+import { getToolCall, toolCallJson } from '@/lib/store/tool-calls-repository';
+import { requireVisibleSession } from '@/lib/http/web-visitor';
 import { decisionBodySchema, toolCallParamsSchema } from '../schema';
 
 export const dynamic = 'force-dynamic';
@@ -15,8 +15,10 @@ export const dynamic = 'force-dynamic';
 export const POST = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, toolCallParamsSchema);
   const body = await readJsonBody(request, decisionBodySchema);
-  // The page is the owner's (its access token); the rights authority still answers, as for every path.
-  const outcome = await getOrchestrator().decideToolCall({ ...body, id }, await ownerActor('page'));
+  // Whoever is signed in (the owner, or a person on a card of their own session): the rights authority answers.
+  const call = await getToolCall({ id });
+  const { person } = await requireVisibleSession(request, call?.sessionId);
+  const outcome = await getOrchestrator().decideToolCall({ ...body, id }, { person, via: 'page' });
   if (!outcome.ok) throw new ApiError(outcome.code === 'validation' ? 'validation_failed' : outcome.code, outcome.message);
   return Response.json({ tool_call: toolCallJson(outcome.call), rule: outcome.rule, ...(outcome.note && { note: outcome.note }) });
 });

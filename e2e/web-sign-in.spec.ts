@@ -1,0 +1,188 @@
+// People on the web (issue 61) in Chromium with its virtual authenticator: the owner invites Alice;
+// she makes a passkey from the link on her phone, signs out and in again, sees her conversation
+// from Telegram and the shared memories, decides her own card, and finds Bob's session, the owner's
+// session, Settings › Channels and the people list not there (page, REST and socket); a revoked
+// passkey signs in no more; a forgotten person's browser is signed out at once.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { devices, expect, request as playwrightRequest, test, type APIRequestContext, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { io } from 'socket.io-client';
+import { startFakeTelegram, type FakeTelegram } from '../test/fakes/fake-telegram-server';
+import { fakeModels, fakeParams } from './support/fake-models';
+import { SessionPage } from './support/pages';
+import { saveScreenshot } from './support/screenshots';
+import { spawnServer, type SpawnedServer } from './support/spawn-server';
+
+const port = Number(process.env.E2E_WEB_SIGN_IN_PORT ?? 3216);
+// Passkeys are made for a name: the browser opens the app as localhost (a secure context).
+const base = `http://localhost:${port}`;
+const token = randomBytes(24).toString('hex');
+let server: SpawnedServer;
+let telegram: FakeTelegram;
+let owner: APIRequestContext;
+
+test.use({ actionTimeout: 20_000 });
+
+test.beforeAll(async () => {
+  const root = 'test-results/e2e-web-sign-in';
+  fs.rmSync(root, { recursive: true, force: true });
+  server = await spawnServer({ root, port, env: { AGENTCSD_ACCESS_TOKEN: token } });
+  owner = await playwrightRequest.newContext({ baseURL: base, extraHTTPHeaders: { origin: base, authorization: `Bearer ${token}` } });
+  expect((await owner.put('/api/settings', { data: { ...fakeModels(), params: fakeParams } })).status()).toBe(200);
+  telegram = await startFakeTelegram();
+});
+
+test.afterAll(async () => {
+  await owner?.dispose();
+  await telegram?.close();
+  server?.child.kill('SIGTERM');
+  await server?.exited;
+});
+
+/** A Telegram user paired by the owner into their own session of iris; their session's id. */
+async function pairedOnTelegram(channelId: string, user: { id: number; username: string }, role: 'trusted' | 'guest'): Promise<{ personId: string; sessionId: string }> {
+  telegram.userWrites(user, `hello from ${user.username}`);
+  let code = '';
+  await expect.poll(async () => {
+    const { pairings } = (await (await owner.get(`/api/channels/${channelId}/pairings`)).json()) as { pairings: { code: string; sender: string }[] };
+    code = pairings.find((pairing) => pairing.sender.includes(user.username))?.code ?? '';
+    return code;
+  }, { timeout: 15_000 }).not.toBe('');
+  expect((await owner.post(`/api/channels/${channelId}/pairings`, { data: { code, persona: 'iris', role } })).status()).toBe(201);
+  telegram.userWrites(user, `I am ${user.username}, remember me`);
+  await expect.poll(() => telegram.sent.filter((message) => message.chatId === String(user.id)).map((message) => message.text).join('\n'), { timeout: 20_000 }).toContain(`You said: I am ${user.username}`);
+  const { people } = (await (await owner.get('/api/people')).json()) as { people: { id: string; name: string }[] };
+  const personId = people.find((person) => person.name.includes(user.username))!.id;
+  const { sessions } = (await (await owner.get(`/api/people/${personId}`)).json()) as { sessions: { id: string }[] };
+  return { personId, sessionId: sessions[0]!.id };
+}
+
+/** A browser with a passkey-capable virtual authenticator (Chromium's, through CDP). */
+async function withAuthenticator(browser: Browser, phone: boolean): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ ...(phone ? devices['Pixel 7'] : { viewport: { width: 1280, height: 900 } }), baseURL: base, extraHTTPHeaders: {} });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  return { context, page };
+}
+
+async function invite(personId: string): Promise<string> {
+  const response = await owner.post(`/api/people/${personId}/invites`, { data: {} });
+  expect(response.status()).toBe(201);
+  return ((await response.json()) as { url: string }).url;
+}
+
+test('the owner invites Alice; she signs in with a passkey and reaches exactly what is hers', async ({ browser }) => {
+  test.setTimeout(180_000);
+  const channel = await owner.put('/api/channels', { data: { kind: 'telegram', name: 'Household bot', config: { token: telegram.token, api_root: telegram.apiRoot } } });
+  expect(channel.status(), await channel.text()).toBeLessThan(300);
+  const channelId = ((await channel.json()) as { id: string }).id;
+  const alice = await pairedOnTelegram(channelId, { id: 9101, username: 'alice' }, 'trusted');
+  const bob = await pairedOnTelegram(channelId, { id: 9102, username: 'bob' }, 'trusted');
+  const ownersSession = ((await (await owner.post('/api/sessions', { data: { persona: 'iris', name: 'Owner only' } })).json()) as { session: { id: string } }).session.id;
+  expect((await owner.post('/api/memories', { data: { persona: 'iris', content: 'The household wifi is called Tern', kind: 'fact', scope: 'long' } })).status()).toBeLessThan(300);
+
+  // The owner's People page: an invite link, shown once, with its QR code.
+  // Not the suite's default headers (an Origin of the main e2e server): this browser sends its own.
+  const ownerContext = await browser.newContext({ baseURL: base, extraHTTPHeaders: {} });
+  const ownerPage = await ownerContext.newPage();
+  await ownerPage.goto(`/?token=${token}`);
+  await ownerPage.goto('/people');
+  await ownerPage.getByRole('listitem', { name: 'Person @alice' }).getByText('Conversations, keys, today and rights').click();
+  await ownerPage.getByRole('button', { name: 'Invite @alice to the web pages' }).click();
+  const link = ownerPage.getByLabel('Invite link for @alice');
+  await expect(link).toHaveValue(new RegExp(`^${base}/join/[A-Za-z0-9_-]+$`));
+  await saveScreenshot(ownerPage, 'people-invite');
+  const aliceLink = await link.inputValue();
+
+  // Alice, on her phone: the link makes her passkey and signs her in.
+  const { context: aliceContext, page } = await withAuthenticator(browser, true);
+  await page.goto(aliceLink);
+  await expect(page.getByRole('heading', { name: 'You are invited' })).toBeVisible();
+  await page.getByLabel('Name this device').fill('Alice’s phone');
+  await page.getByRole('button', { name: 'Create a passkey' }).click();
+  await expect(page.getByRole('heading', { name: 'Your sessions' })).toBeVisible();
+  const cookie = (await aliceContext.cookies()).find((entry) => entry.name === 'agentcsd_session')!;
+  expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false });
+  // Used once: the same link makes no second passkey.
+  const reused = await page.request.post('/api/auth/passkey/register/options', { data: { invite: aliceLink.split('/join/')[1] }, headers: { origin: base } });
+  expect(reused.status()).toBe(404);
+
+  // Her home: her conversation from Telegram, nobody else's.
+  await expect(page.getByRole('link', { name: /alice/i }).first()).toBeVisible();
+  await expect(page.getByText('Owner only')).toHaveCount(0);
+  await saveScreenshot(page, 'web-home-phone');
+
+  // Signed out, the pages send her to sign in; the passkey signs her in again.
+  await page.goto('/settings');
+  await expect(page).toHaveURL(`${base}/settings/devices`);
+  await expect(page.getByText('Alice’s phone')).toBeVisible();
+  await page.getByRole('button', { name: 'Sign out' }).last().click();
+  await expect(page).toHaveURL(`${base}/sign-in`);
+  await page.goto(`/sessions/${alice.sessionId}`);
+  await expect(page).toHaveURL(`${base}/sign-in?next=${encodeURIComponent(`/sessions/${alice.sessionId}`)}`);
+  await saveScreenshot(page, 'sign-in');
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await expect(page).toHaveURL(`${base}/sessions/${alice.sessionId}`);
+
+  // Her session live, with a card she decides herself.
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const session = new SessionPage(page);
+  await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
+  await expect(session.chat.getByText('I am alice, remember me', { exact: true })).toBeVisible();
+  await session.send('Please create a file and run a command [[tools]]');
+  const bash = session.card('bash');
+  await expect(bash).toContainText('waiting for your decision', { timeout: 20_000 });
+  await bash.getByRole('button', { name: 'Approve', exact: true }).click();
+  await expect(bash).toContainText('done', { timeout: 20_000 });
+
+  // Memory: the shared memory is hers to read.
+  await page.goto('/memory');
+  await expect(page.getByText('The household wifi is called Tern')).toBeVisible();
+
+  // Not hers: a 404 on the page, REST and the socket, as if it did not exist.
+  for (const path of [`/sessions/${bob.sessionId}`, `/sessions/${ownersSession}`, '/settings/channels', '/people', '/settings/models', '/personas']) {
+    const response = await page.goto(path);
+    expect(response?.status(), path).toBe(404);
+  }
+  for (const path of [`/api/sessions/${bob.sessionId}`, `/api/sessions/${ownersSession}/messages`, '/api/people', '/api/channels', '/api/settings', `/api/people/${alice.personId}`]) {
+    expect((await page.request.get(path)).status(), path).toBe(404);
+  }
+  expect((await page.request.post(`/api/sessions/${bob.sessionId}/messages`, { data: { text: 'hi Bob' }, headers: { origin: base } })).status()).toBe(404);
+  const { sessions } = (await (await page.request.get('/api/sessions')).json()) as { sessions: { id: string }[] };
+  expect(sessions.map((entry) => entry.id)).toEqual([alice.sessionId]);
+  const cookies = (await aliceContext.cookies()).map((entry) => `${entry.name}=${entry.value}`).join('; ');
+  const socket = io(base, { transports: ['websocket'], extraHeaders: { cookie: cookies, origin: base } });
+  try {
+    expect(await socket.timeout(5000).emitWithAck('join', { sessionId: bob.sessionId })).toEqual({ ok: false, error: 'not_found' });
+    expect(await socket.timeout(5000).emitWithAck('join', { sessionId: ownersSession })).toEqual({ ok: false, error: 'not_found' });
+    expect(await socket.timeout(5000).emitWithAck('join', { sessionId: alice.sessionId })).toMatchObject({ ok: true });
+  } finally {
+    socket.close();
+  }
+
+  // Bob signs in too; forgotten by the owner, his browser is signed out at once.
+  const { context: bobContext, page: bobPage } = await withAuthenticator(browser, false);
+  await bobPage.goto(await invite(bob.personId));
+  await bobPage.getByRole('button', { name: 'Create a passkey' }).click();
+  await expect(bobPage.getByRole('heading', { name: 'Your sessions' })).toBeVisible();
+  expect((await bobPage.request.get(`/api/sessions/${alice.sessionId}`)).status()).toBe(404);
+  expect((await owner.delete(`/api/people/${bob.personId}`)).status()).toBe(204);
+  expect((await bobPage.request.get('/api/auth/me')).status()).toBe(401);
+  await bobPage.goto('/');
+  await expect(bobPage).toHaveURL(`${base}/sign-in`);
+  await bobContext.close();
+
+  // Alice revokes her passkey: it signs her out and signs in no more.
+  await page.goto('/settings/devices');
+  await page.getByRole('button', { name: 'Revoke Alice’s phone' }).click();
+  await page.goto('/');
+  await expect(page).toHaveURL(`${base}/sign-in`);
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'This passkey is not known here' })).toBeVisible();
+  await aliceContext.close();
+  await ownerContext.close();
+});

@@ -1,0 +1,82 @@
+// What a signed-in person (not the owner) reaches of the web app (issue 61, ARCHITECTURE §27):
+// their sessions and what those hold, their memories and the shared ones, their spending, their
+// devices, and — for a trusted person — their door keys. Everything else answers as if it did not
+// exist (404 on pages, REST and the socket alike). The owner reaches everything; this is the rights
+// authority's table for everyone else, and the routes it lets through still ask it per record.
+import { personasOfPerson, type PersonRecord } from '@/lib/store/people-repository';
+import { seeSession, type Actor, type Answer } from './rights';
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const ID = '[A-Za-z0-9_-]{1,80}';
+
+type Rule = { methods: readonly string[]; path: RegExp; trusted?: true; session?: true };
+
+const READ = ['GET', 'HEAD'] as const;
+const rule = (methods: readonly string[], path: string, extra: Omit<Rule, 'methods' | 'path'> = {}): Rule => ({ methods, path: new RegExp(`^${path}$`), ...extra });
+
+/** Pages and routes a signed-in person may ask for; a route marked `session` is theirs only for their own sessions. */
+export const PERSON_ROUTES: readonly Rule[] = [
+  // Pages
+  rule(READ, '/'),
+  rule(READ, `/sessions/(${UUID})`, { session: true }),
+  rule(READ, '/memory'),
+  rule(READ, '/spending'),
+  rule(READ, '/settings'),
+  rule(READ, '/settings/devices'),
+  rule(READ, '/settings/access', { trusted: true }),
+  // Their sessions: the list (theirs only), starting one, and what one of theirs holds.
+  rule([...READ, 'POST'], '/api/sessions'),
+  rule(READ, `/api/sessions/(${UUID})`, { session: true }),
+  rule(READ, `/api/sessions/(${UUID})/(?:history|tool-calls|elicitations|tasks|context|consolidations|browser|export)`, { session: true }),
+  rule(['POST'], `/api/sessions/(${UUID})/(?:messages|uploads|stop-turn|browser|browser/input)`, { session: true }),
+  // A card: the route finds its session and asks again.
+  rule(['POST'], `/api/tool-calls/(${ID})/(?:decision|cancel)`),
+  // Their memories and the shared ones; their spending; the personas they may start a session with.
+  rule(READ, '/api/memories'),
+  rule(READ, '/api/spending'),
+  rule(READ, '/api/personas'),
+  rule(READ, '/api/health'),
+  // Notifications on their devices (issue 61 §5), and the service worker that shows them.
+  rule(READ, '/api/push/key'),
+  rule(['POST', 'DELETE'], '/api/push/subscriptions'),
+  rule(READ, '/sw.js'),
+  // Their own door keys (a trusted person only).
+  rule([...READ, 'POST'], '/api/keys', { trusted: true }),
+  rule(['DELETE'], `/api/keys/(${ID})`, { trusted: true }),
+];
+
+const NOT_THEIRS: Answer = { verdict: 'refuse', reason: 'not found' };
+
+/** Whether a signed-in person reaches this method and path (the owner reaches all: not asked here). */
+export async function reachWeb(person: PersonRecord, method: string, pathname: string): Promise<Answer> {
+  const verb = method.toUpperCase();
+  const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
+  for (const candidate of PERSON_ROUTES) {
+    if (!candidate.methods.includes(verb)) continue;
+    const match = candidate.path.exec(path);
+    if (!match) continue;
+    if (candidate.trusted && person.role !== 'trusted') return NOT_THEIRS;
+    if (candidate.session) {
+      const actor: Actor = { person, via: 'page' };
+      return (await seeSession(actor, match[1]!)).verdict === 'allow' ? { verdict: 'allow' } : NOT_THEIRS;
+    }
+    return { verdict: 'allow' };
+  }
+  return NOT_THEIRS;
+}
+
+/**
+ * Whether a person may start a session of this persona on their pages: the owner and a trusted
+ * person any persona; a guest only one they already talk to (a session or a chat bound to it).
+ */
+export async function startSessionWith(person: PersonRecord, persona: string): Promise<Answer> {
+  if (person.role !== 'guest') return { verdict: 'allow' };
+  return (await personasOfPerson(person.id)).has(persona) ? { verdict: 'allow' } : { verdict: 'refuse', reason: `a guest starts sessions only with the personas they already talk to; ask the owner for ${persona}` };
+}
+
+/** The personas a person may start a session with, from all there are (see startSessionWith). */
+export async function personasFor(person: PersonRecord, all: readonly string[]): Promise<string[]> {
+  if (person.role !== 'guest') return [...all];
+  const own = await personasOfPerson(person.id);
+  return all.filter((name) => own.has(name));
+}

@@ -1,0 +1,77 @@
+// Who a request is, after the guard (issue 61, ARCHITECTURE §27): the owner (their access token,
+// or a loopback app that needs none, or the owner's own passkey), a signed-in person (their session
+// cookie), or a stranger. A person reaches what the rights authority's web table lets them; the rest
+// answers 404 as if it did not exist. A stranger reaches the sign-in and invite pages and what they
+// need; a page sends them to sign in, REST answers 401. Routes learn the answer from the
+// `x-agentcsd-actor` header set here (a request's own copy is always dropped first).
+import type { IncomingMessage } from 'node:http';
+import { reachWeb } from '@/lib/people/web-reach';
+import { OWNER_ID, type PersonRecord } from '@/lib/store/people-repository';
+import { sessionSecret, signedIn } from './web-sessions';
+
+export const ACTOR_HEADER = 'x-agentcsd-actor';
+export const WEB_SESSION_HEADER = 'x-agentcsd-web-session';
+/** The peer's address as the server saw it, for the sign-in attempt limit. */
+export const PEER_HEADER = 'x-agentcsd-peer';
+
+export type Visitor = { kind: 'owner'; sessionHash?: string } | { kind: 'person'; person: PersonRecord; sessionHash: string } | { kind: 'stranger' };
+
+export type EntryDecision =
+  | { pass: true; visitor: Visitor }
+  | { pass: false; answer: 'sign-in'; location: string }
+  | { pass: false; answer: 'not-found'; visitor?: Visitor }
+  | { pass: false; answer: 'unauthorized' };
+
+const READ = new Set(['GET', 'HEAD']);
+
+/** What anyone may ask for without signing in: the sign-in and invite pages, the passkey ceremonies, the pages' own code. */
+export function openToStrangers(method: string, pathname: string): boolean {
+  if (pathname.startsWith('/api/auth/')) return true;
+  if (!READ.has(method.toUpperCase())) return false;
+  return pathname === '/sign-in' || /^\/join\/[A-Za-z0-9_-]{10,100}$/.test(pathname) || pathname.startsWith('/_next/static/') || pathname === '/favicon.ico';
+}
+
+/** A page a browser navigates to (not the API, not a file): a stranger is sent to sign in from it. */
+function isPage(method: string, pathname: string): boolean {
+  return READ.has(method.toUpperCase()) && !pathname.startsWith('/api/') && !pathname.startsWith('/_next/') && !/\.[a-z0-9]+$/i.test(pathname);
+}
+
+/**
+ * The decision for a request the guard let through (`tokenOk`: it holds the owner's token, or none
+ * is needed) or refused only for lack of the token.
+ */
+export async function decideEntry(input: { method: string; pathname: string; search: string; cookie: string | undefined; tokenOk: boolean; now: Date }): Promise<EntryDecision> {
+  const secret = sessionSecret(input.cookie);
+  if (input.tokenOk) {
+    // The owner by token; a passkey session alongside only names this browser for the devices page.
+    const session = secret ? await signedIn(secret, input.now) : null;
+    return { pass: true, visitor: session?.person.id === OWNER_ID ? { kind: 'owner', sessionHash: session.sessionHash } : { kind: 'owner' } };
+  }
+  const session = await signedIn(secret, input.now);
+  if (session && session.person.role === 'owner') return { pass: true, visitor: { kind: 'owner', sessionHash: session.sessionHash } };
+  if (session) {
+    const visitor: Visitor = { kind: 'person', person: session.person, sessionHash: session.sessionHash };
+    if (openToStrangers(input.method, input.pathname)) return { pass: true, visitor };
+    const reach = await reachWeb(session.person, input.method, input.pathname);
+    return reach.verdict === 'allow' ? { pass: true, visitor } : { pass: false, answer: 'not-found', visitor };
+  }
+  if (openToStrangers(input.method, input.pathname)) return { pass: true, visitor: { kind: 'stranger' } };
+  if (isPage(input.method, input.pathname)) {
+    const back = `${input.pathname}${input.search}`;
+    return { pass: false, answer: 'sign-in', location: back === '/' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(back)}` };
+  }
+  return { pass: false, answer: 'unauthorized' };
+}
+
+/** The visitor as headers for the routes (the request's own copies of these are dropped before). */
+export function visitorHeaders(visitor: Visitor): Record<string, string> {
+  const actor = visitor.kind === 'owner' ? OWNER_ID : visitor.kind === 'person' ? visitor.person.id : 'stranger';
+  return { [ACTOR_HEADER]: actor, ...(visitor.kind !== 'stranger' && visitor.sessionHash && { [WEB_SESSION_HEADER]: visitor.sessionHash }) };
+}
+
+/** Drops what only the server may say about a request, whatever the client sent. */
+export function dropServerHeaders(request: IncomingMessage): void {
+  delete request.headers[ACTOR_HEADER];
+  delete request.headers[WEB_SESSION_HEADER];
+  delete request.headers[PEER_HEADER];
+}

@@ -1,0 +1,245 @@
+// People on the web (issue 61 §2-3): what a signed-in person reaches, asked of the rights
+// authority on every route and page of the app — their own sessions and what those hold, the shared
+// memories and theirs, their own spending, devices and (trusted) keys; everything else is "not
+// found". Then the routes a person reaches filter what they answer, and a browser's session ends
+// when it is signed out, its passkey revoked, its person demoted or forgotten. Real store, both kinds.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import * as keysRoute from '@/app/api/keys/route';
+import * as memoriesRoute from '@/app/api/memories/route';
+import * as personRoute from '@/app/api/people/[id]/route';
+import * as personasRoute from '@/app/api/personas/route';
+import * as sessionsRoute from '@/app/api/sessions/route';
+import * as decisionRoute from '@/app/api/tool-calls/[id]/decision/route';
+import * as devicesRoute from '@/app/api/auth/devices/route';
+import * as deviceRoute from '@/app/api/auth/devices/[id]/route';
+import { defaultModels, defaultParams } from '@/lib/config/model-config';
+import { appendMemory } from '@/lib/memory/memory-store';
+import { getDb } from '@/lib/store/db';
+import { addSessionPeople, OWNER_ID } from '@/lib/store/people-repository';
+import { insertSession } from '@/lib/store/sessions-repository';
+import { insertAgentStep } from '@/lib/store/tool-calls-repository';
+import { addPasskey, createInvite, openInvite, useInvite } from '@/lib/store/web-auth-repository';
+import { ACTOR_HEADER, decideEntry, WEB_SESSION_HEADER } from '@/lib/web-auth/web-entry';
+import { SESSION_IDLE_MS, signedIn, signIn } from '@/lib/web-auth/web-sessions';
+import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+import { settingsSections } from '@/components/settings/settings-sections';
+
+useTempAppDirs({ personas: { iris: '# Iris\nWarm.\n', otto: '# Otto\nTerse.\n' } });
+
+const ids = { alice: '', bob: '', gus: '' };
+const sessions = { alice: '', bob: '', owner: '', gus: '' };
+const secrets = { alice: '', bob: '', gus: '' };
+
+async function session(name: string, persona: string, people: string[]): Promise<string> {
+  const id = randomUUID();
+  await insertSession({ id, name, personaName: persona, personaHash: 'h', models: defaultModels, params: defaultParams, status: 'paused' });
+  await addSessionPeople(id, people);
+  return id;
+}
+
+beforeAll(async () => {
+  const db = await getDb();
+  for (const [name, role] of [['alice', 'trusted'], ['bob', 'trusted'], ['gus', 'guest']] as const) {
+    ids[name] = randomUUID();
+    await db.person.create({ data: { id: ids[name], name: name[0]!.toUpperCase() + name.slice(1), role } });
+    await addPasskey({ id: `key-${name}`, personId: ids[name], publicKey: 'AQ', counter: 0, transports: ['internal'], name: `${name}'s phone` });
+    secrets[name] = await signIn({ personId: ids[name], userAgent: 'test', passkeyId: `key-${name}`, now: new Date() });
+  }
+  sessions.alice = await session("Alice's", 'iris', [ids.alice]);
+  sessions.bob = await session("Bob's", 'iris', [ids.bob]);
+  sessions.gus = await session("Gus's", 'iris', [ids.gus]);
+  sessions.owner = await session("Owner's", 'otto', [OWNER_ID]);
+});
+
+const cookieOf = (secret: string) => `agentcsd_session=${secret}`;
+const entry = (secret: string, method: string, pathname: string) => decideEntry({ method, pathname, search: '', cookie: cookieOf(secret), tokenOk: false, now: new Date() });
+
+/** Every page and route of the app, as a sample request path per method (its [params] filled in). */
+function everyRoute(fill: (param: string, where: string) => string): { method: string; path: string }[] {
+  const found: { method: string; path: string }[] = [];
+  const walk = (folder: string) => {
+    for (const item of fs.readdirSync(folder, { withFileTypes: true })) {
+      const file = path.join(folder, item.name);
+      if (item.isDirectory()) walk(file);
+      else if (item.name === 'route.ts' || item.name === 'page.tsx') {
+        const route = path.relative('app', folder).split(path.sep).filter(Boolean);
+        const sample = `/${route.map((part) => (part.startsWith('[') ? fill(part.replace(/[[\].]/g, ''), route.join('/')) : part)).join('/')}`;
+        const methods = item.name === 'page.tsx' ? ['GET'] : [...fs.readFileSync(file, 'utf8').matchAll(/export const (GET|POST|PUT|PATCH|DELETE) /g)].map((match) => match[1]!);
+        for (const method of methods) found.push({ method, path: sample });
+      }
+    }
+  };
+  walk('app');
+  // Settings' sections are one page each.
+  return found.flatMap((route) => (route.path === '/settings/__section__' ? settingsSections.map((section) => ({ ...route, path: `/settings/${section.slug}` })) : [route]));
+}
+
+/** What a signed-in trusted person may reach (the contract of issue 61 §3, written here apart from the table it tests). */
+const ALICE_MAY = [
+  'GET /',
+  'GET /sessions/<own>',
+  'GET /memory',
+  'GET /spending',
+  'GET /settings',
+  'GET /settings/devices',
+  'GET /settings/access',
+  'GET /sign-in',
+  'GET /join/<token>',
+  'GET /api/sessions',
+  'POST /api/sessions',
+  'GET /api/sessions/<own>',
+  ...['history', 'tool-calls', 'elicitations', 'tasks', 'context', 'consolidations', 'browser', 'export'].map((part) => `GET /api/sessions/<own>/${part}`),
+  ...['messages', 'uploads', 'stop-turn', 'browser', 'browser/input'].map((part) => `POST /api/sessions/<own>/${part}`),
+  'POST /api/tool-calls/<id>/decision',
+  'POST /api/tool-calls/<id>/cancel',
+  'GET /api/memories',
+  'GET /api/spending',
+  'GET /api/personas',
+  'GET /api/health',
+  'GET /api/keys',
+  'POST /api/keys',
+  'DELETE /api/keys/<id>',
+  'GET /api/push/key',
+  'POST /api/push/subscriptions',
+  'DELETE /api/push/subscriptions',
+];
+
+describe('what a signed-in person reaches (every page and route of the app)', () => {
+  const fill = (own: string) => (param: string, where: string) => (param === 'id' && where.startsWith('api/sessions') ? own : param === 'id' && where.startsWith('sessions') ? own : param === 'token' ? 'tok_0123456789abcdef' : param === 'section' ? '__section__' : param === 'id' ? 'a1b2c3d4e5f6a7b8' : 'iris');
+  const label = (method: string, pathname: string) => `${method} ${pathname.replace(sessions.alice, '<own>').replace('tok_0123456789abcdef', '<token>').replace('a1b2c3d4e5f6a7b8', '<id>')}`;
+
+  it('Alice reaches exactly her list; every other route of the app is "not found" (or, for the auth routes, open)', async () => {
+    const reached: string[] = [];
+    for (const { method, path: pathname } of everyRoute(fill(sessions.alice))) {
+      const decision = await entry(secrets.alice, method, pathname);
+      if (pathname.startsWith('/api/auth/')) expect(decision.pass, pathname).toBe(true);
+      else if (decision.pass) reached.push(label(method, pathname));
+      else expect(decision, label(method, pathname)).toMatchObject({ pass: false, answer: 'not-found' });
+    }
+    // The push routes and the service worker are not files under app/ (or not yet): asked directly.
+    for (const [method, pathname] of [['GET', '/api/push/key'], ['POST', '/api/push/subscriptions'], ['DELETE', '/api/push/subscriptions']] as const) {
+      if ((await entry(secrets.alice, method, pathname)).pass) reached.push(`${method} ${pathname}`);
+    }
+    expect(reached.sort()).toEqual([...new Set(ALICE_MAY)].filter((route) => !route.includes('/join/') || reached.includes(route)).sort());
+  });
+
+  it("the same routes with Bob's session, or the owner's, are not found for Alice", async () => {
+    for (const other of [sessions.bob, sessions.owner]) {
+      for (const { method, path: pathname } of everyRoute(fill(other)).filter((route) => route.path.includes(other))) {
+        expect(await entry(secrets.alice, method, pathname), `${method} ${pathname}`).toMatchObject({ pass: false, answer: 'not-found' });
+      }
+    }
+  });
+
+  it('a guest has no keys; a stranger is sent to sign in from a page and gets 401 from REST', async () => {
+    for (const [method, pathname] of [['GET', '/api/keys'], ['POST', '/api/keys'], ['GET', '/settings/access']] as const) {
+      expect(await entry(secrets.gus, method, pathname)).toMatchObject({ pass: false, answer: 'not-found' });
+    }
+    expect(await entry(secrets.gus, 'GET', `/sessions/${sessions.gus}`)).toMatchObject({ pass: true });
+    const stranger = (method: string, pathname: string) => decideEntry({ method, pathname, search: '', cookie: undefined, tokenOk: false, now: new Date() });
+    expect(await stranger('GET', `/sessions/${sessions.alice}`)).toEqual({ pass: false, answer: 'sign-in', location: `/sign-in?next=${encodeURIComponent(`/sessions/${sessions.alice}`)}` });
+    expect(await stranger('GET', '/')).toEqual({ pass: false, answer: 'sign-in', location: '/sign-in' });
+    expect(await stranger('GET', '/api/sessions')).toEqual({ pass: false, answer: 'unauthorized' });
+    expect(await stranger('GET', '/sw.js')).toEqual({ pass: false, answer: 'unauthorized' });
+    expect(await stranger('POST', '/api/auth/passkey/login/options')).toMatchObject({ pass: true, visitor: { kind: 'stranger' } });
+    // A forged or unknown cookie is a stranger's.
+    expect(await entry('A'.repeat(43), 'GET', '/api/sessions')).toEqual({ pass: false, answer: 'unauthorized' });
+  });
+});
+
+const as = (personId: string, url: string, init: RequestInit = {}) =>
+  new Request(`http://localhost:3000${url}`, { ...init, headers: { ...(init.body && { 'content-type': 'application/json' }), [ACTOR_HEADER]: personId, [WEB_SESSION_HEADER]: 'x', ...init.headers } });
+
+describe('the routes a person reaches answer with what is theirs', () => {
+  it('sessions: their own only', async () => {
+    const { sessions: listed } = (await (await sessionsRoute.GET(as(ids.alice, '/api/sessions'), {})).json()) as { sessions: { id: string }[] };
+    expect(listed.map((entry) => entry.id)).toEqual([sessions.alice]);
+    const { sessions: all } = (await (await sessionsRoute.GET(as(OWNER_ID, '/api/sessions'), {})).json()) as { sessions: { id: string }[] };
+    expect(all).toHaveLength(4);
+  });
+
+  it('personas: a guest those they already talk to; a guest cannot start a session with another', async () => {
+    const names = async (personId: string) => ((await (await personasRoute.GET(as(personId, '/api/personas'), {})).json()) as { personas: { name: string }[] }).personas.map((persona) => persona.name);
+    expect(await names(ids.gus)).toEqual(['iris']);
+    expect((await names(ids.alice)).sort()).toEqual(['iris', 'otto']);
+    const refused = await sessionsRoute.POST(as(ids.gus, '/api/sessions', { method: 'POST', body: JSON.stringify({ persona: 'otto' }) }), {});
+    expect(refused.status).toBe(403);
+  });
+
+  it("memories: the shared ones and those of their conversations, never another person's", async () => {
+    await appendMemory({ personaName: 'iris', content: 'Shared: the wifi is Tern', kind: 'fact', scope: 'long' });
+    await appendMemory({ personaName: 'iris', content: 'Alice: likes tea', kind: 'fact', scope: 'long', sessionId: sessions.alice });
+    await appendMemory({ personaName: 'iris', content: 'Bob: PIN 4242', kind: 'fact', scope: 'long', sessionId: sessions.bob });
+    const contents = async (personId: string) => ((await (await memoriesRoute.GET(as(personId, '/api/memories?persona=iris'), {})).json()) as { memories: { content: string }[] }).memories.map((memory) => memory.content).sort();
+    expect(await contents(ids.alice)).toEqual(['Alice: likes tea', 'Shared: the wifi is Tern']);
+    expect(await contents(ids.bob)).toEqual(['Bob: PIN 4242', 'Shared: the wifi is Tern']);
+    expect(await contents(OWNER_ID)).toHaveLength(3);
+  });
+
+  it("a card of someone else's conversation is not found; keys are one's own", async () => {
+    const [call] = await insertAgentStep({
+      sessionId: sessions.bob,
+      turn: { turnId: randomUUID(), spontaneous: false, cycleNumber: 0, answering: [], prompt: 'p', taskId: null },
+      step: 0,
+      assistantText: '',
+      calls: [{ id: randomUUID(), providerCallId: randomUUID(), name: 'bash', args: { command: 'ls' }, approval: 'required', status: 'awaiting_approval' }],
+    });
+    const decided = await decisionRoute.POST(as(ids.alice, `/api/tool-calls/${call!.id}/decision`, { method: 'POST', body: JSON.stringify({ decision: 'approve' }) }), { params: Promise.resolve({ id: call!.id }) });
+    expect(decided.status).toBe(404);
+
+    const made = await keysRoute.POST(as(ids.alice, '/api/keys', { method: 'POST', body: JSON.stringify({ name: 'laptop', personas: ['iris'], person_id: ids.bob }) }), {});
+    expect(made.status).toBe(201);
+    expect(((await made.json()) as { key: { person_id: string } }).key.person_id).toBe(ids.alice);
+    const listed = async (personId: string) => ((await (await keysRoute.GET(as(personId, '/api/keys'), {})).json()) as { keys: unknown[] }).keys.length;
+    expect(await listed(ids.alice)).toBe(1);
+    expect(await listed(ids.bob)).toBe(0);
+  });
+});
+
+describe('a signed-in browser ends with its passkey, its person, or a demotion', () => {
+  it('is renewed on use and ends when idle too long', async () => {
+    const now = new Date();
+    const secret = await signIn({ personId: ids.alice, userAgent: 'laptop', passkeyId: null, now });
+    expect((await signedIn(secret, new Date(now.getTime() + SESSION_IDLE_MS - 1000)))?.person.id).toBe(ids.alice);
+    // Renewed at that use: still good a whole idle period later.
+    expect((await signedIn(secret, new Date(now.getTime() + SESSION_IDLE_MS + 60_000)))?.person.id).toBe(ids.alice);
+    expect(await signedIn(secret, new Date(now.getTime() + 3 * SESSION_IDLE_MS))).toBeNull();
+  });
+
+  it('revoking a passkey signs out the browsers it signed in; another person cannot revoke it', async () => {
+    const secret = await signIn({ personId: ids.bob, userAgent: 'b', passkeyId: 'key-bob', now: new Date() });
+    const otherDelete = await deviceRoute.DELETE(as(ids.alice, '/api/auth/devices/key-bob', { method: 'DELETE' }), { params: Promise.resolve({ id: 'key-bob' }) });
+    expect(otherDelete.status).toBe(404);
+    const { passkeys } = (await (await devicesRoute.GET(as(ids.bob, '/api/auth/devices'), {})).json()) as { passkeys: { id: string }[] };
+    expect(passkeys.map((key) => key.id)).toEqual(['key-bob']);
+    const revoked = await deviceRoute.DELETE(as(ids.bob, '/api/auth/devices/key-bob', { method: 'DELETE' }), { params: Promise.resolve({ id: 'key-bob' }) });
+    expect(revoked.status).toBe(204);
+    expect(await signedIn(secret, new Date())).toBeNull();
+    expect(await signedIn(secrets.bob, new Date())).toBeNull();
+  });
+
+  it('demoted from trusted to guest, a person signs in again; forgotten, their browsers are strangers at once', async () => {
+    const secret = await signIn({ personId: ids.alice, userAgent: 'a', passkeyId: 'key-alice', now: new Date() });
+    const patch = (body: unknown) => personRoute.PATCH(as(OWNER_ID, `/api/people/${ids.alice}`, { method: 'PATCH', body: JSON.stringify(body) }), { params: Promise.resolve({ id: ids.alice }) });
+    expect((await patch({ role: 'guest' })).status).toBe(200);
+    expect(await signedIn(secret, new Date())).toBeNull();
+    const again = await signIn({ personId: ids.alice, userAgent: 'a', passkeyId: 'key-alice', now: new Date() });
+    expect((await personRoute.DELETE(as(OWNER_ID, `/api/people/${ids.alice}`, { method: 'DELETE' }), { params: Promise.resolve({ id: ids.alice }) })).status).toBe(204);
+    expect(await signedIn(again, new Date())).toBeNull();
+    expect(await entry(again, 'GET', '/api/sessions')).toEqual({ pass: false, answer: 'unauthorized' });
+  });
+
+  it('an invite is good once, for 24 hours', async () => {
+    const now = new Date();
+    await createInvite({ token: 'invite-token-0001', personId: ids.gus, expiresAt: new Date(now.getTime() + 24 * 3600_000), now });
+    expect(await openInvite('invite-token-0001', now)).toBe(ids.gus);
+    expect(await openInvite('invite-token-0001', new Date(now.getTime() + 25 * 3600_000))).toBeNull();
+    const [first, second] = await Promise.all([useInvite('invite-token-0001', now), useInvite('invite-token-0001', now)]);
+    expect([first, second].filter(Boolean)).toHaveLength(1);
+    expect(await openInvite('invite-token-0001', now)).toBeNull();
+    expect(await openInvite('never-made-token', now)).toBeNull();
+  });
+});
