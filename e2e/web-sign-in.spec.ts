@@ -5,9 +5,10 @@
 // passkey signs in no more; a forgotten person's browser is signed out at once.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { devices, expect, request as playwrightRequest, test, type APIRequestContext, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { devices, expect, request as playwrightRequest, test, type APIRequestContext, type Browser, type BrowserContext, type CDPSession, type Page } from '@playwright/test';
 import { io } from 'socket.io-client';
 import { startFakeTelegram, type FakeTelegram } from '../test/fakes/fake-telegram-server';
+import { startPushService, type TestPushService } from '../test/support/push-service';
 import { fakeModels, fakeParams } from './support/fake-models';
 import { SessionPage } from './support/pages';
 import { saveScreenshot } from './support/screenshots';
@@ -20,13 +21,16 @@ const token = randomBytes(24).toString('hex');
 let server: SpawnedServer;
 let telegram: FakeTelegram;
 let owner: APIRequestContext;
+let push: TestPushService;
 
 test.use({ actionTimeout: 20_000 });
 
 test.beforeAll(async () => {
   const root = 'test-results/e2e-web-sign-in';
   fs.rmSync(root, { recursive: true, force: true });
-  server = await spawnServer({ root, port, env: { AGENTCSD_ACCESS_TOKEN: token } });
+  // Notifications go to the test's own push service (a self-hosted one, as the owner may list).
+  push = await startPushService();
+  server = await spawnServer({ root, port, env: { AGENTCSD_ACCESS_TOKEN: token, AGENTCSD_PUSH_SERVICES: push.origin } });
   owner = await playwrightRequest.newContext({ baseURL: base, extraHTTPHeaders: { origin: base, authorization: `Bearer ${token}` } });
   expect((await owner.put('/api/settings', { data: { ...fakeModels(), params: fakeParams } })).status()).toBe(200);
   telegram = await startFakeTelegram();
@@ -35,6 +39,7 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await owner?.dispose();
   await telegram?.close();
+  await push?.close();
   server?.child.kill('SIGTERM');
   await server?.exited;
 });
@@ -58,7 +63,7 @@ async function pairedOnTelegram(channelId: string, user: { id: number; username:
 }
 
 /** A browser with a passkey-capable virtual authenticator (Chromium's, through CDP). */
-async function withAuthenticator(browser: Browser, phone: boolean): Promise<{ context: BrowserContext; page: Page }> {
+async function withAuthenticator(browser: Browser, phone: boolean): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession }> {
   const context = await browser.newContext({ ...(phone ? devices['Pixel 7'] : { viewport: { width: 1280, height: 900 } }), baseURL: base, extraHTTPHeaders: {} });
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
@@ -66,7 +71,7 @@ async function withAuthenticator(browser: Browser, phone: boolean): Promise<{ co
   await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
   });
-  return { context, page };
+  return { context, page, cdp };
 }
 
 async function invite(personId: string): Promise<string> {
@@ -99,7 +104,7 @@ test('the owner invites Alice; she signs in with a passkey and reaches exactly w
   const aliceLink = await link.inputValue();
 
   // Alice, on her phone: the link makes her passkey and signs her in.
-  const { context: aliceContext, page } = await withAuthenticator(browser, true);
+  const { context: aliceContext, page, cdp } = await withAuthenticator(browser, true);
   await page.goto(aliceLink);
   await expect(page.getByRole('heading', { name: 'You are invited' })).toBeVisible();
   await page.getByLabel('Name this device').fill('Alice’s phone');
@@ -115,6 +120,29 @@ test('the owner invites Alice; she signs in with a passkey and reaches exactly w
   await expect(page.getByRole('link', { name: /alice/i }).first()).toBeVisible();
   await expect(page.getByText('Owner only')).toHaveCount(0);
   await saveScreenshot(page, 'web-home-phone');
+
+  // Her phone is notified: a card of hers, while no page of hers is open, goes through the push
+  // service (which checks the VAPID signature and decrypts it) and her service worker shows it.
+  await aliceContext.grantPermissions(['notifications'], { origin: base });
+  const phone = push.subscribe();
+  expect((await page.request.post('/api/push/subscriptions', { data: phone, headers: { origin: base } })).status()).toBe(201);
+  await page.goto('/settings/devices');
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+  telegram.userWrites({ id: 9101, username: 'alice' }, 'Please create a file and run a command [[tools]]');
+  await expect.poll(() => push.received.filter((message) => message.subscription === phone.endpoint).length, { timeout: 20_000 }).toBeGreaterThan(0);
+  const pushed = push.received.find((message) => message.subscription === phone.endpoint)!;
+  expect(JSON.parse(pushed.payload)).toMatchObject({ url: `/sessions/${alice.sessionId}` });
+  expect(push.refused).toEqual([]);
+  const registrationId = new Promise<string>((resolve) => {
+    cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
+      const found = registrations.find((registration) => registration.scopeURL === `${base}/` && !registration.isDeleted);
+      if (found) resolve(found.registrationId);
+    });
+  });
+  await cdp.send('ServiceWorker.enable');
+  await cdp.send('ServiceWorker.deliverPushMessage', { origin: base, registrationId: await registrationId, data: pushed.payload });
+  const shown = () => page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((note) => `${note.title} — ${note.body}`));
+  await expect.poll(shown, { timeout: 10_000 }).toContainEqual(expect.stringMatching(/waits for your decision — In “iris · @alice/));
 
   // Signed out, the pages send her to sign in; the passkey signs her in again.
   await page.goto('/settings');
@@ -133,7 +161,6 @@ test('the owner invites Alice; she signs in with a passkey and reaches exactly w
   const session = new SessionPage(page);
   await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
   await expect(session.chat.getByText('I am alice, remember me', { exact: true })).toBeVisible();
-  await session.send('Please create a file and run a command [[tools]]');
   const bash = session.card('bash');
   await expect(bash).toContainText('waiting for your decision', { timeout: 20_000 });
   await bash.getByRole('button', { name: 'Approve', exact: true }).click();
