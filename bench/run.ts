@@ -26,6 +26,7 @@ import { benchStoreTurn, storeTable } from './store';
 import { capacityCurve, capacityTable } from './cluster';
 import { benchImagePrep, imagePrepTable, twelveMegapixelPhoto } from './attachments';
 import { benchScopedRecall, scopedRecallTable } from './people';
+import { benchWebSignIn, webSignInTable } from './web-sign-in';
 import { benchProvenance, provenanceTable } from './provenance';
 import { allowancesTable, benchAllowances } from './allowances';
 import { benchIdleMemory, idleMemoryTable } from './idle-memory';
@@ -124,6 +125,9 @@ console.log(
     await benchScopedRecall({ size: 10_000, people: 50, queries: quick ? 50 : 200, postgresUrl: memoryPostgres.url }),
   ]),
 );
+
+console.log('\n## People on the web: a signed-in person against the owner\'s token path, and a passkey sign-in (issue 61)\n');
+console.log(webSignInTable(await benchWebSignIn({ samples: quick ? 200 : 1_000 })));
 console.log('\n## Provenance: the untrusted checks of a turn and of an outbound step (issue 44)\n');
 console.log(
   provenanceTable([

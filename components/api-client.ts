@@ -26,3 +26,8 @@ export async function apiFetch<T>(path: string, init: { method?: string; body?: 
   }
   return payload as T;
 }
+
+/** What a signed-in person may not reach answers 404 (issue 61): a page reads it as nothing there. */
+export function unlessNotFound<T>(work: Promise<T>, empty: T): Promise<T> {
+  return work.catch((caught: unknown) => (caught instanceof ApiRequestError && caught.status === 404 ? empty : Promise.reject(caught)));
+}

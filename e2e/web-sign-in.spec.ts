@@ -165,10 +165,20 @@ test('the owner invites Alice; she signs in with a passkey and reaches exactly w
   await expect(bash).toContainText('waiting for your decision', { timeout: 20_000 });
   await bash.getByRole('button', { name: 'Approve', exact: true }).click();
   await expect(bash).toContainText('done', { timeout: 20_000 });
+  const python = session.card('python');
+  await python.getByRole('button', { name: 'Deny' }).click();
+  await expect(python).toContainText('Denied', { timeout: 20_000 });
 
   // Memory: the shared memory is hers to read.
   await page.goto('/memory');
   await expect(page.getByText('The household wifi is called Tern')).toBeVisible();
+  // Her spending and her own keys: pages that work for her, with no error from what is the owner's.
+  for (const [path, heading] of [['/spending', 'Spending'], ['/settings/access', 'Access']] as const) {
+    await page.goto(path);
+    await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible();
+    await page.waitForLoadState('networkidle');
+    await expect(page.getByRole('alert').filter({ hasText: /\S/ })).toHaveCount(0);
+  }
 
   // Not hers: a 404 on the page, REST and the socket, as if it did not exist.
   for (const path of [`/sessions/${bob.sessionId}`, `/sessions/${ownersSession}`, '/settings/channels', '/people', '/settings/models', '/personas']) {
@@ -189,6 +199,27 @@ test('the owner invites Alice; she signs in with a passkey and reaches exactly w
     expect(await socket.timeout(5000).emitWithAck('join', { sessionId: alice.sessionId })).toMatchObject({ ok: true });
   } finally {
     socket.close();
+  }
+
+  // Words that stay hers (§6): with the setting on, the owner's page shows that her conversation
+  // exists, what it costs and its cards — not its words, live or stored.
+  expect((await owner.put('/api/people/privacy', { data: { words_stay_private: true } })).status()).toBe(200);
+  await ownerPage.goto(`/sessions/${alice.sessionId}`);
+  await expect(ownerPage.getByTestId('words-private')).toContainText('What is said here stays with @alice');
+  await expect(ownerPage.getByText('I am alice, remember me', { exact: true })).toHaveCount(0);
+  await saveScreenshot(ownerPage, 'words-private');
+  const ownerSocket = io(base, { transports: ['websocket'], extraHeaders: { authorization: `Bearer ${token}`, origin: base } });
+  const heard: string[] = [];
+  ownerSocket.onAny((type: string, payload: unknown) => heard.push(`${type} ${JSON.stringify(payload)}`));
+  try {
+    expect(await ownerSocket.timeout(5000).emitWithAck('join', { sessionId: alice.sessionId })).toMatchObject({ ok: true });
+    telegram.userWrites({ id: 9101, username: 'alice' }, 'WORDS-CANARY-0042 stays mine');
+    await expect.poll(() => telegram.sent.filter((message) => message.chatId === '9101').map((message) => message.text).join('\n'), { timeout: 20_000 }).toContain('You said: WORDS-CANARY-0042');
+    await expect.poll(() => heard.filter((line) => line.startsWith('usage ')).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(heard.join('\n')).not.toContain('WORDS-CANARY-0042');
+  } finally {
+    ownerSocket.close();
+    await owner.put('/api/people/privacy', { data: { words_stay_private: false } });
   }
 
   // Bob signs in too; forgotten by the owner, his browser is signed out at once.

@@ -9,6 +9,7 @@ import { apiFetch } from '@/components/api-client';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { PersonDetail } from './person-detail';
+import { WordsPrivacy } from './words-privacy';
 
 interface PersonJson {
   id: string;
@@ -134,6 +135,7 @@ export function PeopleBrowser() {
           {notice}
         </p>
       )}
+      <WordsPrivacy onError={setError} />
       <ul className="space-y-2" aria-label="People">
         {people.map((person) => (
           <PersonItem

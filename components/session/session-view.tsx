@@ -5,7 +5,7 @@ import type { ElicitationJson } from '@/lib/mind/elicitation-json';
 import type { MessageAttachment } from './composer';
 import Link from 'next/link';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import { apiFetch } from '@/components/api-client';
+import { ApiRequestError, apiFetch } from '@/components/api-client';
 import { StatusBadge } from '@/components/sessions/session-list';
 import type { SessionJson } from '@/components/sessions/session-types';
 import { ErrorBanner } from '@/components/ui/error-banner';
@@ -65,25 +65,30 @@ function MindLine({ mind, status }: { mind: MindState | null; status: string }) 
   );
 }
 
-export function SessionView({ sessionId }: { sessionId: string }) {
+/** `asPerson`: a signed-in person's own session (issue 61 §3): what the owner alone changes is not shown. */
+export function SessionView({ sessionId, asPerson = false }: { sessionId: string; asPerson?: boolean }) {
   const [state, dispatch] = useReducer(sessionReducer, undefined, initialSessionState);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [settingsVersion, setSettingsVersion] = useState(0);
   const loading = useRef(false);
   const [people, setPeople] = useState<SessionPersonJson[]>([]);
+  const [wordsPrivate, setWordsPrivate] = useState(false);
 
   const load = useCallback(async () => {
     if (loading.current) return;
     loading.current = true;
     try {
+      // A conversation whose words are not this page's to read (issue 61 §6) answers 403 on those: they are left empty.
+      const words = <T,>(work: Promise<T>, empty: T) => work.catch((caught: unknown) => (caught instanceof ApiRequestError && caught.status === 403 ? empty : Promise.reject(caught)));
+      const noPage: HistoryPage = { messages: [], mood_and_criteria: [], next_before: null };
       const [detail, calls, tasks, consolidations, elicitations, ...pages] = await Promise.all([
-        apiFetch<{ session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals>; people?: SessionPersonJson[] }>(`/api/sessions/${sessionId}`),
+        apiFetch<{ session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals>; people?: SessionPersonJson[]; words_private?: boolean }>(`/api/sessions/${sessionId}`),
         apiFetch<{ tool_calls: ToolCallJson[] }>(`/api/sessions/${sessionId}/tool-calls`),
-        apiFetch<{ tasks: TaskJson[] }>(`/api/sessions/${sessionId}/tasks`),
-        apiFetch<{ consolidations: ConsolidationJson[] }>(`/api/sessions/${sessionId}/consolidations`),
+        words(apiFetch<{ tasks: TaskJson[] }>(`/api/sessions/${sessionId}/tasks`), { tasks: [] }),
+        words(apiFetch<{ consolidations: ConsolidationJson[] }>(`/api/sessions/${sessionId}/consolidations`), { consolidations: [] }),
         apiFetch<{ elicitations: ElicitationJson[] }>(`/api/sessions/${sessionId}/elicitations`),
-        ...layers.map((layer) => apiFetch<HistoryPage>(`/api/sessions/${sessionId}/history?layer=${layer}&limit=${pageSize}`)),
+        ...layers.map((layer) => words(apiFetch<HistoryPage>(`/api/sessions/${sessionId}/history?layer=${layer}&limit=${pageSize}`), noPage)),
       ]);
       dispatch({
         type: 'loaded',
@@ -96,6 +101,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         consolidations: consolidations.consolidations,
         elicitations: elicitations.elicitations,
       });
+      setWordsPrivate(detail.words_private === true);
       setPeople(detail.people ?? []);
       setError(null);
     } catch (caught) {
@@ -231,29 +237,40 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           <Link className="btn" href={`/spending?session=${sessionId}`}>
             Spending
           </Link>
-          <a className="btn" href={`/api/sessions/${sessionId}/export?format=md`} download>
-            Export Markdown
-          </a>
-          <a className="btn" href={`/api/sessions/${sessionId}/export?format=json`} download>
-            Export JSON
-          </a>
-          <button type="button" className="btn" disabled={busy || session.status === 'closed'} onClick={() => void toggle()}>
-            {session.status === 'active' ? 'Pause' : 'Resume'}
-          </button>
+          {!wordsPrivate && (
+            <>
+              <a className="btn" href={`/api/sessions/${sessionId}/export?format=md`} download>
+                Export Markdown
+              </a>
+              <a className="btn" href={`/api/sessions/${sessionId}/export?format=json`} download>
+                Export JSON
+              </a>
+            </>
+          )}
+          {!asPerson && (
+            <button type="button" className="btn" disabled={busy || session.status === 'closed'} onClick={() => void toggle()}>
+              {session.status === 'active' ? 'Pause' : 'Resume'}
+            </button>
+          )}
         </div>
       </div>
       <ErrorBanner message={error} />
-      <ModelBanner
+      {wordsPrivate && (
+        <p role="status" data-testid="words-private" className="rounded-md border border-indigo-200 bg-indigo-50 px-3 py-2 text-sm text-indigo-900 dark:border-indigo-900 dark:bg-indigo-950 dark:text-indigo-100">
+          What is said here stays with {people.filter((person) => person.role !== 'owner').map((person) => person.name).join(', ') || 'the people in it'}: you see that it exists, what it costs and the cards you decide (<SettingsLink section="people" />).
+        </p>
+      )}
+      {!asPerson && <ModelBanner
         session={session}
         lastError={latestError}
         onSaved={(saved) => {
           dispatch({ type: 'session', session: saved });
           setSettingsVersion((version) => version + 1); // the settings form shows the new model
         }}
-      />
-      <UntrustedBanner session={session} toolCalls={state.toolCalls} onCleared={(saved) => dispatch({ type: 'session', session: saved })} />
+      />}
+      {!asPerson && <UntrustedBanner session={session} toolCalls={state.toolCalls} onCleared={(saved) => dispatch({ type: 'session', session: saved })} />}
       {state.mind?.degraded && session.status === 'active' && <ErrorBanner message={state.mind.degraded} />}
-      {state.mind?.degraded?.includes("today's allowance") && <OverrideButton onError={setError} />}
+      {!asPerson && state.mind?.degraded?.includes("today's allowance") && <OverrideButton onError={setError} />}
       {state.allowanceNotice && (
         <p role="status" data-testid="allowance-notice" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
           {state.allowanceNotice} <SettingsLink section="spending" />
@@ -265,7 +282,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         </p>
       )}
       <TasksPanel sessionId={sessionId} tasks={state.tasks} onError={setError} />
-      <SchedulesPanel sessionId={sessionId} live={state.schedules} onError={setError} />
+      {!asPerson && !wordsPrivate && <SchedulesPanel sessionId={sessionId} live={state.schedules} onError={setError} />}
       <LayerTabList active={tabs.active} onSelect={tabs.setActive} news={tabs.news} />
       <div className="grid gap-4 lg:grid-cols-3">
         {layerTabs.map(({ key }) => (
@@ -297,14 +314,14 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           </div>
         </dl>
       </div>
-      <BrowserPanel sessionId={sessionId} watchBrowser={socket.watchBrowser} onError={setError} />
-      <ContextViewer sessionId={sessionId} />
-      <details className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
+      {!wordsPrivate && <BrowserPanel sessionId={sessionId} watchBrowser={socket.watchBrowser} onError={setError} />}
+      {!wordsPrivate && <ContextViewer sessionId={sessionId} />}
+      {!asPerson && <details className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
         <summary className="cursor-pointer font-semibold">Session settings: pacing, spontaneous speech, models</summary>
         <div className="mt-4">
           <SessionSettings key={settingsVersion} session={session} onSaved={(saved) => dispatch({ type: 'session', session: saved })} />
         </div>
-      </details>
+      </details>}
     </div>
   );
 }

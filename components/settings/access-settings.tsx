@@ -2,7 +2,7 @@
 
 import { ScrollX } from '@/components/ui/scroll-x';
 import { useEffect, useState } from 'react';
-import { apiFetch } from '@/components/api-client';
+import { apiFetch, unlessNotFound } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import type { ApiKeyJson } from '@/lib/store/api-keys-repository';
 
@@ -32,7 +32,8 @@ export function AccessSettings() {
     const [listed, known, who] = await Promise.all([
       apiFetch<{ keys: ApiKeyJson[] }>('/api/keys'),
       apiFetch<{ personas: { name: string }[] }>('/api/personas'),
-      apiFetch<{ people: PersonJson[] }>('/api/people'),
+      // A trusted person's own keys (issue 61): the people list is the owner's.
+      unlessNotFound(apiFetch<{ people: PersonJson[] }>('/api/people'), { people: [] }),
     ]);
     setKeys(listed.keys);
     setPersonas(known.personas.map((persona) => persona.name));
@@ -102,16 +103,18 @@ export function AccessSettings() {
             Name
             <input className="input" value={name} maxLength={100} onChange={(event) => setName(event.target.value)} placeholder="laptop script" />
           </label>
-          <label className="flex flex-col gap-1">
-            Acts as
-            <select className="input" value={person} onChange={(event) => setPerson(event.target.value)}>
-              {people.map((entry) => (
-                <option key={entry.id} value={entry.id}>
-                  {entry.name} ({entry.role})
-                </option>
-              ))}
-            </select>
-          </label>
+          {people.length > 0 && (
+            <label className="flex flex-col gap-1">
+              Acts as
+              <select className="input" value={person} onChange={(event) => setPerson(event.target.value)}>
+                {people.map((entry) => (
+                  <option key={entry.id} value={entry.id}>
+                    {entry.name} ({entry.role})
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
         </div>
         <fieldset className="flex flex-wrap gap-3">
           <legend className="mb-1">Personas it may use</legend>

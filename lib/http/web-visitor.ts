@@ -3,6 +3,7 @@
 // signed-in person, or a stranger (only on the sign-in and invite routes).
 import { readEnv } from '@/lib/config/env';
 import { seeSession, type Actor } from '@/lib/people/rights';
+import { seeWords } from '@/lib/people/web-reach';
 import { findPerson, OWNER_ID, type PersonRecord } from '@/lib/store/people-repository';
 import { AttemptLimit } from '@/lib/web-auth/attempt-limit';
 import { PasskeyCeremonies } from '@/lib/web-auth/passkeys';
@@ -73,5 +74,13 @@ export async function requireVisibleSession(request: Request, sessionId: string 
   const visitor = await visitorOf(request);
   if (visitor.owner) return visitor;
   if (!visitor.person || !sessionId || (await seeSession({ person: visitor.person, via: 'page' }, sessionId)).verdict !== 'allow') throw new ApiError('not_found', 'Not found');
+  return visitor;
+}
+
+/** 403 when the session's words are not the visitor's to read (the owner, with people's words kept their own: issue 61 §6). */
+export async function requireWords(request: Request, sessionId: string): Promise<WebVisitor> {
+  const visitor = await requireVisibleSession(request, sessionId);
+  const may = visitor.person ? await seeWords(visitor.person, sessionId) : { verdict: 'allow' as const };
+  if (may.verdict === 'refuse') throw new ApiError('forbidden', `You do not read this conversation: ${may.reason}`);
   return visitor;
 }

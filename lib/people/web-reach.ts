@@ -3,7 +3,7 @@
 // devices, and — for a trusted person — their door keys. Everything else answers as if it did not
 // exist (404 on pages, REST and the socket alike). The owner reaches everything; this is the rights
 // authority's table for everyone else, and the routes it lets through still ask it per record.
-import { personasOfPerson, type PersonRecord } from '@/lib/store/people-repository';
+import { personasOfPerson, readPeoplePrivacy, sessionsWithOthers, type PersonRecord } from '@/lib/store/people-repository';
 import { seeSession, type Actor, type Answer } from './rights';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
@@ -79,4 +79,20 @@ export async function personasFor(person: PersonRecord, all: readonly string[]):
   if (person.role !== 'guest') return [...all];
   const own = await personasOfPerson(person.id);
   return all.filter((name) => own.has(name));
+}
+
+/**
+ * Whether this person reads the words of a session (issue 61 §6): its people always; the owner
+ * too, unless the household chose that people's words stay their own — then the owner's pages show
+ * that the conversation exists, its cost and the cards the owner decides, not what was said.
+ */
+export async function seeWords(person: PersonRecord, sessionId: string): Promise<Answer> {
+  if (person.role !== 'owner') return { verdict: 'allow' };
+  return (await wordsHiddenFromOwner([sessionId])).has(sessionId) ? { verdict: 'refuse', reason: 'its words stay with the people in it (People › "Their words stay their own")' } : { verdict: 'allow' };
+}
+
+/** Of these sessions, those whose words the owner does not read now (none unless the setting is on). */
+export async function wordsHiddenFromOwner(sessionIds: readonly string[]): Promise<Set<string>> {
+  if (!(await readPeoplePrivacy()).words_stay_private) return new Set();
+  return sessionsWithOthers(sessionIds);
 }

@@ -64,3 +64,11 @@ export function sessionRoom(sessionId: string): string {
 export function browserRoom(sessionId: string): string {
   return `browser:${sessionId}`;
 }
+
+/** Where a session's events go for a page that sees that it exists but not its words (issue 61 §6). */
+export function sessionMetaRoom(sessionId: string): string {
+  return `session-meta:${sessionId}`;
+}
+
+/** The events that carry no words: its state, its cost, its cards (the owner decides those). */
+export const WORDLESS_EVENTS: ReadonlySet<string> = new Set(['session-status', 'session-updated', 'session-deleted', 'mind-state', 'tool-call', 'usage', 'allowance.notice']);

@@ -1,6 +1,7 @@
 // Socket.IO on the app's HTTP server: the handshake passes the same Host/Origin/token guard as
 // HTTP requests; clients join one room per session and receive the orchestrator's events.
 import { deliverMessage, seeSession, type Actor } from '@/lib/people/rights';
+import { seeWords } from '@/lib/people/web-reach';
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import { findPerson, OWNER_ID } from '@/lib/store/people-repository';
 import { sessionSecret, signedIn } from '@/lib/web-auth/web-sessions';
@@ -18,7 +19,9 @@ import {
   browserRoom,
   browserWatchPayloadSchema,
   joinPayloadSchema,
+  sessionMetaRoom,
   sessionRoom,
+  WORDLESS_EVENTS,
   type ClientToServerEvents,
   type ServerToClientEvents,
 } from './socket-events';
@@ -36,9 +39,10 @@ async function actorOf(request: IncomingMessage): Promise<Actor> {
 }
 
 /** Whether this socket may see the session: the owner every one, a person their own (else it does not exist for them). */
-async function mayWatch(request: IncomingMessage, sessionId: string): Promise<boolean> {
+async function mayWatch(request: IncomingMessage, sessionId: string, words = false): Promise<boolean> {
   const actor = await actorOf(request);
-  return actor.person !== null && (await seeSession(actor, sessionId)).verdict === 'allow';
+  if (actor.person === null || (await seeSession(actor, sessionId)).verdict !== 'allow') return false;
+  return !words || (await seeWords(actor.person, sessionId)).verdict === 'allow';
 }
 
 export async function attachSocketServer(input: {
@@ -117,7 +121,8 @@ export async function attachSocketServer(input: {
       const { sessionId, on } = parsed.data;
       if (on && !watching.has(sessionId)) {
         watching.add(sessionId);
-        void mayWatch(socket.request, sessionId).then((may) => {
+        // The agent's browser shows what the conversation reads: its words' rule (issue 61 §6).
+        void mayWatch(socket.request, sessionId, true).then((may) => {
           if (!may || !watching.has(sessionId)) return void watching.delete(sessionId);
           void socket.join(browserRoom(sessionId));
           void live.watch(sessionId);
@@ -142,7 +147,10 @@ export async function attachSocketServer(input: {
         reply({ ok: false, error: 'not_found' });
         return;
       }
-      void socket.join(sessionRoom(parsed.data.sessionId));
+      // The owner, with people's words kept their own: the session's state, cost and cards only.
+      const actor = await actorOf(socket.request);
+      const wordless = actor.person !== null && (await seeWords(actor.person, parsed.data.sessionId)).verdict === 'refuse';
+      void socket.join(wordless ? sessionMetaRoom(parsed.data.sessionId) : sessionRoom(parsed.data.sessionId));
       // The numbering of the process whose mind emits the session's events (this one, alone).
       const position = await input.orchestrator.eventPosition(parsed.data.sessionId).catch(() => ({ bootId: input.orchestrator.bus.bootId, lastSeq: input.orchestrator.bus.lastSeq(parsed.data.sessionId) }));
       reply({ ok: true, ...position });
@@ -167,13 +175,14 @@ export async function attachSocketServer(input: {
     });
     socket.on('leave', (payload) => {
       const parsed = joinPayloadSchema.safeParse(payload);
-      if (parsed.success) void socket.leave(sessionRoom(parsed.data.sessionId));
+      if (parsed.success) for (const room of [sessionRoom(parsed.data.sessionId), sessionMetaRoom(parsed.data.sessionId)]) void socket.leave(room);
     });
   });
 
   const unsubscribe = input.orchestrator.bus.subscribe((event) => {
     // The union is keyed by `type`; the cast keeps emit's per-event typing without a switch.
     (io.to(sessionRoom(event.sessionId)).emit as (type: string, payload: unknown) => boolean)(event.type, event);
+    if (WORDLESS_EVENTS.has(event.type)) (io.to(sessionMetaRoom(event.sessionId)).emit as (type: string, payload: unknown) => boolean)(event.type, event);
   });
   io.engine.on('close', unsubscribe);
   return io;

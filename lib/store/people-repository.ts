@@ -4,6 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { getDb, getStore } from './db';
 import { rawDb, statement } from './raw-db';
+import { z } from 'zod';
+import { readJsonSetting, writeJsonSetting } from './settings-repository';
 
 export const OWNER_ID = 'owner';
 export const PERSON_ROLES = ['owner', 'trusted', 'guest'] as const;
@@ -269,4 +271,26 @@ export async function personasOfPerson(personId: string): Promise<Set<string>> {
     db.channelBinding.findMany({ where: { personId, persona: { not: null } }, select: { persona: true } }),
   ]);
   return new Set([...sessions.map((row) => row.personaName), ...bindings.flatMap((row) => (row.persona ? [row.persona] : []))]);
+}
+
+/** The household's choice (issue 61 §6): the owner's pages show that people's conversations exist, their cost and cards, not their words. */
+export interface PeoplePrivacy {
+  words_stay_private: boolean;
+}
+
+const privacySchema = z.object({ words_stay_private: z.boolean() }).strict();
+
+export async function readPeoplePrivacy(): Promise<PeoplePrivacy> {
+  return readJsonSetting('people_privacy', privacySchema, 'people privacy', { words_stay_private: false });
+}
+
+export async function writePeoplePrivacy(privacy: PeoplePrivacy): Promise<void> {
+  await writeJsonSetting('people_privacy', privacySchema.parse(privacy));
+}
+
+/** Of these sessions, those with someone besides the owner in them. */
+export async function sessionsWithOthers(sessionIds: readonly string[]): Promise<Set<string>> {
+  if (sessionIds.length === 0) return new Set();
+  const rows = await (await getDb()).sessionPerson.findMany({ where: { sessionId: { in: [...new Set(sessionIds)] }, personId: { not: OWNER_ID } }, select: { sessionId: true } });
+  return new Set(rows.map((row) => row.sessionId));
 }

@@ -4,8 +4,6 @@
 // found". Then the routes a person reaches filter what they answer, and a browser's session ends
 // when it is signed out, its passkey revoked, its person demoted or forgotten. Real store, both kinds.
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as keysRoute from '@/app/api/keys/route';
 import * as memoriesRoute from '@/app/api/memories/route';
@@ -14,18 +12,21 @@ import * as personasRoute from '@/app/api/personas/route';
 import * as sessionsRoute from '@/app/api/sessions/route';
 import * as decisionRoute from '@/app/api/tool-calls/[id]/decision/route';
 import * as devicesRoute from '@/app/api/auth/devices/route';
+import * as historyRoute from '@/app/api/sessions/[id]/history/route';
+import * as privacyRoute from '@/app/api/people/privacy/route';
 import * as deviceRoute from '@/app/api/auth/devices/[id]/route';
 import { defaultModels, defaultParams } from '@/lib/config/model-config';
 import { appendMemory } from '@/lib/memory/memory-store';
 import { getDb } from '@/lib/store/db';
-import { addSessionPeople, OWNER_ID } from '@/lib/store/people-repository';
+import { addSessionPeople, findPerson, OWNER_ID } from '@/lib/store/people-repository';
+import { seeWords } from '@/lib/people/web-reach';
 import { insertSession } from '@/lib/store/sessions-repository';
 import { insertAgentStep } from '@/lib/store/tool-calls-repository';
 import { addPasskey, createInvite, openInvite, useInvite } from '@/lib/store/web-auth-repository';
 import { ACTOR_HEADER, decideEntry, WEB_SESSION_HEADER } from '@/lib/web-auth/web-entry';
 import { SESSION_IDLE_MS, signedIn, signIn } from '@/lib/web-auth/web-sessions';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
-import { settingsSections } from '@/components/settings/settings-sections';
+import { everyRoute } from '@/test/support/app-routes';
 
 useTempAppDirs({ personas: { iris: '# Iris\nWarm.\n', otto: '# Otto\nTerse.\n' } });
 
@@ -56,26 +57,6 @@ beforeAll(async () => {
 
 const cookieOf = (secret: string) => `agentcsd_session=${secret}`;
 const entry = (secret: string, method: string, pathname: string) => decideEntry({ method, pathname, search: '', cookie: cookieOf(secret), tokenOk: false, now: new Date() });
-
-/** Every page and route of the app, as a sample request path per method (its [params] filled in). */
-function everyRoute(fill: (param: string, where: string) => string): { method: string; path: string }[] {
-  const found: { method: string; path: string }[] = [];
-  const walk = (folder: string) => {
-    for (const item of fs.readdirSync(folder, { withFileTypes: true })) {
-      const file = path.join(folder, item.name);
-      if (item.isDirectory()) walk(file);
-      else if (item.name === 'route.ts' || item.name === 'page.tsx') {
-        const route = path.relative('app', folder).split(path.sep).filter(Boolean);
-        const sample = `/${route.map((part) => (part.startsWith('[') ? fill(part.replace(/[[\].]/g, ''), route.join('/')) : part)).join('/')}`;
-        const methods = item.name === 'page.tsx' ? ['GET'] : [...fs.readFileSync(file, 'utf8').matchAll(/export const (GET|POST|PUT|PATCH|DELETE) /g)].map((match) => match[1]!);
-        for (const method of methods) found.push({ method, path: sample });
-      }
-    }
-  };
-  walk('app');
-  // Settings' sections are one page each.
-  return found.flatMap((route) => (route.path === '/settings/__section__' ? settingsSections.map((section) => ({ ...route, path: `/settings/${section.slug}` })) : [route]));
-}
 
 /** What a signed-in trusted person may reach (the contract of issue 61 §3, written here apart from the table it tests). */
 const ALICE_MAY = [
@@ -118,10 +99,6 @@ describe('what a signed-in person reaches (every page and route of the app)', ()
       if (pathname.startsWith('/api/auth/')) expect(decision.pass, pathname).toBe(true);
       else if (decision.pass) reached.push(label(method, pathname));
       else expect(decision, label(method, pathname)).toMatchObject({ pass: false, answer: 'not-found' });
-    }
-    // The push routes and the service worker are not files under app/ (or not yet): asked directly.
-    for (const [method, pathname] of [['GET', '/api/push/key'], ['POST', '/api/push/subscriptions'], ['DELETE', '/api/push/subscriptions']] as const) {
-      if ((await entry(secrets.alice, method, pathname)).pass) reached.push(`${method} ${pathname}`);
     }
     expect(reached.sort()).toEqual([...new Set(ALICE_MAY)].filter((route) => !route.includes('/join/') || reached.includes(route)).sort());
   });
@@ -196,6 +173,36 @@ describe('the routes a person reaches answer with what is theirs', () => {
     const listed = async (personId: string) => ((await (await keysRoute.GET(as(personId, '/api/keys'), {})).json()) as { keys: unknown[] }).keys.length;
     expect(await listed(ids.alice)).toBe(1);
     expect(await listed(ids.bob)).toBe(0);
+  });
+});
+
+describe("people's words kept their own (issue 61 §6)", () => {
+  it('off by default; on, the owner sees that a person’s conversation exists and its cards, not its words nor memories from it', async () => {
+    const history = (sessionId: string, personId = OWNER_ID) => historyRoute.GET(as(personId, `/api/sessions/${sessionId}/history?layer=external`), { params: Promise.resolve({ id: sessionId }) });
+    const owner = (await findPerson(OWNER_ID))!;
+    const detail = async (sessionId: string) => (await seeWords(owner, sessionId)).verdict === 'refuse';
+    const ownerMemories = async () => ((await (await memoriesRoute.GET(as(OWNER_ID, '/api/memories?persona=iris'), {})).json()) as { memories: { content: string }[] }).memories.map((memory) => memory.content);
+    expect((await history(sessions.gus)).status).toBe(200);
+    expect(await detail(sessions.gus)).toBe(false);
+    await appendMemory({ personaName: 'iris', content: 'Gus: allergic to cats', kind: 'fact', scope: 'long', sessionId: sessions.gus });
+    expect(await ownerMemories()).toContain('Gus: allergic to cats');
+
+    const put = await privacyRoute.PUT(as(OWNER_ID, '/api/people/privacy', { method: 'PUT', body: JSON.stringify({ words_stay_private: true }) }), {});
+    expect(put.status).toBe(200);
+    try {
+      const refused = await history(sessions.gus);
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/stay with the people in it/);
+      expect(await detail(sessions.gus)).toBe(true);
+      expect(await ownerMemories()).not.toContain('Gus: allergic to cats');
+      expect(await ownerMemories()).toContain('Shared: the wifi is Tern');
+      // Gus reads his own; the owner's own conversation is the owner's to read.
+      expect((await history(sessions.gus, ids.gus)).status).toBe(200);
+      expect((await history(sessions.owner)).status).toBe(200);
+      expect(await detail(sessions.owner)).toBe(false);
+    } finally {
+      await privacyRoute.PUT(as(OWNER_ID, '/api/people/privacy', { method: 'PUT', body: JSON.stringify({ words_stay_private: false }) }), {});
+    }
   });
 });
 

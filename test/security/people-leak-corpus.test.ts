@@ -28,6 +28,9 @@ import type { FakeReply, FakeRequest } from '@/test/fakes/fake-server-core';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { obedientScript } from '@/test/fakes/obedient-model';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+import { everyRoute } from '@/test/support/app-routes';
+import { decideEntry, visitorHeaders } from '@/lib/web-auth/web-entry';
+import { signIn } from '@/lib/web-auth/web-sessions';
 
 const dirs = useTempAppDirs({ personas: { iris: '# Iris\nA helpful assistant.\n', scribe: '# Scribe\nA specialist who looks things up.\n' } });
 const SECRETS = { pin: 'PIN-CANARY-4321x', diagnosis: 'DIAG-CANARY-77q', plan: 'PLAN-CANARY-lisbon9', locker: 'LOCKER-CANARY-k8' };
@@ -220,6 +223,32 @@ describe('Bob cannot reach Alice’s private facts', () => {
     expect([...new Set(leaks)]).toEqual([]);
     console.log(`[people leak corpus] ${probes.length} probes, ${model.requests.filter((request) => JSON.stringify(request.body).includes('BOB-PROBE')).length} prompts of Bob's conversation read, 0 leaks`);
   }, 600_000);
+
+  it('Bob signed in on the web (issue 61): every page and route he reaches, asked with his ids and Alice’s, answers nothing of hers', async () => {
+    const secret = await signIn({ personId: bob, userAgent: 'Bob’s phone', passkeyId: null, now: new Date() });
+    const handlers = import.meta.glob<Record<string, (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>>>('/app/**/route.ts');
+    const leaks: string[] = [];
+    let asked = 0;
+    for (const target of [aliceSession, bobSession]) {
+      const ids: Record<string, string> = { id: target, token: 'tok_0123456789abcdef', section: '__section__', name: 'iris' };
+      for (const route of everyRoute((param) => ids[param] ?? target)) {
+        const decision = await decideEntry({ method: route.method, pathname: route.path, search: '', cookie: `agentcsd_session=${secret}`, tokenOk: false, now: new Date() });
+        // A session's routes are not his to reach; others (a card, a key, a device) check their record themselves.
+        if (target === aliceSession && /^\/(?:api\/)?sessions\//.test(route.path) && route.path.includes(aliceSession) && decision.pass) leaks.push(`${route.method} ${route.path} reached Alice's session`);
+        if (!decision.pass || route.method !== 'GET' || !route.file.endsWith('route.ts')) continue;
+        const load = handlers[`/${route.file}`];
+        if (!load) continue;
+        const request = new Request(`http://localhost:3000${route.path}${route.path.endsWith('/memories') ? '?persona=iris' : ''}`, { headers: { host: 'localhost:3000', ...visitorHeaders(decision.visitor) } });
+        const params = Object.fromEntries(Object.entries(ids).filter(([param]) => route.file.includes(`[${param}]`)));
+        const answer = await (await load()).GET!(request, { params: Promise.resolve(params) });
+        const text = await answer.text();
+        asked += 1;
+        for (const canary of canaries) if (text.includes(canary)) leaks.push(`GET ${route.path} answered ${canary}`);
+      }
+    }
+    expect(asked).toBeGreaterThanOrEqual(10);
+    expect(leaks).toEqual([]);
+  }, 120_000);
 
   it('the control: in Alice’s own conversation the same recall finds her facts', async () => {
     const first = model.requests.length;

@@ -4,6 +4,7 @@ import { appendMemory, findMemory, listMemories, memoryJson, supersedeMemory, up
 import { peopleOfSessions } from '@/lib/store/people-repository';
 import { recall } from '@/lib/memory/recall';
 import { visitorOf, type WebVisitor } from '@/lib/http/web-visitor';
+import { wordsHiddenFromOwner } from '@/lib/people/web-reach';
 import { createMemoryBodySchema, memoriesQuerySchema } from './schema';
 
 export const dynamic = 'force-dynamic';
@@ -17,7 +18,9 @@ async function withPeople(memories: readonly MemoryRecord[], person: string | un
   const of = (memory: MemoryRecord) => (memory.sessionId ? (people.get(memory.sessionId) ?? []) : []);
   // A signed-in person (issue 61 §3): the shared memories and those of their own conversations.
   const theirs = (memory: MemoryRecord) => visitor.owner || memory.shared || memory.sessionId === null || of(memory).some((entry) => entry.id === visitor.person?.id);
-  return memories.filter((memory) => theirs(memory) && (person === undefined || of(memory).some((entry) => entry.id === person))).map((memory) => ({ ...memoryJson(memory), people: of(memory) }));
+  // The owner, with people's words kept their own (issue 61 §6): not what was remembered from their conversations.
+  const hidden = visitor.owner ? await wordsHiddenFromOwner(memories.flatMap((memory) => (memory.sessionId && !memory.shared ? [memory.sessionId] : []))) : new Set<string>();
+  return memories.filter((memory) => theirs(memory) && !(memory.sessionId && !memory.shared && hidden.has(memory.sessionId)) && (person === undefined || of(memory).some((entry) => entry.id === person))).map((memory) => ({ ...memoryJson(memory), people: of(memory) }));
 }
 
 /** A persona's memories (newest and pinned first), or those that match `q` with the agent's recall. */

@@ -2,6 +2,7 @@ import { validationError } from '@/lib/http/api-error';
 import { handle, parseSearchParams } from '@/lib/http/route-helpers';
 import { recall } from '@/lib/memory/recall';
 import { recallQuerySchema } from '@/app/api/memories/schema';
+import { wordsHiddenFromOwner } from '@/lib/people/web-reach';
 import { personaParamsSchema } from '../schema';
 
 export const dynamic = 'force-dynamic';
@@ -11,7 +12,10 @@ export const GET = handle(async (request, context: { params: Promise<{ name: str
   const params = personaParamsSchema.safeParse(await context.params);
   if (!params.success) throw validationError(params.error, 'persona name');
   const query = parseSearchParams(request, recallQuerySchema);
-  const hits = await recall({ personaName: params.data.name, query: query.q, k: query.k });
+  const found = await recall({ personaName: params.data.name, query: query.q, k: query.k });
+  // People's words kept their own (issue 61 §6): nothing said in, or remembered from, their conversations.
+  const hidden = await wordsHiddenFromOwner(found.flatMap((hit) => (hit.sessionId ? [hit.sessionId] : [])));
+  const hits = found.filter((hit) => !hit.sessionId || !hidden.has(hit.sessionId));
   return Response.json({
     results: hits.map((hit) => ({ kind: hit.kind, id: hit.id, session_id: hit.sessionId, content: hit.content, created_at: hit.createdAt.toISOString(), score: hit.score, why: hit.why, ...(hit.memoryKind && { memory_kind: hit.memoryKind }) })),
   });

@@ -1,4 +1,5 @@
 import { ApiError } from '@/lib/http/api-error';
+import { requireWords } from '@/lib/http/web-visitor';
 import { handle, parseParams } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
 import type { PromptRecord } from '@/lib/mind/events';
@@ -24,8 +25,9 @@ function promptJson(prompt: PromptRecord | undefined) {
 }
 
 /** The exact last prompt each layer sent (system parts and user part), with token counts. */
-export const GET = handle(async (_request, context: { params: Promise<{ id: string }> }) => {
+export const GET = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, sessionParamsSchema);
+  await requireWords(request, id); // a conversation's words: its people's, and the owner's unless kept their own
   const session = await findSession({ id });
   if (!session) throw new ApiError('not_found', `Session ${id} does not exist`);
   const orchestrator = getOrchestrator();

@@ -1,4 +1,5 @@
 import { ApiError } from '@/lib/http/api-error';
+import { requireWords } from '@/lib/http/web-visitor';
 import { handle, parseParams, parseSearchParams } from '@/lib/http/route-helpers';
 import { sessionExportJson, sessionTranscriptMarkdown } from '@/lib/http/session-export';
 import { exportedFiles } from '@/lib/http/session-files-io';
@@ -15,6 +16,7 @@ export const dynamic = 'force-dynamic';
 /** The whole session as a download: `?format=json` (everything, keys removed) or `?format=md`. */
 export const GET = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, sessionParamsSchema);
+  await requireWords(request, id); // a conversation's words: its people's, and the owner's unless kept their own
   const { format } = parseSearchParams(request, exportQuerySchema);
   const session = await findSession({ id });
   if (!session) throw new ApiError('not_found', `Session ${id} does not exist`);

@@ -1,4 +1,5 @@
 import { ApiError } from '@/lib/http/api-error';
+import { requireWords } from '@/lib/http/web-visitor';
 import { handle, parseParams, parseSearchParams } from '@/lib/http/route-helpers';
 import { listMoodAndCriteria, messageJson, moodAndCriteriaJson, pageMessages } from '@/lib/store/messages-repository';
 import { findSession } from '@/lib/store/sessions-repository';
@@ -9,6 +10,7 @@ export const dynamic = 'force-dynamic';
 
 export const GET = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, sessionParamsSchema);
+  await requireWords(request, id); // a conversation's words: its people's, and the owner's unless kept their own
   const query = parseSearchParams(request, historyQuerySchema);
   if (!(await findSession({ id }))) throw new ApiError('not_found', `Session ${id} does not exist`);
   const { messages, nextBefore } = await pageMessages({

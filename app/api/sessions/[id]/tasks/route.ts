@@ -1,4 +1,5 @@
 import { ApiError } from '@/lib/http/api-error';
+import { requireWords } from '@/lib/http/web-visitor';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { findSession } from '@/lib/store/sessions-repository';
@@ -9,8 +10,9 @@ import { sessionParamsSchema } from '../schema';
 export const dynamic = 'force-dynamic';
 
 /** The session's tasks, oldest first (history included), then those they delegated, each with its `specialist`. */
-export const GET = handle(async (_request, context: { params: Promise<{ id: string }> }) => {
+export const GET = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, sessionParamsSchema);
+  await requireWords(request, id); // a conversation's words: its people's, and the owner's unless kept their own
   if (!(await findSession({ id }))) throw new ApiError('not_found', `Session ${id} does not exist`);
   const [own, delegated] = await Promise.all([listTasks({ sessionId: id }), delegatedTasks(id)]);
   return Response.json({ tasks: [...own.map(taskJson), ...delegated.map((task) => ({ ...taskJson(task), specialist: task.specialist }))] });
