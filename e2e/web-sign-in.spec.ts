@@ -173,10 +173,11 @@ test('the owner invites Alice; she signs in with a passkey and reaches exactly w
   await page.goto('/memory');
   await expect(page.getByText('The household wifi is called Tern')).toBeVisible();
   // Her spending and her own keys: pages that work for her, with no error from what is the owner's.
-  for (const [path, heading] of [['/spending', 'Spending'], ['/settings/access', 'Access']] as const) {
+  for (const [path, heading, calls] of [['/spending', 'Spending', ['/api/spending', '/api/allowances']], ['/settings/access', 'Access', ['/api/keys', '/api/people']]] as const) {
+    const answered = Promise.all(calls.map((call) => page.waitForResponse((response) => new URL(response.url()).pathname === call)));
     await page.goto(path);
     await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible();
-    await page.waitForLoadState('networkidle');
+    expect((await answered).map((response) => response.status())).toEqual([200, 404]);
     await expect(page.getByRole('alert').filter({ hasText: /\S/ })).toHaveCount(0);
   }
 
