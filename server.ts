@@ -13,7 +13,7 @@ import { isLoopbackAddress, type GuardOptions } from './lib/security/request-gua
 import { acceptTokenFromUrl, guardRequest, limitConnections, parseRequestTarget, refuse } from './lib/security/http-entry';
 import { hardeningHeaders, newNonce, policyForPath } from './lib/security/content-security-policy';
 import { closeDb, getDb, storeLocation } from './lib/store/db';
-import { decideEntry, dropServerHeaders, PEER_HEADER, visitorHeaders, type Visitor } from './lib/web-auth/web-entry';
+import { decideEntry, dropServerHeaders, PEER_HEADER, peerOf, visitorHeaders, type Visitor } from './lib/web-auth/web-entry';
 import { publicOrigin } from './lib/web-auth/relying-party';
 import { Presence } from './lib/web-auth/presence';
 import { startPushNotifier } from './lib/web-auth/push-notifier';
@@ -130,7 +130,7 @@ function handleRequest(request: IncomingMessage, response: ServerResponse): void
 }
 
 function serve(request: IncomingMessage, response: ServerResponse, visitor: Visitor, notFound = false): void {
-  Object.assign(request.headers, visitorHeaders(visitor), { [PEER_HEADER]: request.socket.remoteAddress ?? 'unknown' });
+  Object.assign(request.headers, visitorHeaders(visitor), { [PEER_HEADER]: peerOf(request, Boolean(publicUrl)) });
   letThrough(request.socket);
   // A fresh nonce per answer: Next reads it from the request's policy header for its own scripts.
   const policy = policyForPath(parseRequestTarget(request.url)?.pathname ?? '/', { nonce: newNonce(), dev });

@@ -69,6 +69,18 @@ export function visitorHeaders(visitor: Visitor): Record<string, string> {
   return { [ACTOR_HEADER]: actor, ...(visitor.kind !== 'stranger' && visitor.sessionHash && { [WEB_SESSION_HEADER]: visitor.sessionHash }) };
 }
 
+/**
+ * The address a request came from, for the sign-in attempt limit. Behind our own reverse proxy
+ * (AGENTCSD_PUBLIC_URL: it connects from loopback) every phone would share the proxy's address:
+ * there, and only for a loopback peer, the last address the proxy appended to X-Forwarded-For.
+ */
+export function peerOf(request: Pick<IncomingMessage, 'headers' | 'socket'>, behindProxy: boolean): string {
+  const remote = request.socket.remoteAddress ?? 'unknown';
+  const forwarded = request.headers['x-forwarded-for'];
+  if (!behindProxy || typeof forwarded !== 'string' || !/^(127\.|::1$|::ffff:127\.)/.test(remote)) return remote;
+  return forwarded.split(',').at(-1)!.trim() || remote;
+}
+
 /** Drops what only the server may say about a request, whatever the client sent. */
 export function dropServerHeaders(request: IncomingMessage): void {
   delete request.headers[ACTOR_HEADER];
