@@ -12,6 +12,7 @@ import { ApiError, toApiError, validationError } from '@/lib/http/api-error';
 import { z } from 'zod';
 import { sendMessageFields, wordsOrFile, type Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { messageJson } from '@/lib/store/messages-repository';
+import { wordlessCall } from '@/lib/store/tool-call-json';
 import type { GuardOptions } from '@/lib/security/request-guard';
 import { guardRequest } from '@/lib/security/http-entry';
 import { LiveView } from '@/lib/browser/live-view';
@@ -182,7 +183,10 @@ export async function attachSocketServer(input: {
   const unsubscribe = input.orchestrator.bus.subscribe((event) => {
     // The union is keyed by `type`; the cast keeps emit's per-event typing without a switch.
     (io.to(sessionRoom(event.sessionId)).emit as (type: string, payload: unknown) => boolean)(event.type, event);
-    if (WORDLESS_EVENTS.has(event.type)) (io.to(sessionMetaRoom(event.sessionId)).emit as (type: string, payload: unknown) => boolean)(event.type, event);
+    if (WORDLESS_EVENTS.has(event.type)) {
+      const wordless = event.type === 'tool-call' ? { ...event, call: wordlessCall(event.call) } : event;
+      (io.to(sessionMetaRoom(event.sessionId)).emit as (type: string, payload: unknown) => boolean)(event.type, wordless);
+    }
   });
   io.engine.on('close', unsubscribe);
   return io;

@@ -63,3 +63,8 @@ export function toolCallJson(call: ToolCallRecord): ToolCallJson {
     result_source: call.resultSource,
   };
 }
+
+/** A card for a page that decides it but does not read the conversation's words (issue 61 §6): what it asks, not what it returned. */
+export function wordlessCall(call: ToolCallJson): ToolCallJson {
+  return { ...call, result: call.result === null ? null : '(its output stays with the people of this conversation)', dropped_bytes: 0 };
+}

@@ -14,6 +14,7 @@ import * as decisionRoute from '@/app/api/tool-calls/[id]/decision/route';
 import * as devicesRoute from '@/app/api/auth/devices/route';
 import * as historyRoute from '@/app/api/sessions/[id]/history/route';
 import * as privacyRoute from '@/app/api/people/privacy/route';
+import * as toolCallsRoute from '@/app/api/sessions/[id]/tool-calls/route';
 import * as deviceRoute from '@/app/api/auth/devices/[id]/route';
 import { defaultModels, defaultParams } from '@/lib/config/model-config';
 import { appendMemory } from '@/lib/memory/memory-store';
@@ -186,6 +187,13 @@ describe("people's words kept their own (issue 61 §6)", () => {
     expect(await detail(sessions.gus)).toBe(false);
     await appendMemory({ personaName: 'iris', content: 'Gus: allergic to cats', kind: 'fact', scope: 'long', sessionId: sessions.gus });
     expect(await ownerMemories()).toContain('Gus: allergic to cats');
+    await insertAgentStep({
+      sessionId: sessions.gus,
+      turn: { turnId: randomUUID(), spontaneous: false, cycleNumber: 0, answering: [], prompt: 'p', taskId: null },
+      step: 0,
+      assistantText: '',
+      calls: [{ id: randomUUID(), providerCallId: randomUUID(), name: 'bash', args: { command: 'cat diary.txt' }, approval: 'required', status: 'failed', result: 'GUS-DIARY-OUTPUT' }],
+    });
 
     const put = await privacyRoute.PUT(as(OWNER_ID, '/api/people/privacy', { method: 'PUT', body: JSON.stringify({ words_stay_private: true }) }), {});
     expect(put.status).toBe(200);
@@ -196,6 +204,11 @@ describe("people's words kept their own (issue 61 §6)", () => {
       expect(await detail(sessions.gus)).toBe(true);
       expect(await ownerMemories()).not.toContain('Gus: allergic to cats');
       expect(await ownerMemories()).toContain('Shared: the wifi is Tern');
+      // Its cards: what they ask (to decide them), not what they returned.
+      const calls = async (personId: string) => JSON.stringify(await (await toolCallsRoute.GET(as(personId, `/api/sessions/${sessions.gus}/tool-calls`), { params: Promise.resolve({ id: sessions.gus }) })).json());
+      expect(await calls(OWNER_ID)).toContain('cat diary.txt');
+      expect(await calls(OWNER_ID)).not.toContain('GUS-DIARY-OUTPUT');
+      expect(await calls(ids.gus)).toContain('GUS-DIARY-OUTPUT');
       // Gus reads his own; the owner's own conversation is the owner's to read.
       expect((await history(sessions.gus, ids.gus)).status).toBe(200);
       expect((await history(sessions.owner)).status).toBe(200);
