@@ -15,6 +15,8 @@ import * as devicesRoute from '@/app/api/auth/devices/route';
 import * as historyRoute from '@/app/api/sessions/[id]/history/route';
 import * as privacyRoute from '@/app/api/people/privacy/route';
 import * as toolCallsRoute from '@/app/api/sessions/[id]/tool-calls/route';
+import * as uploadsRoute from '@/app/api/sessions/[id]/uploads/route';
+import * as fileRoute from '@/app/api/files/[id]/route';
 import * as deviceRoute from '@/app/api/auth/devices/[id]/route';
 import { defaultModels, defaultParams } from '@/lib/config/model-config';
 import { appendMemory } from '@/lib/memory/memory-store';
@@ -77,6 +79,7 @@ const ALICE_MAY = [
   ...['messages', 'uploads', 'stop-turn', 'browser', 'browser/input'].map((part) => `POST /api/sessions/<own>/${part}`),
   'POST /api/tool-calls/<id>/decision',
   'POST /api/tool-calls/<id>/cancel',
+  'GET /api/files/<own>',
   'GET /api/memories',
   'GET /api/spending',
   'GET /api/personas',
@@ -90,7 +93,7 @@ const ALICE_MAY = [
 ];
 
 describe('what a signed-in person reaches (every page and route of the app)', () => {
-  const fill = (own: string) => (param: string, where: string) => (param === 'id' && where.startsWith('api/sessions') ? own : param === 'id' && where.startsWith('sessions') ? own : param === 'token' ? 'tok_0123456789abcdef' : param === 'section' ? '__section__' : param === 'id' ? 'a1b2c3d4e5f6a7b8' : 'iris');
+  const fill = (own: string) => (param: string, where: string) => (param === 'id' && (where.startsWith('api/sessions') || where.startsWith('api/files')) ? own : param === 'id' && where.startsWith('sessions') ? own : param === 'token' ? 'tok_0123456789abcdef' : param === 'section' ? '__section__' : param === 'id' ? 'a1b2c3d4e5f6a7b8' : 'iris');
   const label = (method: string, pathname: string) => `${method} ${pathname.replace(sessions.alice, '<own>').replace('tok_0123456789abcdef', '<token>').replace('a1b2c3d4e5f6a7b8', '<id>')}`;
 
   it('Alice reaches exactly her list; every other route of the app is "not found" (or, for the auth routes, open)', async () => {
@@ -106,7 +109,8 @@ describe('what a signed-in person reaches (every page and route of the app)', ()
 
   it("the same routes with Bob's session, or the owner's, are not found for Alice", async () => {
     for (const other of [sessions.bob, sessions.owner]) {
-      for (const { method, path: pathname } of everyRoute(fill(other)).filter((route) => route.path.includes(other))) {
+      // (A file's route finds its session itself: a file id is not a session's.)
+      for (const { method, path: pathname } of everyRoute(fill(other)).filter((route) => route.path.includes(other) && !route.path.startsWith('/api/files/'))) {
         expect(await entry(secrets.alice, method, pathname), `${method} ${pathname}`).toMatchObject({ pass: false, answer: 'not-found' });
       }
     }
@@ -174,6 +178,20 @@ describe('the routes a person reaches answer with what is theirs', () => {
     const listed = async (personId: string) => ((await (await keysRoute.GET(as(personId, '/api/keys'), {})).json()) as { keys: unknown[] }).keys.length;
     expect(await listed(ids.alice)).toBe(1);
     expect(await listed(ids.bob)).toBe(0);
+  });
+});
+
+describe('a file of a conversation', () => {
+  it('is its people’s (and the owner’s): another person gets not found', async () => {
+    const form = new FormData();
+    form.append('file', new File(['a note for Bob'], 'note.txt', { type: 'text/plain' }));
+    const made = await uploadsRoute.POST(new Request(`http://localhost:3000/api/sessions/${sessions.bob}/uploads`, { method: 'POST', body: form, headers: { [ACTOR_HEADER]: ids.bob } }), { params: Promise.resolve({ id: sessions.bob }) });
+    expect(made.status).toBe(201);
+    const fileId = ((await made.json()) as { file: { id: string } }).file.id;
+    const fetchAs = (personId: string) => fileRoute.GET(as(personId, `/api/files/${fileId}`), { params: Promise.resolve({ id: fileId }) });
+    expect((await fetchAs(ids.bob)).status).toBe(200);
+    expect((await fetchAs(OWNER_ID)).status).toBe(200);
+    expect((await fetchAs(ids.alice)).status).toBe(404);
   });
 });
 
