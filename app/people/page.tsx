@@ -11,7 +11,8 @@ export default function PeoplePage() {
           Everyone who talks to the agent: you, the owner, and each person you paired on a channel. Each has their own conversations with a persona and reads only their own
           memories of it. A guest&apos;s conversations are offered no shell, Python, web, browser, MCP tools that write, schedules or specialists, and their cards come to
           you; a trusted person decides the cards of their own conversations. Open a person to see their conversations, keys and today, and to widen or narrow what their
-          conversations may use. One person on two channels (a Telegram id, an IRC account) is merged here.
+          conversations may use, or to invite them to the web pages: a one-time link makes a passkey on their phone, and they see their own sessions, memories and
+          cards there — nothing else. One person on two channels (a Telegram id, an IRC account) is merged here.
         </p>
       </div>
       <PeopleBrowser />
