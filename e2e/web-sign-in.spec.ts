@@ -172,6 +172,7 @@ test('the owner invites Alice; she signs in with a passkey and reaches exactly w
   // Memory: the shared memory is hers to read.
   await page.goto('/memory');
   await expect(page.getByText('The household wifi is called Tern')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Forget' })).toHaveCount(0); // hers to read; changing them is the owner's
   // Her spending and her own keys: pages that work for her, with no error from what is the owner's.
   for (const [path, heading, calls] of [['/spending', 'Spending', ['/api/spending', '/api/allowances']], ['/settings/access', 'Access', ['/api/keys', '/api/people']]] as const) {
     const answered = Promise.all(calls.map((call) => page.waitForResponse((response) => new URL(response.url()).pathname === call)));

@@ -1,8 +1,11 @@
 import { MemoryBrowser } from '@/components/memory/memory-browser';
+import { pageVisitor } from '@/lib/http/page-visitor';
 
 export const metadata = { title: 'Memory · AgentCSD' };
 
-export default function MemoryPage() {
+export default async function MemoryPage() {
+  // A signed-in person reads the shared memories and those of their conversations (issue 61).
+  const person = (await pageVisitor()).kind === 'person';
   return (
     <div className="max-w-4xl space-y-4">
       <div>
@@ -12,7 +15,7 @@ export default function MemoryPage() {
           recall the agent uses; forgetting removes a memory for good.
         </p>
       </div>
-      <MemoryBrowser />
+      <MemoryBrowser readOnly={person} />
     </div>
   );
 }

@@ -23,7 +23,7 @@ interface RecallResult {
 /** A memory as the page lists it: with the people of the conversation it came from (issue 42). */
 type ListedMemory = MemoryJson & { people?: { id: string; name: string }[] };
 
-function MemoryItem(props: { memory: ListedMemory; onChanged: () => void; onError: (message: string) => void }) {
+function MemoryItem(props: { memory: ListedMemory; readOnly: boolean; onChanged: () => void; onError: (message: string) => void }) {
   const { memory } = props;
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(memory.content);
@@ -79,6 +79,7 @@ function MemoryItem(props: { memory: ListedMemory; onChanged: () => void; onErro
           </Link>
         )}
         {memory.source_message_ids.length > 0 && <span>{memory.source_message_ids.length} source message(s)</span>}
+        {!props.readOnly && (
         <span className="ml-auto flex gap-2">
           <button type="button" className="btn py-0 text-xs" onClick={() => void showHistory()}>
             History
@@ -98,6 +99,7 @@ function MemoryItem(props: { memory: ListedMemory; onChanged: () => void; onErro
             Forget
           </button>
         </span>
+        )}
       </div>
       {history && (
         <p className="text-xs text-zinc-500" aria-label="History">
@@ -108,8 +110,11 @@ function MemoryItem(props: { memory: ListedMemory; onChanged: () => void; onErro
   );
 }
 
-/** The Memory page: a persona, its memories by kind, search with the agent's own recall, add, edit, pin, forget. */
-export function MemoryBrowser() {
+/**
+ * The Memory page: a persona, its memories by kind, search with the agent's own recall, add, edit,
+ * pin, forget. `readOnly`: a signed-in person's view (issue 61) — the memories they may read, no more.
+ */
+export function MemoryBrowser({ readOnly = false }: { readOnly?: boolean }) {
   const [personas, setPersonas] = useState<string[]>([]);
   const [persona, setPersona] = useState('');
   const [memories, setMemories] = useState<ListedMemory[]>([]);
@@ -176,6 +181,7 @@ export function MemoryBrowser() {
             ))}
           </select>
         </label>
+        {!readOnly && (
         <form
           role="search"
           className="flex flex-1 items-end gap-2"
@@ -192,6 +198,7 @@ export function MemoryBrowser() {
             Search
           </button>
         </form>
+        )}
       </div>
       {results && (
         <section aria-label="Search results" className="space-y-1">
@@ -217,6 +224,7 @@ export function MemoryBrowser() {
           </ol>
         </section>
       )}
+      {!readOnly && (
       <form
         className="flex gap-2"
         onSubmit={(event) => {
@@ -229,6 +237,7 @@ export function MemoryBrowser() {
           Add
         </button>
       </form>
+      )}
       {KINDS.map((kind) => {
         const ofKind = memories.filter((memory) => memory.kind === kind);
         return (
@@ -241,7 +250,7 @@ export function MemoryBrowser() {
             ) : (
               <ul className="space-y-1">
                 {ofKind.map((memory) => (
-                  <MemoryItem key={`${memory.id}-${memory.updated_at}`} memory={memory} onChanged={() => void load()} onError={setError} />
+                  <MemoryItem key={`${memory.id}-${memory.updated_at}`} memory={memory} readOnly={readOnly} onChanged={() => void load()} onError={setError} />
                 ))}
               </ul>
             )}
