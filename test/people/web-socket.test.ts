@@ -1,0 +1,108 @@
+// The socket, for people on the web (issue 61 §2-3, §6), on a real Socket.IO server with the real
+// guard and store: a handshake with neither the owner's token nor a session is refused; a signed-in
+// person joins their own session and gets "not found" for anyone else's (join, send, watch); the
+// owner joins all, but with people's words kept their own, hears only a person's session's wordless
+// events; a person's socket is closed once they are forgotten. Both stores.
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server as HttpServer } from 'node:http';
+import { io as connect, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { defaultModels, defaultParams } from '@/lib/config/model-config';
+import { Orchestrator } from '@/lib/orchestrator/orchestrator';
+import { attachSocketServer } from '@/lib/realtime/socket-server';
+import { getDb } from '@/lib/store/db';
+import { addSessionPeople, deletePerson, writePeoplePrivacy } from '@/lib/store/people-repository';
+import { insertSession } from '@/lib/store/sessions-repository';
+import { signIn } from '@/lib/web-auth/web-sessions';
+import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+
+useTempAppDirs();
+const token = 'owner-token-0123456789abcdef0123456789';
+let http: HttpServer;
+let server: Awaited<ReturnType<typeof attachSocketServer>>;
+let orchestrator: Orchestrator;
+let url = '';
+const ids = { alice: '', bob: '' };
+const sessions = { alice: '', bob: '' };
+const open: Socket[] = [];
+
+function socket(headers: Record<string, string>): Socket {
+  const made = connect(url, { transports: ['websocket'], reconnection: false, extraHeaders: { origin: url, ...headers } });
+  open.push(made);
+  return made;
+}
+
+const connected = (made: Socket) => new Promise<boolean>((resolve) => (made.once('connect', () => resolve(true)), made.once('connect_error', () => resolve(false))));
+
+beforeAll(async () => {
+  const db = await getDb();
+  for (const name of ['alice', 'bob'] as const) {
+    ids[name] = randomUUID();
+    await db.person.create({ data: { id: ids[name], name, role: 'trusted' } });
+    sessions[name] = randomUUID();
+    await insertSession({ id: sessions[name], name: `${name}'s`, personaName: 'iris', personaHash: 'h', models: defaultModels, params: defaultParams, status: 'paused' });
+    await addSessionPeople(sessions[name], [ids[name]]);
+  }
+  orchestrator = new Orchestrator({});
+  http = createServer();
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const port = (http.address() as { port: number }).port;
+  url = `http://127.0.0.1:${port}`;
+  server = await attachSocketServer({ httpServer: http, orchestrator, guard: { port, extraHosts: [], accessToken: token } });
+});
+
+afterAll(async () => {
+  for (const made of open) made.close();
+  await new Promise((resolve) => server.close(resolve));
+  await orchestrator.stop();
+});
+
+describe('the socket for people on the web', () => {
+  it('refuses a handshake with neither token nor session; a person joins their own session and nothing else', async () => {
+    expect(await connected(socket({}))).toBe(false);
+    expect(await connected(socket({ cookie: `agentcsd_session=${'x'.repeat(43)}` }))).toBe(false);
+    const alice = socket({ cookie: `agentcsd_session=${await signIn({ personId: ids.alice, userAgent: 't', passkeyId: null, now: new Date() })}` });
+    expect(await connected(alice)).toBe(true);
+    expect(await alice.timeout(5_000).emitWithAck('join', { sessionId: sessions.bob })).toEqual({ ok: false, error: 'not_found' });
+    expect(await alice.timeout(5_000).emitWithAck('join', { sessionId: sessions.alice })).toMatchObject({ ok: true });
+    const sent = await alice.timeout(5_000).emitWithAck('send-message', { sessionId: sessions.bob, text: 'hi Bob' });
+    expect(sent).toMatchObject({ ok: false, error: { code: 'not_found' } });
+
+    // What she hears: her session's events, never Bob's.
+    const heard: string[] = [];
+    alice.onAny((type: string, event: { sessionId: string }) => heard.push(`${type}:${event.sessionId}`));
+    orchestrator.bus.emit('session-updated', sessions.bob, { name: 'Bob secret name' });
+    orchestrator.bus.emit('session-updated', sessions.alice, { name: 'renamed' });
+    await vi.waitFor(() => expect(heard).toContain(`session-updated:${sessions.alice}`));
+    expect(heard.some((line) => line.endsWith(sessions.bob))).toBe(false);
+  });
+
+  it("the owner, with people's words kept their own, hears a person's session's state and cost, not its words", async () => {
+    const owner = socket({ authorization: `Bearer ${token}` });
+    expect(await connected(owner)).toBe(true);
+    await writePeoplePrivacy({ words_stay_private: true });
+    try {
+      expect(await owner.timeout(5_000).emitWithAck('join', { sessionId: sessions.bob })).toMatchObject({ ok: true });
+      const heard: string[] = [];
+      owner.onAny((type: string, event: unknown) => heard.push(`${type} ${JSON.stringify(event)}`));
+      const message = { id: 1, layer: 'external' as const, tag: 'ED_user', content: 'WORDS-CANARY-77', cycle_number: 0, turn_id: null, spontaneous: false, interrupted: false, created_at: new Date().toISOString() };
+      orchestrator.bus.emit('message-persisted', sessions.bob, { message, queued: true });
+      orchestrator.bus.emit('reply-delta', sessions.bob, { turnId: 't', text: 'WORDS-CANARY-77' });
+      orchestrator.bus.emit('session-status', sessions.bob, { status: 'active' });
+      await vi.waitFor(() => expect(heard.some((line) => line.startsWith('session-status'))).toBe(true));
+      expect(heard.join('\n')).not.toContain('WORDS-CANARY-77');
+    } finally {
+      await writePeoplePrivacy({ words_stay_private: false });
+    }
+    // The owner's own view of every session, with the setting off.
+    expect(await owner.timeout(5_000).emitWithAck('join', { sessionId: sessions.alice })).toMatchObject({ ok: true });
+  });
+
+  it('a forgotten person’s socket is closed', async () => {
+    const bob = socket({ cookie: `agentcsd_session=${await signIn({ personId: ids.bob, userAgent: 't', passkeyId: null, now: new Date() })}` });
+    expect(await connected(bob)).toBe(true);
+    const closed = new Promise<string>((resolve) => bob.once('disconnect', (reason) => resolve(reason)));
+    expect(await deletePerson(ids.bob)).toBe(true);
+    expect(await closed).toBe('io server disconnect');
+  }, 15_000);
+});
