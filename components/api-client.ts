@@ -27,7 +27,10 @@ export async function apiFetch<T>(path: string, init: { method?: string; body?: 
   return payload as T;
 }
 
-/** What a signed-in person may not reach answers 404 (issue 61): a page reads it as nothing there. */
-export function unlessNotFound<T>(work: Promise<T>, empty: T): Promise<T> {
-  return work.catch((caught: unknown) => (caught instanceof ApiRequestError && caught.status === 404 ? empty : Promise.reject(caught)));
+/**
+ * What the visitor may not have answers 404 (a signed-in person: not theirs) or 403 (the owner: a
+ * person's words) (issue 61): a page reads that answer as nothing there, and any other as an error.
+ */
+export function unlessRefused<T>(work: Promise<T>, empty: T, status: 403 | 404 = 404): Promise<T> {
+  return work.catch((caught: unknown) => (caught instanceof ApiRequestError && caught.status === status ? empty : Promise.reject(caught)));
 }

@@ -5,7 +5,7 @@ import type { ElicitationJson } from '@/lib/mind/elicitation-json';
 import type { MessageAttachment } from './composer';
 import Link from 'next/link';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import { ApiRequestError, apiFetch } from '@/components/api-client';
+import { apiFetch, unlessRefused } from '@/components/api-client';
 import { StatusBadge } from '@/components/sessions/session-list';
 import type { SessionJson } from '@/components/sessions/session-types';
 import { ErrorBanner } from '@/components/ui/error-banner';
@@ -80,7 +80,7 @@ export function SessionView({ sessionId, asPerson = false }: { sessionId: string
     loading.current = true;
     try {
       // A conversation whose words are not this page's to read (issue 61 §6) answers 403 on those: they are left empty.
-      const words = <T,>(work: Promise<T>, empty: T) => work.catch((caught: unknown) => (caught instanceof ApiRequestError && caught.status === 403 ? empty : Promise.reject(caught)));
+      const words = <T,>(work: Promise<T>, empty: T) => unlessRefused(work, empty, 403);
       const noPage: HistoryPage = { messages: [], mood_and_criteria: [], next_before: null };
       const [detail, calls, tasks, consolidations, elicitations, ...pages] = await Promise.all([
         apiFetch<{ session: SessionJson; mind: MindState | null; usage: Record<CallLayer, UsageTotals>; people?: SessionPersonJson[]; words_private?: boolean }>(`/api/sessions/${sessionId}`),

@@ -2,7 +2,7 @@
 
 import { ScrollX } from '@/components/ui/scroll-x';
 import { useEffect, useState } from 'react';
-import { apiFetch, unlessNotFound } from '@/components/api-client';
+import { apiFetch, unlessRefused } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import type { ApiKeyJson } from '@/lib/store/api-keys-repository';
 
@@ -33,7 +33,7 @@ export function AccessSettings() {
       apiFetch<{ keys: ApiKeyJson[] }>('/api/keys'),
       apiFetch<{ personas: { name: string }[] }>('/api/personas'),
       // A trusted person's own keys (issue 61): the people list is the owner's.
-      unlessNotFound(apiFetch<{ people: PersonJson[] }>('/api/people'), { people: [] }),
+      unlessRefused(apiFetch<{ people: PersonJson[] }>('/api/people'), { people: [] }),
     ]);
     setKeys(listed.keys);
     setPersonas(known.personas.map((persona) => persona.name));

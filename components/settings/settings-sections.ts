@@ -14,11 +14,6 @@ export const settingsSections = [
   { slug: 'cluster', title: 'Cluster', blurb: 'The processes sharing the sessions on PostgreSQL, their load and the moves of the last hour.', doc: 'docs/cluster.md' },
 ] as const;
 
-/** What a signed-in person (not the owner) has of Settings (issue 61 §3): their devices; a trusted person their keys too. */
-export function personSections(role: 'trusted' | 'guest'): SettingsSlug[] {
-  return role === 'trusted' ? ['devices', 'access'] : ['devices'];
-}
-
 export type SettingsSlug = (typeof settingsSections)[number]['slug'];
 
 export function settingsSection(slug: string) {

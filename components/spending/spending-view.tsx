@@ -4,7 +4,7 @@ import { ScrollX } from '@/components/ui/scroll-x';
 import { useEffect, useState } from 'react';
 import Link from 'next/link';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { apiFetch, unlessNotFound } from '@/components/api-client';
+import { apiFetch, unlessRefused } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { DayBar, type Today } from './day-bar';
 
@@ -58,7 +58,7 @@ export function SpendingView({ sessionId }: { sessionId?: string }) {
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    Promise.all([apiFetch<SpendingJson>(`/api/spending?days=30${sessionId ? `&session=${sessionId}` : ''}`), unlessNotFound(apiFetch<{ today: Today[] }>('/api/allowances'), { today: [] })]).then(
+    Promise.all([apiFetch<SpendingJson>(`/api/spending?days=30${sessionId ? `&session=${sessionId}` : ''}`), unlessRefused(apiFetch<{ today: Today[] }>('/api/allowances'), { today: [] })]).then(
       ([money, allowances]) => {
         setSpending(money);
         setToday(allowances.today);

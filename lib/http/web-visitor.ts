@@ -3,7 +3,7 @@
 // signed-in person, or a stranger (only on the sign-in and invite routes).
 import { readEnv } from '@/lib/config/env';
 import { seeSession, type Actor } from '@/lib/people/rights';
-import { seeWords } from '@/lib/people/web-reach';
+import { actsAsOwner, seeWords } from '@/lib/people/web-reach';
 import { findPerson, OWNER_ID, type PersonRecord } from '@/lib/store/people-repository';
 import { AttemptLimit } from '@/lib/web-auth/attempt-limit';
 import { PasskeyCeremonies } from '@/lib/web-auth/passkeys';
@@ -25,7 +25,7 @@ export async function visitorOf(request: Request): Promise<WebVisitor> {
   if (actor === 'stranger') return { person: null, owner: false, sessionHash: null };
   const person = await findPerson(actor);
   if (!person) throw new ApiError('not_found', 'Not found');
-  return { person, owner: person.role === 'owner', sessionHash };
+  return { person, owner: actsAsOwner(person), sessionHash };
 }
 
 /** The asking person as the rights authority's actor, on the page path. */

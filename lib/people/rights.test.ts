@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { signInSurvives } from './web-reach';
 import { builtinTools } from '@/lib/agent/tool-registry';
 import { searchToolsTool } from '@/lib/agent/tool-search';
 import { LoadedTools } from '@/lib/agent/tool-search';
@@ -111,5 +112,13 @@ describe('cards, memories, sessions, people', () => {
     expect(start, 'docs/channels.md lacks the rights table marker').toBeGreaterThan(-1);
     const table = doc.slice(start + begin.length).trim().split('\n\n')[0]!.trim();
     expect(table).toBe(rightsTable());
+  });
+});
+
+describe('signed-in browsers through a role change (issue 61)', () => {
+  it('stay when the role keeps or widens its rights; end when it narrows them', () => {
+    expect(signInSurvives('guest', 'trusted')).toBe(true);
+    expect(signInSurvives('trusted', 'trusted')).toBe(true);
+    expect(signInSurvives('trusted', 'guest')).toBe(false);
   });
 });

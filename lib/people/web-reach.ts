@@ -3,7 +3,7 @@
 // devices, and — for a trusted person — their door keys. Everything else answers as if it did not
 // exist (404 on pages, REST and the socket alike). The owner reaches everything; this is the rights
 // authority's table for everyone else, and the routes it lets through still ask it per record.
-import { personasOfPerson, readPeoplePrivacy, sessionsWithOthers, type PersonRecord } from '@/lib/store/people-repository';
+import { PERSON_ROLES, personasOfPerson, readPeoplePrivacy, sessionsWithOthers, type PersonRecord, type PersonRole } from '@/lib/store/people-repository';
 import { seeSession, type Actor, type Answer } from './rights';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
@@ -96,4 +96,20 @@ export async function seeWords(person: PersonRecord, sessionId: string): Promise
 export async function wordsHiddenFromOwner(sessionIds: readonly string[]): Promise<Set<string>> {
   if (!(await readPeoplePrivacy()).words_stay_private) return new Set();
   return sessionsWithOthers(sessionIds);
+}
+
+/** Whether this person is the app's owner (their passkey is as good as the token: every page, every route). */
+export function actsAsOwner(person: Pick<PersonRecord, 'role'>): boolean {
+  return person.role === 'owner';
+}
+
+/** Whether a person's signed-in browsers stay signed in through a role change: not when it takes rights away. */
+export function signInSurvives(before: PersonRole, after: PersonRole): boolean {
+  return PERSON_ROLES.indexOf(after) <= PERSON_ROLES.indexOf(before);
+}
+
+/** The Settings sections a signed-in person reaches, asked of the table above. */
+export async function settingsSectionsFor(person: PersonRecord, sections: readonly string[]): Promise<string[]> {
+  const reached = await Promise.all(sections.map(async (slug) => ((await reachWeb(person, 'GET', `/settings/${slug}`)).verdict === 'allow' ? slug : null)));
+  return reached.filter((slug): slug is string => slug !== null);
 }

@@ -5,7 +5,7 @@
 // need; a page sends them to sign in, REST answers 401. Routes learn the answer from the
 // `x-agentcsd-actor` header set here (a request's own copy is always dropped first).
 import type { IncomingMessage } from 'node:http';
-import { reachWeb } from '@/lib/people/web-reach';
+import { actsAsOwner, reachWeb } from '@/lib/people/web-reach';
 import { OWNER_ID, type PersonRecord } from '@/lib/store/people-repository';
 import { sessionSecret, signedIn } from './web-sessions';
 
@@ -48,7 +48,7 @@ export async function decideEntry(input: { method: string; pathname: string; sea
     return { pass: true, visitor: session?.person.id === OWNER_ID ? { kind: 'owner', sessionHash: session.sessionHash } : { kind: 'owner' } };
   }
   const session = await signedIn(secret, input.now);
-  if (session && session.person.role === 'owner') return { pass: true, visitor: { kind: 'owner', sessionHash: session.sessionHash } };
+  if (session && actsAsOwner(session.person)) return { pass: true, visitor: { kind: 'owner', sessionHash: session.sessionHash } };
   if (session) {
     const visitor: Visitor = { kind: 'person', person: session.person, sessionHash: session.sessionHash };
     if (openToStrangers(input.method, input.pathname)) return { pass: true, visitor };

@@ -4,6 +4,7 @@ import { patchPersonSchema, personDetail, personJson, personParamsSchema } from 
 import { peopleChangeRule } from '@/lib/people/rights';
 import { deletePerson, findPerson, updatePerson } from '@/lib/store/people-repository';
 import { endWebSessionsOf } from '@/lib/store/web-auth-repository';
+import { signInSurvives } from '@/lib/people/web-reach';
 
 export const dynamic = 'force-dynamic';
 
@@ -30,8 +31,8 @@ export const PATCH = handle(async (request, context: Context) => {
     if (answer?.verdict === 'refuse') throw new ApiError('conflict', answer.reason);
   }
   const updated = (await updatePerson(id, patch))!;
-  // Demoted (trusted → guest), their signed-in browsers sign in again under the new role's rules (issue 61 §2).
-  if (person.role === 'trusted' && updated.role === 'guest') await endWebSessionsOf(id);
+  // Demoted (fewer rights), their signed-in browsers sign in again under the new role's rules (issue 61 §2).
+  if (!signInSurvives(person.role, updated.role)) await endWebSessionsOf(id);
   return Response.json({ person: personJson(updated) });
 });
 
