@@ -87,7 +87,7 @@ export async function handleMessage(context: InboundContext, message: InboundMes
     const name = command[1]!.toLowerCase();
     // A persona's chat whose sessions all rest: /status and /resume reach the latest of them.
     const resting = !bound && (name === 'resume' || name === 'status') ? await restingSession(context.host, binding) : null;
-    return runCommand(context, binding, bound ?? resting, name, (command[2] ?? '').trim());
+    return runCommand(context, binding, bound ?? resting, name, (command[2] ?? '').trim(), message.commandReplyTo);
   }
   let session = bound;
   if (!session) {
@@ -108,7 +108,7 @@ export async function handleMessage(context: InboundContext, message: InboundMes
   }
   const content = (await authored(binding, session.id, text)).slice(0, 16_000);
   // Handed over again after a crash (its text names it uniquely): the session has it already, and it was counted.
-  if (message.mayRepeat && (await hasUserMessage({ sessionId: session.id, content, since: new Date(context.now().getTime() - REPEAT_WINDOW_MS), prefix: true }))) return;
+  if (message.mayRepeat && (await hasUserMessage({ sessionId: session.id, content, since: message.repeatSince ?? new Date(context.now().getTime() - REPEAT_WINDOW_MS), prefix: true }))) return;
   const spent = (await allowanceRefusal(binding.personId, context.now())) ?? (await spentRefusal(session.id, context.now()));
   if (spent) return reply(context, deliveryAddress(binding), spent);
   try {
@@ -140,6 +140,7 @@ async function keepFiles(sessionId: string, files: NonNullable<InboundMessage['f
   const refused: string[] = [];
   for (const [index, file] of files.entries()) {
     if (index >= MAX_FILES) refused.push(`${file.name}: at most ${MAX_FILES} files a message`);
+    else if (file.refused) refused.push(`${file.name}: ${file.refused}`);
     else if (file.bytes.length > maxBytes) refused.push(`${file.name}: larger than ${readEnv().AGENTCSD_UPLOAD_MAX_MB} MB`);
     else {
       try {
@@ -200,9 +201,9 @@ async function offerPairing(context: InboundContext, message: InboundMessage): P
   await reply(context, message.address, `Pairing code: ${code}\nThis agent talks only to people its owner approved. Ask them to approve this code on the Channels page within an hour.`);
 }
 
-async function runCommand(context: InboundContext, binding: BindingRecord, session: SessionRecord | null, name: string, argument: string): Promise<void> {
+async function runCommand(context: InboundContext, binding: BindingRecord, session: SessionRecord | null, name: string, argument: string, replyTo?: string): Promise<void> {
   const { host } = context;
-  const to = deliveryAddress(binding);
+  const to = replyTo ?? deliveryAddress(binding);
   if (name === 'new') {
     const persona = argument || binding.persona || session?.personaName;
     if (!persona) return reply(context, to, 'Usage: /new <persona>');
@@ -222,7 +223,7 @@ async function runCommand(context: InboundContext, binding: BindingRecord, sessi
     const outboxId = !match ? null : byMail ? verifyMailCardCode(secret, context.channel.id, match[1]!) : /^\d{1,12}$/.test(match[1]!) ? Number(match[1]) : null;
     if (outboxId === null) return reply(context, to, byMail ? `Usage: ${name} <the code in the card's mail>${name === 'deny' ? ' [reason]' : ''}` : `Usage: !${name} <card number>${name === 'deny' ? ' [reason]' : ''}`);
     const decision: CardDecision = name === 'deny' ? 'deny' : name === 'always' ? 'always' : 'approve';
-    return reply(context, to, await decideCard(context, binding, outboxId, decision, match![2]?.trim()));
+    return reply(context, to, (await decideCard(context, binding, outboxId, decision, match![2]?.trim())).text);
   }
   if (!session) return reply(context, to, 'No session is bound here now.');
   switch (name) {
@@ -246,14 +247,14 @@ async function runCommand(context: InboundContext, binding: BindingRecord, sessi
 }
 
 /** One decision on a card this binding was sent: the same server-side decision as the page's. */
-async function decideCard(context: InboundContext, binding: BindingRecord, outboxId: number, decision: CardDecision, reason?: string): Promise<string> {
+async function decideCard(context: InboundContext, binding: BindingRecord, outboxId: number, decision: CardDecision, reason?: string): Promise<{ decided: boolean; text: string }> {
   // Who this chat is, for the rights authority: a weak identity (IRC without an account) never decides.
   const actor = await chatActor(binding, context.channel.kind);
-  if (actor.weakIdentity) return `Card ${outboxId} is decided on the page: ${actor.weakIdentity}.`;
+  if (actor.weakIdentity) return { decided: false, text: `Card ${outboxId} is decided on the page: ${actor.weakIdentity}.` };
   const row = await findOutbox(outboxId);
   const card = row?.payload.card;
   // Only a card sent to this very chat of this channel; decided only by whom the authority allows (on the server, at the decision).
-  if (!row || !card || row.channelId !== context.channel.id || row.address !== deliveryAddress(binding)) return `No card ${outboxId} here.`;
+  if (!row || !card || row.channelId !== context.channel.id || row.address !== deliveryAddress(binding)) return { decided: false, text: `No card ${outboxId} here.` };
   const outcome = await context.host.decideToolCall({
     id: card.callId,
     decision: decision === 'deny' ? 'deny' : 'approve',
@@ -263,9 +264,9 @@ async function decideCard(context: InboundContext, binding: BindingRecord, outbo
     // A specialist's card (its parent's chat decides it): the call's own session.
     session_id: card.callSessionId ?? card.sessionId,
   }, actor);
-  if (outcome.ok) return decision === 'deny' ? `Card ${outboxId}: denied.` : `Card ${outboxId}: approved${decision === 'always' ? ' (and from now on in this session)' : ''}.`;
-  if (outcome.code === 'forbidden') return `Card ${outboxId} is not decided here: ${outcome.message.replace(/^This card is not decided here: /, '')}.`;
-  return `Card ${outboxId}: ${outcome.message}`;
+  if (outcome.ok) return { decided: true, text: decision === 'deny' ? `Card ${outboxId}: denied.` : `Card ${outboxId}: approved${decision === 'always' ? ' (and from now on in this session)' : ''}.` };
+  if (outcome.code === 'forbidden') return { decided: false, text: `Card ${outboxId} is not decided here: ${outcome.message.replace(/^This card is not decided here: /, '')}.` };
+  return { decided: false, text: `Card ${outboxId}: ${outcome.message}` };
 }
 
 export async function handleButton(context: InboundContext, button: InboundButton): Promise<void> {
@@ -276,5 +277,7 @@ export async function handleButton(context: InboundContext, button: InboundButto
     context.counters.ignored++;
     return button.answer('This button is not valid here.');
   }
-  await button.answer(await decideCard(context, binding, verified.outboxId, verified.decision));
+  const outcome = await decideCard(context, binding, verified.outboxId, verified.decision);
+  if (outcome.decided && button.settle) await button.settle(outcome.text);
+  else await button.answer(outcome.text);
 }

@@ -8,6 +8,7 @@ import { findChannel, inboundBindings, listChannels, saveChannel, dueOutbox, mar
 import { openChannelConfig, sealedLegacyConfig, type IrcConfig, type TelegramConfig } from './channel-config';
 import type { EmailConfig } from './email-config';
 import type { DiscordConfig } from './discord-config';
+import type { SlackConfig } from './slack-config';
 import { ChannelSendError, RecipientAwayError, type ChannelAdapter, type ChannelHost, type ChannelState } from './channel-types';
 import { handleButton, handleMessage, type InboundContext, type InboundCounters } from './channel-inbound';
 import { boundSession } from './channel-people';
@@ -18,7 +19,7 @@ const MAX_ATTEMPTS = 8;
 const HOLD_MAX_MS = 24 * 60 * 60 * 1000;
 const BACKOFF_MS = [1_000, 5_000, 15_000, 60_000, 300_000];
 
-/** A channel's client library (grammY, irc-framework, imapflow and nodemailer, discord.js) is loaded when a channel of its kind starts or is tested, not with the app. */
+/** A channel's client library (grammY, irc-framework, imapflow and nodemailer, discord.js, Bolt) is loaded when a channel of its kind starts or is tested, not with the app. */
 export async function createAdapter(channel: Pick<ChannelRecord, 'id' | 'kind' | 'config'>): Promise<ChannelAdapter> {
   if (channel.kind === 'telegram') {
     const { TelegramChannel } = await import('./telegram-channel');
@@ -27,6 +28,10 @@ export async function createAdapter(channel: Pick<ChannelRecord, 'id' | 'kind' |
   if (channel.kind === 'discord') {
     const [{ DiscordChannel }, { openDiscordConfig }] = await Promise.all([import('./discord-channel'), import('./discord-config')]);
     return new DiscordChannel(channel.id, openDiscordConfig(channel.id, channel.config as DiscordConfig));
+  }
+  if (channel.kind === 'slack') {
+    const [{ SlackChannel }, { openSlackConfig }] = await Promise.all([import('./slack-channel'), import('./slack-config')]);
+    return new SlackChannel(channel.id, openSlackConfig(channel.id, channel.config as SlackConfig));
   }
   if (channel.kind === 'email') {
     const [{ EmailChannel }, { openEmailConfig }] = await Promise.all([import('./email-channel'), import('./email-config')]);

@@ -25,8 +25,12 @@ export interface InboundMessage {
   unverified?: string;
   /** The provider may hand it over again after a crash (its text names it uniquely): delivered once. */
   mayRepeat?: boolean;
+  /** With `mayRepeat`: when the provider first had it (a Slack message's own time) — the same words since then are it. */
+  repeatSince?: Date;
+  /** Where a command's answer goes instead of the chat (Slack's slash command: seen by its sender only). */
+  commandReplyTo?: string;
   /** Files that came with it (a mail's attachments): kept in the session through the upload checks. */
-  files?: { name: string; claimedType: string | null; bytes: Buffer }[];
+  files?: { name: string; claimedType: string | null; bytes: Buffer; /** Not fetched, and why (the adapter refused it). */ refused?: string }[];
 }
 
 /** A button pressed under a card (Telegram's callback query). */
@@ -36,6 +40,8 @@ export interface InboundButton {
   data: string;
   /** Tells the person what came of it (a toast under the button). */
   answer(text: string): Promise<void>;
+  /** The card was decided (by `decidedBy`): the provider's message says so, its buttons gone (Slack). */
+  settle?(text: string): Promise<void>;
 }
 
 export interface InboundHandlers {

@@ -1,8 +1,8 @@
-// Formatting that survives (issue 28 §3): Markdown to Telegram HTML, Discord messages and IRC lines, split at the
+// Formatting that survives (issue 28 §3): Markdown to Telegram HTML, Discord messages, Slack mrkdwn and IRC lines, split at the
 // limits, code blocks kept, hostile text escaped and never interpreted.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DISCORD_MAX_CHARS, IRC_LINE_BYTES, TELEGRAM_MAX_CHARS, toDiscordMessages, toIrcLines, toTelegramMessages } from './format';
+import { DISCORD_MAX_CHARS, IRC_LINE_BYTES, SLACK_MAX_CHARS, TELEGRAM_MAX_CHARS, toDiscordMessages, toIrcLines, toSlackMessages, toTelegramMessages } from './format';
 
 /** What Telegram's HTML parser accepts: only these tags, every other '<' escaped. */
 function telegramTags(html: string): string[] {
@@ -103,5 +103,31 @@ describe('Discord messages', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('Slack mrkdwn', () => {
+  it('converts bold, italic, strike, links, headings, lists and code blocks', () => {
+    const [text] = toSlackMessages('# Plan\n**Done** — see *notes*, ~~old~~ and `a<b>`\n- one\n* two\n1. three\n[docs](https://example.com/x?a=1&b=2)\n\n```ts\nif (a < b && c) {}\n```');
+    expect(text).toBe('*Plan*\n*Done* — see _notes_, ~old~ and `a&lt;b&gt;`\n• one\n• two\n1. three\n<https://example.com/x?a=1&amp;b=2|docs>\n\n```\nif (a &lt; b &amp;&amp; c) {}\n```');
+  });
+
+  it('a model cannot ping the channel or a person: Slack\'s markup stays text', () => {
+    const [text] = toSlackMessages('Hey <!channel> and <@U0123> see <https://evil.example|bank>');
+    expect(text).toBe('Hey &lt;!channel&gt; and &lt;@U0123&gt; see &lt;https://evil.example|bank&gt;');
+  });
+
+  it('splits long replies within the limit, every code block closed', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 3000 }), fc.boolean(), (body, code) => {
+        const messages = toSlackMessages(code ? `\`\`\`\n${body.repeat(5)}\n\`\`\`` : body.repeat(5), 1000);
+        for (const message of messages) {
+          expect(message.length).toBeLessThanOrEqual(1000);
+          expect((message.match(/```/g) ?? []).length % 2).toBe(0);
+        }
+      }),
+      { numRuns: 60 },
+    );
+    expect(toSlackMessages('word '.repeat(2000)).every((message) => message.length <= SLACK_MAX_CHARS)).toBe(true);
   });
 });

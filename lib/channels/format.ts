@@ -1,6 +1,6 @@
 // What a reply looks like on the other side (issue 28 §3). The agent writes Markdown; Telegram
 // renders a small HTML subset (parse_mode HTML: b, i, code, pre, a — everything else escaped) and
-// IRC plain lines with control codes. Text from the model or a sender is escaped, never
+// IRC plain lines with control codes; Slack its mrkdwn. Text from the model or a sender is escaped, never
 // interpreted: HTML stays text, IRC control codes and CTCP are removed, a newline starts a new
 // line. Long replies are split at the providers' limits (Telegram 4,096 characters per message;
 // IRC lines of at most `ircLineBytes` bytes, never inside a UTF-8 sequence or a grapheme), and a
@@ -132,6 +132,45 @@ export function toDiscordMessages(markdown: string, limit = DISCORD_MAX_CHARS): 
   for (const block of markdownBlocks(markdown)) {
     if (block.kind === 'code') rendered.push(...cutToFit(block.text, (piece) => fence(block.language, piece), limit).map((piece) => fence(block.language, piece)));
     else if (block.text.trim()) rendered.push(...cutToFit(block.text.trim(), (piece) => piece, limit));
+  }
+  return joinPieces(rendered, limit);
+}
+
+// ── Slack ──────────────────────────────────────────────────────────────────────────────
+
+/** Slack truncates a message's text past 40,000 characters and advises at most 4,000. */
+export const SLACK_MAX_CHARS = 4000;
+
+/** The three characters Slack's mrkdwn reads as markup: escaped, so no `<!channel>` or `<@U…>` comes from a model. */
+const escapeSlack = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** Inline Markdown as Slack mrkdwn: *bold*, _italic_, ~strike~, <url|label>, • lists, headings as bold. */
+function inlineMrkdwn(text: string): string {
+  return text
+    .split(/(`[^`\n]+`)/)
+    .map((part) => {
+      if (/^`[^`\n]+`$/.test(part)) return escapeSlack(part);
+      const bold = '\u0001';
+      return escapeSlack(part)
+        .replace(/^(\s*)[-*+] +/gm, '$1• ')
+        .replace(/^#{1,6} +(.+)$/gm, `${bold}$1${bold}`)
+        .replace(/\*\*([^*\n]+)\*\*/g, `${bold}$1${bold}`)
+        .replace(/__([^_\n]+)__/g, `${bold}$1${bold}`)
+        .replace(/(^|[^\w*])\*([^*\n]+)\*(?=[^\w*]|$)/g, '$1_$2_')
+        .replace(/~~([^~\n]+)~~/g, '~$1~')
+        .replace(/\[([^\]\n]+)\]\((https?:\/\/[^\s)|]+)\)/g, (_, label: string, url: string) => `<${url}|${label.replace(/\|/g, '∣')}>`)
+        .replaceAll(bold, '*');
+    })
+    .join('');
+}
+
+/** Markdown as Slack messages (issue 62): mrkdwn, each at most 4,000 characters, a code block cut in two closed and reopened. */
+export function toSlackMessages(markdown: string, limit = SLACK_MAX_CHARS): string[] {
+  const fence = (text: string) => `\`\`\`\n${escapeSlack(text)}\n\`\`\``;
+  const rendered: string[] = [];
+  for (const block of markdownBlocks(markdown)) {
+    if (block.kind === 'code') rendered.push(...cutToFit(block.text, fence, limit).map(fence));
+    else if (block.text.trim()) rendered.push(...cutToFit(block.text.trim(), inlineMrkdwn, limit).map(inlineMrkdwn));
   }
   return joinPieces(rendered, limit);
 }

@@ -4,7 +4,7 @@
 // confirmed once.
 import { getDb } from './db';
 
-export type ChannelKind = 'telegram' | 'irc' | 'email' | 'discord';
+export type ChannelKind = 'telegram' | 'irc' | 'email' | 'discord' | 'slack';
 export type PushMode = 'all' | 'spontaneous' | 'cards';
 
 export interface ChannelRecord {

@@ -6,6 +6,7 @@ import { describeChannel } from '@/lib/http/channel-json';
 import { findChannel, listChannels, saveChannel } from '@/lib/store/channels-repository';
 import { ApiError } from '@/lib/http/api-error';
 import type { EmailConfig } from '@/lib/channels/email-config';
+import type { SlackConfig } from '@/lib/channels/slack-config';
 
 export const dynamic = 'force-dynamic';
 
@@ -23,6 +24,10 @@ export const PUT = handle(async (request) => {
   const config = mergeChannelConfig({ ...input, id }, previous);
   if (input.kind === 'telegram' && !(config as { token: string }).token) throw new ApiError('validation_failed', 'Invalid body: config.token is required (from @BotFather)');
   if (input.kind === 'discord' && !(config as { token: string }).token) throw new ApiError('validation_failed', 'Invalid body: config.token is required (the Developer Portal › Bot › Reset Token)');
+  if (input.kind === 'slack') {
+    const missing = (['app_token', 'bot_token'] as const).find((field) => !(config as SlackConfig)[field]);
+    if (missing) throw new ApiError('validation_failed', `Invalid body: config.${missing} is required (docs/channels.md › Slack says where Slack shows it)`);
+  }
   if (input.kind === 'email') {
     const missing = (['imap', 'smtp'] as const).filter((part) => !(config as EmailConfig)[part].password);
     if (missing.length > 0) throw new ApiError('validation_failed', `Invalid body: config.${missing[0]}.password is required (an app password of the mail account)`);
