@@ -3,8 +3,9 @@
 import { useState } from 'react';
 import { EmailChannelFields, emailConfigBody, emailFieldsFrom } from './email-channel-fields';
 import { DiscordFields } from './discord-channel-fields';
+import { SlackFields } from './slack-channel-fields';
 
-type Kind = 'telegram' | 'irc' | 'email' | 'discord';
+type Kind = 'telegram' | 'irc' | 'email' | 'discord' | 'slack';
 
 export interface ChannelJson {
   id: string;
@@ -17,7 +18,7 @@ export interface ChannelJson {
   outbox: { pending: number; sent: number; failed: number };
 }
 
-/** Adding (or editing) one channel: a Telegram or Discord bot's token, an IRC server, nick and channels, or a mail account. Secrets are write-only. */
+/** Adding (or editing) one channel: a Telegram or Discord bot's token, a Slack app's two tokens, an IRC server, nick and channels, or a mail account. Secrets are write-only. */
 export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJson | null; onSave: (body: unknown) => Promise<void>; onCancel: () => void }) {
   const config = editing?.config ?? {};
   const [kind, setKind] = useState<Kind>(editing?.kind ?? 'telegram');
@@ -35,6 +36,8 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
   const [email, setEmail] = useState(() => emailFieldsFrom(editing?.kind === 'email' ? config : {}));
   const [guildChannels, setGuildChannels] = useState(((config.guild_channels as string[] | undefined) ?? []).join(' '));
   const [discordApi, setDiscordApi] = useState(String(editing?.kind === 'discord' ? config.api_root : 'https://discord.com/api'));
+  const [appToken, setAppToken] = useState('');
+  const [slackApi, setSlackApi] = useState(String(editing?.kind === 'slack' ? config.api_root : 'https://slack.com/api/'));
   const savedSmtp = (config.smtp ?? {}) as { user?: string };
   const [sameAccount, setSameAccount] = useState(editing?.kind !== 'email' || savedSmtp.user === ((config.imap ?? {}) as { user?: string }).user);
 
@@ -42,7 +45,7 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
     event.preventDefault();
     setBusy(true);
     try {
-      const base = { ...(editing && { id: editing.id }), kind, name: name.trim() || (kind === 'telegram' ? 'Telegram' : kind === 'discord' ? 'Discord' : kind === 'email' ? email.address.trim() || 'Mail' : host), enabled: editing?.enabled ?? true };
+      const base = { ...(editing && { id: editing.id }), kind, name: name.trim() || (kind === 'telegram' ? 'Telegram' : kind === 'discord' ? 'Discord' : kind === 'slack' ? 'Slack' : kind === 'email' ? email.address.trim() || 'Mail' : host), enabled: editing?.enabled ?? true };
       await onSave(
         kind === 'telegram'
           ? { ...base, config: { token, api_root: apiRoot.trim() } }
@@ -50,6 +53,8 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
             ? { ...base, config: emailConfigBody(email, sameAccount) }
             : kind === 'discord'
               ? { ...base, config: { token, guild_channels: guildChannels.split(/[\s,]+/).filter(Boolean), api_root: discordApi.trim() } }
+            : kind === 'slack'
+              ? { ...base, config: { app_token: appToken, bot_token: token, api_root: slackApi.trim() } }
             : { ...base, config: { host: host.trim(), port, tls, nick: nick.trim(), account: account.trim(), password, channels: rooms.split(/[\s,]+/).filter(Boolean) } },
       );
     } finally {
@@ -68,6 +73,7 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
             <option value="irc">IRC</option>
             <option value="email">Email (IMAP and SMTP)</option>
             <option value="discord">Discord bot</option>
+            <option value="slack">Slack app</option>
           </select>
         </label>
         <label className="flex flex-col text-sm">
@@ -75,7 +81,9 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
           <input className="field" value={name} onChange={(event) => setName(event.target.value)} placeholder={kind === 'telegram' ? 'My phone' : kind === 'email' ? 'Assistant’s mailbox' : 'Libera'} />
         </label>
       </div>
-      {kind === 'discord' ? (
+      {kind === 'slack' ? (
+        <SlackFields appToken={appToken} onAppToken={setAppToken} botToken={token} onBotToken={setToken} saved={editing?.kind === 'slack' ? config : {}} api={slackApi} onApi={setSlackApi} />
+      ) : kind === 'discord' ? (
         <DiscordFields token={token} onToken={setToken} savedToken={config.token} guildChannels={guildChannels} onGuildChannels={setGuildChannels} api={discordApi} onApi={setDiscordApi} />
       ) : kind === 'email' ? (
         <EmailChannelFields value={email} onChange={setEmail} saved={editing?.kind === 'email' ? config : {}} sameAccount={sameAccount} onSameAccount={setSameAccount} />

@@ -112,7 +112,7 @@ export function ChannelsSettings() {
           <li key={channel.id} className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800" data-testid="channel">
             <div className="flex flex-wrap items-center justify-between gap-2">
               <div>
-                <strong>{channel.name}</strong> <span className="text-xs text-zinc-500">{channel.kind === 'telegram' ? 'Telegram' : channel.kind === 'discord' ? 'Discord' : channel.kind === 'email' ? `Email ${String(channel.config.address)}` : `IRC ${String(channel.config.host)}`}</span>
+                <strong>{channel.name}</strong> <span className="text-xs text-zinc-500">{channel.kind === 'telegram' ? 'Telegram' : channel.kind === 'discord' ? 'Discord' : channel.kind === 'slack' ? 'Slack' : channel.kind === 'email' ? `Email ${String(channel.config.address)}` : `IRC ${String(channel.config.host)}`}</span>
                 <p className="text-sm" data-testid="channel-state">
                   {channel.enabled ? stateText(channel.state) : 'disabled'}
                 </p>

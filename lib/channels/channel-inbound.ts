@@ -62,6 +62,8 @@ export interface InboundContext {
   /** Something was queued in the outbox: send it now. */
   wake(): void;
   now(): Date;
+  /** This message is about to reach its session: an answer to it may stream to `address` (reply-streams.ts). */
+  expectReply?(sessionId: string, content: string, address: string): void;
 }
 
 async function reply(context: InboundContext, address: string, text: string): Promise<void> {
@@ -114,6 +116,7 @@ export async function handleMessage(context: InboundContext, message: InboundMes
   try {
     const files = message.files?.length ? await keepFiles(session.id, message.files) : { ids: [], refused: [] };
     const withRefusals = files.refused.length > 0 ? `${content}\n\nNot kept: ${files.refused.join('; ')}` : content;
+    context.expectReply?.(session.id, withRefusals, deliveryAddress(binding));
     const stored = await context.host.sendUserMessage(session.id, withRefusals, { ...(message.untrustedSource && { untrustedSource: message.untrustedSource }), fileIds: files.ids });
     await recordInbound({ messageId: stored.id, sessionId: session.id, bindingId: binding.id }); // its answer comes back here
   } catch (error) {

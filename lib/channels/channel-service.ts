@@ -9,7 +9,9 @@ import { openChannelConfig, sealedLegacyConfig, type IrcConfig, type TelegramCon
 import type { EmailConfig } from './email-config';
 import type { DiscordConfig } from './discord-config';
 import type { SlackConfig } from './slack-config';
-import { ChannelSendError, RecipientAwayError, type ChannelAdapter, type ChannelHost, type ChannelState } from './channel-types';
+import { ChannelSendError, RecipientAwayError, type ChannelAdapter, type ChannelHost, type ChannelState, type ReplyStream } from './channel-types';
+import { chatMind } from './chat-mind';
+import { ReplyStreams } from './reply-streams';
 import { handleButton, handleMessage, type InboundContext, type InboundCounters } from './channel-inbound';
 import { boundSession } from './channel-people';
 import { PUSHED_EVENTS, pushEvent, type OutboundContext } from './channel-outbound';
@@ -72,16 +74,25 @@ class ChannelRuntime {
       counters: this.counters,
       wake: () => this.wake(),
       now: () => new Date(),
+      expectReply: (sessionId, content, address) => {
+        if (this.adapter?.openStream) this.service.replyStreams.expect({ channelId: this.channel.id, address, sessionId, content });
+      },
     };
     await adapter.start({
       message: (message) => handleMessage(context, message),
       button: (button) => handleButton(context, button),
+      mind: (sender) => chatMind(this.service.host, this.channel.id, sender),
       state: (state) => {
         this.state = state;
         if (state.kind === 'connected') this.wake();
       },
     });
     this.wake();
+  }
+
+  /** A stream for a reply to this address, where the adapter shows one while it is written. */
+  openStream(address: string): ReplyStream | null {
+    return this.stopped ? null : (this.adapter?.openStream?.(address) ?? null);
   }
 
   async stop(): Promise<void> {
@@ -157,6 +168,7 @@ export class ChannelService {
   private readonly turnAnswering = new Map<string, number[]>();
   private unsubscribe: (() => void) | null = null;
   private pushing: Promise<unknown> = Promise.resolve();
+  readonly replyStreams = new ReplyStreams((target) => this.runtimes.get(target.channelId)?.openStream(target.address) ?? null);
 
   /** Leased: several processes share one database and the cluster says which channels run here (reconcile). */
   private readonly leased: boolean;
@@ -189,6 +201,8 @@ export class ChannelService {
     };
     // In order, one event after another: a turn's start is noted before its end is pushed.
     this.unsubscribe = this.host.bus.subscribe((event) => {
+      // A reply streamed where a chat shows one (Slack): its words as they come, ahead of the outbox.
+      if (this.replyStreams.wants(event)) this.replyStreams.take(event);
       // Decided synchronously: a reply's token deltas (the hot path) and every event while no
       // channel is enabled cost nothing here.
       if (!PUSHED_EVENTS.has(event.type) || this.enabledIds.size === 0) return;

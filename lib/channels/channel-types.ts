@@ -5,6 +5,7 @@ import type { EventBus } from '@/lib/mind/events';
 import type { MessageRecord } from '@/lib/store/messages-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import type { OutboxPayload } from '@/lib/store/channels-repository';
+import type { ChatMind } from './chat-mind';
 
 /** Who wrote: `sender` is the identity pairing binds (stable, unforgeable by the sender); `address` where answers go. */
 export interface InboundMessage {
@@ -49,6 +50,15 @@ export interface InboundHandlers {
   button(button: InboundButton): Promise<void>;
   /** Connection state for the Channels page. */
   state(state: ChannelState): void;
+  /** What the sender's own conversation shows of its mind now (Slack's side panel), or null for a stranger. */
+  mind?(sender: string): Promise<ChatMind | null>;
+}
+
+/** A reply shown while it is written (Slack's chat streaming): the turn's words as they come. */
+export interface ReplyStream {
+  append(text: string): void;
+  /** The turn ended: the outbox's row for the same words then sends nothing twice. */
+  close(): void;
 }
 
 export type ChannelState =
@@ -91,6 +101,8 @@ export interface ChannelAdapter {
   send(address: string, payload: OutboxPayload & { outboxId: number }): Promise<string | null>;
   /** Proves the settings work without starting: the bot's name, the server's welcome. */
   test(): Promise<string>;
+  /** A stream for the reply a turn writes to this address, where the provider shows one (null: the outbox posts it whole). */
+  openStream?(address: string): ReplyStream | null;
 }
 
 /** What the channels ask of the app: the same calls as the page's socket and buttons. */

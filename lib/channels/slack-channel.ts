@@ -13,13 +13,15 @@ import { App } from '@slack/bolt';
 import { ErrorCode, WebClient, type WebAPIPlatformError, type WebAPIRateLimitedError } from '@slack/web-api';
 import { readOffset, writeOffset, type OutboxPayload } from '@/lib/store/channels-repository';
 import { findGroup } from '@/lib/store/channel-groups-repository';
-import { ChannelSendError, type ChannelAdapter, type InboundHandlers, type InboundMessage } from './channel-types';
+import { ChannelSendError, type ChannelAdapter, type InboundHandlers, type InboundMessage, type ReplyStream } from './channel-types';
 import { signCallback } from './card-callback';
 import { scrubSecret } from './channel-secrets';
 import { toSlackMessages } from './format';
 import type { SlackConfig } from './slack-config';
 import { AckAfterReceiver, quietLogger } from './slack-receiver';
 import { slackFiles, type SlackFile } from './slack-files';
+import { slackAssistant } from './slack-assistant';
+import { SlackReplyStream } from './slack-stream';
 
 const RETRY_MS = [1_000, 5_000, 15_000, 30_000, 60_000];
 /** Web API errors that mean the tokens will not work until the owner changes them. */
@@ -49,6 +51,10 @@ export class SlackChannel implements ChannelAdapter {
   private retryTimer: NodeJS.Timeout | null = null;
   private botUserId = '';
   private readonly names = new Map<string, string>();
+  /** The thread each address answers in now (mirrors the offsets, for streams opened synchronously). */
+  private readonly threads = new Map<string, string>();
+  /** A DM thread's reply being streamed, until the outbox's row for it comes. */
+  private readonly streams = new Map<string, SlackReplyStream>();
 
   constructor(
     private readonly channelId: string,
@@ -121,6 +127,14 @@ export class SlackChannel implements ChannelAdapter {
   }
 
   private listen(app: App, handlers: InboundHandlers): void {
+    // A DM thread (the AI side panel; a reply to a question) goes through the Assistant first.
+    app.assistant(
+      slackAssistant({
+        mind: async (sender) => (await handlers.mind?.(sender)) ?? null,
+        message: (event, retryNum) => this.onDirect(app, event as SlackMessageEvent, handlers, retryNum),
+        warn: (what, error) => console.warn(`[channels] slack: ${what}: ${this.scrub(describe(error))}`),
+      }),
+    );
     app.event('message', async ({ event, context }) => {
       const message = event as unknown as SlackMessageEvent;
       if (message.subtype && message.subtype !== 'file_share' && message.subtype !== 'thread_broadcast') return; // edits, joins, bots
@@ -214,6 +228,8 @@ export class SlackChannel implements ChannelAdapter {
   }
 
   private async rememberThread(address: string, ts: string | null): Promise<void> {
+    if (ts) this.threads.set(address, ts);
+    else this.threads.delete(address);
     if (((await readOffset(this.threadKey(address))) ?? '') !== (ts ?? '')) await writeOffset(this.threadKey(address), ts ?? '');
   }
 
@@ -245,8 +261,28 @@ export class SlackChannel implements ChannelAdapter {
     await app?.stop().catch(() => {});
   }
 
+  /** A DM thread's reply streams (Slack's AI side panel, a reply in a thread); elsewhere the outbox posts it whole. */
+  openStream(address: string): ReplyStream | null {
+    const thread = this.threads.get(address);
+    if (!this.app || !address.startsWith('im:') || !thread) return null;
+    const stream = new SlackReplyStream(this.web(), address.slice('im:'.length), thread, (error) => console.warn(`[channels] slack: the reply is posted whole, its stream failed: ${this.scrub(describe(error))}`));
+    this.streams.set(address, stream);
+    return stream;
+  }
+
+  /** The reply was streamed already (the same words, the stream complete): the streamed message is it. */
+  private async streamed(address: string, text: string): Promise<string | null> {
+    const stream = this.streams.get(address);
+    if (!stream?.isClosed()) return null;
+    this.streams.delete(address);
+    const outcome = await stream.outcome;
+    return outcome.ts && outcome.text.trim() === text.trim() ? outcome.ts : null;
+  }
+
   async send(address: string, payload: OutboxPayload & { outboxId: number }): Promise<string | null> {
     const web = this.web();
+    const streamed = payload.card ? null : await this.streamed(address, payload.text);
+    if (streamed) return streamed;
     const [kind, channel, user] = address.split(':');
     if (kind === 'ephemeral') {
       await this.call(() => web.chat.postEphemeral({ channel: channel!, user: user!, text: toSlackMessages(payload.text)[0]!.slice(0, 4_000) }), 0, 1);

@@ -13,7 +13,9 @@ import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { closeDb } from '@/lib/store/db';
 import { enqueueOutbox, findChannel, listOpenPairings, outboxCounts, saveChannel } from '@/lib/store/channels-repository';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
-import { readWholeSession } from '@/lib/store/messages-repository';
+import { listMoodAndCriteria, readWholeSession } from '@/lib/store/messages-repository';
+import { suggestedPrompts } from '@/lib/channels/chat-mind';
+import { loadingMessages } from '@/lib/channels/slack-assistant';
 import { listUploads } from '@/lib/store/uploads-repository';
 import { channelInputSchema, mergeChannelConfig, publicChannelConfig } from '@/lib/channels/channel-config';
 import { approveAndBind, approvePairingSchema } from '@/lib/channels/channel-pairing';
@@ -165,6 +167,32 @@ describe('a session over Slack', () => {
     expect(uploads.map((upload) => [upload.name, upload.mimeType])).toEqual([['photo.png', 'image/png']]);
     expect((await filed())!.content).toMatch(/Not kept: bomb\.png was refused: .*; elsewhere\.png: not fetched: its address is not Slack’s file host/);
     await expect.poll(() => lastTo(ana), { timeout: 15_000 }).toContain('Here are the files.');
+  }, 60_000);
+
+  it('the AI side panel: the persona’s prompts, a title, the mood and criteria as the status, the reply streamed', async () => {
+    const thread = slack.openThread(ana);
+    const called = (method: string) => slack.calls.filter((call) => call.method === method && call.args.thread_ts === thread);
+    await expect.poll(() => called('assistant.threads.setSuggestedPrompts').length, { timeout: 10_000 }).toBe(1);
+    expect(called('assistant.threads.setSuggestedPrompts')[0]!.args).toMatchObject({ title: 'Ask tester', prompts: suggestedPrompts('tester') });
+
+    const [latest] = await listMoodAndCriteria({ sessionId, limit: 1 });
+    expect(latest?.mood).toBeTruthy(); // the Subconscious has set one by now
+    slack.userDMs(ana, 'Tell me about your day', { thread_ts: thread });
+    await expect.poll(() => called('assistant.threads.setTitle').map((call) => call.args.title), { timeout: 10_000 }).toEqual(['Tell me about your day']);
+    const status = called('assistant.threads.setStatus')[0]!.args;
+    expect(status.status).toBe('is thinking…');
+    expect(status.loading_messages).toEqual(loadingMessages({ persona: 'tester', mood: latest?.mood ?? null, criteria: latest?.criteria ?? null, prompts: [] }));
+    const reply = () => slack.posted.filter((message) => message.text.includes('You said: Tell me about your day'));
+    await expect.poll(() => reply().map((message) => [message.thread_ts, message.streaming]), { timeout: 15_000 }).toEqual([[thread, false]]);
+    expect(slack.calls.some((call) => call.method === 'chat.startStream' && call.args.thread_ts === thread)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(reply()).toHaveLength(1); // the outbox's row for the same words posts nothing more
+
+    // A workspace without chat streaming: the reply is posted in the thread, whole.
+    slack.streaming = false;
+    slack.userDMs(ana, 'And tomorrow?', { thread_ts: thread });
+    await expect.poll(() => slack.posted.filter((message) => message.text.includes('You said: And tomorrow?')).map((message) => message.thread_ts), { timeout: 15_000 }).toEqual([thread]);
+    slack.streaming = true;
   }, 60_000);
 
   it('a 429 storm: every message delivered once, in order', async () => {

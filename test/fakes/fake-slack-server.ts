@@ -3,7 +3,9 @@
 // (`POST /api/<method>`, form-encoded or JSON, `Authorization: Bearer <token>`; answers
 // `{ok:false, error:'invalid_auth'}` for a wrong token, `not_authed` for none): auth.test,
 // apps.connections.open (app-level token only), chat.postMessage / postEphemeral / update,
-// users.info, conversations.info, assistant.threads.setStatus / setSuggestedPrompts / setTitle; a
+// chat.startStream / appendStream / stopStream (refused with `feature_not_enabled` when the test
+// turns streaming off), users.info, conversations.info, assistant.threads.setStatus /
+// setSuggestedPrompts / setTitle; a
 // 429 carries `Retry-After` (seconds) as Slack sends it. Files are served from `/files/…` to the
 // bot token only. Socket Mode (`/link`): `hello` on connect, server pings, `events_api`,
 // `interactive` and `slash_commands` envelopes, each kept until its `envelope_id` is acknowledged
@@ -25,6 +27,8 @@ export interface SlackPosted {
   text: string;
   thread_ts?: string;
   blocks?: { type: string; elements?: { action_id?: string; value?: string }[] }[];
+  /** Made by chat.startStream: still being written until chat.stopStream. */
+  streaming?: boolean;
 }
 
 export interface FakeSlack {
@@ -53,6 +57,10 @@ export interface FakeSlack {
   press(user: SlackUser, message: SlackPosted, actionId: string): string;
   /** The next `count` chat.postMessage calls answer 429 with Retry-After. */
   rateLimitNext(count: number, retryAfterS: number): void;
+  /** Whether chat.startStream works in this workspace (default yes). */
+  streaming: boolean;
+  /** A person opens the AI side panel: `assistant_thread_started`; the thread's ts. */
+  openThread(user: SlackUser): string;
   /** Slack asks the client to reconnect (`disconnect`, reason `refresh_requested` or `warning`). */
   disconnect(reason?: string): void;
   close(): Promise<void>;
@@ -133,6 +141,21 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           posted.push(message);
           return answer(200, { ok: true, channel: message.channel, ts: message.ts, message: { type: 'message', text, user: bot.id, bot_id: 'B0FAKEBOT', ts: message.ts } });
         }
+        case 'chat.startStream': {
+          if (!fake.streaming) return answer(200, { ok: false, error: 'feature_not_enabled' });
+          if (!args.thread_ts) return answer(200, { ok: false, error: 'invalid_arguments' });
+          const message: SlackPosted = { channel: String(args.channel), ts: nextTs(), text: String(args.markdown_text ?? ''), thread_ts: String(args.thread_ts), streaming: true };
+          posted.push(message);
+          return answer(200, { ok: true, channel: message.channel, ts: message.ts });
+        }
+        case 'chat.appendStream':
+        case 'chat.stopStream': {
+          const target = posted.find((message) => message.channel === args.channel && message.ts === args.ts);
+          if (!target?.streaming) return answer(200, { ok: false, error: target ? 'message_not_in_streaming_state' : 'message_not_found' });
+          target.text += String(args.markdown_text ?? '');
+          if (method === 'chat.stopStream') target.streaming = false;
+          return answer(200, { ok: true, channel: target.channel, ts: target.ts });
+        }
         case 'chat.postEphemeral':
           ephemeral.push({ channel: String(args.channel), user: String(args.user), text: String(args.text ?? '') });
           return answer(200, { ok: true, message_ts: nextTs() });
@@ -198,7 +221,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  const fake: FakeSlack = {
     apiRoot: `http://127.0.0.1:${port}/api/`,
     botToken,
     appToken,
@@ -253,6 +276,13 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         response_url: `http://127.0.0.1:${port}/actions/${TEAM}/2/y`,
       });
     },
+    streaming: true,
+    openThread(user) {
+      const dm = know(user);
+      const threadTs = nextTs();
+      event({ type: 'assistant_thread_started', assistant_thread: { user_id: user.id, context: { channel_id: channel.id, team_id: TEAM, enterprise_id: null }, channel_id: dm, thread_ts: threadTs }, ts: nextTs() });
+      return threadTs;
+    },
     rateLimitNext(count, retryAfterS) {
       limited = { count, retryAfterS };
     },
@@ -266,6 +296,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return fake;
 }
 
 /** The Web API's arguments: form fields (JSON-valued ones — blocks — parsed) or a JSON body. */
