@@ -1,8 +1,8 @@
-// A channel in a cluster (issues 28 §5 and 47): two processes on one PostgreSQL — this test's and a
-// real `server.ts --worker` — both able to connect channels; the same story for a Telegram bot and a
-// Discord bot. The bot is connected by exactly one of them (the fake Bot API answers a second
-// concurrent getUpdates with 409, as Telegram does; the fake Discord counts Gateway sessions live at
-// once: neither happens); a chat's message reaches the session wherever its mind runs and the
+// A channel in a cluster (issues 28 §5, 47 and 62): two processes on one PostgreSQL — this test's and a
+// real `server.ts --worker` — both able to connect channels; the same story for a Telegram bot, a
+// Discord bot and a Slack app. The bot is connected by exactly one of them (the fake Bot API answers
+// a second concurrent getUpdates with 409, as Telegram does; the fake Discord counts Gateway
+// sessions and the fake Slack Socket Mode connections live at once: neither happens); a chat's message reaches the session wherever its mind runs and the
 // answer comes back; the holder killed with SIGKILL, the survivor takes the channel over and the
 // conversation goes on, every answer delivered once.
 import fs from 'node:fs';
@@ -16,6 +16,7 @@ import { approveAndBind, approvePairingSchema } from '@/lib/channels/channel-pai
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { startFakeTelegram } from '@/test/fakes/fake-telegram-server';
 import { startFakeDiscord } from '@/test/fakes/fake-discord-server';
+import { startFakeSlack, type FakeSlack } from '@/test/fakes/fake-slack-server';
 import { mindScript } from '@/test/fakes/mind-script';
 import { startPostgres, type TestPostgres } from '@/test/support/postgres';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
@@ -62,7 +63,9 @@ interface Provider {
   close(): Promise<void>;
 }
 
-const providers: Record<'telegram' | 'discord', () => Promise<Provider>> = {
+let slack: FakeSlack | null = null;
+
+const providers: Record<'telegram' | 'discord' | 'slack', () => Promise<Provider>> = {
   telegram: async () => {
     const telegram = await startFakeTelegram();
     const ana = { id: 808, username: 'ana' };
@@ -88,9 +91,24 @@ const providers: Record<'telegram' | 'discord', () => Promise<Provider>> = {
       close: () => discord.close(),
     };
   },
+  slack: async () => {
+    slack = await startFakeSlack();
+    const fake = slack;
+    const ana = { id: 'U0ANA00011', name: 'ana' };
+    return {
+      config: { app_token: fake.appToken, bot_token: fake.botToken, api_root: fake.apiRoot },
+      writes: (text) => void fake.userDMs(ana, text),
+      said: (text) => fake.posted.filter((message) => message.channel === fake.dmOf(ana) && message.text.includes(text)).length,
+      heldByOne: () => {
+        expect(fake.maxLive()).toBe(1);
+        expect(fake.unacked()).toBe(0);
+      },
+      close: () => fake.close(),
+    };
+  },
 };
 
-describe.each(['telegram', 'discord'] as const)('a %s channel shared by two processes', (kind) => {
+describe.each(['telegram', 'discord', 'slack'] as const)('a %s channel shared by two processes', (kind) => {
   it('is connected by one, reaches the session wherever it runs, and moves when its holder dies', async () => {
     const provider = await providers[kind]();
     closeProvider = () => provider.close();
@@ -112,6 +130,17 @@ describe.each(['telegram', 'discord'] as const)('a %s channel shared by two proc
     // sent would send it again. The kill waits for the mark, so a second copy below is a real bug.
     await expect.poll(async () => (await getDb()).channelOutbox.count({ where: { channelId, state: { not: 'sent' } } }), { timeout: 10_000 }).toBe(0);
 
+    // Slack: the holder is killed mid-event — the message recorded, its envelope not acknowledged.
+    // Slack hands it over again to the survivor, which knows it: answered once, kept once.
+    if (kind === 'slack') {
+      slack!.dropAcks = true;
+      provider.writes('Mid-event question');
+      await expect.poll(() => provider.said('You said: Mid-event question'), { timeout: 20_000 }).toBe(1);
+      await expect.poll(async () => (await getDb()).channelOutbox.count({ where: { channelId, state: { not: 'sent' } } }), { timeout: 10_000 }).toBe(0);
+      expect(slack!.unacked()).toBe(1);
+      slack!.dropAcks = false;
+    }
+
     // The holder dies: the survivor takes the channel (and whatever sessions it held) and goes on.
     await worker!.kill();
     await expect.poll(() => channelHolder(channelId), { timeout: 20_000, interval: 200 }).toBe('process-a');
@@ -121,6 +150,11 @@ describe.each(['telegram', 'discord'] as const)('a %s channel shared by two proc
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(provider.said('You said: First question')).toBe(1);
     expect(provider.said('You said: Second question')).toBe(1);
+    if (kind === 'slack') {
+      expect(provider.said('You said: Mid-event question')).toBe(1);
+      expect(await (await getDb()).message.count({ where: { sessionId: session.id, tag: 'ED_user', content: 'Mid-event question' } })).toBe(1);
+      expect(slack!.connections()).toBe(2); // the worker's, then the survivor's
+    }
     provider.heldByOne();
   }, 120_000);
 });

@@ -3,15 +3,16 @@
 // acknowledged), the real orchestrator and store, the fake model. A stranger and pairing, a DM
 // conversation, a `disconnect` mid-conversation, slash commands answered ephemerally, a card's
 // buttons (a stranger's, a guest's and the right person's press; decided once, the message updated
-// with who), a channel joined, mention-gated with replies in threads, a 429 storm delivering every
-// message once and in order, and files (an image kept, a hostile file refused with the reason, a
+// with who), a channel joined, mention-gated with replies in threads, Slack's AI side panel (prompts,
+// title, the mood as the status, the reply streamed), a 429 storm delivering every message once and
+// in order, a restart mid-event answering once, and files (an image kept, a hostile file refused with the reason, a
 // file whose address is not Slack's never fetched with the token).
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { closeDb } from '@/lib/store/db';
-import { enqueueOutbox, findChannel, listOpenPairings, outboxCounts, saveChannel } from '@/lib/store/channels-repository';
+import { enqueueOutbox, findChannel, listOpenPairings, outboxCounts, saveChannel, writeOffset } from '@/lib/store/channels-repository';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import { listMoodAndCriteria, readWholeSession } from '@/lib/store/messages-repository';
 import { suggestedPrompts } from '@/lib/channels/chat-mind';
@@ -207,5 +208,22 @@ describe('a session over Slack', () => {
     expect(dm(ana).slice(before).map((message) => message.text)).toEqual(Array.from({ length: 12 }, (_, index) => `queued ${index}`));
     expect(slack.calls.slice(limited).filter((call) => call.status === 429)).toHaveLength(6);
     expect(await outboxCounts(channelId)).toMatchObject({ pending: 0, failed: 0 });
+  }, 60_000);
+
+  it('a restart mid-event: the message kept before its id was noted is known by its words, never kept or answered twice', async () => {
+    // The worst moment of a crash: the message is in its session, the event's id not yet noted,
+    // its envelope not acknowledged (test/channels/channel-cluster.test.ts kills a real holder later on).
+    slack.dropAcks = true;
+    slack.userDMs(ana, 'Caught mid-event');
+    await expect.poll(() => dm(ana).filter((message) => message.text.includes('You said: Caught mid-event')).length, { timeout: 15_000 }).toBe(1);
+    expect(slack.unacked()).toBe(1);
+    slack.dropAcks = false;
+    await writeOffset(`${channelId}:slack-events`, '[]');
+    await orchestrator.channels!.reload(channelId);
+    await expect.poll(() => slack.unacked(), { timeout: 20_000 }).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(dm(ana).filter((message) => message.text.includes('You said: Caught mid-event'))).toHaveLength(1);
+    expect((await readWholeSession({ sessionId })).messages.filter((message) => message.content === 'Caught mid-event')).toHaveLength(1);
+    expect(slack.maxLive()).toBe(1);
   }, 60_000);
 });

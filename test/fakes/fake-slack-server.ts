@@ -57,6 +57,8 @@ export interface FakeSlack {
   press(user: SlackUser, message: SlackPosted, actionId: string): string;
   /** The next `count` chat.postMessage calls answer 429 with Retry-After. */
   rateLimitNext(count: number, retryAfterS: number): void;
+  /** While true, acknowledgements are lost on the way (as if the app died before sending them). */
+  dropAcks: boolean;
   /** Whether chat.startStream works in this workspace (default yes). */
   streaming: boolean;
   /** A person opens the AI side panel: `assistant_thread_started`; the thread's ts. */
@@ -190,6 +192,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     socket.on('close', () => sockets.delete(socket));
     socket.on('message', (data) => {
       const reply = JSON.parse(String(data)) as { envelope_id?: string; payload?: unknown };
+      if (fake.dropAcks) return;
       const index = pending.findIndex((envelope) => envelope.envelope_id === reply.envelope_id);
       if (index < 0) return;
       acks.set(reply.envelope_id!, reply.payload ?? {});
@@ -276,6 +279,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         response_url: `http://127.0.0.1:${port}/actions/${TEAM}/2/y`,
       });
     },
+    dropAcks: false,
     streaming: true,
     openThread(user) {
       const dm = know(user);
