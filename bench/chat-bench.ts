@@ -50,7 +50,7 @@ export async function startChatBench(input: { kind: ChannelKind; config: Record<
   await input.pair();
   while ((await listOpenPairings(channelId, new Date())).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
   const [pairing] = await listOpenPairings(channelId, new Date());
-  await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id }));
+  await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, share: true }));
   return {
     orchestrator,
     sessionId: session.id,

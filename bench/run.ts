@@ -10,6 +10,7 @@ import { benchStreamingPath, loadTable, streamingTable } from './streaming-path'
 import { benchChannels, channelsTable } from './channels';
 import { benchEmail, emailTable } from './email';
 import { benchDiscord, discordTable } from './discord';
+import { benchSlack, slackTable } from './slack';
 import { benchTriggers, triggersTable } from './triggers';
 import { benchToolSearch, toolSearchTable } from './tool-search';
 import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } from './tools';
@@ -65,6 +66,9 @@ console.log(emailTable(await benchEmail({ samples: quick ? 10 : 30, mails: 300 }
 
 console.log('\n## Discord: a DM against a message from the page; a 429 storm\n');
 console.log(discordTable(await benchDiscord({ samples: quick ? 10 : 30, stormMessages: 100 })));
+
+console.log('\n## Slack: a message in the AI side panel against one from the page, the reply streamed\n');
+console.log(slackTable(await benchSlack({ samples: quick ? 10 : 30 })));
 
 console.log('\n## Schedules: slot to model call, and 1,000 schedules waiting\n');
 console.log(triggersTable(await benchTriggers({ reminders: quick ? 10 : 30, schedules: 1_000, idleMs: quick ? 10_000 : 20_000 })));

@@ -40,8 +40,8 @@ export interface FakeSlack {
   posted: SlackPosted[];
   ephemeral: { channel: string; user: string; text: string }[];
   updates: { channel: string; ts: string; text: string; blocks: unknown[] }[];
-  /** Every Web API call in order, with its HTTP status. */
-  calls: { method: string; status: number; args: Record<string, unknown> }[];
+  /** Every Web API call in order, with its HTTP status and when it was answered (performance.now()). */
+  calls: { method: string; status: number; args: Record<string, unknown>; at: number }[];
   /** What each acknowledged envelope was answered with. */
   acks: Map<string, unknown>;
   /** Envelopes not acknowledged yet. */
@@ -116,7 +116,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const method = url.pathname.replace(/^\/api\//, '');
       const args = parseBody(request.headers['content-type'] ?? '', Buffer.concat(chunks).toString('utf8'));
       const answer = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
-        calls.push({ method, status, args });
+        calls.push({ method, status, args, at: performance.now() });
         response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
         response.end(JSON.stringify(body));
       };
