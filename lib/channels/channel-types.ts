@@ -5,7 +5,6 @@ import type { EventBus } from '@/lib/mind/events';
 import type { MessageRecord } from '@/lib/store/messages-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import type { OutboxPayload } from '@/lib/store/channels-repository';
-import type { ChatMind } from './chat-mind';
 
 /** Who wrote: `sender` is the identity pairing binds (stable, unforgeable by the sender); `address` where answers go. */
 export interface InboundMessage {
@@ -52,6 +51,14 @@ export interface InboundHandlers {
   state(state: ChannelState): void;
   /** What the sender's own conversation shows of its mind now (Slack's side panel), or null for a stranger. */
   mind?(sender: string): Promise<ChatMind | null>;
+}
+
+/** What a chat may show of the mind it talks to while it works (chat-mind.ts; Slack's side panel). */
+export interface ChatMind {
+  persona: string;
+  mood: string | null;
+  criteria: string | null;
+  prompts: { title: string; message: string }[];
 }
 
 /** A reply shown while it is written (Slack's chat streaming): the turn's words as they come. */

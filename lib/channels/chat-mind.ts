@@ -5,15 +5,8 @@
 import { findBinding } from '@/lib/store/channels-repository';
 import { listMoodAndCriteria } from '@/lib/store/messages-repository';
 import { personaExists, readPersona } from '@/lib/personas/persona-files';
-import type { ChannelHost } from './channel-types';
+import type { ChannelHost, ChatMind } from './channel-types';
 import { boundSession } from './channel-people';
-
-export interface ChatMind {
-  persona: string;
-  mood: string | null;
-  criteria: string | null;
-  prompts: { title: string; message: string }[];
-}
 
 const MAX_PROMPTS = 4;
 

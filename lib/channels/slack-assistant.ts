@@ -5,7 +5,7 @@
 // every DM (pairing, the person's own conversation); the reply streams into the thread
 // (slack-stream.ts). A stranger's thread shows nothing of any mind.
 import { Assistant } from '@slack/bolt';
-import type { ChatMind } from './chat-mind';
+import type { ChatMind } from './channel-types';
 
 /** Slack shows up to ten loading messages; each kept short. */
 const MAX_LOADING = 10;
