@@ -44,10 +44,14 @@ export function slackAssistant(deps: { mind(sender: string): Promise<ChatMind | 
     userMessage: async ({ message, context, setTitle, setStatus }) => {
       const event = message as AssistantMessage;
       if (!event.user || event.bot_id) return;
-      if (event.thread_ts && untitled.delete(event.thread_ts) && event.text) await setTitle(event.text.slice(0, 80)).catch((error: unknown) => deps.warn('title not set', error));
+      // The title and the status go out beside the message, not before it: no Slack round trip on the
+      // way to the model (the status request still leaves first, ahead of the reply's first words).
+      const beside: Promise<unknown>[] = [];
+      if (event.thread_ts && untitled.delete(event.thread_ts) && event.text) beside.push(setTitle(event.text.slice(0, 80)).catch((error: unknown) => deps.warn('title not set', error)));
       const mind = await deps.mind(`slack:${event.user}`);
-      if (mind) await setStatus({ status: 'is thinking…', loading_messages: loadingMessages(mind) }).catch((error: unknown) => deps.warn('status not set', error));
+      if (mind) beside.push(setStatus({ status: 'is thinking…', loading_messages: loadingMessages(mind) }).catch((error: unknown) => deps.warn('status not set', error)));
       await deps.message(event, context.retryNum);
+      await Promise.all(beside);
     },
   });
 }

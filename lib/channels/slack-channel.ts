@@ -51,29 +51,29 @@ export class SlackChannel implements ChannelAdapter {
   private retryTimer: NodeJS.Timeout | null = null;
   private botUserId = '';
   private readonly names = new Map<string, string>();
-  /** The thread each address answers in now (mirrors the offsets, for streams opened synchronously). */
+  /** The thread each address answers in now ('' for none): the offsets' values, read once each. */
   private readonly threads = new Map<string, string>();
   /** A DM thread's reply being streamed, until the outbox's row for it comes. */
   private readonly streams = new Map<string, SlackReplyStream>();
 
+  /** The Web API with the bot token: a 429 is handed to the outbox (which holds the channel), nothing retried behind its back. */
+  private readonly web: WebClient;
+
   constructor(
     private readonly channelId: string,
     private readonly config: SlackConfig,
-  ) {}
+  ) {
+    this.web = new WebClient(config.bot_token, { slackApiUrl: config.api_root, rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, logger: quietLogger((text) => this.scrub(text)) });
+  }
 
   private scrub(text: string): string {
     return scrubSecret(scrubSecret(text, this.config.bot_token), this.config.app_token);
   }
 
-  /** The Web API with the bot token: a 429 is handed to the outbox (which holds the channel), nothing retried behind its back. */
-  private web(): WebClient {
-    return new WebClient(this.config.bot_token, { slackApiUrl: this.config.api_root, rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, logger: quietLogger((text) => this.scrub(text)) });
-  }
-
   async test(): Promise<string> {
     if (!this.config.bot_token || !this.config.app_token) throw new Error('a token cannot be opened (sealed under another secret key, or never set): enter both again');
     try {
-      const me = await this.web().auth.test();
+      const me = await this.web.auth.test();
       return `@${me.user} in ${me.team}`;
     } catch (error) {
       throw new Error(this.scrub(describe(error)));
@@ -227,10 +227,19 @@ export class SlackChannel implements ChannelAdapter {
     return `${this.channelId}:slack-thread:${address}`;
   }
 
+  /** Where replies to `address` go from now on: written through to the offsets (a restart keeps it), only when it changes. */
   private async rememberThread(address: string, ts: string | null): Promise<void> {
-    if (ts) this.threads.set(address, ts);
-    else this.threads.delete(address);
-    if (((await readOffset(this.threadKey(address))) ?? '') !== (ts ?? '')) await writeOffset(this.threadKey(address), ts ?? '');
+    if ((await this.threadOf(address)) === (ts ?? '')) return;
+    await writeOffset(this.threadKey(address), ts ?? '');
+    this.threads.set(address, ts ?? '');
+  }
+
+  private async threadOf(address: string): Promise<string> {
+    const known = this.threads.get(address);
+    if (known !== undefined) return known;
+    const stored = (await readOffset(this.threadKey(address))) ?? '';
+    this.threads.set(address, stored);
+    return stored;
   }
 
   private async nameOf(app: App, user: string): Promise<string> {
@@ -265,7 +274,7 @@ export class SlackChannel implements ChannelAdapter {
   openStream(address: string): ReplyStream | null {
     const thread = this.threads.get(address);
     if (!this.app || !address.startsWith('im:') || !thread) return null;
-    const stream = new SlackReplyStream(this.web(), address.slice('im:'.length), thread, (error) => console.warn(`[channels] slack: the reply is posted whole, its stream failed: ${this.scrub(describe(error))}`));
+    const stream = new SlackReplyStream(this.web, address.slice('im:'.length), thread, (error) => console.warn(`[channels] slack: the reply is posted whole, its stream failed: ${this.scrub(describe(error))}`));
     this.streams.set(address, stream);
     return stream;
   }
@@ -280,7 +289,7 @@ export class SlackChannel implements ChannelAdapter {
   }
 
   async send(address: string, payload: OutboxPayload & { outboxId: number }): Promise<string | null> {
-    const web = this.web();
+    const web = this.web;
     const streamed = payload.card ? null : await this.streamed(address, payload.text);
     if (streamed) return streamed;
     const [kind, channel, user] = address.split(':');
@@ -289,7 +298,7 @@ export class SlackChannel implements ChannelAdapter {
       return null;
     }
     if (kind === 'channel' && payload.card) throw new ChannelSendError('a card is never sent to a channel', null, true);
-    const thread = (await readOffset(this.threadKey(address))) || undefined;
+    const thread = (await this.threadOf(address)) || undefined;
     const parts = toSlackMessages(payload.text, payload.card ? CARD_SECTION_CHARS : undefined);
     let first: string | null = null;
     for (const [index, text] of parts.entries()) {

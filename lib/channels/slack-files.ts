@@ -18,6 +18,9 @@ export interface SlackFile {
 
 type Fetched = NonNullable<InboundMessage['files']>[number];
 
+/** channel-inbound.ts keeps ten files a message. */
+const MAX_FETCHED = 11;
+
 /** Whether the bot token may be shown to this address: https on files.slack.com, or the API's own origin. */
 export function mayFetchWithToken(url: string, apiRoot: string): boolean {
   let target: URL;
@@ -35,7 +38,8 @@ export function mayFetchWithToken(url: string, apiRoot: string): boolean {
 export async function slackFiles(files: readonly SlackFile[], config: Pick<SlackConfig, 'bot_token' | 'api_root'>): Promise<Fetched[]> {
   const maxBytes = readEnv().AGENTCSD_UPLOAD_MAX_MB * 1024 * 1024;
   const fetched: Fetched[] = [];
-  for (const file of files.slice(0, 11)) {
+  // One past what a message may bring, so the inbound says how many it keeps; the rest are not fetched.
+  for (const file of files.slice(0, MAX_FETCHED)) {
     const name = (file.name ?? file.id).slice(0, 200);
     const url = file.url_private_download ?? file.url_private ?? '';
     if (!mayFetchWithToken(url, config.api_root)) {

@@ -91,16 +91,21 @@ export class AckAfterReceiver implements Receiver {
       return app.processEvent({ body: event.body, ack: (response?: Record<string, unknown>) => event.ack(response) });
     }
     const id = String(event.body.event_id ?? '');
+    // Without an id (Slack always sends one) an envelope is handled as it comes, never matched to another.
+    if (!id) {
+      await app.processEvent({ body: event.body, ack: async () => {} });
+      return event.ack();
+    }
     const before = this.running.get(id);
     if (before) {
       // Handed over again while the first delivery is still being handled: acknowledged once that one is.
       await before;
       return event.ack();
     }
-    if (id && (await this.seen.has(id))) return event.ack();
+    if (await this.seen.has(id)) return event.ack();
     const work = app
       .processEvent({ body: event.body, ack: async () => {}, ...(event.retry_num !== undefined && { retryNum: event.retry_num }), ...(event.retry_reason && { retryReason: event.retry_reason }) })
-      .then(() => (id ? this.seen.add(id) : undefined));
+      .then(() => this.seen.add(id));
     this.running.set(id, work);
     try {
       await work;

@@ -28,7 +28,6 @@ export class SlackReplyStream implements ReplyStream {
   private work: Promise<void> = Promise.resolve();
   private settle!: (outcome: StreamOutcome) => void;
   readonly outcome = new Promise<StreamOutcome>((resolve) => (this.settle = resolve));
-  readonly openedAt = Date.now();
 
   constructor(
     private readonly web: WebClient,
