@@ -28,7 +28,9 @@ const peopleWords = (people: { name: string; role: string }[]) => people.map((pe
 export function PairingRow({ channel, pairing, targets, onApproved }: { channel: ChannelJson; pairing: PairingJson; targets: PairingTargets; onApproved: (message: string) => void }) {
   const [who, setWho] = useState('new');
   const [role, setRole] = useState('guest');
-  const [persona, setPersona] = useState(targets.personas[0] ?? '');
+  // The owner's pick, else the first persona — the list may arrive after this form first renders.
+  const [picked, setPersona] = useState('');
+  const persona = targets.personas.includes(picked) ? picked : (targets.personas[0] ?? '');
   const [sharing, setSharing] = useState(false);
   const [sessionId, setSessionId] = useState('');
   const [confirmed, setConfirmed] = useState(false);
