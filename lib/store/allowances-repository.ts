@@ -7,7 +7,7 @@
 // process or several, cannot both take the last of an allowance. A day is the allowance's own
 // local calendar day (Intl, so a DST change gives a 23- or 25-hour day, never a missed reset).
 import { getStore } from './db';
-import { rawDb, sqliteDate, statement } from './raw-db';
+import { rawDb, rawWrite, sqliteDate, statement } from './raw-db';
 import { pgDate, pgRaw } from './pg-raw';
 
 export type AllowanceScope = 'app' | 'persona' | 'person';
@@ -108,7 +108,7 @@ export async function replaceAllowances(list: readonly AllowanceRecord[], now: D
     return;
   }
   const raw = rawDb();
-  raw.database.transaction(() => {
+  await rawWrite(raw.database.transaction(() => {
     const keep = new Set(ids);
     for (const row of statement(raw, 'SELECT id FROM allowances').all() as { id: string }[]) if (!keep.has(row.id)) statement(raw, 'DELETE FROM allowances WHERE id = ?').run(row.id);
     const upsert = statement(
@@ -117,7 +117,7 @@ export async function replaceAllowances(list: readonly AllowanceRecord[], now: D
        ON CONFLICT (id) DO UPDATE SET usd_per_day = @usdPerDay, tokens_per_day = @tokensPerDay, time_zone = @timeZone, updated_at = @now`,
     );
     for (const allowance of list) upsert.run({ ...allowance, now: sqliteDate(now) });
-  })();
+  }));
 }
 
 const RESERVE_SQL = `UPDATE allowance_days SET reserved_usd = reserved_usd + $usd, reserved_tokens = reserved_tokens + $tokens
@@ -175,7 +175,7 @@ export async function reserve(allowances: readonly AllowanceRecord[], worst: { u
       }
     });
     try {
-      run.immediate();
+      await rawWrite(() => run.immediate());
     } catch (error) {
       if (!(error instanceof RefusedAt)) throw error;
       failed = error.index;
@@ -213,9 +213,9 @@ export async function settle(reservation: Reservation, actual: { usd: number; to
   }
   const raw = rawDb();
   const update = statement(raw, SETTLE_SQL.replace(/\$(\w+)/g, '@$1'));
-  raw.database.transaction(() => {
+  await rawWrite(raw.database.transaction(() => {
     for (const part of reservation.parts) update.run({ id: part.allowanceId, day: part.day, reservedUsd: reservation.usd, reservedTokens: reservation.tokens, usd: actual.usd, tokens: actual.tokens });
-  })();
+  }));
 }
 
 /** Each allowance's figures for its day at `now` (zeros for a day nothing touched yet). */

@@ -1,7 +1,7 @@
 // What a running mind reads and writes: its state on start or resume (bounded queries only —
 // a session's whole history is never read), and each output as one transaction.
 import { getDb, getStore } from './db';
-import { rawDb, sqliteDate, statement } from './raw-db';
+import { rawDb, rawWrite, sqliteDate, statement } from './raw-db';
 import { pgDate, pgQuery, pgRaw } from './pg-raw';
 import { fencedWrite, fenceGuard, writeEpoch } from './lease-fence';
 import { flushLlmCalls, queueLlmCall, type LlmCallRow } from './llm-call-writer';
@@ -222,7 +222,7 @@ export async function insertTurn(input: {
     `INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, turn_id, spontaneous, interrupted, untrusted_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
   const touch = statement(raw, `UPDATE sessions SET last_activity_at = ? WHERE id = ?`);
-  return raw.database.transaction(() => {
+  return rawWrite(raw.database.transaction(() => {
     for (const id of input.answeredMessageIds) answer.run(input.turnId, input.sessionId, id);
     const records = rows.map((row): MessageRecord => {
       const { id } = insert.get(row.sessionId, row.layer, row.tag, row.content, sqliteDate(now), row.cycleNumber, row.turnId, row.spontaneous ? 1 : 0, row.interrupted ? 1 : 0, untrustedSource) as { id: number };
@@ -230,7 +230,7 @@ export async function insertTurn(input: {
     });
     touch.run(sqliteDate(now), input.sessionId);
     return records;
-  })();
+  }));
 }
 
 /** A turn that failed before saying anything still answers its messages: they are not retried forever. */
@@ -334,11 +334,13 @@ export async function insertLlmCall(given: LlmCallInput): Promise<void> {
     return;
   }
   const raw = rawDb();
-  statement(
+  await rawWrite(() =>
+    statement(
     raw,
     `INSERT INTO llm_calls (session_id, layer, backend, model, started_at, first_token_ms, duration_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, finish_reason, error, trace_id)
      VALUES (@sessionId, @layer, @backend, @model, @startedAt, @firstTokenMs, @durationMs, @inputTokens, @outputTokens, @cacheReadTokens, @cacheWriteTokens, @costUsd, @finishReason, @error, @traceId)`,
-  ).run({ ...input, startedAt: sqliteDate(input.startedAt), traceId: input.traceId ?? null });
+  ).run({ ...input, startedAt: sqliteDate(input.startedAt), traceId: input.traceId ?? null }),
+  );
 }
 
 /** The model calls a task's steps made, oldest first. */

@@ -23,7 +23,7 @@ export function postgresMigrationsDir(): string {
 }
 
 /** Connects; a database that does not exist yet is created first, when the role may (as DBOS does for its own). */
-async function connectCreating(url: string): Promise<pg.Client> {
+export async function connectCreating(url: string): Promise<pg.Client> {
   const client = quietClient(new pg.Client({ connectionString: url }));
   try {
     await client.connect();

@@ -1,7 +1,11 @@
 // A second connection to the same database file, through better-sqlite3 directly, for the few
 // writes on a tool step's path: Prisma's adapter prepares every statement anew (a third of a
-// step's CPU in the profile), here each statement is prepared once. Both connections use WAL
-// and a busy timeout, so their writes simply take turns. Repositories alone use it.
+// step's CPU in the profile), here each statement is prepared once. Both connections use WAL, so
+// reads never wait; writes take turns. This connection never waits for the write lock with
+// SQLite's busy timeout: that wait is synchronous, and the lock is held by Prisma's connection
+// across an await — a transaction that can only finish once the event loop turns again — so the
+// whole process stood still until the timeout ran out (5 s, the timers of every session late by
+// as much). `rawWrite` retries a busy write after yielding instead. Repositories alone use it.
 import Database from 'better-sqlite3';
 import { appPaths } from '@/lib/config/env';
 
@@ -19,7 +23,7 @@ export function rawDb(): RawHolder {
   const held = globalForRaw.__agentcsdRawDb;
   if (held && held.file === file && held.database.open) return held;
   if (held?.database.open) held.database.close();
-  const database = new Database(file, { timeout: 5000 });
+  const database = new Database(file, { timeout: 0 });
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
@@ -27,6 +31,28 @@ export function rawDb(): RawHolder {
   const holder = { file, database, statements: new Map<string, Database.Statement>() };
   globalForRaw.__agentcsdRawDb = holder;
   return holder;
+}
+
+/** How long a write keeps trying for the lock before it fails (as the busy timeout did). */
+const BUSY_GIVE_UP_MS = 10_000;
+
+/**
+ * Runs a write (a statement or a transaction) on this connection; SQLITE_BUSY — the other
+ * connection holds the write lock — is retried after a pause that lets the event loop, and so the
+ * holder, go on: 1 ms, then longer, up to 20 ms between tries. A transaction is rolled back by
+ * better-sqlite3 when it throws, so trying it again is safe.
+ */
+export async function rawWrite<T>(write: () => T): Promise<T> {
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return write();
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? '';
+      if (!code.startsWith('SQLITE_BUSY') || Date.now() - started > BUSY_GIVE_UP_MS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(20, 1 + attempt)));
+    }
+  }
 }
 
 /** A statement prepared once per connection. */

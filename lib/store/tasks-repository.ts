@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { planItemSchema, taskConstraintsSchema, type BlockedOn, type PlanItem, type TaskConstraints, type TaskStatus, type TaskUsage } from './task-types';
 import { getDb, getStore } from './db';
 import { parseJsonColumn } from './json-column';
-import { rawDb, sqliteDate, statement } from './raw-db';
+import { rawDb, rawWrite, sqliteDate, statement } from './raw-db';
 
 export interface TaskRecord {
   id: string;
@@ -187,7 +187,7 @@ export async function updateTask(id: string, patch: TaskPatch, from?: readonly T
   columns.push(['updated_at', sqliteDate(updatedAt)]);
   const guard = from ? ` AND status IN (${from.map(() => '?').join(', ')})` : '';
   const sql = `UPDATE tasks SET ${columns.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?${guard}`;
-  const moved = statement(rawDb(), sql).run(...columns.map(([, value]) => value), id, ...(from ?? []));
+  const moved = await rawWrite(() => statement(rawDb(), sql).run(...columns.map(([, value]) => value), id, ...(from ?? [])));
   if (moved.changes !== 1) return null;
   if (!current) return findTask(id);
   return { ...current, ...definedOf(patch), updatedAt };

@@ -4,7 +4,7 @@
 // gets the first outcome, and a call is run at most once.
 import { sha256Hex } from '@/lib/security/digest';
 import { getDb, getStore } from './db';
-import { rawDb, sqliteDate, statement } from './raw-db';
+import { rawDb, rawWrite, sqliteDate, statement } from './raw-db';
 import { pgDate, pgQuery, pgRaw } from './pg-raw';
 import { storableText } from './storable-text';
 import { storedDecision, type StoredDecision, type ToolCallRecord, type ToolCallStatus, type ToolDecision } from './tool-call-types';
@@ -168,7 +168,7 @@ export async function insertAgentStep(input: {
     `INSERT INTO tool_calls (id, session_id, turn_id, task_id, trace_id, step, position, provider_call_id, name, args, args_hash, approval, status, decision, result, is_error, exit_code, dropped_bytes, created_at, decided_at, started_at, finished_at, untrusted_reason, owner_only)
      VALUES (@id, @sessionId, @turnId, @taskId, @traceId, @step, @position, @providerCallId, @name, @args, @argsHash, @approval, @status, @decision, @result, @isError, @exitCode, @droppedBytes, @createdAt, @decidedAt, @startedAt, @finishedAt, @untrustedReason, @ownerOnly)`,
   );
-  raw.database.transaction(() => {
+  await rawWrite(raw.database.transaction(() => {
     if (input.step === 0) {
       const turn = input.turn;
       insertTurn.run(turn.turnId, input.sessionId, turn.spontaneous ? 1 : 0, turn.cycleNumber, JSON.stringify(turn.answering), turn.prompt, sqliteDate(now), input.taskId ?? turn.taskId ?? null);
@@ -185,7 +185,7 @@ export async function insertAgentStep(input: {
         finishedAt: sqliteDate(row.finishedAt),
       });
     }
-  })();
+  }));
   return rows.map(toRecord);
 }
 
@@ -233,7 +233,7 @@ export async function startToolCall(input: { id: string; at?: Date }): Promise<b
     const moved = await store.db.toolCall.updateMany({ where: { id: input.id, status: 'approved' }, data: { status: 'running', startedAt: input.at ?? new Date() } });
     return moved.count === 1;
   }
-  const moved = statement(rawDb(), `UPDATE tool_calls SET status = 'running', started_at = ? WHERE id = ? AND status = 'approved'`).run(sqliteDate(input.at ?? new Date()), input.id);
+  const moved = await rawWrite(() => statement(rawDb(), `UPDATE tool_calls SET status = 'running', started_at = ? WHERE id = ? AND status = 'approved'`).run(sqliteDate(input.at ?? new Date()), input.id));
   return moved.changes === 1;
 }
 
@@ -271,10 +271,14 @@ export async function finishToolCall(input: {
             [finished.status, finished.result, finished.isError, finished.exitCode, finished.droppedBytes, pgDate(finished.finishedAt), input.id, finished.resultSource],
           )
         ).rowCount ?? 0)
-      : statement(
-          rawDb(),
-          `UPDATE tool_calls SET status = ?, result = ?, is_error = ?, exit_code = ?, dropped_bytes = ?, finished_at = ?, result_source = ? WHERE id = ? AND status = 'running'`,
-        ).run(finished.status, finished.result, finished.isError ? 1 : 0, finished.exitCode, finished.droppedBytes, sqliteDate(finished.finishedAt), finished.resultSource, input.id).changes;
+      : (
+          await rawWrite(() =>
+            statement(
+              rawDb(),
+              `UPDATE tool_calls SET status = ?, result = ?, is_error = ?, exit_code = ?, dropped_bytes = ?, finished_at = ?, result_source = ? WHERE id = ? AND status = 'running'`,
+            ).run(finished.status, finished.result, finished.isError ? 1 : 0, finished.exitCode, finished.droppedBytes, sqliteDate(finished.finishedAt), finished.resultSource, input.id),
+          )
+        ).changes;
   if (changes !== 1) return null;
   if (input.running) return { ...input.running, ...finished };
   return toRecord(await db.toolCall.findUniqueOrThrow({ where: { id: input.id } }));
@@ -376,7 +380,7 @@ export async function closeAgentTurn(input: { sessionId: string; turnId: string 
     const raw = rawDb();
     const pendingCount = statement(raw, `SELECT COUNT(*) AS n FROM tool_calls WHERE session_id = ? AND turn_id = ? AND status IN ('proposed', 'awaiting_approval', 'approved')`);
     if ((pendingCount.get(input.sessionId, input.turnId) as { n: number }).n === 0) {
-      statement(raw, `UPDATE agent_turns SET status = 'closed' WHERE session_id = ? AND turn_id = ?`).run(input.sessionId, input.turnId);
+      await rawWrite(() => statement(raw, `UPDATE agent_turns SET status = 'closed' WHERE session_id = ? AND turn_id = ?`).run(input.sessionId, input.turnId));
       return [];
     }
   } else {
