@@ -27,6 +27,7 @@ const storeTests = [
   'test/people/*.test.ts',
   'test/triggers/schedule-tool.test.ts',
   'test/mcp/oauth-sign-in.test.ts',
+  'test/backup/*.test.ts',
 ];
 
 export default defineConfig({

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { connectCreating } from '@/lib/store/postgres-db';
 import { BackupError } from './backup-manifest';
 import { PLAIN_SECRET_COLUMNS, byRow, putBack, rowId, takeSecrets, type HolderRows, type TakenSecret } from './backup-secrets';
 
@@ -33,7 +34,7 @@ function connection(url: string): { url: string; env: NodeJS.ProcessEnv } {
 
 type Rows = Record<(typeof PLAIN_SECRET_COLUMNS)[number]['table'], Record<string, unknown>[]>;
 
-export async function dumpPostgres(url: string, dumpFile: string, rowsFile: string): Promise<{ taken: TakenSecret[]; holders: HolderRows }> {
+export async function dumpPostgres(url: string, dumpFile: string, rowsFile: string): Promise<{ taken: TakenSecret[]; holders: HolderRows; newestMigration: string }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -59,23 +60,23 @@ export async function dumpPostgres(url: string, dumpFile: string, rowsFile: stri
       mcpServers: (await client.query<{ name: string }>('SELECT server_name AS name FROM mcp_tokens')).rows.map((row) => row.name),
       sealedSettings: rows.settings.filter((row) => String(row.value).includes('"v1:')).map((row) => String(row.key)),
     };
+    const { rows: migrations } = await client.query<{ name: string | null }>('SELECT max(migration_name) AS name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL');
     try {
       await dump;
     } catch (error) {
       throw new BackupError('failed', `pg_dump failed: ${String((error as { stderr?: string }).stderr || (error as Error).message).trim()}`);
     }
     fs.writeFileSync(rowsFile, JSON.stringify(rows), { mode: 0o600 });
-    return { taken, holders };
+    return { taken, holders, newestMigration: migrations[0]?.name ?? '' };
   } finally {
     await client.query('ROLLBACK').catch(() => undefined);
     await client.end();
   }
 }
 
-/** Whether the database holds no AgentCSD tables (a restore never writes over a live store). */
+/** Whether the database holds no AgentCSD tables (a restore never writes over a live store); one that does not exist yet is made, as the store does. */
 export async function postgresIsEmpty(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  const client = await connectCreating(url);
   try {
     const { rows } = await client.query<{ count: string }>(`SELECT count(*) AS count FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN ('_prisma_migrations', 'sessions', 'messages')`);
     return Number(rows[0]!.count) === 0;

@@ -43,6 +43,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
   if (fs.existsSync(dataDir) && fs.readdirSync(dataDir).length > 0)
     throw new BackupError('not_empty', `${dataDir} is not empty: a restore never writes over a data folder. Restore into a new one (AGENTCSD_DATA_DIR=…), or move this one away first.`);
   if (!fs.existsSync(options.from)) throw new BackupError('not_a_backup', `${options.from} does not exist`);
+  fs.mkdirSync(path.dirname(dataDir), { recursive: true });
   const staging = fs.mkdtempSync(path.join(path.dirname(dataDir), '.agentcsd-restore-'));
   try {
     await unpack(options.from, staging);

@@ -43,11 +43,12 @@ function inWorker(workerData: { job: 'copy' | 'vacuum'; source?: string; target:
 }
 
 /** Copies the live database to `target` and takes the plain secrets out of the copy (returned). */
-export async function snapshotSqlite(source: string, target: string): Promise<{ taken: TakenSecret[]; holders: HolderRows }> {
+export async function snapshotSqlite(source: string, target: string): Promise<{ taken: TakenSecret[]; holders: HolderRows; newestMigration: string }> {
   await inWorker({ job: 'copy', source, target });
   const db = new Database(target, { fileMustExist: true });
   let taken: TakenSecret[] = [];
   let holders: HolderRows;
+  let newestMigration: string;
   try {
     // A file of its own now: no WAL beside it once it is packed.
     db.pragma('journal_mode = DELETE');
@@ -64,11 +65,12 @@ export async function snapshotSqlite(source: string, target: string): Promise<{ 
       }
     })();
     holders = holderRows(db);
+    newestMigration = (db.prepare('SELECT max(migration_name) AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL').get() as { name: string | null }).name ?? '';
   } finally {
     db.close();
   }
   await inWorker({ job: 'vacuum', target });
-  return { taken, holders };
+  return { taken, holders, newestMigration };
 }
 
 function holderRows(db: Database.Database): HolderRows {

@@ -12,8 +12,6 @@ import { create as createTar } from 'tar';
 import { appPaths, readEnv } from '@/lib/config/env';
 import { computeAppVersion } from '@/lib/engine/app-version';
 import { storeLocation } from '@/lib/store/db';
-import { defaultMigrationsDir, listMigrations } from '@/lib/store/migrations';
-import { postgresMigrationsDir } from '@/lib/store/postgres-db';
 import { secretKey } from '@/lib/store/secret-box';
 import { encryptSecrets } from './backup-key';
 import { describeFile, FORMAT, MANIFEST, PARTS, type Manifest } from './backup-manifest';
@@ -51,7 +49,7 @@ export async function takeBackup(options: BackupOptions): Promise<BackupResult> 
     const store = storeLocation();
     progress(0.02, 'copying the database');
     fs.mkdirSync(path.join(staging, 'database'), { mode: 0o700 });
-    const { taken, holders } =
+    const { taken, holders, newestMigration } =
       store.kind === 'sqlite'
         ? await snapshotSqlite(store.file, path.join(staging, PARTS.sqlite))
         : await dumpPostgres(store.url, path.join(staging, PARTS.postgresDump), path.join(staging, PARTS.postgresRows));
@@ -72,7 +70,7 @@ export async function takeBackup(options: BackupOptions): Promise<BackupResult> 
       app_version: readEnv().AGENTCSD_APP_VERSION ?? computeAppVersion(),
       created_at: new Date().toISOString(),
       store: store.kind,
-      newest_migration: listMigrations(store.kind === 'sqlite' ? defaultMigrationsDir() : postgresMigrationsDir()).at(-1)?.name ?? '',
+      newest_migration: newestMigration,
       secrets: options.passphrase !== undefined ? 'sealed' : 'left-out',
       secret_holders: secretHolders(taken, holders),
       parts: [],
@@ -96,7 +94,7 @@ export async function takeBackup(options: BackupOptions): Promise<BackupResult> 
 
 /** The folder backups are written to, when it is inside the data folder (never the data folder itself). */
 function isBackupFolder(child: string, dataDir: string, backups: string): boolean {
-  return path.resolve(backups) !== path.resolve(dataDir) && isInside(child, backups);
+  return path.resolve(backups) !== path.resolve(dataDir) && isInside(backups, dataDir) && isInside(child, backups);
 }
 
 function isInside(child: string, parent: string): boolean {

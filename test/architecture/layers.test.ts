@@ -18,6 +18,7 @@ export const floors: Record<string, number> = {
   'lib/personas': 2,
   'lib/attachments': 2, // what an attached file is; images made ready for a model (issue 33)
   'lib/engine': 3,
+  'lib/backup': 3.5, // whole-app backups and restores (issue 63): the store, the data folder, the sealed secrets
   'lib/mind': 4, // the mind kernel: events, tags, pacing, tokens, model calls, outcomes
   'lib/people': 4.2, // the rights authority (issue 58): who may do what, asked by every path above it
   'lib/web-auth': 4.3, // people on the web (issue 61): passkeys, signed-in browsers, invites, who a request is
