@@ -7,6 +7,7 @@ import { appPaths, readEnv } from './lib/config/env';
 import { AgentMcpEndpoint, MCP_PATH } from './lib/agent/agent-mcp-endpoint';
 import { McpDoor, MCP_DOOR_PATH } from './lib/http/mcp-door';
 import { startOrchestrator, stopOrchestrator } from './lib/orchestrator/orchestrator';
+import { backupService } from './lib/backup/backup-service';
 import { checkBackends, describeAvailability } from './lib/setup/backend-availability';
 import { attachSocketServer } from './lib/realtime/socket-server';
 import { isLoopbackAddress, type GuardOptions } from './lib/security/request-guard';
@@ -164,6 +165,8 @@ const presence = new Presence();
 const io = await attachSocketServer({ httpServer, orchestrator, guard, presence, postgresUrl: location.kind === 'postgres' ? location.url : undefined });
 // Cards and unprompted words to the phones of people with no page open (issue 61 §5).
 const stopPush = startPushNotifier({ bus: orchestrator.bus, present: (personId) => presence.has(personId), report: (message) => console.error(message) });
+// The daily backup (Settings › Backups, issue 63): where the pages are (a worker takes none); a failure is told to the owner's chats.
+if (!worker) backupService().start({ tellOwner: (text) => orchestrator.channels?.tellOwner(text) });
 
 // Next's hot-reload websocket shares the server with Socket.IO's own upgrade handler.
 if (dev && app) {
@@ -209,6 +212,7 @@ async function shutdown(signal: string): Promise<void> {
   forced.unref();
   try {
     stopPush();
+    backupService().stopSchedule();
     await stopOrchestrator();
     io.close();
     httpServer.closeAllConnections();

@@ -10,6 +10,7 @@ export const settingsSections = [
   { slug: 'people', title: 'People', blurb: 'Everyone who talks to the agent, their role and their own conversations and memories.', doc: 'docs/channels.md' },
   { slug: 'access', title: 'Access', blurb: 'Keys for other clients (OpenAI API, MCP, ACP), each acting as a person on the personas you tick.', doc: 'docs/rest-api.md' },
   { slug: 'spending', title: 'Spending', blurb: 'Hard daily allowances in dollars or tokens, and where the money went.', doc: 'docs/configuration.md' },
+  { slug: 'backups', title: 'Backups', blurb: 'The whole app in one file, now or every day: listed here with a download; restored on a fresh machine with one command.', doc: 'docs/operations.md' },
   { slug: 'devices', title: 'My devices', blurb: 'Your passkeys and the browsers signed in as you; a passkey for this device.', doc: 'docs/people-on-the-web.md' },
   { slug: 'cluster', title: 'Cluster', blurb: 'The processes sharing the sessions on PostgreSQL, their load and the moves of the last hour.', doc: 'docs/cluster.md' },
 ] as const;

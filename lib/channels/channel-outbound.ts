@@ -141,8 +141,8 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
   return queued;
 }
 
-/** A word for the owner alone (an allowance's 80% notice, issue 48): to each of the owner's chats, once. */
-async function pushToOwner(context: OutboundContext, text: string): Promise<number> {
+/** A word for the owner alone (an allowance's 80% notice, issue 48; a failed backup): to each of the owner's chats, once. */
+export async function pushToOwner(context: OutboundContext, text: string): Promise<number> {
   let queued = 0;
   for (const binding of await listBindings({ personId: OWNER_ID })) {
     if (!context.channelRunsHere(binding.channelId)) continue;

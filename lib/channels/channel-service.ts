@@ -14,7 +14,7 @@ import { chatMind } from './chat-mind';
 import { ReplyStreams } from './reply-streams';
 import { handleButton, handleMessage, type InboundContext, type InboundCounters } from './channel-inbound';
 import { boundSession } from './channel-people';
-import { PUSHED_EVENTS, pushEvent, type OutboundContext } from './channel-outbound';
+import { PUSHED_EVENTS, pushEvent, pushToOwner, type OutboundContext } from './channel-outbound';
 
 const MAX_ATTEMPTS = 8;
 /** How long a message waits for a recipient who is away before it is given up. */
@@ -168,6 +168,7 @@ export class ChannelService {
   private readonly turnAnswering = new Map<string, number[]>();
   private unsubscribe: (() => void) | null = null;
   private pushing: Promise<unknown> = Promise.resolve();
+  private outbound: OutboundContext | null = null;
   readonly replyStreams = new ReplyStreams((target) => this.runtimes.get(target.channelId)?.openStream(target.address) ?? null);
 
   /** Leased: several processes share one database and the cluster says which channels run here (reconcile). */
@@ -182,7 +183,7 @@ export class ChannelService {
   }
 
   async start(): Promise<void> {
-    const outbound: OutboundContext = {
+    const outbound: OutboundContext = (this.outbound = {
       session: (id) => this.host.findSession(id),
       talksTo: async (binding, session) => (await boundSession(this.host, binding))?.id === session.id,
       takeAnswerTargets: async (sessionId, turnId) => {
@@ -198,7 +199,7 @@ export class ChannelService {
       channelRunsHere: (channelId) => (this.leased ? this.enabledIds.has(channelId) : this.runtimes.has(channelId)),
       wake: (channelId) => this.runtimes.get(channelId)?.wake(),
       now: () => new Date(),
-    };
+    });
     // In order, one event after another: a turn's start is noted before its end is pushed.
     this.unsubscribe = this.host.bus.subscribe((event) => {
       // A reply streamed where a chat shows one (Slack): its words as they come, ahead of the outbox.
@@ -265,6 +266,12 @@ export class ChannelService {
     const runtime = new ChannelRuntime(channel, this);
     this.runtimes.set(channel.id, runtime);
     await runtime.start();
+  }
+
+  /** A word for the owner alone, to each of their chats (a failed backup). */
+  tellOwner(text: string): void {
+    const outbound = this.outbound;
+    if (outbound) this.pushing = this.pushing.then(() => pushToOwner(outbound, text)).catch((error: unknown) => console.error('[channels] push failed', error));
   }
 
   /** Wakes a channel's sender (a message queued from a route). */

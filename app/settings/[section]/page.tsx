@@ -3,6 +3,7 @@ import { PeopleBrowser } from '@/components/people/people-browser';
 import { AccessSettings } from '@/components/settings/access-settings';
 import { AllowancesSettings } from '@/components/settings/allowances-settings';
 import { ChannelsSettings } from '@/components/settings/channels-settings';
+import { BackupsSettings } from '@/components/settings/backups-settings';
 import { ClusterSettings } from '@/components/settings/cluster-settings';
 import { McpServersSettings } from '@/components/settings/mcp-servers-settings';
 import { MemorySettings } from '@/components/settings/memory-settings';
@@ -32,6 +33,7 @@ const contents: Record<SettingsSlug, () => React.ReactNode> = {
       </p>
     </>
   ),
+  backups: () => <BackupsSettings />,
   cluster: () => <ClusterSettings />,
   devices: () => <MyDevices />,
 };
