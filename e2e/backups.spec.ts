@@ -1,6 +1,6 @@
 // Settings › Backups in Chromium (issue 63): a schedule saved with a passphrase, "Back up now"
 // with its progress, the backup listed with its size and age, and its download — a gzip'd tar
-// whose manifest lists the store and the personas.
+// whose manifest lists the store and the personas; the settings alone exported and imported back.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -40,6 +40,20 @@ test('Settings › Backups: a schedule with a passphrase, a backup made, listed 
   expect(manifest).toMatchObject({ store: 'sqlite', secrets: 'sealed' });
   expect(manifest.parts.map((part) => part.path)).toEqual(expect.arrayContaining(['database/agentcsd.db', 'personas/iris.md', 'secrets.enc']));
   expect(fs.statSync(saved).size).toBe(fs.statSync(path.join(folder, download.suggestedFilename())).size);
+
+  // The settings alone: exported as a file without a secret, imported back with a report.
+  const [exported] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export settings' }).click()]);
+  const settingsFile = testInfo.outputPath('settings.json');
+  await exported.saveAs(settingsFile);
+  const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as { format: string; models: { c_model: Record<string, unknown> } };
+  expect(settings.format).toBe('agentcsd-settings');
+  expect(settings.models.c_model.api_key).toBeUndefined();
+  await page.getByLabel('Import settings').setInputFiles(settingsFile);
+  await expect(page.getByRole('list', { name: 'Imported' })).toContainText('models and parameters');
+  await expect(page.getByRole('list', { name: 'Type again' })).toContainText('Backups: the passphrase');
+  await page.getByLabel('Import settings').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not settings') });
+  await expect(page.getByRole('alert').filter({ hasText: 'notes.txt' })).toContainText('is not JSON');
+  await saveScreenshot(page, 'settings-backups-import');
 
   // An id this app never names is not a path.
   const refused = await page.request.get('/api/backups/..%2F..%2Fdata%2Fsecret.key/download');

@@ -1,15 +1,8 @@
 import { z } from 'zod';
+import { ruleMatcherSchema, toolName } from '@/lib/config/rule-matcher';
 import { personaNameSchema } from '@/lib/personas/persona-name';
 
-const toolName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a tool name');
-
-export const ruleMatcherSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('tool') }).strict(),
-  z.object({ kind: z.literal('command'), argv: z.array(z.string().min(1).max(1_000)).min(1).max(100) }).strict(),
-  z.object({ kind: z.literal('command-prefix'), argv: z.array(z.string().min(1).max(1_000)).min(1).max(100) }).strict(),
-  z.object({ kind: z.literal('code'), code: z.string().min(1).max(100_000) }).strict(),
-  z.object({ kind: z.literal('path-glob'), glob: z.string().min(1).max(1_000).refine((glob) => !glob.startsWith('/') && !glob.split('/').includes('..'), 'a glob inside the workspace (no leading /, no ..)') }).strict(),
-]);
+export { ruleMatcherSchema };
 
 export const createRuleBodySchema = z
   .object({

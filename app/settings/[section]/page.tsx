@@ -9,6 +9,7 @@ import { McpServersSettings } from '@/components/settings/mcp-servers-settings';
 import { MemorySettings } from '@/components/settings/memory-settings';
 import { SettingsForm } from '@/components/settings/settings-form';
 import { settingsSection, type SettingsSlug } from '@/components/settings/settings-sections';
+import { SettingsTravel } from '@/components/settings/settings-travel';
 import { ToolsSettings } from '@/components/settings/tools-settings';
 import { SkillsBrowser } from '@/components/skills/skills-browser';
 import Link from 'next/link';
@@ -33,7 +34,12 @@ const contents: Record<SettingsSlug, () => React.ReactNode> = {
       </p>
     </>
   ),
-  backups: () => <BackupsSettings />,
+  backups: () => (
+    <>
+      <BackupsSettings />
+      <SettingsTravel />
+    </>
+  ),
   cluster: () => <ClusterSettings />,
   devices: () => <MyDevices />,
 };
