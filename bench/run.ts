@@ -11,6 +11,7 @@ import { benchChannels, channelsTable } from './channels';
 import { benchEmail, emailTable } from './email';
 import { benchDiscord, discordTable } from './discord';
 import { benchSlack, slackTable } from './slack';
+import { backupTables, benchBackupSize, benchFirstTokenDuringBackup } from './backup';
 import { benchTriggers, triggersTable } from './triggers';
 import { benchToolSearch, toolSearchTable } from './tool-search';
 import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } from './tools';
@@ -128,6 +129,14 @@ console.log(
     await benchScopedRecall({ size: 10_000, people: 50, queries: quick ? 50 : 200 }),
     await benchScopedRecall({ size: 10_000, people: 50, queries: quick ? 50 : 200, postgresUrl: memoryPostgres.url }),
   ]),
+);
+
+console.log('\n## Backups: time and size for 100k messages on each store, and the reply path while one runs (issue 63)\n');
+console.log(
+  backupTables(
+    [await benchBackupSize({ messages: 100_000, runs: quick ? 1 : 3 }), await benchBackupSize({ messages: 100_000, runs: quick ? 1 : 3, postgresUrl: memoryPostgres.url })],
+    await benchFirstTokenDuringBackup({ samples: quick ? 6 : 20, messages: 100_000 }),
+  ),
 );
 
 console.log('\n## People on the web: a signed-in person against the owner\'s token path, and a passkey sign-in (issue 61)\n');
