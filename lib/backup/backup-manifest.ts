@@ -1,7 +1,7 @@
 // What a backup archive says about itself (ARCHITECTURE §28): `manifest.json` beside the parts,
 // with the app's version, the schema's newest migration and each part's size and SHA-256. A
 // restore reads it first and trusts nothing it does not list.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { z } from 'zod';
 
@@ -71,4 +71,9 @@ export class BackupError extends Error {
     super(message);
     this.name = 'BackupError';
   }
+}
+
+/** A file name for a new backup: `agentcsd-<UTC time>-<short id>.tar.gz`. */
+export function backupFileName(at: Date): string {
+  return `agentcsd-${at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomUUID().slice(0, 8)}.tar.gz`;
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BackupError } from './backup-manifest';
 import { localHour, noteScheduledDay, readSchedule, schedulePassphrase } from './backup-schedule';
-import { backupFileName, takeBackup } from './take-backup';
+import { backupFileName } from './backup-manifest';
 
 export interface BackupJob {
   id: string;
@@ -83,7 +83,9 @@ export class BackupService {
       finished_at: null,
     };
     this.current = job;
-    void takeBackup({ to: job.file, passphrase, onProgress: (done, step) => Object.assign(job, { progress: done, step }) })
+    // The archive's libraries (tar, pg) load with the first backup, not with the server.
+    void import('./take-backup')
+      .then(({ takeBackup }) => takeBackup({ to: job.file, passphrase, onProgress: (done, step) => Object.assign(job, { progress: done, step }) }))
       .then((result) => {
         Object.assign(job, { status: 'done', size: result.size, progress: 1, step: 'done' });
         if (trigger === 'scheduled') this.prune(schedule.folder, schedule.keep);

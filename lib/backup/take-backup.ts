@@ -5,7 +5,6 @@
 // Secrets never travel in the clear: the sealing key and the database's plain secrets go in
 // `secrets.enc` under a passphrase, or are left out. The archive is written as `FILE.partial` and
 // renamed when whole, mode 0600: a backup that stopped half-way is never mistaken for one.
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { create as createTar } from 'tar';
@@ -16,7 +15,6 @@ import { secretKey } from '@/lib/store/secret-box';
 import { encryptSecrets } from './backup-key';
 import { describeFile, FORMAT, MANIFEST, PARTS, type Manifest } from './backup-manifest';
 import { secretHolders, type SecretsBundle } from './backup-secrets';
-import { dumpPostgres } from './postgres-dump';
 import { snapshotSqlite } from './sqlite-snapshot';
 
 /** Files of the data folder a backup never copies: the live database (copied apart), the process lock, the key (sealed apart), what is rebuilt. */
@@ -52,7 +50,7 @@ export async function takeBackup(options: BackupOptions): Promise<BackupResult> 
     const { taken, holders, newestMigration } =
       store.kind === 'sqlite'
         ? await snapshotSqlite(store.file, path.join(staging, PARTS.sqlite))
-        : await dumpPostgres(store.url, path.join(staging, PARTS.postgresDump), path.join(staging, PARTS.postgresRows));
+        : await (await import('./postgres-dump')).dumpPostgres(store.url, path.join(staging, PARTS.postgresDump), path.join(staging, PARTS.postgresRows));
     progress(0.6, 'copying the data folder');
     await copyTree(dataDir, path.join(staging, 'data'), (relative) => NOT_COPIED.has(relative) || isBackupFolder(path.join(dataDir, relative), dataDir, path.dirname(target)) || /^[^/]+\.tar\.gz(\.partial)?$/.test(relative));
     const env = readEnv();
@@ -136,9 +134,4 @@ export function listFiles(root: string, relative = ''): string[] {
     else if (entry.isFile()) found.push(child);
   }
   return found.sort();
-}
-
-/** A file name for a new backup: `agentcsd-<UTC time>-<short id>.tar.gz`. */
-export function backupFileName(at: Date): string {
-  return `agentcsd-${at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomUUID().slice(0, 8)}.tar.gz`;
 }
