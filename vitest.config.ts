@@ -27,7 +27,9 @@ const storeTests = [
   'test/people/*.test.ts',
   'test/triggers/schedule-tool.test.ts',
   'test/mcp/oauth-sign-in.test.ts',
-  'test/backup/*.test.ts',
+  'test/backup/backup-restore.test.ts',
+  'test/backup/backup-schedule.test.ts',
+  'test/backup/settings-travel.test.ts',
 ];
 
 export default defineConfig({
