@@ -5,8 +5,11 @@
 // one else can — stays up. Round after round the task must complete: `finish_task` ran once, each
 // step journaled once, and the run was adopted by one process, not two.
 import fs from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
 import pg from 'pg';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { serverBuildOptions } from '@/scripts/build-server';
 import { Cluster } from '@/lib/engine/cluster';
 import { DbosEngine } from '@/lib/engine/dbos-engine';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
@@ -18,7 +21,7 @@ import type { FakeReply, FakeRequest } from '@/test/fakes/fake-server-core';
 import { rounds, taskPrompt, taskScript } from '@/test/fakes/task-script';
 import { useClusterFixture } from '@/test/support/cluster-fixture';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
-import { startWorker, type WorkerProcess } from '@/test/support/worker-process';
+import { startCompiledWorker, type WorkerProcess } from '@/test/support/worker-process';
 
 const ROUNDS = Number(process.env.KILL_REPLACE_ROUNDS ?? 20);
 const FINISH_AT = 4;
@@ -26,6 +29,13 @@ const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
 // Both processes are one version without being told (issue 60: the app names it from the checkout, not DBOS from the printed code).
 const cluster = useClusterFixture({ script, chunkDelayMs: 5 });
 const logged: string[] = [];
+// The web process as `npm run start:worker` runs it: compiled once (esbuild, as `npm run build`
+// does), so each of the rounds' restarts is Node starting JavaScript, not tsx compiling server.ts.
+const bundleDir = path.resolve(`test-results/bundle-kill-${process.pid}`);
+beforeAll(async () => {
+  await build({ ...serverBuildOptions, outdir: bundleDir, logLevel: 'error' });
+}, 60_000);
+afterAll(() => fs.rmSync(bundleDir, { recursive: true, force: true }));
 
 /** A grep per step, then `finish_task` at step FINISH_AT. */
 function script(request: FakeRequest): FakeReply {
@@ -36,7 +46,7 @@ function script(request: FakeRequest): FakeReply {
 }
 
 async function startWeb(): Promise<WorkerProcess> {
-  const web = await startWorker({
+  const web = await startCompiledWorker(path.join(bundleDir, 'server.mjs'), {
     AGENTCSD_EXECUTOR_ID: 'bars-web',
     AGENTCSD_ENGINE: 'dbos',
     AGENTCSD_TASK_STEP_DELAY_MS: '150',
