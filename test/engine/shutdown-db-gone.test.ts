@@ -32,7 +32,11 @@ describe('stopping while PostgreSQL is gone', () => {
     const said = worker.output().slice(before);
     expect(said, said).not.toMatch(/\n\s+at \S+ \(/); // no stack frames
     expect(said, said).not.toMatch(/PrismaClient|Invalid `prisma/);
-    expect(said).toMatch(/^> SIGTERM: pausing sessions and closing\n> shutdown failed: Can't reach database server at .+ \(P1001\); unfinished work continues at the next start\n$/);
+    const lines = said.split('\n').filter(Boolean);
+    expect(lines.filter((line) => line.startsWith('> ')).join('\n')).toMatch(/^> SIGTERM: pausing sessions and closing\n> shutdown failed: Can't reach database server at .+ \(P1001\); unfinished work continues at the next start$/);
+    // DBOS's own background pollers may say in the same moment, a line each, that the database is
+    // unreachable (its logger, not ours; the clean-clone run once caught three): nothing else.
+    expect(lines.filter((line) => !line.startsWith('> ')).every((line) => /ECONNREFUSED/.test(line)), said).toBe(true);
     expect(code).not.toBeNull();
   }, 60_000);
 });
