@@ -64,8 +64,7 @@ export default defineConfig({
       stderr: 'pipe',
     },
     {
-      // `npm test` builds while the unit tests run (scripts/run-tests.mjs) and says so; alone, the run builds first.
-      command: `node e2e/support/prepare-run.mjs && ${process.env.E2E_PREBUILT ? '' : 'npm run build && '}node --enable-source-maps dist/server.mjs`,
+      command: 'node e2e/support/prepare-run.mjs && npm run build && node --enable-source-maps dist/server.mjs',
       url: `${baseURL}/api/health`,
       timeout: 240_000,
       reuseExistingServer: false,
