@@ -44,18 +44,25 @@ export async function startTestSite(options: { otherOrigin: string; privateName:
         case '/download':
           return html(200, page('Files', '<a href="/report.txt">Get the report</a> <a href="/archive.bin">Get the archive</a>'));
         case '/archive.bin': {
-          // 70 MB, its size undeclared, a MB at a time as the socket takes it: past the browser's 50 MB cap.
+          // 90 MB, its size undeclared, a MB at a time as the socket takes it: past the browser's 50 MB
+          // cap. Past 56 MB it slows to a MB a second, so that on a loaded machine the whole file cannot
+          // reach the browser before the guard's cancellation does (the test checks the rest is unsent).
           response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="archive.bin"' });
           const chunk = Buffer.alloc(1024 * 1024, 1);
-          let left = 70;
+          let left = 90;
+          let slow: NodeJS.Timeout | undefined;
           const pump = (): void => {
-            while (left > 0) {
+            while (left > 34) {
               left--;
               if (!response.write(chunk)) return void response.once('drain', pump);
             }
-            response.end();
+            if (left === 0) return void response.end();
+            left--;
+            response.write(chunk);
+            slow = setTimeout(pump, 1000);
           };
           response.on('close', () => {
+            clearTimeout(slow);
             if (left > 0) log.push(`archive.bin closed with ${left} MB unsent`);
             left = 0;
           });
