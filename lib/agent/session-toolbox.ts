@@ -271,6 +271,7 @@ export class SessionToolbox {
       finished = await finishToolCall({ id: call.id, status: 'failed', result: reason, isError: true, running });
     } else {
       const own = this.deps.broker.startRunning(call.id, signal);
+      const mounts = this.deps.readOnlyMounts;
       try {
         const outcome = await tool.run(parsed.data, {
           sessionId: this.deps.sessionId,
@@ -278,7 +279,10 @@ export class SessionToolbox {
           signal: own.signal,
           onOutput: (chunk) => this.deps.events.output(call.id, chunk),
           sight: this.deps.sight?.(),
-          readOnlyMounts: this.deps.readOnlyMounts?.(),
+          // Read when a tool asks (a sandboxed run): finding the skills walks their folders.
+          get readOnlyMounts() {
+            return mounts?.();
+          },
         });
         if (outcome.images?.length && !outcome.isError) this.shownImages.set(call.id, { turnId: call.turnId, images: outcome.images });
         // Stopped alone (its Stop button), with the turn (Stop reply) or by a shutdown.

@@ -99,12 +99,22 @@ export interface AppPaths {
   personasDir: string;
 }
 
-export function appPaths(env: Env = readEnv()): AppPaths {
+/** The folders, asked on every write: worked out again only when their variables or the working directory change. */
+let lastPaths: { key: string; paths: AppPaths } | null = null;
+
+export function appPaths(env?: Env): AppPaths {
+  if (env) return pathsOf(env);
+  const key = `${process.env.AGENTCSD_DATA_DIR ?? ''}\u0000${process.env.AGENTCSD_PERSONAS_DIR ?? ''}\u0000${process.cwd()}`;
+  if (lastPaths?.key !== key) lastPaths = { key, paths: pathsOf(readEnv()) };
+  return lastPaths.paths;
+}
+
+function pathsOf(env: Env): AppPaths {
   const dataDir = path.resolve(env.AGENTCSD_DATA_DIR);
-  return {
+  return Object.freeze({
     dataDir,
     databaseFile: path.join(dataDir, 'agentcsd.db'),
     logsDir: path.join(dataDir, 'logs'),
     personasDir: path.resolve(env.AGENTCSD_PERSONAS_DIR),
-  };
+  });
 }

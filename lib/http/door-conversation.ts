@@ -9,7 +9,7 @@ import type { OrchestratorEvent } from '@/lib/mind/events';
 import { findKeySession, saveKeySession, type ApiKeyRecord } from '@/lib/store/api-keys-repository';
 import { getDb } from '@/lib/store/db';
 import { findSession } from '@/lib/store/sessions-repository';
-import { findPerson } from '@/lib/store/people-repository';
+import { findPerson, type PersonRecord } from '@/lib/store/people-repository';
 import { deliverMessage, personLabel, speakThroughDoor } from '@/lib/people/rights';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 
@@ -69,10 +69,11 @@ export interface Delivery {
 export async function deliver(orchestrator: Orchestrator, key: ApiKeyRecord, persona: string, input: { text: string; conversation: string | null; sessionId?: string | null }): Promise<Delivery> {
   const { text, conversation } = input;
   const known = await findKeySession(key.id, persona);
-  const sessionId = await keySessionFor(orchestrator, key, persona, input.sessionId ?? null, known);
+  const person = await findPerson(key.personId); // read once for the checks below
+  const sessionId = await keySessionFor(orchestrator, key, persona, input.sessionId ?? null, known, person);
   if (conversation && known && known.sessionId === sessionId && known.lastConversation === conversation && known.lastMessageId !== null) return { sessionId, messageId: known.lastMessageId, resent: true };
   // The key's person's daily messages, counted as on every other entry (the rights authority).
-  const allowed = await deliverMessage(await findPerson(key.personId), new Date());
+  const allowed = await deliverMessage(person, new Date());
   if (allowed.verdict === 'refuse') throw new DoorError(429, 'invalid_request_error', 'daily_message_limit', allowed.reason);
   const message = await orchestrator.sendUserMessage(sessionId, { text });
   await saveKeySession({ keyId: key.id, personaName: persona, sessionId, lastConversation: conversation, lastMessageId: message.id });
@@ -80,9 +81,16 @@ export async function deliver(orchestrator: Orchestrator, key: ApiKeyRecord, per
 }
 
 /** The session a key talks to: the one it names (checked), else its own of the persona, made on first use. */
-export async function keySessionFor(orchestrator: Orchestrator, key: ApiKeyRecord, persona: string, named: string | null, known?: Awaited<ReturnType<typeof findKeySession>>): Promise<string> {
+export async function keySessionFor(
+  orchestrator: Orchestrator,
+  key: ApiKeyRecord,
+  persona: string,
+  named: string | null,
+  known?: Awaited<ReturnType<typeof findKeySession>>,
+  person?: PersonRecord | null,
+): Promise<string> {
   if (named) {
-    await requireUsable(key, persona, named);
+    await requireUsable(key, persona, named, person);
     return named;
   }
   const own = known === undefined ? await findKeySession(key.id, persona) : known;
@@ -99,9 +107,9 @@ export async function doorSessionName(key: ApiKeyRecord, persona: string, door: 
 }
 
 /** A session a key may name: of the persona, and its person's conversation. */
-export async function requireUsable(key: ApiKeyRecord, persona: string, sessionId: string): Promise<void> {
+export async function requireUsable(key: ApiKeyRecord, persona: string, sessionId: string, person?: PersonRecord | null): Promise<void> {
   const session = z.string().uuid().safeParse(sessionId).success ? await findSession({ id: sessionId }) : null;
-  const member = session && (await speakThroughDoor({ person: await findPerson(key.personId), via: `door:${key.id}` }, sessionId)).verdict === 'allow';
+  const member = session && (await speakThroughDoor({ person: person === undefined ? await findPerson(key.personId) : person, via: `door:${key.id}` }, sessionId)).verdict === 'allow';
   if (!session || session.personaName !== persona || !member) throw new DoorError(404, 'invalid_request_error', 'session_not_found', `No session ${sessionId.slice(0, 64)} of persona/${persona} this key may use.`, 'metadata.session_id');
 }
 

@@ -9,13 +9,25 @@ import type { LayerModelConfig } from '@/lib/config/model-config';
  * (CJK and most symbols cost about that). Deliberately simple; calibration corrects it.
  */
 export function estimateTokens(text: string): number {
-  let ascii = 0;
-  let other = 0;
-  for (let index = 0; index < text.length; index++) {
-    if (text.charCodeAt(index) < 128) ascii++;
-    else other++;
+  if (text.length < 4096) return countTokens(text);
+  // A call's system prompt, tool definitions and earlier results are counted again at every step
+  // (the window is fitted, the calibration fed): long texts are counted once while they are kept.
+  const known = counted.get(text);
+  if (known !== undefined) return known;
+  const tokens = countTokens(text);
+  if (text.length <= 256 * 1024) {
+    if (counted.size >= 32) counted.delete(counted.keys().next().value!);
+    counted.set(text, tokens);
   }
-  return Math.ceil(ascii / 4) + other;
+  return tokens;
+}
+
+const counted = new Map<string, number>();
+
+/** A quarter token per ASCII character, one per other UTF-16 unit (the regular expression runs natively). */
+function countTokens(text: string): number {
+  const other = text.length - text.replace(/[^\x00-\x7f]+/g, '').length;
+  return Math.ceil((text.length - other) / 4) + other;
 }
 
 function blockText(block: ContentBlock): string {

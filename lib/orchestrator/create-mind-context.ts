@@ -43,7 +43,7 @@ export function createMindContext(input: {
     session: input.session,
     calibration: (model) => deps.calibration.factor(model),
     yieldToReplies: async () => input.giveWay(),
-    toolbox: (task) =>
+    toolbox: (task, onFinished) =>
       createMindToolbox({
         task,
         session: input.session(),
@@ -53,7 +53,10 @@ export function createMindContext(input: {
         mcpTools: deps.mcp.tools(),
         capabilityTools: skills().length > 0 ? [...input.graph.tools, skillTool] : input.graph.tools,
         readOnlyMounts: () => skillMounts(skills()),
-        onFinished: (call) => memory.recordToolActivity(toolActivityLine(call)),
+        onFinished: (call) => {
+          memory.recordToolActivity(toolActivityLine(call));
+          onFinished?.(call);
+        },
         search: { loaded: loadedTools, budgetTokens: readEnv().AGENTCSD_TOOL_SEARCH_TOKENS },
       }),
     toolServer: () => deps.toolServer.current,

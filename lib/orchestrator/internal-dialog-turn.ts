@@ -8,7 +8,7 @@ import { MAX_TOOL_STEPS_PER_TURN, runAgentSteps, type AgentStepsResult } from '@
 import { MCP_SERVER_NAME, PERMISSION_TOOL } from '@/lib/agent/agent-mcp-endpoint';
 import type { StopKind } from '@/lib/agent/session-toolbox';
 import type { BackendRequest, BackendTool, ContentBlock } from '@/lib/backends/model-backend';
-import { type AgentStepRecord, type AgentTurnRecord } from '@/lib/store/tool-calls-repository';
+import { type AgentStepRecord, type AgentTurnRecord, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import type { ModelCallResult } from '@/lib/mind/model-call';
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
 import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
@@ -135,7 +135,12 @@ export async function runInternalDialogTurn(
       onDelta(delta);
     }
   };
-  const toolbox = await context.toolbox(work.task);
+  // The calls of this turn that finished (and those a continued turn finished before the restart):
+  // what it showed with show_file follows its words, read from here rather than the database.
+  const finishedCalls = work.resume?.steps.flatMap((step) => step.calls) ?? [];
+  const toolbox = await context.toolbox(work.task, (call) => {
+    if (call.turnId === work.turnId) finishedCalls.push(call);
+  });
   // What the person attached: shown to the model with their words (a refusal turns them off).
   const visuals = await visualsForTurn(context.sessionId, work.userMessages.map((message) => message.content), config);
   let shown = visuals.blocks;
@@ -241,7 +246,8 @@ export async function runInternalDialogTurn(
   loud = withoutFileLines(loud.trim());
   quiet = quiet.trim();
   // What the agent showed with show_file follows its words.
-  const shownFiles = agent ? await shownFileLines(context.sessionId, work.turnId) : [];
+  const byOrder = (a: ToolCallRecord, b: ToolCallRecord) => a.step - b.step || a.position - b.position;
+  const shownFiles = agent ? shownFileLines([...new Map(finishedCalls.map((call) => [call.id, call])).values()].sort(byOrder)) : [];
   if (shownFiles.length > 0) loud = [loud, shownFiles.join('\n')].filter(Boolean).join('\n\n');
   let messages: MessageRecord[] = [];
   if (outcome === 'complete' || loud || quiet) {

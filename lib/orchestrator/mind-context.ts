@@ -3,6 +3,7 @@
 import type { Skill } from '@/lib/skills/skill-files';
 import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import type { SessionToolbox } from '@/lib/agent/session-toolbox';
+import type { ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
 import type { MindMemory } from './mind-memory';
 import type { MindModelAccess } from '@/lib/mind/model-access';
@@ -19,7 +20,8 @@ export interface MindContext extends MindModelAccess {
   /** A cycle waits here while a reply runs in this process, within its allowance (foreground-gate.ts). */
   yieldToReplies(): Promise<void>;
   /** The Internal Dialog's tools (a task's step: narrowed to the task's, plus its own), or null when the backend has none. */
-  toolbox(task?: TaskTurn): Promise<SessionToolbox | null>;
+  /** The turn's toolbox; `onFinished` hears each of its calls that reached a final state. */
+  toolbox(task?: TaskTurn, onFinished?: (call: ToolCallRecord) => void): Promise<SessionToolbox | null>;
   /** The app's MCP endpoint (a backend with its own tool loop reaches the tools there), once listening. */
   toolServer(): AgentMcpEndpoint | null;
 }

@@ -11,7 +11,7 @@ import { PdfRefusedError, PDF_TOKENS_PER_PAGE, readPdf, sendableAsDocument } fro
 import type { BackendMessage, ContentBlock } from '@/lib/backends/model-backend';
 import { imageBlock, imageProviderOf, imagesAllowed } from '@/lib/mind/image-sight';
 import type { LayerModelConfig } from '@/lib/config/model-config';
-import { listToolCalls } from '@/lib/store/tool-calls-repository';
+import type { ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { appendMemory } from '@/lib/memory/memory-store';
 import { findSessionUploads, type UploadRecord } from '@/lib/store/uploads-repository';
 import { uploadBytes } from '@/lib/tools/upload-bytes';
@@ -86,8 +86,7 @@ export function hasImages(request: { messages: BackendMessage[] }): boolean {
 }
 
 /** The lines of the files the agent showed during a turn (show_file), to follow its reply in the chat. */
-export async function shownFileLines(sessionId: string, turnId: string): Promise<string[]> {
-  const calls = await listToolCalls({ sessionId, turnId });
+export function shownFileLines(calls: readonly ToolCallRecord[]): string[] {
   return calls
     .filter((call) => call.name === 'show_file' && call.status === 'succeeded' && call.result)
     .flatMap((call) => fileLinesIn(call.result!).filter((line) => line.role === 'shown').map((line) => call.result!.slice(line.index, line.index + line.length)));

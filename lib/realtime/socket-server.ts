@@ -40,8 +40,8 @@ async function actorOf(request: IncomingMessage): Promise<Actor> {
 }
 
 /** Whether this socket may see the session: the owner every one, a person their own (else it does not exist for them). */
-async function mayWatch(request: IncomingMessage, sessionId: string, words = false): Promise<boolean> {
-  const actor = await actorOf(request);
+async function mayWatch(request: IncomingMessage, sessionId: string, words = false, known?: Actor): Promise<boolean> {
+  const actor = known ?? (await actorOf(request));
   if (actor.person === null || (await seeSession(actor, sessionId)).verdict !== 'allow') return false;
   return !words || (await seeWords(actor.person, sessionId)).verdict === 'allow';
 }
@@ -165,8 +165,9 @@ export async function attachSocketServer(input: {
         return;
       }
       try {
-        if (!(await mayWatch(socket.request, parsed.data.sessionId))) throw new ApiError('not_found', 'Not found');
-        const may = await deliverMessage((await actorOf(socket.request)).person, new Date());
+        const actor = await actorOf(socket.request);
+        if (!(await mayWatch(socket.request, parsed.data.sessionId, false, actor))) throw new ApiError('not_found', 'Not found');
+        const may = await deliverMessage(actor.person, new Date());
         if (may.verdict === 'refuse') throw new ApiError('too_many_requests', may.reason);
         const message = await input.orchestrator.sendUserMessage(parsed.data.sessionId, { text: parsed.data.text, ...(parsed.data.attachments && { attachments: parsed.data.attachments }) });
         reply({ ok: true, message: messageJson(message) });

@@ -3,7 +3,8 @@
 // stored. Each key acts as one person on the personas it names; per persona it talks to one
 // session of its own (made on first use), which remembers what it last delivered.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { getDb } from './db';
+import { getDb, getStore } from './db';
+import { rawDb, sqliteDateOf, statement } from './raw-db';
 
 export interface ApiKeyRecord {
   id: string;
@@ -71,7 +72,7 @@ export async function revokeApiKey(id: string, personId?: string): Promise<boole
 export async function authenticateApiKey(token: string): Promise<ApiKeyRecord | null> {
   const match = KEY.exec(token);
   // A malformed or unknown key costs the same hash and comparison as a known one.
-  const row = match ? await (await getDb()).apiKey.findUnique({ where: { id: match[1]! } }) : null;
+  const row = match ? await keyRow(match[1]!) : null;
   const expected = row ? Buffer.from(row.secretHash, 'hex') : sha256('no such key');
   const same = timingSafeEqual(expected, sha256(match?.[2] ?? ''));
   if (!row || !same || row.revokedAt) return null;
@@ -91,8 +92,26 @@ export interface KeySession {
 }
 
 export async function findKeySession(keyId: string, personaName: string): Promise<KeySession | null> {
-  const row = await (await getDb()).apiKeySession.findUnique({ where: { keyId_personaName: { keyId, personaName } } });
+  const store = await getStore();
+  if (store.kind === 'sqlite') {
+    const row = statement(rawDb(), 'SELECT session_id AS sessionId, last_conversation AS lastConversation, last_message_id AS lastMessageId FROM api_key_sessions WHERE key_id = ? AND persona_name = ?').get(keyId, personaName) as KeySession | undefined;
+    return row ?? null;
+  }
+  const row = await store.db.apiKeySession.findUnique({ where: { keyId_personaName: { keyId, personaName } } });
   return row && { sessionId: row.sessionId, lastConversation: row.lastConversation, lastMessageId: row.lastMessageId };
+}
+
+/** A key's row by its public id: every door request asks it first (a statement prepared once on SQLite). */
+async function keyRow(id: string): Promise<(Row & { secretHash: string }) | null> {
+  const store = await getStore();
+  if (store.kind !== 'sqlite') return store.db.apiKey.findUnique({ where: { id } });
+  const row = statement(
+    rawDb(),
+    'SELECT id, name, secret_hash AS secretHash, hint, person_id AS personId, personas, created_at AS createdAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt FROM api_keys WHERE id = ?',
+  ).get(id) as (Omit<Row, 'createdAt' | 'lastUsedAt' | 'revokedAt'> & { secretHash: string; createdAt: string | number; lastUsedAt: string | number | null; revokedAt: string | number | null }) | undefined;
+  if (!row) return null;
+  const date = (value: string | number | null) => (value === null ? null : sqliteDateOf(value));
+  return { ...row, createdAt: sqliteDateOf(row.createdAt), lastUsedAt: date(row.lastUsedAt), revokedAt: date(row.revokedAt) };
 }
 
 export async function saveKeySession(input: { keyId: string; personaName: string; sessionId: string; lastConversation?: string | null; lastMessageId?: number | null }): Promise<void> {

@@ -39,9 +39,18 @@ async function openSqlite(databaseFile: string): Promise<Db> {
 }
 
 /** Where the store lives: `postgres` when AGENTCSD_DATABASE_URL is set. */
-export function storeLocation(): { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string } {
-  const url = readEnv().AGENTCSD_DATABASE_URL;
-  return url ? { kind: 'postgres', url } : { kind: 'sqlite', file: appPaths().databaseFile };
+type StoreLocation = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+let lastLocation: { url: string | undefined; paths: ReturnType<typeof appPaths>; location: StoreLocation } | null = null;
+
+/** Asked by every query: worked out again only when the variables it reads change. */
+export function storeLocation(): StoreLocation {
+  const url = process.env.AGENTCSD_DATABASE_URL;
+  const paths = appPaths();
+  if (lastLocation && lastLocation.url === url && lastLocation.paths === paths) return lastLocation.location;
+  const checked = readEnv().AGENTCSD_DATABASE_URL;
+  const location: StoreLocation = checked ? { kind: 'postgres', url: checked } : { kind: 'sqlite', file: paths.databaseFile };
+  lastLocation = { url, paths, location };
+  return location;
 }
 
 /** The migrated store for the configured data folder or database. */

@@ -149,14 +149,36 @@ export async function loadUsageTotals(input: { sessionId: string }): Promise<Rec
 
 /** `untrustedSource`: the words are another server's (a webhook's payload, an MCP server's resource). */
 export async function insertUserMessage(input: { sessionId: string; content: string; cycleNumber: number; untrustedSource?: string | null }): Promise<MessageRecord> {
-  const db = await getDb();
-  const [row] = await db.$transaction([
-    db.message.create({
-      data: { sessionId: input.sessionId, layer: 'external', tag: 'ED_user', content: storableText(input.content), cycleNumber: input.cycleNumber, untrustedSource: input.untrustedSource ?? null },
+  const store = await getStore(); // the file exists and is migrated before the direct connection writes
+  const now = new Date();
+  const content = storableText(input.content);
+  const untrustedSource = input.untrustedSource ?? null;
+  const record = (id: number): MessageRecord => ({ id, sessionId: input.sessionId, layer: 'external', tag: 'ED_user', content, createdAt: now, cycleNumber: input.cycleNumber, turnId: null, spontaneous: false, interrupted: false, untrustedSource });
+  // Every message a person sends starts here, before the ack: one round trip, statements prepared once.
+  if (store.kind === 'postgres') {
+    const { rows } = await pgQuery<{ id: number }>(
+      pgRaw(store.url),
+      'agentcsd_insert_user_message',
+      `WITH touched AS (
+         UPDATE sessions SET last_activity_at = $4::timestamp(3) WHERE id = $1
+       )
+       INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, untrusted_source)
+       VALUES ($1, 'external', 'ED_user', $2, $4::timestamp(3), $3::int, $5::text)
+       RETURNING id`,
+      [input.sessionId, content, input.cycleNumber, pgDate(now), untrustedSource],
+    );
+    return record(Number(rows[0]!.id));
+  }
+  const raw = rawDb();
+  const insert = statement(raw, `INSERT INTO messages (session_id, layer, tag, content, created_at, cycle_number, untrusted_source) VALUES (?, 'external', 'ED_user', ?, ?, ?, ?) RETURNING id`);
+  const touch = statement(raw, `UPDATE sessions SET last_activity_at = ? WHERE id = ?`);
+  return rawWrite(
+    raw.database.transaction(() => {
+      const { id } = insert.get(input.sessionId, content, sqliteDate(now), input.cycleNumber, untrustedSource) as { id: number };
+      touch.run(sqliteDate(now), input.sessionId);
+      return record(id);
     }),
-    db.session.update({ where: { id: input.sessionId }, data: { lastActivityAt: new Date() } }),
-  ]);
-  return toRecord(row);
+  );
 }
 
 /**

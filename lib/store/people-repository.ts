@@ -3,7 +3,7 @@
 // web page; every paired sender is a person of their own (a guest until the owner says otherwise).
 import { randomUUID } from 'node:crypto';
 import { getDb, getStore } from './db';
-import { rawDb, statement } from './raw-db';
+import { rawDb, sqliteDateOf, statement } from './raw-db';
 import { z } from 'zod';
 import { readJsonSetting, writeJsonSetting } from './settings-repository';
 
@@ -67,7 +67,16 @@ export async function listPeople(): Promise<PersonRecord[]> {
 }
 
 export async function findPerson(id: string): Promise<PersonRecord | null> {
-  const row = await (await getDb()).person.findUnique({ where: { id }, include: withIdentities });
+  const store = await getStore();
+  // On SQLite statements prepared once: every door request and channel message asks this.
+  if (store.kind === 'sqlite') {
+    const raw = rawDb();
+    const rows = statement(raw, 'SELECT id, name, role, limits, rights, created_at FROM people WHERE id = ?').all(id) as SqlitePersonRow[];
+    if (rows.length === 0) return null;
+    const identities = statement(raw, 'SELECT id, person_id, kind, sender, name, created_at FROM person_identities WHERE person_id = ? ORDER BY created_at ASC').all(id) as SqliteIdentityRow[];
+    return sqlitePeople(rows, identities)[0]!;
+  }
+  const row = await store.db.person.findUnique({ where: { id }, include: withIdentities });
   return row ? personRecord(row) : null;
 }
 
@@ -168,12 +177,55 @@ export async function personalSession(input: { personId: string; persona: string
 
 /** The people of a session, whole, and whether it is a group's: what the rights authority reads once per turn (two statements). */
 export async function conversationPeople(sessionId: string): Promise<{ people: PersonRecord[]; group: boolean }> {
-  const db = await getDb();
+  const store = await getStore();
+  // On SQLite statements prepared once (raw-db.ts): every turn's toolbox asks this first.
+  if (store.kind === 'sqlite') return conversationPeopleSqlite(sessionId);
   const [seats, groups] = await Promise.all([
-    db.sessionPerson.findMany({ where: { sessionId }, select: { person: { include: withIdentities } }, orderBy: { joinedAt: 'asc' } }),
-    db.channelGroup.count({ where: { sessionId } }),
+    store.db.sessionPerson.findMany({ where: { sessionId }, select: { person: { include: withIdentities } }, orderBy: { joinedAt: 'asc' } }),
+    store.db.channelGroup.count({ where: { sessionId } }),
   ]);
   return { people: seats.map((seat) => personRecord(seat.person)), group: groups > 0 };
+}
+
+interface SqlitePersonRow {
+  id: string;
+  name: string;
+  role: string;
+  limits: string | null;
+  rights: string | null;
+  created_at: string | number;
+}
+
+interface SqliteIdentityRow {
+  id: string;
+  person_id: string;
+  kind: string;
+  sender: string;
+  name: string;
+  created_at: string | number;
+}
+
+/** People read on the direct connection, each with their identities (oldest first). */
+function sqlitePeople(rows: readonly SqlitePersonRow[], identities: readonly SqliteIdentityRow[]): PersonRecord[] {
+  return rows.map((row) =>
+    personRecord({
+      ...row,
+      createdAt: sqliteDateOf(row.created_at),
+      identities: identities.filter((identity) => identity.person_id === row.id).map(({ id, kind, sender, name, created_at }) => ({ id, kind, sender, name, createdAt: sqliteDateOf(created_at) })),
+    }),
+  );
+}
+
+function conversationPeopleSqlite(sessionId: string): { people: PersonRecord[]; group: boolean } {
+  const raw = rawDb();
+  const rows = statement(raw, 'SELECT p.id, p.name, p.role, p.limits, p.rights, p.created_at FROM session_people sp JOIN people p ON p.id = sp.person_id WHERE sp.session_id = ? ORDER BY sp.joined_at ASC').all(sessionId) as SqlitePersonRow[];
+  const group = (statement(raw, 'SELECT EXISTS (SELECT 1 FROM channel_groups WHERE session_id = ?) AS found').get(sessionId) as { found: number }).found === 1;
+  if (rows.length === 0) return { people: [], group };
+  const identities = statement(
+    raw,
+    'SELECT i.id, i.person_id, i.kind, i.sender, i.name, i.created_at FROM person_identities i WHERE i.person_id IN (SELECT person_id FROM session_people WHERE session_id = ?) ORDER BY i.created_at ASC',
+  ).all(sessionId) as SqliteIdentityRow[];
+  return { people: sqlitePeople(rows, identities), group };
 }
 
 /**

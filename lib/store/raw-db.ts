@@ -70,6 +70,12 @@ export function sqliteDate(date: Date | null): string | null {
   return date ? date.toISOString().replace('Z', '+00:00') : null;
 }
 
+/** A DateTime column read on this connection: Prisma's text, a number of ms, or SQLite's CURRENT_TIMESTAMP (UTC). */
+export function sqliteDateOf(value: string | number): Date {
+  if (typeof value === 'number') return new Date(value);
+  return new Date(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(value) ? `${value.replace(' ', 'T')}Z` : value);
+}
+
 export function closeRawDb(): void {
   const held = globalForRaw.__agentcsdRawDb;
   globalForRaw.__agentcsdRawDb = undefined;

@@ -349,6 +349,11 @@ export async function listOpenAgentTurns(input: { sessionId: string }): Promise<
 
 /** The open turn of a task's step cut by a restart, with its stored steps; null when there is none. */
 export async function loadOpenTaskTurn(input: { sessionId: string; taskId: string }): Promise<{ turn: AgentTurnRecord; steps: AgentStepRecord[] } | null> {
+  // Asked before every step of every task; almost always there is none (one prepared statement).
+  const store = await getStore();
+  const sql = `SELECT 1 AS found FROM agent_turns WHERE session_id = ${store.kind === 'sqlite' ? '?' : '$1'} AND status = 'open' AND task_id = ${store.kind === 'sqlite' ? '?' : '$2'} LIMIT 1`;
+  const open = store.kind === 'sqlite' ? statement(rawDb(), sql).get(input.sessionId, input.taskId) !== undefined : (await pgQuery(pgRaw(store.url), 'agentcsd_open_task_turn', sql, [input.sessionId, input.taskId])).rows.length > 0;
+  if (!open) return null;
   const turn = (await listOpenAgentTurns({ sessionId: input.sessionId })).find((candidate) => candidate.taskId === input.taskId);
   if (!turn) return null;
   return { turn, steps: await loadAgentSteps({ sessionId: input.sessionId, turnId: turn.turnId }) };

@@ -254,8 +254,13 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
         return await end('failed', `the step could not run: ${(error as Error).message}`);
       }
       if (deps.stopping()) {
-        await save({ usage });
-        return; // the restart continues from here
+        // A step whose turn ended with nothing asked of the task is done and counted: the restart
+        // goes on from the next one (its calls are not made again). A step cut by the shutdown is
+        // continued by the restart; one that asked to finish, ask or yield runs again to ask it.
+        const { plan, finish, question, yielded } = outcome.requests;
+        const done = outcome.outcome === 'complete' && !finish && !question && !yielded ? { stepsUsed: step + 1, ...(plan && { plan }) } : {};
+        await save({ usage, ...done });
+        return;
       }
       usage = outcome.usage;
       const saved = await save({ stepsUsed: step + 1, usage, ...(outcome.requests.plan && { plan: outcome.requests.plan }) });
