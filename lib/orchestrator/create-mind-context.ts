@@ -13,6 +13,7 @@ import { mindModelCalls } from './mind-model-calls';
 import { LoadedTools } from '@/lib/agent/tool-search';
 import { readEnv } from '@/lib/config/env';
 import { loadSkillTool, sessionSkills, skillMounts } from '@/lib/skills/skill-tools';
+import { skillsVersion, type Skill } from '@/lib/skills/skill-files';
 
 export function createMindContext(input: {
   session: () => SessionRecord;
@@ -32,7 +33,17 @@ export function createMindContext(input: {
   const sessionId = input.session().id;
   // What the session loaded with search_tools stays loaded for the life of its mind.
   const loadedTools = new LoadedTools();
-  const skills = () => sessionSkills({ persona: input.session().personaName, names: input.graph.skills });
+  // Read once for the moment a turn starts (its toolbox and its prompt, and a task's next step):
+  // the walk of the skills' folders was a task step's largest cost of its own. A skill installed
+  // by the app shows at once (skillsVersion); one copied in by hand, 100 ms later at most.
+  let listed: { at: number; version: number; skills: Skill[] } | null = null;
+  const skills = () => {
+    const now = performance.now();
+    if (!listed || listed.version !== skillsVersion() || now - listed.at > 100) {
+      listed = { at: now, version: skillsVersion(), skills: sessionSkills({ persona: input.session().personaName, names: input.graph.skills }) };
+    }
+    return listed.skills;
+  };
   const skillTool = loadSkillTool(skills);
   return {
     sessionId,

@@ -180,6 +180,18 @@ export function listSkills(input: { persona?: string } = {}): { skills: Skill[];
   return found;
 }
 
+let version = 0;
+
+/** The app installed or removed a skill: lists kept for a moment are read again (skillsVersion). */
+export function skillsChanged(): void {
+  version += 1;
+}
+
+/** Changes with every skill the app installs or removes. */
+export function skillsVersion(): number {
+  return version;
+}
+
 /** A skill's instructions, read now (refused if the folder no longer passes its checks). */
 export function skillBody(skill: Pick<Skill, 'dir' | 'source'>): string {
   return readSkillFolder(skill.dir, skill.source).body;

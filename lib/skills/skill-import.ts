@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Unzip, UnzipInflate, UnzipPassThrough } from 'fflate';
 import { SKILL_NAME_PATTERN } from '@/lib/config/skill-name';
-import { globalSkillsDir, personaSkillsDir, readSkillFolder, SKILL_LIMITS, SkillError, type Skill, type SkillSource } from './skill-files';
+import { globalSkillsDir, personaSkillsDir, readSkillFolder, SKILL_LIMITS, SkillError, skillsChanged, type Skill, type SkillSource } from './skill-files';
 
 export class SkillImportError extends SkillError {
   constructor(
@@ -141,6 +141,7 @@ export function installSkill(given: Map<string, Buffer>, source: SkillSource, op
     return { ...checked, dir: fs.realpathSync(final) };
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
+    skillsChanged();
   }
 }
 
@@ -157,4 +158,5 @@ export function deleteSkill(name: string, source: SkillSource): void {
   // A link where a skill was is removed as a link, never followed.
   if (stat.isSymbolicLink()) fs.unlinkSync(dir);
   else fs.rmSync(dir, { recursive: true, force: true });
+  skillsChanged();
 }

@@ -1,6 +1,6 @@
 // Always-allow and deny rules (lib/tools/approval-rules.ts), for one session or for a persona.
 import { randomUUID } from 'node:crypto';
-import { getDb } from './db';
+import { getDb, getStore } from './db';
 
 // The shape of a rule as stored; lib/tools/approval-rules.ts matches calls against them.
 export type RuleEffect = 'allow' | 'deny';
@@ -49,14 +49,30 @@ const toRecord = (row: RuleRow): ToolRuleRecord => ({
 let rulesVersion = 0;
 export const currentRulesVersion = () => rulesVersion;
 
-/** The rules in force for a session: its own and its persona's. */
+/**
+ * What each session read, kept until this process changes a rule. SQLite only: its file has one
+ * process; on PostgreSQL another process may change the rules, so each turn reads them.
+ */
+const readIn = new WeakMap<object, Map<string, { version: number; rules: ToolRuleRecord[] }>>();
+
+/** The rules in force for a session: its own and its persona's (read by every turn that may call a tool). */
 export async function listRulesFor(input: { sessionId: string; personaName: string }): Promise<ToolRuleRecord[]> {
-  const db = await getDb();
-  const rows = await db.toolRule.findMany({
+  const store = await getStore();
+  const key = `${input.sessionId}\u0000${input.personaName}`;
+  const readFor = store.kind === 'sqlite' ? (readIn.get(store.db) ?? readIn.set(store.db, new Map()).get(store.db)!) : null;
+  const kept = readFor?.get(key);
+  if (kept && kept.version === rulesVersion) return kept.rules;
+  const version = rulesVersion;
+  const rows = await (await getDb()).toolRule.findMany({
     where: { OR: [{ scope: 'session', sessionId: input.sessionId }, { scope: 'persona', personaName: input.personaName }] },
     orderBy: { createdAt: 'asc' },
   });
-  return rows.map(toRecord);
+  const rules = rows.map(toRecord);
+  if (readFor) {
+    if (readFor.size >= 1_000) readFor.delete(readFor.keys().next().value!);
+    readFor.set(key, { version, rules });
+  }
+  return rules;
 }
 
 export async function listRules(input: { sessionId?: string; personaName?: string } = {}): Promise<ToolRuleRecord[]> {
@@ -90,6 +106,7 @@ export async function insertRule(input: {
       matcher: JSON.stringify(input.matcher),
     },
   });
+  rulesVersion += 1; // again once written: a read between the two kept nothing
   return toRecord(row);
 }
 
@@ -97,5 +114,6 @@ export async function deleteRule(input: { id: string }): Promise<boolean> {
   const db = await getDb();
   rulesVersion += 1;
   const deleted = await db.toolRule.deleteMany({ where: { id: input.id } });
+  rulesVersion += 1;
   return deleted.count === 1;
 }
