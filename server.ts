@@ -6,6 +6,8 @@ import next from 'next';
 import { appPaths, readEnv } from './lib/config/env';
 import { AgentMcpEndpoint, MCP_PATH } from './lib/agent/agent-mcp-endpoint';
 import { McpDoor, MCP_DOOR_PATH } from './lib/http/mcp-door';
+import { postChatCompletion } from './lib/http/openai-door';
+import { serveWebHandler } from './lib/http/web-bridge';
 import { startOrchestrator, stopOrchestrator } from './lib/orchestrator/orchestrator';
 import { backupService } from './lib/backup/backup-service';
 import { checkBackends, describeAvailability } from './lib/setup/backend-availability';
@@ -140,6 +142,13 @@ function serve(request: IncomingMessage, response: ServerResponse, visitor: Visi
   for (const [name, value] of Object.entries(hardeningHeaders)) response.setHeader(name, value);
   if (app && notFound) {
     app.render404(request, response).catch(() => refuse(response, 404, 'not_found', 'Not found'));
+  } else if (handleNext && request.method === 'POST' && parseRequestTarget(request.url)?.pathname === '/v1/chat/completions') {
+    // The door's hot path without Next's router (the same handler as its route in app/).
+    serveWebHandler(request, response, postChatCompletion).catch((error: unknown) => {
+      console.error('[http] request failed', error);
+      if (!response.headersSent) refuse(response, 500, 'internal', 'The request failed');
+      else response.destroy();
+    });
   } else if (handleNext) {
     handleNext(request, response).catch((error: unknown) => {
       console.error('[http] request failed', error);

@@ -16,6 +16,7 @@ import { benchTriggers, triggersTable } from './triggers';
 import { benchToolSearch, toolSearchTable } from './tool-search';
 import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } from './tools';
 import { benchTaskOverhead, benchTaskTokens, tasksTables } from './tasks';
+import { speedTable } from './speed';
 import { benchDelegation, delegationTable } from './delegation';
 import { defaultModelIds } from '@/lib/config/model-catalog';
 import { createEmbedder } from '@/lib/memory/embeddings';
@@ -78,21 +79,16 @@ console.log('\n## MCP tool search: 10 and 200 tools, with and without search (pr
 console.log(toolSearchTable(await benchToolSearch()));
 
 console.log('\n## Tools: orchestration per tool step, sandbox start, decision to start\n');
-console.log(
-  toolsTables({
-    steps: await benchToolSteps({ steps: 10, turns: quick ? 5 : 30, port: 3333 }),
-    sandbox: await benchSandboxStart({ samples: quick ? 20 : 100 }),
-    decision: await benchDecisionToStart({ samples: quick ? 10 : 40, port: 3334 }),
-  }),
-);
+const toolSteps = await benchToolSteps({ steps: 10, turns: quick ? 5 : 30, port: 3333 });
+const sandbox = await benchSandboxStart({ samples: quick ? 20 : 100 });
+console.log(toolsTables({ steps: toolSteps, sandbox, decision: await benchDecisionToStart({ samples: quick ? 10 : 40, port: 3334 }) }));
 
 console.log('\n## Tasks: orchestration per task step, a 50-step task, tokens per step with the prompt cache\n');
-console.log(
-  tasksTables({
-    overhead: await benchTaskOverhead({ steps: 50, runs: quick ? 1 : 5, port: 3335 }),
-    tokens: await benchTaskTokens({ steps: 10, port: 3336 }),
-  }),
-);
+const taskOverhead = await benchTaskOverhead({ steps: 50, runs: quick ? 1 : 5, port: 3335 });
+console.log(tasksTables({ overhead: taskOverhead, tokens: await benchTaskTokens({ steps: 10, port: 3336 }) }));
+
+console.log('\n## The hot path against its goals (issue 64), from the figures above\n');
+console.log(speedTable({ streaming, toolSteps, sandbox, tasks: taskOverhead }));
 
 console.log('\n## Specialists: what a delegation round trip adds over the specialist\'s own model time\n');
 console.log(delegationTable(await benchDelegation({ runs: quick ? 5 : 20, firstTokenMs: 100, port: 3346 })));

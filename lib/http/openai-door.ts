@@ -8,10 +8,11 @@
 // way is said in the answer, with where to decide it, and the call waits for the reply up to a limit.
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
+import { getOrchestrator, type Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { authenticateApiKey, type ApiKeyRecord } from '@/lib/store/api-keys-repository';
 import { deliver, DoorError, EventTap, inLane, reply, type Delivery } from './door-conversation';
 import { toApiError } from './api-error';
+import { readJsonBody } from './route-helpers';
 import { personaExists } from '@/lib/personas/persona-files';
 
 /** OpenAI's error body. */
@@ -145,3 +146,10 @@ export function doorHandler(handler: (request: Request) => Promise<Response>): (
     }
   };
 }
+
+/** `POST /v1/chat/completions`: served by the app's route and, on its hot path, by the server itself (web-bridge.ts). */
+export const postChatCompletion = doorHandler(async (request) => {
+  const key = await doorKey(request);
+  const body = await readJsonBody(request, chatCompletionRequestSchema, 4 * 1024 * 1024);
+  return chatCompletion(getOrchestrator(), key, body, new URL(request.url).origin);
+});

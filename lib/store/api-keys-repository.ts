@@ -4,7 +4,7 @@
 // session of its own (made on first use), which remembers what it last delivered.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { getDb, getStore } from './db';
-import { rawDb, sqliteDateOf, statement } from './raw-db';
+import { rawDb, rawWrite, sqliteDateOf, statement } from './raw-db';
 
 export interface ApiKeyRecord {
   id: string;
@@ -115,6 +115,18 @@ async function keyRow(id: string): Promise<(Row & { secretHash: string }) | null
 }
 
 export async function saveKeySession(input: { keyId: string; personaName: string; sessionId: string; lastConversation?: string | null; lastMessageId?: number | null }): Promise<void> {
+  const store = await getStore();
+  if (store.kind === 'sqlite' && input.lastConversation !== undefined && input.lastMessageId !== undefined) {
+    // Every door message ends here, while its reply starts: one prepared statement.
+    await rawWrite(() =>
+      statement(
+        rawDb(),
+        `INSERT INTO api_key_sessions (key_id, persona_name, session_id, last_conversation, last_message_id) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (key_id, persona_name) DO UPDATE SET session_id = excluded.session_id, last_conversation = excluded.last_conversation, last_message_id = excluded.last_message_id`,
+      ).run(input.keyId, input.personaName, input.sessionId, input.lastConversation, input.lastMessageId),
+    );
+    return;
+  }
   const data = { sessionId: input.sessionId, ...(input.lastConversation !== undefined && { lastConversation: input.lastConversation }), ...(input.lastMessageId !== undefined && { lastMessageId: input.lastMessageId }) };
   await (await getDb()).apiKeySession.upsert({ where: { keyId_personaName: { keyId: input.keyId, personaName: input.personaName } }, create: { keyId: input.keyId, personaName: input.personaName, ...data }, update: data });
 }

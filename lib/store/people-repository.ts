@@ -154,7 +154,10 @@ export async function mergePeople(intoId: string, fromId: string): Promise<Perso
 
 /** The people a session's conversation belongs to. */
 export async function sessionPeople(sessionId: string): Promise<string[]> {
-  const rows = await (await getDb()).sessionPerson.findMany({ where: { sessionId }, select: { personId: true }, orderBy: { joinedAt: 'asc' } });
+  const store = await getStore();
+  // Asked by the rights authority on every entry (a page's, a door's, a channel's message).
+  if (store.kind === 'sqlite') return (statement(rawDb(), 'SELECT person_id FROM session_people WHERE session_id = ? ORDER BY joined_at ASC').all(sessionId) as { person_id: string }[]).map((row) => row.person_id);
+  const rows = await store.db.sessionPerson.findMany({ where: { sessionId }, select: { personId: true }, orderBy: { joinedAt: 'asc' } });
   return rows.map((row) => row.personId);
 }
 

@@ -1,6 +1,7 @@
 // The doors as the app serves them, for the door tests: a loopback HTTP server that puts each
 // request through the app's own guard (Host, and the door's exemption from Origin and the page's
-// token), then hands it to the route module the path names — real Requests and Responses, streamed.
+// token), then hands it to the route module the path names through the server's own bridge from
+// Node to Web Requests (lib/http/web-bridge.ts) — real Requests and Responses, streamed.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as sessionsRoute from '@/app/v1/agentcsd/sessions/route';
@@ -12,6 +13,7 @@ import * as modelsRoute from '@/app/v1/models/route';
 import * as keysRoute from '@/app/api/keys/route';
 import { startOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { guardRequest } from '@/lib/security/http-entry';
+import { serveWebHandler } from '@/lib/http/web-bridge';
 import { readSettings, writeSettings } from '@/lib/store/settings-repository';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { mindScript } from '@/test/fakes/mind-script';
@@ -31,23 +33,11 @@ export async function startDoorServer(): Promise<{ base: string; server: http.Se
   async function serve(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
     const verdict = guardRequest(request, { port: (server.address() as AddressInfo).port, extraHosts: [], accessToken: 'page-token-that-the-door-does-not-need-0000' });
     if (!verdict.ok) return void response.writeHead(verdict.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: verdict.code, message: verdict.message } }));
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const url = `http://${request.headers.host}${request.url}`;
-    const route = routes.find(([method, path]) => method === request.method && path.test(new URL(url).pathname));
+    const pathname = new URL(request.url ?? '/', 'http://door').pathname;
+    const route = routes.find(([method, path]) => method === request.method && path.test(pathname));
     if (!route) return void response.writeHead(404).end();
-    const answer = await route[2](new Request(url, { method: request.method, headers: request.headers as Record<string, string>, ...(chunks.length && { body: Buffer.concat(chunks) }) }));
-    response.writeHead(answer.status, Object.fromEntries(answer.headers));
-    if (!answer.body) return void response.end();
-    // As Next does: a client that goes away cancels the response's stream.
-    const reader = answer.body.getReader();
-    response.on('close', () => void (response.writableFinished || reader.cancel().catch(() => undefined)));
-    for (;;) {
-      const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }));
-      if (done) break;
-      response.write(value);
-    }
-    response.end();
+    // The bridge the app's server answers chat completions with (server.ts): every door test goes through it.
+    await serveWebHandler(request, response, route[2]);
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

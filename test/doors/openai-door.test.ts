@@ -98,6 +98,8 @@ describe('the OpenAI-compatible door', () => {
     expect(await raw(auth, '{')).toMatchObject({ status: 400, body: { error: { type: 'invalid_request_error' } } });
     expect(await raw(auth, JSON.stringify({ model: 'persona/iris' }))).toMatchObject({ status: 400 });
     expect(await raw(auth, JSON.stringify({ model: 'persona/iris', messages: [{ role: 'user', content: 'x'.repeat(5 * 1024 * 1024) }] }))).toMatchObject({ status: 413 });
+    // Past the server bridge's own cap too: cut there, refused by the door in its words, the rest drained.
+    expect(await raw(auth, JSON.stringify({ model: 'persona/iris', messages: [{ role: 'user', content: 'x'.repeat(9 * 1024 * 1024) }] }))).toMatchObject({ status: 413, body: { error: { type: 'invalid_request_error' } } });
     expect(await raw({ ...auth, origin: 'http://evil.example' }, JSON.stringify({ model: 'persona/iris', messages: [{ role: 'user', content: 'x' }] }))).toMatchObject({ status: 403, body: { error: { code: 'forbidden_origin' } } }); // the doors' one Origin rule (red-team round 4)
     expect(await raw(auth, JSON.stringify({ model: 'persona/hidden', messages: [{ role: 'user', content: 'x' }] }))).toMatchObject({ status: 404 });
     // A /v1/ path no door serves: JSON in OpenAI's shape, not the page's HTML 404.
