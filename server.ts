@@ -24,6 +24,7 @@ import { DataFolderInUseError, lockDataFolder, type DataFolderLock } from './lib
 import { createEngine, processName, redactUrl } from './lib/engine/create-engine';
 import { Cluster } from './lib/engine/cluster';
 import { realClock } from './lib/clock/clock';
+import { startTracing, stopTracing } from './lib/telemetry/traces';
 
 process.env.NEXT_TELEMETRY_DISABLED ??= '1';
 
@@ -71,6 +72,8 @@ await getDb().catch((error: unknown) => {
   console.error(`> cannot start (store: ${where}): ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });
+// Traces to an OTLP endpoint when the standard OTEL_* variables name one (nothing loaded otherwise).
+if (await startTracing()) console.log('> tracing to OpenTelemetry (OTEL_EXPORTER_OTLP_*)');
 const engine = await createEngine(env, realClock, { clustered: location.kind === 'postgres' });
 const cluster = location.kind === 'postgres' ? new Cluster({ url: location.url, owner: processName(env), capacity: env.AGENTCSD_CAPACITY }) : undefined;
 const orchestrator = await startOrchestrator({ taskWorkingDelayMs: env.AGENTCSD_TASK_STEP_DELAY_MS, configured: engine, cluster, channels: true }).catch((error: unknown) => {
@@ -227,6 +230,7 @@ async function shutdown(signal: string): Promise<void> {
     httpServer.closeAllConnections();
     await new Promise<void>((resolve) => httpServer.close(() => resolve()));
     await app?.close();
+    await stopTracing();
     await closeDb();
   } catch (error) {
     // One line (the database may already be gone): what is unfinished stays for the next start.

@@ -1,6 +1,7 @@
 // A session's tools at work: proposes a step's calls (each one's approval decided by the server
 // — policy, rules, never the model's text), commits them before any card is shown, waits for a
 // person where one must decide, and runs what was approved exactly once.
+import { inSpan } from '@/lib/telemetry/traces';
 import { randomUUID } from 'node:crypto';
 import type { BackendTool, ImageBlock, StreamPart } from '@/lib/backends/model-backend';
 import {
@@ -273,16 +274,22 @@ export class SessionToolbox {
       const own = this.deps.broker.startRunning(call.id, signal);
       const mounts = this.deps.readOnlyMounts;
       try {
-        const outcome = await tool.run(parsed.data, {
-          sessionId: this.deps.sessionId,
-          workspaceDir: this.deps.workspaceDir(),
-          signal: own.signal,
-          onOutput: (chunk) => this.deps.events.output(call.id, chunk),
-          sight: this.deps.sight?.(),
-          // Read when a tool asks (a sandboxed run): finding the skills walks their folders.
-          get readOnlyMounts() {
-            return mounts?.();
-          },
+        // One `execute_tool <name>` span (lib/telemetry), inside the turn's: the decision and who made it.
+        const decided = call.decision ? { decision: call.decision.decision, decidedBy: call.decision.by.via } : {};
+        const outcome = await inSpan({ kind: 'tool', name: call.name, callId: call.providerCallId, sessionId: this.deps.sessionId, ...decided }, async (span) => {
+          const ran = await tool.run(parsed.data, {
+            sessionId: this.deps.sessionId,
+            workspaceDir: this.deps.workspaceDir(),
+            signal: own.signal,
+            onOutput: (chunk) => this.deps.events.output(call.id, chunk),
+            sight: this.deps.sight?.(),
+            // Read when a tool asks (a sandboxed run): finding the skills walks their folders.
+            get readOnlyMounts() {
+              return mounts?.();
+            },
+          });
+          span.tool({ status: ran.cancelled ? 'cancelled' : ran.isError ? 'failed' : 'succeeded', isError: ran.isError });
+          return ran;
         });
         if (outcome.images?.length && !outcome.isError) this.shownImages.set(call.id, { turnId: call.turnId, images: outcome.images });
         // Stopped alone (its Stop button), with the turn (Stop reply) or by a shutdown.

@@ -18,6 +18,7 @@ import type { TurnOutcome } from '@/lib/mind/events';
 import type { TurnResult } from '@/lib/mind/outcomes';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
 import { memoryForTurn } from '@/lib/memory/turn-memory';
+import { inSpan } from '@/lib/telemetry/traces';
 import { skillsPromptSection } from '@/lib/skills/skill-tools';
 import { markSessionUntrusted, sessionUntrustedSource, startCleanTurn } from '@/lib/store/untrusted-repository';
 import { appendLogsSafely, type MindContext } from './mind-context';
@@ -94,13 +95,19 @@ export function fitInternalDialogPrompt(
   return { request: build(kept.map((item) => item.text)), dropped: entries.slice(0, entries.length - kept.length) };
 }
 
-export async function runInternalDialogTurn(
+/** The turn as one `invoke_agent <persona>` span (a task's step is one too): its model and tool calls are its children. */
+export function runInternalDialogTurn(
   context: MindContext,
   work: TurnWork,
   signal: AbortSignal,
   onDelta: (delta: RoutedDelta) => void,
   stopKind: () => StopKind = () => 'user',
 ): Promise<TurnResult> {
+  const facts = { kind: 'agent', persona: context.session().personaName, sessionId: context.sessionId, layer: work.task ? 'task' : 'internal', turnId: work.turnId, taskId: work.task?.taskId } as const;
+  return inSpan(facts, () => runTurn(context, work, signal, onDelta, stopKind));
+}
+
+async function runTurn(context: MindContext, work: TurnWork, signal: AbortSignal, onDelta: (delta: RoutedDelta) => void, stopKind: () => StopKind): Promise<TurnResult> {
   const config = context.session().models.c_model;
   const userMessage = work.userMessages.length > 0 ? work.userMessages.map((message) => message.content).join('\n\n') : null;
   const session = context.session();

@@ -6,6 +6,7 @@ import { recordLlmCall } from './call-recorder';
 import type { PromptRecord } from '@/lib/mind/events';
 import type { LayerHealth } from './layer-health';
 import { callModel } from '@/lib/mind/model-call';
+import { captureContent, inSpan } from '@/lib/telemetry/traces';
 import type { MindDependencies } from './mind-dependencies';
 import { estimateRequestTokens } from '@/lib/mind/token-budget';
 import { actualCost, holdAllowance, noticesDue, settleAllowance } from '@/lib/mind/allowance-guard';
@@ -25,7 +26,26 @@ export function mindModelCalls(input: {
   changed(): void;
 }): MindContext['callModel'] {
   const { deps, health } = input;
-  return async ({ layer, config, request, signal, onText, traceId }) => {
+  // Each call a `chat <model>` span, with what it cost and what paid (lib/telemetry; nothing with tracing off).
+  return (call) =>
+    inSpan({ kind: 'chat', backend: call.config.backend, model: call.request.model, sessionId: input.sessionId, layer: call.layer, maxTokens: call.request.maxTokens }, async (span) => {
+      const result = await callOnce(call);
+      const usage = result.usage;
+      span.chat({
+        inputTokens: usage?.inputTokens,
+        outputTokens: usage?.outputTokens,
+        cacheReadTokens: usage?.cacheReadTokens,
+        cacheWriteTokens: usage?.cacheWriteTokens,
+        finishReason: result.finishReason,
+        costUsd: usage && usage.costUsd !== 'unknown' ? usage.costUsd : null,
+        ...(result.error && { errorKind: result.error.kind }),
+        // Prompts and completions only when the conventions' variable asks for them.
+        ...(captureContent() && { input: [...call.request.system.map((segment) => ({ role: 'system', parts: [{ type: 'text', content: segment.text }] })), ...call.request.messages.map((message) => ({ role: message.role, parts: [{ type: 'text', content: message.content }] }))], output: result.text }),
+      });
+      return result;
+    });
+
+  async function callOnce({ layer, config, request, signal, onText, traceId }: Parameters<MindContext['callModel']>[0]): Promise<ModelCallResult> {
     const prompt: PromptRecord = {
       at: new Date(deps.clock.now()).toISOString(),
       backend: config.backend,
@@ -78,7 +98,7 @@ export function mindModelCalls(input: {
     await yieldToIO();
     await recordLlmCall({ sessionId: input.sessionId, layer, config, result, totals: input.usage[layer], bus: deps.bus, traceId });
     return result;
-  };
+  }
 }
 
 /** A call that was not made: the allowance's reason, as a backend error the layers already show and wait out. */

@@ -1,6 +1,7 @@
 // One Subconscious cycle (seed 000 §3.3): Persona Core as the system prompt, the tagged inputs,
 // the parsed <S_loud> <S_quiet> <M_AND_C> <trigger>, persisted as one transaction and then to
 // the JSONL logs. A cycle that fails or is aborted persists nothing and keeps its number.
+import { inSpan } from '@/lib/telemetry/traces';
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
 import { appendLogRecords, logRecordOf, moodLogRecords } from '@/lib/store/session-logs';
 import { insertCycle } from '@/lib/store/mind-repository';
@@ -55,7 +56,12 @@ async function foldDropped(context: MindContext, budgetShare: number, signal: Ab
   if (internal) context.memory.fold(internal);
 }
 
-export async function runSubconsciousCycle(context: MindContext, cycle: number, signal: AbortSignal): Promise<CycleOutcome> {
+/** One cycle as an `invoke_agent <persona>` span of the Subconscious layer. */
+export function runSubconsciousCycle(context: MindContext, cycle: number, signal: AbortSignal): Promise<CycleOutcome> {
+  return inSpan({ kind: 'agent', persona: context.session().personaName, sessionId: context.sessionId, layer: 'subconscious', cycle }, () => runCycle(context, cycle, signal));
+}
+
+async function runCycle(context: MindContext, cycle: number, signal: AbortSignal): Promise<CycleOutcome> {
   if (cycle % context.session().params.summary_every_n === 0) await foldDropped(context, 1, signal);
   let { config, request } = subconsciousRequest(context, 1);
   let result = await context.callModel({ layer: 'subconscious', config, request, signal });

@@ -1,0 +1,40 @@
+// What traces.ts and the OpenTelemetry side (otel-tracer.ts) share: spans described in our words.
+
+/** What a span is about, in our words. */
+export type SpanFacts =
+  | { kind: 'agent'; persona: string; sessionId: string; layer: 'internal' | 'subconscious' | 'task'; turnId?: string; taskId?: string; cycle?: number }
+  | { kind: 'chat'; backend: string; model: string; sessionId: string; layer: string; maxTokens: number }
+  | { kind: 'tool'; name: string; callId: string; sessionId: string; decision?: string; decidedBy?: string };
+
+/** What a model call ended with. */
+export interface ChatOutcome {
+  responseModel?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  finishReason?: string | null;
+  costUsd?: number | null;
+  /** The daily allowances that paid for it (ids), when any applied. */
+  allowances?: string[];
+  errorKind?: string;
+  /** Only when content capture is on (the caller checks `captureContent()`). */
+  input?: unknown;
+  output?: string;
+}
+
+export interface TraceSpan {
+  /** The call's outcome (a chat span). */
+  chat(outcome: ChatOutcome): void;
+  /** A tool call's outcome. */
+  tool(outcome: { status: string; decision?: string | null; decidedBy?: string | null; waitedMs?: number; isError?: boolean }): void;
+}
+
+export interface Tracer {
+  inSpan<T>(facts: SpanFacts, run: (span: TraceSpan) => Promise<T>): Promise<T>;
+  /** The current span's W3C trace context (`traceparent`), to carry to another process. */
+  traceparent(): string | null;
+  /** Runs with a remote parent (a `traceparent` from another process). */
+  withParent<T>(traceparent: string | null | undefined, run: () => Promise<T>): Promise<T>;
+  shutdown(): Promise<void>;
+}

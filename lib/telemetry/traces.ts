@@ -1,0 +1,58 @@
+// Traces on OpenTelemetry's GenAI conventions (issue 65, ARCHITECTURE §30), off unless the
+// standard variables ask: with no OTLP endpoint set, nothing of OpenTelemetry is loaded and a span
+// is one function call that runs its work (`inSpan` below). Set, `startTracing` loads the SDK
+// (./otel-tracer.ts, its own chunk) and every span the mind opens goes to the endpoint: a turn of
+// the Internal Dialog, a Subconscious cycle or a task's step as `invoke_agent <persona>`, each
+// model call as `chat <model>`, each tool call as `execute_tool <name>` — their parents followed
+// through the awaits that run them. The facts (span-facts.ts) are ours; the names and attributes
+// they become are the semantic-conventions package's, chosen in the loaded module.
+
+import type { SpanFacts, TraceSpan, Tracer } from './span-facts';
+
+export type { ChatOutcome, SpanFacts, TraceSpan, Tracer } from './span-facts';
+
+const NO_SPAN: TraceSpan = { chat: () => undefined, tool: () => undefined };
+
+const held = globalThis as typeof globalThis & { __agentcsdTracer?: Tracer | null };
+
+/** The variables that turn tracing on: an OTLP endpoint, for traces or for everything. */
+export function tracingWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()) && env.OTEL_SDK_DISABLED !== 'true';
+}
+
+/** Prompts and completions go into spans only when this variable says so (the conventions' own). */
+export function captureContent(env: NodeJS.ProcessEnv = process.env): boolean {
+  return held.__agentcsdTracer != null && env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true';
+}
+
+/** Starts tracing when the variables ask (once per process); the SDK is loaded only then. */
+export async function startTracing(serviceName = 'agentcsd'): Promise<boolean> {
+  if (held.__agentcsdTracer || !tracingWanted()) return Boolean(held.__agentcsdTracer);
+  const { createTracer } = await import('./otel-tracer');
+  held.__agentcsdTracer = createTracer({ serviceName: process.env.OTEL_SERVICE_NAME?.trim() || serviceName });
+  return true;
+}
+
+/** Sends what is waiting and stops (the process is ending). */
+export async function stopTracing(): Promise<void> {
+  const tracer = held.__agentcsdTracer;
+  held.__agentcsdTracer = null;
+  await tracer?.shutdown();
+}
+
+/** Runs `run` inside a span of these facts (or just runs it, with tracing off). */
+export function inSpan<T>(facts: SpanFacts, run: (span: TraceSpan) => Promise<T>): Promise<T> {
+  const tracer = held.__agentcsdTracer;
+  return tracer ? tracer.inSpan(facts, run) : run(NO_SPAN);
+}
+
+/** The current trace context to carry to another process, or null (tracing off, or no span). */
+export function currentTraceparent(): string | null {
+  return held.__agentcsdTracer?.traceparent() ?? null;
+}
+
+/** Runs `run` as a continuation of the trace another process started (its `traceparent`). */
+export function withRemoteParent<T>(traceparent: string | null | undefined, run: () => Promise<T>): Promise<T> {
+  const tracer = held.__agentcsdTracer;
+  return tracer && traceparent ? tracer.withParent(traceparent, run) : run();
+}
