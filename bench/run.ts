@@ -17,6 +17,7 @@ import { benchToolSearch, toolSearchTable } from './tool-search';
 import { benchDecisionToStart, benchSandboxStart, benchToolSteps, toolsTables } from './tools';
 import { benchTaskOverhead, benchTaskTokens, tasksTables } from './tasks';
 import { speedTable } from './speed';
+import { benchTracingCost, tracingTable } from './traces';
 import { benchDelegation, delegationTable } from './delegation';
 import { defaultModelIds } from '@/lib/config/model-catalog';
 import { createEmbedder } from '@/lib/memory/embeddings';
@@ -89,6 +90,9 @@ console.log(tasksTables({ overhead: taskOverhead, tokens: await benchTaskTokens(
 
 console.log('\n## The hot path against its goals (issue 64), from the figures above\n');
 console.log(speedTable({ streaming, toolSteps, sandbox, tasks: taskOverhead }));
+
+console.log('\n## Traces: what OpenTelemetry tracing costs, off and on (issue 65)\n');
+console.log(tracingTable(await benchTracingCost({ turns: quick ? 5 : 20, samples: quick ? 10 : 30 })));
 
 console.log('\n## Specialists: what a delegation round trip adds over the specialist\'s own model time\n');
 console.log(delegationTable(await benchDelegation({ runs: quick ? 5 : 20, firstTokenMs: 100, port: 3346 })));

@@ -217,6 +217,17 @@ export class SessionToolbox {
    * card is cancelled; on a shutdown it is left waiting.
    */
   async awaitDecision(call: ToolCallRecord, signal: AbortSignal, stopKind: () => StopKind): Promise<ToolCallRecord> {
+    if (call.status !== 'awaiting_approval') return this.waitForDecision(call, signal, stopKind);
+    // The wait for a person is a span of its own (lib/telemetry): how long, and who decided what.
+    const started = Date.now();
+    return inSpan({ kind: 'approval', name: call.name, callId: call.providerCallId, sessionId: this.deps.sessionId }, async (span) => {
+      const decided = await this.waitForDecision(call, signal, stopKind);
+      span.tool({ status: decided.status, decision: decided.decision?.decision ?? null, decidedBy: decided.decision?.by.via ?? null, waitedMs: Date.now() - started });
+      return decided;
+    });
+  }
+
+  private async waitForDecision(call: ToolCallRecord, signal: AbortSignal, stopKind: () => StopKind): Promise<ToolCallRecord> {
     let current = call;
     while (current.status === 'awaiting_approval') {
       const woken = this.deps.broker.wait(current.id, this.deps.sessionId, signal); // registered before the read: no lost wake-up

@@ -104,6 +104,12 @@ function opening(facts: SpanFacts): { name: string; kind: SpanKind; attributes: 
           ...(facts.decidedBy && { 'agentcsd.tool.decided_by': facts.decidedBy }),
         },
       };
+    case 'approval':
+      return {
+        name: `await_approval ${facts.name}`,
+        kind: SpanKind.INTERNAL,
+        attributes: { [ATTR_GEN_AI_TOOL_NAME]: facts.name, [ATTR_GEN_AI_TOOL_CALL_ID]: facts.callId, [ATTR_GEN_AI_CONVERSATION_ID]: facts.sessionId },
+      };
   }
 }
 

@@ -4,7 +4,9 @@
 export type SpanFacts =
   | { kind: 'agent'; persona: string; sessionId: string; layer: 'internal' | 'subconscious' | 'task'; turnId?: string; taskId?: string; cycle?: number }
   | { kind: 'chat'; backend: string; model: string; sessionId: string; layer: string; maxTokens: number }
-  | { kind: 'tool'; name: string; callId: string; sessionId: string; decision?: string; decidedBy?: string };
+  | { kind: 'tool'; name: string; callId: string; sessionId: string; decision?: string; decidedBy?: string }
+  /** A card waiting for a person's decision: its own span, beside the run it may lead to. */
+  | { kind: 'approval'; name: string; callId: string; sessionId: string };
 
 /** What a model call ended with. */
 export interface ChatOutcome {

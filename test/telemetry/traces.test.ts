@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
+import { ownerActor } from '@/lib/people/rights';
 import { closeDb } from '@/lib/store/db';
 import { startTracing, stopTracing, tracingWanted } from '@/lib/telemetry/traces';
 import { ensureWorkspace } from '@/lib/tools/workspace';
@@ -26,7 +27,9 @@ beforeAll(async () => {
   fake = await startFakeOpenAIServer({
     script: (request) => {
       if (request.system.includes('You are the Subconscious')) return mindScript(request);
-      if (toolResults(request) === 0) return { text: '', toolCalls: [{ name: 'list_files', input: {} }] };
+      const card = request.lastUserText.includes('[[card]]');
+      if (toolResults(request) === 0) return { text: '', toolCalls: [card ? { name: 'bash', input: { command: 'echo traced', explanation: 'a card' } } : { name: 'list_files', input: {} }] };
+      if (card) return { text: '<ID_loud>It said traced.</ID_loud><ID_quiet>ran</ID_quiet>' };
       return { text: '<ID_loud>One file: a.txt.</ID_loud><ID_quiet>listed</ID_quiet>' };
     },
   });
@@ -41,7 +44,7 @@ afterEach(() => {
 });
 
 /** One turn with a tool call, traced to `receiver` with these variables; the spans it received. */
-async function tracedTurn(receiver: OtlpReceiver, variables: Record<string, string>): Promise<ReceivedSpan[]> {
+async function tracedTurn(receiver: OtlpReceiver, variables: Record<string, string>, options: { card?: boolean } = {}): Promise<ReceivedSpan[]> {
   Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...variables });
   expect(await startTracing()).toBe(true);
   const orchestrator = new Orchestrator();
@@ -49,9 +52,13 @@ async function tracedTurn(receiver: OtlpReceiver, variables: Record<string, stri
   await orchestrator.start();
   try {
     const layer = { backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${fake.url}/v1` };
-    const session = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer, s_model: { ...layer, model: 'fake-small' } }, params: { tools: ['list_files'] } });
+    const session = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer, s_model: { ...layer, model: 'fake-small' } }, params: { tools: options.card ? ['bash'] : ['list_files'] } });
     fs.writeFileSync(path.join(ensureWorkspace(session.id, dirs.dataDir), 'a.txt'), 'a');
-    await orchestrator.sendUserMessage(session.id, { text: `Which files are there? My password is ${SECRET}.` });
+    await orchestrator.sendUserMessage(session.id, { text: options.card ? '[[card]] Run it.' : `Which files are there? My password is ${SECRET}.` });
+    if (options.card) {
+      const card = await events.waitFor('tool-call', { where: (event) => event.sessionId === session.id && event.call.status === 'awaiting_approval', timeoutMs: 15_000 });
+      await orchestrator.decideToolCall({ id: card.call.id, decision: 'approve', args_hash: card.call.args_hash, session_id: session.id }, await ownerActor());
+    }
     const end = await events.waitFor('turn-end', { where: (event) => event.sessionId === session.id && !event.spontaneous, timeoutMs: 15_000 });
     expect(end.outcome).toBe('complete');
     await orchestrator.stop();
@@ -108,6 +115,24 @@ describe('traces on the GenAI conventions', () => {
       }
     }, 30_000);
   }
+
+  it('a card: its wait is a span of its own beside the run it led to, with the decision and who made it', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const spans = await tracedTurn(receiver, { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, { card: true });
+      const turn = spans.find((span) => span.name === 'invoke_agent tester' && span.attributes['agentcsd.layer'] === 'internal');
+      const wait = spans.find((span) => span.name === 'await_approval bash');
+      const run = spans.find((span) => span.name === 'execute_tool bash');
+      expect(wait?.parentSpanId).toBe(turn!.spanId);
+      expect(run?.parentSpanId).toBe(turn!.spanId);
+      expect(wait!.attributes).toMatchObject({ 'gen_ai.tool.name': 'bash', 'agentcsd.tool.status': 'approved', 'agentcsd.tool.decision': 'approve' });
+      expect(wait!.attributes['gen_ai.tool.call.id']).toBe(run!.attributes['gen_ai.tool.call.id']);
+      expect(wait!.attributes['agentcsd.tool.waited_ms']).toBeGreaterThanOrEqual(0);
+      expect(run!.attributes).toMatchObject({ 'agentcsd.tool.decision': 'approve', 'agentcsd.tool.decided_by': wait!.attributes['agentcsd.tool.decided_by'], 'agentcsd.tool.status': 'succeeded' });
+    } finally {
+      await receiver.close();
+    }
+  }, 30_000);
 
   it('content only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: the prompt and the answer on the chat spans', async () => {
     const receiver = await startOtlpReceiver();
