@@ -26,7 +26,7 @@ export function mindModelCalls(input: {
   changed(): void;
 }): MindContext['callModel'] {
   const { deps, health } = input;
-  // Each call a `chat <model>` span, with what it cost and what paid (lib/telemetry; nothing with tracing off).
+  // Each call a `chat <model>` span with its usage and cost (lib/telemetry; nothing with tracing off).
   return (call) =>
     inSpan({ kind: 'chat', backend: call.config.backend, model: call.request.model, sessionId: input.sessionId, layer: call.layer, maxTokens: call.request.maxTokens }, async (span) => {
       const result = await callOnce(call);
