@@ -1,13 +1,12 @@
 // The OpenTelemetry side of traces.ts, loaded only when tracing is on (issue 65). The current span
 // is kept in AsyncLocalStorage (the SDK's context manager), so a span opened inside another's work
-// is its child through every await; trace context crosses processes as W3C `traceparent`; the
-// sampler is the one OTEL_TRACES_SAMPLER names (parent-based, always on, by default); the exporter is OTLP over HTTP, protobuf unless
+// is its child through every await; the sampler is the one OTEL_TRACES_SAMPLER names (parent-based,
+// always on, by default); the exporter is OTLP over HTTP, protobuf unless
 // OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL says `http/json`, and reads its endpoint and headers from the
 // standard variables itself. Names and attributes are the semantic-conventions package's where it
 // has one; what it has not (our cost, the layer, the decision) is `agentcsd.*`.
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler } from '@opentelemetry/sdk-trace';
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
@@ -156,7 +155,6 @@ export function createTracer(options: { serviceName: string }): Tracer {
     spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: 1_000 })],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   const tracer = provider.getTracer('agentcsd');
   return {
@@ -174,16 +172,9 @@ export function createTracer(options: { serviceName: string }): Tracer {
         }
       });
     },
-    traceparent: () => {
-      const carrier: Record<string, string> = {};
-      propagation.inject(context.active(), carrier);
-      return carrier.traceparent ?? null;
-    },
-    withParent: (traceparent, run) => context.with(propagation.extract(ROOT_CONTEXT, { traceparent: traceparent ?? '' }), run),
     shutdown: async () => {
       await provider.shutdown();
       trace.disable();
-      propagation.disable();
       context.disable();
     },
   };

@@ -34,9 +34,5 @@ export interface TraceSpan {
 
 export interface Tracer {
   inSpan<T>(facts: SpanFacts, run: (span: TraceSpan) => Promise<T>): Promise<T>;
-  /** The current span's W3C trace context (`traceparent`), to carry to another process. */
-  traceparent(): string | null;
-  /** Runs with a remote parent (a `traceparent` from another process). */
-  withParent<T>(traceparent: string | null | undefined, run: () => Promise<T>): Promise<T>;
   shutdown(): Promise<void>;
 }

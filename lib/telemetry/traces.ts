@@ -45,14 +45,3 @@ export function inSpan<T>(facts: SpanFacts, run: (span: TraceSpan) => Promise<T>
   const tracer = held.__agentcsdTracer;
   return tracer ? tracer.inSpan(facts, run) : run(NO_SPAN);
 }
-
-/** The current trace context to carry to another process, or null (tracing off, or no span). */
-export function currentTraceparent(): string | null {
-  return held.__agentcsdTracer?.traceparent() ?? null;
-}
-
-/** Runs `run` as a continuation of the trace another process started (its `traceparent`). */
-export function withRemoteParent<T>(traceparent: string | null | undefined, run: () => Promise<T>): Promise<T> {
-  const tracer = held.__agentcsdTracer;
-  return tracer && traceparent ? tracer.withParent(traceparent, run) : run();
-}

@@ -8,7 +8,7 @@ import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { serverBuildOptions } from '@/scripts/build-server';
 
-const LOADED_ON_FIRST_USE = ['sharp', 'unpdf', 'undici', '@dbos-inc/dbos-sdk', 'grammy', 'irc-framework', '@slack/bolt', '@slack/socket-mode', '@slack/web-api', '@anthropic-ai/sdk', 'openai', '@modelcontextprotocol/sdk', '@socket.io/postgres-adapter', '@prisma/adapter-pg', 'playwright-core', 'tar', '@opentelemetry/api', '@opentelemetry/sdk-trace', '@opentelemetry/context-async-hooks', '@opentelemetry/core', '@opentelemetry/resources', '@opentelemetry/semantic-conventions', '@opentelemetry/exporter-trace-otlp-proto', '@opentelemetry/exporter-trace-otlp-http'];
+const LOADED_ON_FIRST_USE = ['sharp', 'unpdf', 'undici', '@dbos-inc/dbos-sdk', 'grammy', 'irc-framework', '@slack/bolt', '@slack/socket-mode', '@slack/web-api', '@anthropic-ai/sdk', 'openai', '@modelcontextprotocol/sdk', '@socket.io/postgres-adapter', '@prisma/adapter-pg', 'playwright-core', 'tar', '@opentelemetry/api', '@opentelemetry/sdk-trace', '@opentelemetry/context-async-hooks', '@opentelemetry/resources', '@opentelemetry/semantic-conventions', '@opentelemetry/exporter-trace-otlp-proto', '@opentelemetry/exporter-trace-otlp-http'];
 
 function packageOf(specifier: string): string {
   const parts = specifier.split('/');

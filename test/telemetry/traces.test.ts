@@ -43,8 +43,9 @@ afterEach(() => {
   for (const name of OTEL_VARIABLES) delete process.env[name];
 });
 
-/** One turn with a tool call, traced to `receiver` with these variables; the spans it received. */
-async function tracedTurn(receiver: OtlpReceiver, variables: Record<string, string>, options: { card?: boolean } = {}): Promise<ReceivedSpan[]> {
+/** One turn with a tool call, traced to a receiver of its own with these variables: what it received. */
+async function tracedTurn(variables: Record<string, string>, options: { card?: boolean } = {}): Promise<{ spans: ReceivedSpan[]; receiver: OtlpReceiver }> {
+  const receiver = await startOtlpReceiver();
   Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...variables });
   expect(await startTracing()).toBe(true);
   const orchestrator = new Orchestrator();
@@ -66,8 +67,9 @@ async function tracedTurn(receiver: OtlpReceiver, variables: Record<string, stri
     events.close();
     await stopTracing(); // sends what is waiting
     await closeDb();
+    await receiver.close();
   }
-  return receiver.spans;
+  return { spans: receiver.spans, receiver };
 }
 
 describe('traces on the GenAI conventions', () => {
@@ -80,69 +82,54 @@ describe('traces on the GenAI conventions', () => {
 
   for (const protocol of ['http/protobuf', 'http/json'] as const) {
     it(`a turn with a tool call over ${protocol}: invoke_agent → chat ×2 and execute_tool, their attributes, no content by default`, async () => {
-      const receiver = await startOtlpReceiver();
-      try {
-        const spans = await tracedTurn(receiver, { OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_SERVICE_NAME: 'agentcsd-test', OTEL_EXPORTER_OTLP_HEADERS: 'x-team=minds' });
-        expect(receiver.contentTypes.every((type) => type.startsWith(protocol === 'http/json' ? 'application/json' : 'application/x-protobuf'))).toBe(true);
-        expect(receiver.headers.every((headers) => headers['x-team'] === 'minds')).toBe(true);
+      const { spans, receiver } = await tracedTurn({ OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_SERVICE_NAME: 'agentcsd-test', OTEL_EXPORTER_OTLP_HEADERS: 'x-team=minds' });
+      expect(receiver.contentTypes.every((type) => type.startsWith(protocol === 'http/json' ? 'application/json' : 'application/x-protobuf'))).toBe(true);
+      expect(receiver.headers.every((headers) => headers['x-team'] === 'minds')).toBe(true);
 
-        const turn = spans.find((span) => span.name === 'invoke_agent tester' && span.attributes['agentcsd.layer'] === 'internal');
-        expect(turn, spans.map((span) => span.name).join(', ')).toBeDefined();
-        expect(turn!.service).toBe('agentcsd-test');
-        expect(turn!.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'tester' });
-        const children = spans.filter((span) => span.parentSpanId === turn!.spanId);
-        const chats = children.filter((span) => span.name === 'chat fake-large');
-        expect(chats).toHaveLength(2);
-        for (const chat of chats) {
-          expect(chat.traceId).toBe(turn!.traceId);
-          expect(chat.kind).toBe(3); // CLIENT
-          expect(chat.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'fake-large', 'gen_ai.request.max_tokens': 256, 'agentcsd.layer': 'internal' });
-          expect(chat.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
-          expect(chat.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
-          expect(chat.attributes['gen_ai.response.finish_reasons']).toHaveLength(1);
-          expect(chat.attributes['gen_ai.input.messages']).toBeUndefined();
-        }
-        const tool = children.find((span) => span.name === 'execute_tool list_files');
-        expect(tool?.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'list_files', 'agentcsd.tool.status': 'succeeded' });
-        expect(String(tool!.attributes['gen_ai.tool.call.id'])).not.toBe('');
-        expect(tool!.attributes['agentcsd.tool.decided_by']).toMatch(/^rule:/);
-        // The Subconscious's cycles are traces of their own, on the same conventions.
-        expect(spans.some((span) => span.name === 'invoke_agent tester' && span.attributes['agentcsd.layer'] === 'subconscious')).toBe(true);
-        // Content is off: the secret typed in the message is in nothing that was sent.
-        expect(Buffer.concat(receiver.bodies).includes(SECRET)).toBe(false);
-      } finally {
-        await receiver.close();
+      const turn = spans.find((span) => span.name === 'invoke_agent tester' && span.attributes['agentcsd.layer'] === 'internal');
+      expect(turn, spans.map((span) => span.name).join(', ')).toBeDefined();
+      expect(turn!.service).toBe('agentcsd-test');
+      expect(turn!.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'tester' });
+      const children = spans.filter((span) => span.parentSpanId === turn!.spanId);
+      const chats = children.filter((span) => span.name === 'chat fake-large');
+      expect(chats).toHaveLength(2);
+      for (const chat of chats) {
+        expect(chat.traceId).toBe(turn!.traceId);
+        expect(chat.kind).toBe(3); // CLIENT
+        expect(chat.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'fake-large', 'gen_ai.request.max_tokens': 256, 'agentcsd.layer': 'internal' });
+        expect(chat.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
+        expect(chat.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
+        expect(chat.attributes['gen_ai.response.finish_reasons']).toHaveLength(1);
+        expect(chat.attributes['gen_ai.input.messages']).toBeUndefined();
       }
+      const tool = children.find((span) => span.name === 'execute_tool list_files');
+      expect(tool?.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'list_files', 'agentcsd.tool.status': 'succeeded' });
+      expect(String(tool!.attributes['gen_ai.tool.call.id'])).not.toBe('');
+      expect(tool!.attributes['agentcsd.tool.decided_by']).toMatch(/^rule:/);
+      // The Subconscious's cycles are traces of their own, on the same conventions.
+      expect(spans.some((span) => span.name === 'invoke_agent tester' && span.attributes['agentcsd.layer'] === 'subconscious')).toBe(true);
+      // Content is off: the secret typed in the message is in nothing that was sent.
+      expect(Buffer.concat(receiver.bodies).includes(SECRET)).toBe(false);
     }, 30_000);
   }
 
   it('a card: its wait is a span of its own beside the run it led to, with the decision and who made it', async () => {
-    const receiver = await startOtlpReceiver();
-    try {
-      const spans = await tracedTurn(receiver, { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, { card: true });
-      const turn = spans.find((span) => span.name === 'invoke_agent tester' && span.attributes['agentcsd.layer'] === 'internal');
-      const wait = spans.find((span) => span.name === 'await_approval bash');
-      const run = spans.find((span) => span.name === 'execute_tool bash');
-      expect(wait?.parentSpanId).toBe(turn!.spanId);
-      expect(run?.parentSpanId).toBe(turn!.spanId);
-      expect(wait!.attributes).toMatchObject({ 'gen_ai.tool.name': 'bash', 'agentcsd.tool.status': 'approved', 'agentcsd.tool.decision': 'approve' });
-      expect(wait!.attributes['gen_ai.tool.call.id']).toBe(run!.attributes['gen_ai.tool.call.id']);
-      expect(wait!.attributes['agentcsd.tool.waited_ms']).toBeGreaterThanOrEqual(0);
-      expect(run!.attributes).toMatchObject({ 'agentcsd.tool.decision': 'approve', 'agentcsd.tool.decided_by': wait!.attributes['agentcsd.tool.decided_by'], 'agentcsd.tool.status': 'succeeded' });
-    } finally {
-      await receiver.close();
-    }
+    const { spans } = await tracedTurn({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, { card: true });
+    const turn = spans.find((span) => span.name === 'invoke_agent tester' && span.attributes['agentcsd.layer'] === 'internal');
+    const wait = spans.find((span) => span.name === 'await_approval bash');
+    const run = spans.find((span) => span.name === 'execute_tool bash');
+    expect(wait?.parentSpanId).toBe(turn!.spanId);
+    expect(run?.parentSpanId).toBe(turn!.spanId);
+    expect(wait!.attributes).toMatchObject({ 'gen_ai.tool.name': 'bash', 'agentcsd.tool.status': 'approved', 'agentcsd.tool.decision': 'approve' });
+    expect(wait!.attributes['gen_ai.tool.call.id']).toBe(run!.attributes['gen_ai.tool.call.id']);
+    expect(wait!.attributes['agentcsd.tool.waited_ms']).toBeGreaterThanOrEqual(0);
+    expect(run!.attributes).toMatchObject({ 'agentcsd.tool.decision': 'approve', 'agentcsd.tool.decided_by': wait!.attributes['agentcsd.tool.decided_by'], 'agentcsd.tool.status': 'succeeded' });
   }, 30_000);
 
   it('content only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: the prompt and the answer on the chat spans', async () => {
-    const receiver = await startOtlpReceiver();
-    try {
-      const spans = await tracedTurn(receiver, { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
-      const answer = spans.filter((span) => span.name === 'chat fake-large').find((span) => String(span.attributes['gen_ai.output.messages']).includes('One file: a.txt.'));
-      expect(answer).toBeDefined();
-      expect(String(answer!.attributes['gen_ai.input.messages'])).toContain(SECRET);
-    } finally {
-      await receiver.close();
-    }
+    const { spans } = await tracedTurn({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
+    const answer = spans.filter((span) => span.name === 'chat fake-large').find((span) => String(span.attributes['gen_ai.output.messages']).includes('One file: a.txt.'));
+    expect(answer).toBeDefined();
+    expect(String(answer!.attributes['gen_ai.input.messages'])).toContain(SECRET);
   }, 30_000);
 });
