@@ -10,7 +10,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import { realClock, type Clock } from '@/lib/clock/clock';
 import { RunCancelledError, runWithRetries, type AdoptOptions, type CarriedRun, type ExecutionEngine, type RunStatus, type Workflow, type WorkflowContext } from './execution-engine';
 import { appVersion } from './app-version';
-import { adoptRuns, carryOwnRuns, noRunsYet, runsOfOtherVersions, withClient } from './run-versions';
+import { adoptRuns, carryOwnRuns, noRunsYet, runningElsewhere, runsOfOtherVersions, withClient } from './run-versions';
 
 /** How long one `recv` waits before it is asked again (a wait has no deadline of its own). */
 const RECV_SECONDS = 3600;
@@ -177,8 +177,7 @@ export class DbosEngine implements ExecutionEngine {
       executor: self,
       // A dead process's runs, and the ones a launch parked (its own, or a dead one's).
       executors: options.parked ? owners.map((owner) => `parked:${owner}`) : owners.flatMap((owner) => [owner, `parked:${owner}`]),
-      // Never this process's own runs (they run here), nor a live member's or the ones it parked; this process's parked ones are its to take.
-      notExecutors: options.liveMembers ? [self, ...options.liveMembers.filter((member) => member !== self).flatMap((member) => [member, `parked:${member}`])] : null,
+      notExecutors: options.liveMembers ? runningElsewhere(self, options.liveMembers) : null,
       version: DBOS.applicationVersion,
       liveVersions: options.liveVersions ?? null,
       names: [...this.names],

@@ -132,8 +132,9 @@ export interface AdoptOptions {
   /** The versions live members run: a run of none of them is carried onto this one (null: only this version's). */
   liveVersions?: readonly string[] | null;
   /**
-   * The live members: runs of any other executor (a dead one, a parked one of a dead one or of this
-   * process) are taken too — a sweep that finds what no member's departure will bring back.
+   * The live members: runs of any other executor (a dead one, or a parked one — any member's: the
+   * runs asked for are of sessions this process holds) are taken too — a sweep that finds what no
+   * member's departure will bring back.
    */
   liveMembers?: readonly string[];
 }

@@ -9,7 +9,6 @@ import pg from 'pg';
 import { quietClient } from '@/lib/store/pg-errors';
 import type { CarriedRun } from './execution-engine';
 
-
 const NOW_MS = `(EXTRACT(EPOCH FROM now()) * 1000)::bigint`;
 
 /** The reason a run cannot continue in this version. */
@@ -38,6 +37,17 @@ export function carryOwnRuns(url: string, input: { executor: string; version: st
 export function noRunsYet(error: unknown): never[] {
   if (['42P01', '3F000', '3D000'].includes((error as { code?: string }).code ?? '')) return [];
   throw error;
+}
+
+/**
+ * The executors whose runs a sweep leaves alone: this process's own (they run here) and each live
+ * member's. Not their parked ones: parked runs run nowhere, and the runs a sweep asks for are of
+ * sessions this process holds — a member that parked one at its restart and holds the session no
+ * more never takes it back (its launch's park and another's takeover can cross; a task stayed
+ * `running` for ever so).
+ */
+export function runningElsewhere(self: string, liveMembers: readonly string[]): string[] {
+  return [self, ...liveMembers.filter((member) => member !== self)];
 }
 
 /**

@@ -14,6 +14,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Cluster } from '@/lib/engine/cluster';
 import { DbosEngine } from '@/lib/engine/dbos-engine';
+import { adoptRuns, runningElsewhere } from '@/lib/engine/run-versions';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { closeDb, getDb } from '@/lib/store/db';
 import { findTask, insertTask } from '@/lib/store/tasks-repository';
@@ -51,8 +52,13 @@ beforeAll(async () => {
 }, 90_000);
 
 // Each case's processes end with it, whatever its outcome (a live one would take the next case's work).
-afterEach(async () => {
-  for (const worker of workers.splice(0)) await worker.kill();
+// A failed case prints what its processes said (a run left `running` is explained there).
+afterEach(async (context) => {
+  const failed = context.task.result?.state === 'fail';
+  for (const worker of workers.splice(0)) {
+    await worker.kill();
+    if (failed) console.log(`--- a worker's output ---\n${worker.output().slice(-6000)}`);
+  }
 });
 
 afterAll(async () => {
@@ -169,4 +175,33 @@ describe('mixed builds and upgrades on the durable engine', () => {
     expect((await findTask(task.id))!.error).toMatch(/^could not continue after an upgrade: it was started by version release-0, and this version \(.+\) has no workflow "task\.retired" to continue it$/);
     expect((await dbos<{ status: string }>('SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1', [task.id]))[0]?.status).toBe('ERROR');
   }, 120_000);
+
+  it('(d) the holder of a session takes a run a live member parked at its restart, never one a live member runs', async () => {
+    // A restart parks its runs before it joins; meanwhile another member took the session over. The
+    // restarted one holds it no more and never takes the run back: the holder must (a CI run once
+    // left such a task running for ever).
+    const [parked, running] = [crypto.randomUUID(), crypto.randomUUID()];
+    for (const [id, executor] of [[parked, 'parked:restarted'], [running, 'restarted']])
+      await dbos(
+        `INSERT INTO dbos.workflow_status (workflow_uuid, status, name, class_name, config_name, executor_id, application_version, application_id, created_at, updated_at)
+         VALUES ($1, 'PENDING', 'task.run', '', '', $2, 'v1', '', 0, 0)`,
+        [id, executor],
+      );
+    const queue = `nobody-listens-${process.pid}`; // moved there, never dispatched
+    const { moved } = await adoptRuns(database.url, {
+      queue,
+      executor: 'holder',
+      executors: [],
+      notExecutors: runningElsewhere('holder', ['holder', 'restarted']),
+      version: 'v1',
+      liveVersions: ['v1'],
+      names: ['task.run'],
+      ids: [parked, running],
+      prefixes: [],
+    });
+    expect(moved).toEqual([parked]);
+    const rows = await dbos<{ workflow_uuid: string; status: string; executor_id: string }>('SELECT workflow_uuid, status, executor_id FROM dbos.workflow_status WHERE workflow_uuid = ANY($1)', [[parked, running]]);
+    expect(Object.fromEntries(rows.map((row) => [row.workflow_uuid, `${row.status} ${row.executor_id}`]))).toEqual({ [parked]: 'ENQUEUED holder', [running]: 'PENDING restarted' });
+    await dbos(`DELETE FROM dbos.workflow_status WHERE workflow_uuid = ANY($1)`, [[parked, running]]);
+  });
 });
