@@ -12,6 +12,7 @@ import { CliStreamInterpreter, parseCliLine } from './claude-cli-stream-line';
 import { systemText, type BackendRequest, type ModelBackend, type StreamPart } from './model-backend';
 import { cliModelListing, type ModelListing } from '@/lib/config/model-catalog';
 import { appCliWarmPool, type CliWarmPool, type WarmProcess } from './cli-warm-pool';
+import { currentTraceparent } from '@/lib/telemetry/traces';
 
 export interface ClaudeCodeCliBackendOptions {
   cliPath?: string;
@@ -163,7 +164,11 @@ export class ClaudeCodeCliBackend implements ModelBackend {
     const pool = request.toolServer || systemFile ? undefined : (this.options.warmPool ?? appCliWarmPool<WarmCli>());
     const key = pool && createHash('sha256').update(JSON.stringify([executable, args, workingDirectory, this.options.env ?? {}])).digest('base64url');
     const warm = key ? pool?.take(key, request.sessionId) : undefined;
-    const subprocess = warm?.subprocess ?? spawnCli(executable, args, workingDirectory, childEnv);
+    // Started for this call: the call's trace context goes along as TRACEPARENT (OpenTelemetry's
+    // variable for a child process), so a CLI that traces itself joins the turn's trace. One started
+    // ahead cannot know the call it will serve.
+    const traceparent = warm ? undefined : currentTraceparent();
+    const subprocess = warm?.subprocess ?? spawnCli(executable, args, workingDirectory, traceparent ? { ...childEnv, TRACEPARENT: traceparent } : childEnv);
     subprocess.stdin?.end(cliInput.input);
     const killGroupOf = (sig: NodeJS.Signals) => killGroup(subprocess, sig);
     let forceTimer: NodeJS.Timeout | undefined;

@@ -29,6 +29,7 @@ import { verifyCallback, verifyMailCardCode, type CardDecision } from './card-ca
 import { deliveryAddress, pairingOrigin } from './channel-identity';
 import { allowanceRefusal, authored, boundSession, chatActor, openPersonalSession, restingSession, spentRefusal } from './channel-people';
 import { handleGroupMessage } from './channel-groups';
+import { inSpan } from '@/lib/telemetry/traces';
 
 export const PAIRING_TTL_MS = 60 * 60 * 1000;
 /** How far back a message that may be handed over twice (mail after a crash) is looked for. */
@@ -71,7 +72,12 @@ async function reply(context: InboundContext, address: string, text: string): Pr
   context.wake();
 }
 
-export async function handleMessage(context: InboundContext, message: InboundMessage): Promise<void> {
+/** A channel's message, as a `receive <channel>` span: the turn answering it, in whichever process, is in its trace. */
+export function handleMessage(context: InboundContext, message: InboundMessage): Promise<void> {
+  return inSpan({ kind: 'channel', operation: 'receive', channel: context.channel.kind, channelId: context.channel.id }, () => receive(context, message));
+}
+
+async function receive(context: InboundContext, message: InboundMessage): Promise<void> {
   context.counters.received++;
   if (message.unverified) return refuseUnverified(context, message, message.unverified);
   // A group chat is the group's own conversation, never a member's (channel-groups.ts).

@@ -15,6 +15,7 @@ import { ReplyStreams } from './reply-streams';
 import { handleButton, handleMessage, type InboundContext, type InboundCounters } from './channel-inbound';
 import { boundSession } from './channel-people';
 import { PUSHED_EVENTS, pushEvent, pushToOwner, type OutboundContext } from './channel-outbound';
+import { inSpan } from '@/lib/telemetry/traces';
 
 const MAX_ATTEMPTS = 8;
 /** How long a message waits for a recipient who is away before it is given up. */
@@ -137,7 +138,7 @@ class ChannelRuntime {
       for (const row of due) {
         if (this.stopped) return;
         try {
-          const id = await adapter.send(row.address, { ...row.payload, outboxId: row.id });
+          const id = await inSpan({ kind: 'channel', operation: 'send', channel: this.channel.kind, channelId: this.channel.id, outboxId: row.id }, () => adapter.send(row.address, { ...row.payload, outboxId: row.id }));
           await markOutboxSent(row.id, id, new Date());
           this.counters.sent++;
           if (this.state.kind === 'rate_limited') this.state = { kind: 'connected' };

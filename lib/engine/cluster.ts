@@ -19,7 +19,7 @@ import { MemberWatch, type GoneMember } from './member-watch';
 import { claimFor, clusterView, handOver, liveMembers, liveVersions, takeWon, targets, toHandOver, type ClusterView } from './cluster-placement';
 
 export type ClusterRequest =
-  | { kind: 'message'; sessionId: string; text: string; untrustedSource?: string }
+  | { kind: 'message'; sessionId: string; text: string; untrustedSource?: string; traceparent?: string }
   | { kind: 'stop-turn'; sessionId: string }
   /** Where the session's event numbering stands in the holder (a browser joining elsewhere). */
   | { kind: 'event-position'; sessionId: string }

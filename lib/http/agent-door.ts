@@ -34,7 +34,7 @@ export async function agentMessage(orchestrator: Orchestrator, key: ApiKeyRecord
   const tap = new EventTap(orchestrator);
   let delivery;
   try {
-    delivery = await deliver(orchestrator, key, persona, { text, conversation: null, sessionId });
+    delivery = await deliver(orchestrator, key, persona, { door: 'acp', text, conversation: null, sessionId });
   } catch (error) {
     tap.stop();
     throw error;

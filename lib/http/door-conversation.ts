@@ -12,6 +12,7 @@ import { findSession } from '@/lib/store/sessions-repository';
 import { findPerson, type PersonRecord } from '@/lib/store/people-repository';
 import { deliverMessage, personLabel, speakThroughDoor } from '@/lib/people/rights';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
+import { inSpan } from '@/lib/telemetry/traces';
 
 /** How long a call waits for the mind's reply (a card may be waiting for a person). */
 export const DOOR_WAIT_MS = 120_000;
@@ -66,7 +67,12 @@ export interface Delivery {
  * `conversation`: a digest of what the client sent up to this message — when it is the one last
  * delivered, nothing is delivered again (a client's retry) and that delivery is answered.
  */
-export async function deliver(orchestrator: Orchestrator, key: ApiKeyRecord, persona: string, input: { text: string; conversation: string | null; sessionId?: string | null }): Promise<Delivery> {
+export function deliver(orchestrator: Orchestrator, key: ApiKeyRecord, persona: string, input: { door: 'openai' | 'mcp' | 'acp'; text: string; conversation: string | null; sessionId?: string | null }): Promise<Delivery> {
+  // The door's request is a span: the turn that answers, in whichever process, is in its trace.
+  return inSpan({ kind: 'door', door: input.door, persona }, () => deliverNow(orchestrator, key, persona, input));
+}
+
+async function deliverNow(orchestrator: Orchestrator, key: ApiKeyRecord, persona: string, input: { text: string; conversation: string | null; sessionId?: string | null }): Promise<Delivery> {
   const { text, conversation } = input;
   const known = await findKeySession(key.id, persona);
   const person = await findPerson(key.personId); // read once for the checks below

@@ -99,7 +99,7 @@ export class McpDoor {
           const tap = new EventTap(this.orchestrator);
           let delivery;
           try {
-            delivery = await deliver(this.orchestrator, key, args.persona, { text: args.text, conversation: null, sessionId: args.session_id });
+            delivery = await deliver(this.orchestrator, key, args.persona, { door: 'mcp', text: args.text, conversation: null, sessionId: args.session_id });
           } catch (error) {
             tap.stop();
             throw error;

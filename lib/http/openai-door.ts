@@ -70,7 +70,7 @@ export async function chatCompletion(orchestrator: Orchestrator, key: ApiKeyReco
     const tap = new EventTap(orchestrator);
     let delivery: Delivery;
     try {
-      delivery = await deliver(orchestrator, key, persona, { text, conversation, sessionId: request.metadata?.session_id });
+      delivery = await deliver(orchestrator, key, persona, { door: 'openai', text, conversation, sessionId: request.metadata?.session_id });
     } catch (error) {
       tap.stop();
       throw error;

@@ -14,6 +14,7 @@ import { readMemorySettings, type ConsolidationConfig } from './memory-settings'
 import { appendMemory, findMemory, listMemories, supersedeMemory, type MemoryRecord } from './memory-store';
 import { recall } from './recall';
 import { readableSessions } from '@/lib/store/people-repository';
+import { inSpan } from '@/lib/telemetry/traces';
 
 /** New messages read per consolidation (the rest wait for the next one). */
 const MESSAGES_PER_RUN = 60;
@@ -159,73 +160,76 @@ export async function consolidateSession(input: {
   const cap = await capReason(settings, input.now);
   if (cap) return { kind: 'skipped', reason: cap };
 
-  const started = await db.consolidation.create({
-    data: { sessionId: input.context.sessionId, personaName: input.personaName, fromMessageId: messages[0]!.id, throughMessageId: messages[messages.length - 1]!.id, status: 'running', startedAt: input.now },
-  });
-  input.onChange?.(consolidationJson(started));
+  // A consolidation that runs is `invoke_agent <persona>` (layer consolidation): its model call is its child.
+  return inSpan({ kind: 'agent', persona: input.personaName, sessionId: input.context.sessionId, layer: 'consolidation' }, async () => {
+    const started = await db.consolidation.create({
+      data: { sessionId: input.context.sessionId, personaName: input.personaName, fromMessageId: messages[0]!.id, throughMessageId: messages[messages.length - 1]!.id, status: 'running', startedAt: input.now },
+    });
+    input.onChange?.(consolidationJson(started));
 
-  const facts = (await knownFacts(input.personaName, messages.map((message) => message.content).join('\n'), input.context.sessionId)).filter((fact) => !fact.untrustedSource);
-  const config = input.config ?? input.context.session().models.s_model;
-  const result = await input.context.callModel({
-    layer: 'memory',
-    config,
-    request: {
-      system: [{ text: consolidationSystemPrompt, cache: true }],
-      messages: [{ role: 'user', content: consolidationPrompt(messages, facts) }],
-      model: config.model,
-      maxTokens: Math.min(1200, config.max_tokens),
-    },
-    signal: input.signal,
-  });
-  const usage = result.usage;
-  const finish = async (status: ConsolidationJson['status'], added: ConsolidationJson['facts'], superseded: number, error: string | null) => {
-    const row = await db.consolidation.update({
-      where: { id: started.id },
-      data: {
-        status,
-        factsAdded: added.length,
-        factsSuperseded: superseded,
-        inputTokens: (usage?.inputTokens ?? 0) + (usage?.cacheReadTokens ?? 0) + (usage?.cacheWriteTokens ?? 0),
-        outputTokens: usage?.outputTokens ?? 0,
-        costUsd: usage && usage.costUsd !== 'unknown' ? usage.costUsd : null,
-        error,
-        finishedAt: new Date(),
+    const facts = (await knownFacts(input.personaName, messages.map((message) => message.content).join('\n'), input.context.sessionId)).filter((fact) => !fact.untrustedSource);
+    const config = input.config ?? input.context.session().models.s_model;
+    const result = await input.context.callModel({
+      layer: 'memory',
+      config,
+      request: {
+        system: [{ text: consolidationSystemPrompt, cache: true }],
+        messages: [{ role: 'user', content: consolidationPrompt(messages, facts) }],
+        model: config.model,
+        maxTokens: Math.min(1200, config.max_tokens),
       },
+      signal: input.signal,
     });
-    const json = consolidationJson(row, added);
-    input.onChange?.(json);
-    return { kind: 'ran' as const, consolidation: json };
-  };
-  if (result.aborted || input.signal.aborted) return finish('cancelled', [], 0, 'The user spoke: consolidation cancelled, nothing written');
-  if (result.error) return finish('failed', [], 0, `${result.error.kind}: ${result.error.message}`);
+    const usage = result.usage;
+    const finish = async (status: ConsolidationJson['status'], added: ConsolidationJson['facts'], superseded: number, error: string | null) => {
+      const row = await db.consolidation.update({
+        where: { id: started.id },
+        data: {
+          status,
+          factsAdded: added.length,
+          factsSuperseded: superseded,
+          inputTokens: (usage?.inputTokens ?? 0) + (usage?.cacheReadTokens ?? 0) + (usage?.cacheWriteTokens ?? 0),
+          outputTokens: usage?.outputTokens ?? 0,
+          costUsd: usage && usage.costUsd !== 'unknown' ? usage.costUsd : null,
+          error,
+          finishedAt: new Date(),
+        },
+      });
+      const json = consolidationJson(row, added);
+      input.onChange?.(json);
+      return { kind: 'ran' as const, consolidation: json };
+    };
+    if (result.aborted || input.signal.aborted) return finish('cancelled', [], 0, 'The user spoke: consolidation cancelled, nothing written');
+    if (result.error) return finish('failed', [], 0, `${result.error.kind}: ${result.error.message}`);
 
-  const messageIds = new Set(messages.map((message) => message.id));
-  const factIds = new Set(facts.map((fact) => fact.id));
-  const added: ConsolidationJson['facts'] = [];
-  let superseded = 0;
-  for (const fact of parseFacts(result.text)) {
-    // Only what it was shown: a source outside this stretch or a "replaces" of another fact
-    // (another persona's, say, named in a hostile message) is dropped.
-    const sources = fact.sources.filter((id) => messageIds.has(id));
-    if (sources.length === 0) continue;
-    const replaces = fact.replaces !== null && factIds.has(fact.replaces) ? fact.replaces : null;
-    const { memory, created } = await appendMemory({
-      personaName: input.personaName,
-      content: fact.content,
-      kind: 'fact',
-      importance: fact.importance,
-      sessionId: input.context.sessionId,
-      sourceMessageIds: sources,
-      untrustedSource: null, // written from trusted text only (consolidationPrompt)
-      now: input.now,
-    });
-    if (replaces !== null && replaces !== memory.id) {
-      await supersedeMemory(replaces, memory.id, input.now);
-      superseded++;
+    const messageIds = new Set(messages.map((message) => message.id));
+    const factIds = new Set(facts.map((fact) => fact.id));
+    const added: ConsolidationJson['facts'] = [];
+    let superseded = 0;
+    for (const fact of parseFacts(result.text)) {
+      // Only what it was shown: a source outside this stretch or a "replaces" of another fact
+      // (another persona's, say, named in a hostile message) is dropped.
+      const sources = fact.sources.filter((id) => messageIds.has(id));
+      if (sources.length === 0) continue;
+      const replaces = fact.replaces !== null && factIds.has(fact.replaces) ? fact.replaces : null;
+      const { memory, created } = await appendMemory({
+        personaName: input.personaName,
+        content: fact.content,
+        kind: 'fact',
+        importance: fact.importance,
+        sessionId: input.context.sessionId,
+        sourceMessageIds: sources,
+        untrustedSource: null, // written from trusted text only (consolidationPrompt)
+        now: input.now,
+      });
+      if (replaces !== null && replaces !== memory.id) {
+        await supersedeMemory(replaces, memory.id, input.now);
+        superseded++;
+      }
+      if (created || replaces !== null) added.push({ id: memory.id, content: memory.content, replaces });
     }
-    if (created || replaces !== null) added.push({ id: memory.id, content: memory.content, replaces });
-  }
-  return finish('done', added, superseded, null);
+    return finish('done', added, superseded, null);
+  });
 }
 
 export async function listConsolidations(sessionId: string, limit = 20): Promise<ConsolidationJson[]> {

@@ -18,7 +18,7 @@ import type { TurnOutcome } from '@/lib/mind/events';
 import type { TurnResult } from '@/lib/mind/outcomes';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
 import { memoryForTurn } from '@/lib/memory/turn-memory';
-import { inSpan } from '@/lib/telemetry/traces';
+import { inSpan, taskTraceparent } from '@/lib/telemetry/traces';
 import { skillsPromptSection } from '@/lib/skills/skill-tools';
 import { markSessionUntrusted, sessionUntrustedSource, startCleanTurn } from '@/lib/store/untrusted-repository';
 import { appendLogsSafely, type MindContext } from './mind-context';
@@ -39,6 +39,8 @@ export interface TurnWork {
   resume?: { turn: AgentTurnRecord; steps: AgentStepRecord[] };
   /** A task's step (lib/tasks): its brief, tools and budget hooks. */
   task?: TaskTurn;
+  /** The W3C trace context the first of `userMessages` came with (a message typed in another process). */
+  traceparent?: string;
 }
 
 
@@ -103,7 +105,9 @@ export function runInternalDialogTurn(
   onDelta: (delta: RoutedDelta) => void,
   stopKind: () => StopKind = () => 'user',
 ): Promise<TurnResult> {
-  const facts = { kind: 'agent', persona: context.session().personaName, sessionId: context.sessionId, layer: work.task ? 'task' : 'internal', turnId: work.turnId, taskId: work.task?.taskId } as const;
+  // A task's step continues the task's own trace wherever and whenever it runs; a chat turn, its first message's.
+  const parent = work.task ? taskTraceparent(work.task.taskId, work.task.traceId) : work.traceparent;
+  const facts = { kind: 'agent', persona: context.session().personaName, sessionId: context.sessionId, layer: work.task ? 'task' : 'internal', turnId: work.turnId, taskId: work.task?.taskId, ...(parent && { parent }) } as const;
   return inSpan(facts, () => runTurn(context, work, signal, onDelta, stopKind));
 }
 

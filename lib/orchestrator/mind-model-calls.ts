@@ -26,12 +26,14 @@ export function mindModelCalls(input: {
   changed(): void;
 }): MindContext['callModel'] {
   const { deps, health } = input;
-  // Each call a `chat <model>` span with its usage and cost (lib/telemetry; nothing with tracing off).
+  // Each call a `chat <model>` span with its usage, cost and the allowances that paid (lib/telemetry; nothing with tracing off).
   return (call) =>
     inSpan({ kind: 'chat', backend: call.config.backend, model: call.request.model, sessionId: input.sessionId, layer: call.layer, maxTokens: call.request.maxTokens }, async (span) => {
-      const result = await callOnce(call);
+      let allowances: string[] = [];
+      const result = await callOnce(call, (paidBy) => (allowances = paidBy));
       const usage = result.usage;
       span.chat({
+        allowances,
         inputTokens: usage?.inputTokens,
         outputTokens: usage?.outputTokens,
         cacheReadTokens: usage?.cacheReadTokens,
@@ -45,7 +47,8 @@ export function mindModelCalls(input: {
       return result;
     });
 
-  async function callOnce({ layer, config, request, signal, onText, traceId }: Parameters<MindContext['callModel']>[0]): Promise<ModelCallResult> {
+  /** `paidBy`: told which daily allowances the call is charged to. */
+  async function callOnce({ layer, config, request, signal, onText, traceId }: Parameters<MindContext['callModel']>[0], paidBy: (allowanceIds: string[]) => void): Promise<ModelCallResult> {
     const prompt: PromptRecord = {
       at: new Date(deps.clock.now()).toISOString(),
       backend: config.backend,
@@ -64,6 +67,7 @@ export function mindModelCalls(input: {
     const ownersReply = layer === 'internal' && !traceId ? () => ownersConversation(input.sessionId) : undefined;
     const held = await holdAllowance(input.sessionId, request, new Date(deps.clock.now()), ownersReply);
     if (!held.ok) return allowanceSpent(held.message, held.retryAfterMs, deps.clock.now());
+    paidBy([...new Set(held.reservation.parts.map((part) => part.allowanceId))]);
     const release = (spent: { usd: number; tokens: number }) => settleAllowance(held.reservation, spent).catch((error: unknown) => console.error(`[mind ${input.sessionId}] could not settle an allowance`, error));
     const result = await callModel({
       backend: deps.createBackend(config),

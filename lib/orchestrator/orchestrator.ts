@@ -12,14 +12,7 @@ import type { MessageRecord } from '@/lib/store/messages-repository';
 import { deleteSessionLogs, writePersonaSnapshot } from '@/lib/store/session-logs';
 import { storePersonaSnapshot } from '@/lib/store/session-files';
 import { SessionResidence } from './session-residence';
-import {
-  deleteSession,
-  findSession,
-  insertSession,
-  listSessionIdsByStatus,
-  updateSession,
-  type SessionRecord,
-} from '@/lib/store/sessions-repository';
+import { deleteSession, findSession, insertSession, listSessionIdsByStatus, updateSession, type SessionRecord } from '@/lib/store/sessions-repository';
 import { readMcpSettings, readSettings } from '@/lib/store/settings-repository';
 import { markFilesSent, messageWithAttachments } from './file-attachments';
 import { ElicitationBroker, ElicitationError, type ElicitationAnswer, type ElicitationJson } from '@/lib/tools/mcp/elicitation';
@@ -47,7 +40,7 @@ import { channelHost } from './channel-host';
 import { Scheduler, type TriggerHost } from '@/lib/triggers/scheduler';
 import { whenSchedulesChange } from '@/lib/triggers/schedule-service';
 import { triggerHost } from './trigger-host';
-
+import { currentTraceparent, inSpan } from '@/lib/telemetry/traces';
 
 export { sendMessageInputSchema, sendMessageFields, wordsOrFile, createSessionInputSchema, updateSessionInputSchema } from './session-inputs';
 export type { SendMessageInput, CreateSessionInput, UpdateSessionInput } from './session-inputs';
@@ -243,7 +236,7 @@ export class Orchestrator {
   /** `options.untrustedSource`: the words are another server's (a webhook's payload): the turn answering them asks before sending out. */
   async sendUserMessage(id: string, input: SendMessageInput, options: { untrustedSource?: string } = {}): Promise<MessageRecord> {
     const { text, fileIds, untrustedSource } = input.attachments?.length ? await messageWithAttachments(this.deps.mcp, id, input) : { text: input.text, fileIds: [], untrustedSource: null };
-    const message = await this.deliverMessage(id, text, options.untrustedSource ?? untrustedSource ?? undefined);
+    const message = await inSpan({ kind: 'message', sessionId: id }, () => this.deliverMessage(id, text, options.untrustedSource ?? untrustedSource ?? undefined));
     await markFilesSent(id, fileIds, message.id);
     return message;
   }
@@ -257,7 +250,8 @@ export class Orchestrator {
     const place = await this.placement.placeOf(id);
     if ('here' in place && place.here) return place.here.sendUserMessage(text, untrustedSource);
     if (!('owner' in place)) throw new SessionPausedError(id);
-    const message = (await this.placement.remote(place.owner, { kind: 'message', sessionId: id, text, ...(untrustedSource && { untrustedSource }) })) as MessageRecord;
+    const traceparent = currentTraceparent(); // the turn answering it, over there, is in this trace
+    const message = (await this.placement.remote(place.owner, { kind: 'message', sessionId: id, text, ...(untrustedSource && { untrustedSource }), ...(traceparent && { traceparent }) })) as MessageRecord;
     return { ...message, createdAt: new Date(message.createdAt) };
   }
 

@@ -37,6 +37,7 @@ import { currentActivity, cycleDelayMs, spontaneousVerdict, type Activity } from
 import { announceCycle, runCycleGivingWay } from './subconscious-cycle';
 import { FencedWriteError } from '@/lib/store/lease-fence';
 import { assertNever } from '@/lib/mind/assert-never';
+import { currentTraceparent } from '@/lib/telemetry/traces';
 
 export type MindStatus = 'idle' | 'running' | 'paused' | 'stopping' | 'stopped';
 
@@ -149,8 +150,8 @@ export class SessionMind {
     return structuredClone(this.prompts);
   }
 
-  /** Persists the message (DB, then JSONL), announces, queues it, wakes the Subconscious; `untrustedSource`: another server's words (§20). */
-  async sendUserMessage(text: string, untrustedSource?: string): Promise<MessageRecord> {
+  /** Persists the message (DB, then JSONL), announces, queues it, wakes the Subconscious; `untrustedSource`: another server's words (§20); `traceparent`: the trace its turn continues. */
+  async sendUserMessage(text: string, untrustedSource?: string, traceparent = currentTraceparent()): Promise<MessageRecord> {
     if (this.status !== 'running') throw new SessionPausedError(this.session.id);
     // The reply starts here: background work gives way from now on, not only once the turn runs.
     const leaveForeground = this.deps.foreground.enter();
@@ -168,7 +169,7 @@ export class SessionMind {
     const queued = this.turn !== null;
     this.deps.bus.emit('message-persisted', this.session.id, { message: messageJson(message), queued });
     this.memory.recordUser(text, untrustedSource ?? null);
-    this.turns.pushMessage(message);
+    this.turns.pushMessage(message, traceparent);
     this.consecutiveSpontaneous = 0;
     this.lastUserAt = this.deps.clock.now();
     this.cycleRequested = true;

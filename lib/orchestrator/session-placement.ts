@@ -203,7 +203,7 @@ export class SessionPlacement implements ClusterMember {
     const mind = this.host.mind(request.sessionId);
     if (request.kind === 'message') {
       if (!mind) throw new SessionPausedError(request.sessionId);
-      return mind.sendUserMessage(request.text, request.untrustedSource);
+      return mind.sendUserMessage(request.text, request.untrustedSource, request.traceparent);
     }
     if (request.kind === 'stop-turn') return mind?.stopTurn() ?? false;
     if (request.kind === 'event-position') return this.host.eventPosition(request.sessionId);

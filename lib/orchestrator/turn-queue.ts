@@ -17,6 +17,7 @@ interface TaskStep {
 
 export class TurnQueue {
   private readonly messages: MessageRecord[] = [];
+  private readonly traces = new Map<number, string>();
   private readonly resumable: ResumableTurn[] = [];
   private readonly taskSteps: TaskStep[] = [];
   private readonly settling = new Map<string, Pick<TaskStep, 'done' | 'fail'>>();
@@ -39,8 +40,18 @@ export class TurnQueue {
     this.messages.push(...unanswered.filter((message) => !continued.has(message.id)));
   }
 
-  pushMessage(message: MessageRecord): void {
+  /** `traceparent`: the trace the message came in (its turn continues the first one's). */
+  pushMessage(message: MessageRecord, traceparent?: string): void {
     this.messages.push(message);
+    if (traceparent) this.traces.set(message.id, traceparent);
+  }
+
+  /** The queued messages a turn takes, and the trace it continues. */
+  private takeMessages(): Pick<TurnWork, 'userMessages' | 'traceparent'> {
+    const userMessages = this.messages.splice(0);
+    const traceparent = userMessages.map((message) => this.traces.get(message.id)).find(Boolean);
+    for (const message of userMessages) this.traces.delete(message.id);
+    return { userMessages, ...(traceparent && { traceparent }) };
   }
 
   pushSpontaneous(): void {
@@ -59,10 +70,10 @@ export class TurnQueue {
     if (step) {
       const turnId = step.resume?.turn.turnId ?? newTurnId();
       this.settling.set(turnId, step);
-      return { turnId, spontaneous: false, userMessages: this.messages.splice(0), taken: taken(), task: step.task, resume: step.resume };
+      return { turnId, spontaneous: false, ...this.takeMessages(), taken: taken(), task: step.task, resume: step.resume };
     }
     if (this.taskActive) return null; // the task's next step takes them
-    if (this.messages.length > 0) return { turnId: newTurnId(), spontaneous: false, userMessages: this.messages.splice(0), taken: taken() };
+    if (this.messages.length > 0) return { turnId: newTurnId(), spontaneous: false, ...this.takeMessages(), taken: taken() };
     if (this.spontaneous) {
       this.spontaneous = false;
       return { turnId: newTurnId(), spontaneous: true, userMessages: [], taken: taken() };

@@ -13,6 +13,8 @@ import { runTaskWorkflow, type TaskMind } from './task-workflow';
 import type { DelegationHost } from './delegate-tool';
 import type { Workflow } from '@/lib/engine/execution-engine';
 import { FINAL_TASK_STATUSES, type SubmitTaskInput } from '@/lib/store/task-types';
+import { recordTaskEnd, tracing } from '@/lib/telemetry/traces';
+import { findSession } from '@/lib/store/sessions-repository';
 
 export class TaskError extends Error {
   constructor(
@@ -181,6 +183,7 @@ export class TaskService {
 
   private announce(event: 'created' | 'started' | 'step' | 'blocked' | 'completed' | 'failed' | 'cancelled', task: TaskRecord): void {
     this.deps.bus.emit(`task.${event}`, task.sessionId, { task: taskJson(task) });
+    if (tracing() && (event === 'completed' || event === 'failed' || event === 'cancelled')) void traceTaskEnd(task);
   }
 
   /** The answer to a task's question, or the go-ahead after a pause. */
@@ -282,4 +285,11 @@ export class TaskService {
     }
     return findTask(taskId);
   }
+}
+
+/** The task's root span, now that it ended: from its making to its end, every step's parent wherever the step ran. */
+async function traceTaskEnd(task: TaskRecord): Promise<void> {
+  const persona = (await findSession({ id: task.sessionId }).catch(() => null))?.personaName ?? 'unknown';
+  const { id: taskId, traceId, sessionId, status, stepsUsed: steps, usage, createdAt: startedAt, finishedAt, error, parentTaskId } = task;
+  recordTaskEnd({ taskId, traceId, sessionId, persona, status, steps, costUsd: usage.costUsd, startedAt, endedAt: finishedAt ?? new Date(), error, parentTaskId });
 }

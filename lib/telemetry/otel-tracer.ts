@@ -5,12 +5,13 @@
 // OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL says `http/json`, and reads its endpoint and headers from the
 // standard variables itself. Names and attributes are the semantic-conventions package's where it
 // has one; what it has not (our cost, the layer, the decision) is `agentcsd.*`.
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler } from '@opentelemetry/sdk-trace';
-import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, RandomIdGenerator, TraceIdRatioBasedSampler, TracerProvider, type IdGenerator, type Sampler } from '@opentelemetry/sdk-trace';
+import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import {
+  ATTR_GEN_AI_AGENT_ID,
   ATTR_GEN_AI_AGENT_NAME,
   ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_GEN_AI_INPUT_MESSAGES,
@@ -27,15 +28,21 @@ import {
   ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_MESSAGING_DESTINATION_NAME,
+  ATTR_MESSAGING_MESSAGE_ID,
+  ATTR_MESSAGING_OPERATION_TYPE,
+  ATTR_MESSAGING_SYSTEM,
   GEN_AI_OPERATION_NAME_VALUE_CHAT,
   GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
   GEN_AI_PROVIDER_NAME_VALUE_ANTHROPIC,
   GEN_AI_PROVIDER_NAME_VALUE_OPENAI,
+  MESSAGING_OPERATION_TYPE_VALUE_RECEIVE,
+  MESSAGING_OPERATION_TYPE_VALUE_SEND,
 } from '@opentelemetry/semantic-conventions/incubating';
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import type { ChatOutcome, SpanFacts, TraceSpan, Tracer } from './span-facts';
+import type { ChatOutcome, SpanFacts, TaskEndFacts, TraceSpan, Tracer } from './span-facts';
 
 /** The provider a backend speaks to: an OpenAI-compatible server speaks OpenAI's API (Ollama, LM Studio, vLLM alike). */
 const PROVIDERS: Record<string, string> = { anthropic: GEN_AI_PROVIDER_NAME_VALUE_ANTHROPIC, claude_code_cli: GEN_AI_PROVIDER_NAME_VALUE_ANTHROPIC, openai_compatible: GEN_AI_PROVIDER_NAME_VALUE_OPENAI };
@@ -109,6 +116,65 @@ function opening(facts: SpanFacts): { name: string; kind: SpanKind; attributes: 
         kind: SpanKind.INTERNAL,
         attributes: { [ATTR_GEN_AI_TOOL_NAME]: facts.name, [ATTR_GEN_AI_TOOL_CALL_ID]: facts.callId, [ATTR_GEN_AI_CONVERSATION_ID]: facts.sessionId },
       };
+    case 'message':
+      return { name: 'receive_message', kind: SpanKind.INTERNAL, attributes: { [ATTR_GEN_AI_CONVERSATION_ID]: facts.sessionId } };
+    case 'door':
+      return {
+        name: `POST ${DOOR_ROUTES[facts.door]}`,
+        kind: SpanKind.SERVER,
+        attributes: { [ATTR_HTTP_REQUEST_METHOD]: 'POST', [ATTR_HTTP_ROUTE]: DOOR_ROUTES[facts.door], [ATTR_GEN_AI_AGENT_NAME]: facts.persona, 'agentcsd.door': facts.door },
+      };
+    case 'channel': {
+      const send = facts.operation === 'send';
+      return {
+        name: `${send ? MESSAGING_OPERATION_TYPE_VALUE_SEND : MESSAGING_OPERATION_TYPE_VALUE_RECEIVE} ${facts.channel}`,
+        kind: send ? SpanKind.PRODUCER : SpanKind.CONSUMER,
+        attributes: {
+          [ATTR_MESSAGING_SYSTEM]: facts.channel,
+          [ATTR_MESSAGING_OPERATION_TYPE]: send ? MESSAGING_OPERATION_TYPE_VALUE_SEND : MESSAGING_OPERATION_TYPE_VALUE_RECEIVE,
+          [ATTR_MESSAGING_DESTINATION_NAME]: facts.channelId,
+          ...(facts.outboxId !== undefined && { [ATTR_MESSAGING_MESSAGE_ID]: String(facts.outboxId) }),
+        },
+      };
+    }
+  }
+}
+
+/** A task's root: `invoke_agent <persona>` from the task's making to its end, its steps' parent. */
+function taskRoot(facts: TaskEndFacts): Attributes {
+  return {
+    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
+    [ATTR_GEN_AI_AGENT_NAME]: facts.persona,
+    [ATTR_GEN_AI_AGENT_ID]: facts.taskId,
+    [ATTR_GEN_AI_CONVERSATION_ID]: facts.sessionId,
+    'agentcsd.layer': 'task',
+    'agentcsd.task_id': facts.taskId,
+    'agentcsd.task.status': facts.status,
+    'agentcsd.task.steps': facts.steps,
+    'agentcsd.cost_usd': facts.costUsd,
+    ...(facts.parentTaskId && { 'agentcsd.task.parent_id': facts.parentTaskId }),
+  };
+}
+
+/** The doors' routes, as their spans are named (the HTTP server conventions' `{method} {route}`). */
+const DOOR_ROUTES = { openai: '/v1/chat/completions', mcp: '/mcp', acp: '/v1/agentcsd/sessions/{id}/messages' } as const;
+
+/** The context a W3C `traceparent` names (a remote parent), or null when it is not one. */
+export function remoteContext(traceparent: string): Context | null {
+  const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(traceparent.trim());
+  if (!match || /^0+$/.test(match[1]!) || /^0+$/.test(match[2]!)) return null;
+  return trace.setSpanContext(ROOT_CONTEXT, { traceId: match[1]!, spanId: match[2]!, traceFlags: Number.parseInt(match[3]!, 16) & TraceFlags.SAMPLED, isRemote: true });
+}
+
+/** Random ids, but the next span's may be set (a task's root, recorded when the task ends under the ids its steps already named). */
+class SettableIds implements IdGenerator {
+  private readonly random = new RandomIdGenerator();
+  next: { traceId: string; spanId: string } | null = null;
+  generateTraceId(): string {
+    return this.next?.traceId ?? this.random.generateTraceId();
+  }
+  generateSpanId(): string {
+    return this.next?.spanId ?? this.random.generateSpanId();
   }
 }
 
@@ -149,7 +215,9 @@ function handle(span: Span): TraceSpan {
 export function createTracer(options: { serviceName: string }): Tracer {
   const protocol = (process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? process.env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf').trim();
   const exporter = protocol === 'http/json' ? new JsonExporter() : new ProtobufExporter();
+  const ids = new SettableIds();
   const provider = new TracerProvider({
+    idGenerator: ids,
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName }),
     sampler: samplerFromEnv(),
     spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: 1_000 })],
@@ -160,7 +228,9 @@ export function createTracer(options: { serviceName: string }): Tracer {
   return {
     inSpan: (facts, run) => {
       const { name, kind, attributes } = opening(facts);
-      return tracer.startActiveSpan(name, { kind, attributes }, async (span) => {
+      // Work another process or moment began continues under its span (a bad traceparent: under the current one).
+      const parent = facts.kind === 'agent' && facts.parent ? remoteContext(facts.parent) : null;
+      return tracer.startActiveSpan(name, { kind, attributes }, parent ?? context.active(), async (span) => {
         try {
           return await run(handle(span));
         } catch (error) {
@@ -171,6 +241,23 @@ export function createTracer(options: { serviceName: string }): Tracer {
           span.end();
         }
       });
+    },
+    currentTraceparent: () => {
+      const span = trace.getActiveSpan()?.spanContext();
+      return span && trace.isSpanContextValid(span) ? `00-${span.traceId}-${span.spanId}-${(span.traceFlags & TraceFlags.SAMPLED).toString(16).padStart(2, '0')}` : undefined;
+    },
+    record: (facts, traceparent) => {
+      const [, traceId, spanId] = traceparent.split('-');
+      ids.next = { traceId: traceId!, spanId: spanId! };
+      let span: Span;
+      try {
+        // A root of its own: the ids come from the generator, not from whatever span is current.
+        span = tracer.startSpan(`${GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT} ${facts.persona}`, { kind: SpanKind.INTERNAL, attributes: taskRoot(facts), startTime: facts.startedAt, root: true });
+      } finally {
+        ids.next = null;
+      }
+      if (facts.status === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: facts.error ?? 'failed' });
+      span.end(facts.endedAt);
     },
     shutdown: async () => {
       await provider.shutdown();

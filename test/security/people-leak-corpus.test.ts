@@ -162,7 +162,7 @@ const probes: Probe[] = [
     name: `through his door key (the OpenAI, MCP and ACP doors' path): ${question.slice(0, 30)}`,
     run: async (marker) => {
       const tap = new EventTap(getOrchestrator());
-      const delivery = await deliver(getOrchestrator(), bobKey, 'iris', { text: `${marker} ${question}`, conversation: null });
+      const delivery = await deliver(getOrchestrator(), bobKey, 'iris', { door: 'openai', text: `${marker} ${question}`, conversation: null });
       const answer = await reply(tap, delivery, 'http://127.0.0.1:3000', { id: 'probe' });
       for (const canary of canaries) if (answer.text.includes(canary)) throw new Error(`the door's answer held ${canary}`);
     },
