@@ -24,7 +24,13 @@ export interface GraphError {
   path: string;
 }
 
-const idSchema = z.string().min(1).max(100);
+/** Names every JavaScript object answers to (`__proto__`, `constructor`, `toString`…): never an id, so no lookup by id can reach them. */
+const RESERVED_IDS = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+const idSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .refine((id) => !RESERVED_IDS.has(id), { message: 'an id may not be a name JavaScript objects reserve (such as __proto__ or constructor)' });
 
 /** The seed's shape: `{id, version, start?, nodes: [{id, type, config}], edges: [{id, source, target}]}`; positions for the editor. */
 export const agentGraphSchema = z

@@ -132,6 +132,13 @@ const escapingPaths = [
 
 type Verdict = 'refused' | 'contained';
 
+/**
+ * The only escaping paths a tool answers without an error: grep passes over a FIFO and a hard link
+ * to an outside file without reading them (it searches regular files the workspace owns). Every
+ * other case is refused outright.
+ */
+const CONTAINED = new Set(['grep fifo', 'grep hardlink-to-secret']);
+
 const fileCases: { tool: string; args: (target: string) => unknown }[] = [
   { tool: 'read_file', args: (target) => ({ path: target }) },
   { tool: 'write_file', args: (target) => ({ path: target, content: `overwritten by ${CANARY}` }) },
@@ -140,7 +147,7 @@ const fileCases: { tool: string; args: (target: string) => unknown }[] = [
   { tool: 'grep', args: (target) => ({ pattern: 'CANARY', path: target }) },
 ];
 
-describe('file tools refuse every path that leads outside the workspace', () => {
+describe('file tools refuse every path that leads outside the workspace (grep passes over a FIFO and a hard link unread)', () => {
   for (const { tool, args } of fileCases) {
     for (const target of escapingPaths) {
       it(`${tool} ${JSON.stringify(target).slice(0, 60)}`, async () => {
@@ -151,9 +158,7 @@ describe('file tools refuse every path that leads outside the workspace', () => 
         const leaked = outcome.content.replace(`overwritten by ${CANARY}`, '').includes(CANARY);
         expect(leaked, outcome.content).toBe(false);
         expect(snapshotOutside()).toEqual(before);
-        expect(['refused', 'contained']).toContain(verdict);
-        // Reads and edits of an escaping path must be refused outright, not merely come back empty.
-        if (tool === 'read_file' || tool === 'edit_file') expect(outcome.isError, outcome.content).toBe(true);
+        expect(verdict, outcome.content).toBe(CONTAINED.has(`${tool} ${target}`) ? 'contained' : 'refused');
       });
     }
   }
