@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { BackendRequest, ModelBackend, StreamPart } from '../lib/backends/model-backend';
 import type { Clock } from '../lib/clock/clock';
 import type { LayerModelConfig, SessionParams } from '../lib/config/model-config';
-import { summarySystemPrompt } from '../lib/orchestrator/context-summaries';
+import { summarySystemPrompt } from '../lib/session-mind/context-summaries';
 import { Orchestrator } from '../lib/orchestrator/orchestrator';
 import { estimateRequestTokens } from '@/lib/mind/token-budget';
 import { closeDb, getDb } from '../lib/store/db';

@@ -13,7 +13,7 @@ import { childTasks, findTask, listTasks, taskChain, taskJson, updateTask, type 
 import { markSessionUntrusted, sessionUntrustedSource } from '@/lib/store/untrusted-repository';
 import type { DelegationHost } from '@/lib/tasks/delegate-tool';
 import type { TaskService } from '@/lib/tasks/task-service';
-import type { CreateSessionInput } from './session-inputs';
+import type { CreateSessionInput } from './session-changes';
 import { sessionPeople } from '@/lib/store/people-repository';
 
 /** How often a parent looks at its child's row besides the events (a child in another process sends none here). */

@@ -31,8 +31,8 @@ import { applyToolCallDecision, type ToolCallDecisionInput, type ToolCallDecisio
 import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import { EventBus, type MindState } from '@/lib/mind/events';
 import { SessionNotFoundError, SessionPausedError } from '@/lib/mind/session-errors';
-import { SessionMind } from './session-mind';
-import { mindDependencies, type MindDependencies, type MindDependencyOptions } from './mind-dependencies';
+import { SessionMind } from '@/lib/session-mind/session-mind';
+import { mindDependencies, type MindDependencies, type MindDependencyOptions } from '@/lib/session-mind/mind-dependencies';
 import type { McpPool } from '@/lib/tools/mcp/mcp-pool';
 import { SessionPlacement } from './session-placement';
 import { ChannelService } from '@/lib/channels/channel-service';
@@ -42,9 +42,8 @@ import { whenSchedulesChange } from '@/lib/triggers/schedule-service';
 import { triggerHost } from './trigger-host';
 import { currentTraceparent, inSpan } from '@/lib/telemetry/traces';
 
-export { sendMessageInputSchema, sendMessageFields, wordsOrFile, createSessionInputSchema, updateSessionInputSchema } from './session-inputs';
-export type { SendMessageInput, CreateSessionInput, UpdateSessionInput } from './session-inputs';
-import { defaultSessionName, type CreateSessionInput, type SendMessageInput, type UpdateSessionInput } from './session-inputs';
+export type { SendMessageInput, CreateSessionInput, UpdateSessionInput } from './session-changes';
+import { defaultSessionName, type CreateSessionInput, type SendMessageInput, type UpdateSessionInput } from './session-changes';
 
 /** How long a shutdown waits for running cycles and replies before cutting them off. */
 const shutdownGraceMs = 3_000;

@@ -13,7 +13,7 @@ import { TaskError, type TaskElsewhere, type TaskService } from '@/lib/tasks/tas
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
 import { ElicitationError } from '@/lib/tools/mcp/elicitation';
 import { SessionPausedError } from '@/lib/mind/session-errors';
-import type { SessionMind } from './session-mind';
+import type { SessionMind } from '@/lib/session-mind/session-mind';
 import type { ChannelService } from '@/lib/channels/channel-service';
 
 /** What the orchestrator lends: its minds, and what the calls of other processes reach. */

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 export const floors: Record<string, number> = {
   'lib/generated': 0, // Prisma's generated clients
   'lib/clock': 0,
+  'lib/errors': 0, // what went wrong, as a line (issue 66): an Error's message or the text of whatever else was thrown
   'lib/security': 0,
   'lib/telemetry': 0, // traces on OpenTelemetry's GenAI conventions (issue 65): a facade that loads the SDK only when asked
   'lib/config': 1,
@@ -30,10 +31,11 @@ export const floors: Record<string, number> = {
   'lib/tasks': 7,
   'lib/crew': 7, // seed 001's crew: its personas and graphs, installed by "Try the crew" (issue 34)
   'lib/agent': 8,
-  'lib/channels': 8, // Telegram and IRC: the page's calls, from a chat
+  'lib/channels': 8, // Telegram, Discord, Slack, IRC and email: the page's calls, from a chat
+  'lib/session-mind': 8.5, // the mind as it runs (issue 66): the Subconscious loop, the Internal Dialog's turns, their memory and queue
   'lib/triggers': 6, // schedules and webhooks: what wakes a mind at a time or on a call
   'lib/skills': 6, // SKILL.md folders, the prompt's list, load_skill (issue 34)
-  'lib/orchestrator': 9,
+  'lib/orchestrator': 9, // the app's wiring: minds to sessions, placement in the cluster, the hosts the rooms below are given
   'lib/http': 10,
   'lib/setup': 10,
   'lib/realtime': 11,

@@ -1,4 +1,4 @@
-// The mind's test harness (lib/orchestrator/session-mind*.test.ts): a ScriptedBackend per layer, a
+// The mind's test harness (lib/session-mind/session-mind*.test.ts): a ScriptedBackend per layer, a
 // simulated clock and the real SQLite store; each harness is stopped after its test.
 import { afterEach } from 'vitest';
 import type { LayerModelConfig, SessionParams } from '@/lib/config/model-config';

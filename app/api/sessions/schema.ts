@@ -1,5 +1,5 @@
 import { z } from 'zod';
-export { createSessionInputSchema as createSessionBodySchema } from '@/lib/orchestrator/orchestrator';
+export { createSessionInputSchema as createSessionBodySchema } from '@/lib/http/session-inputs';
 
 export const listSessionsQuerySchema = z
   .object({

@@ -1,4 +1,4 @@
 import { z } from 'zod';
-export { updateSessionInputSchema as updateSessionBodySchema } from '@/lib/orchestrator/orchestrator';
+export { updateSessionInputSchema as updateSessionBodySchema } from '@/lib/http/session-inputs';
 
 export const sessionParamsSchema = z.object({ id: z.string().uuid('session id must be a UUID') });

@@ -1,1 +1,1 @@
-export { sendMessageInputSchema as sendMessageBodySchema } from '@/lib/orchestrator/orchestrator';
+export { sendMessageInputSchema as sendMessageBodySchema } from '@/lib/http/session-inputs';

@@ -11,7 +11,7 @@ import type { CycleOutcome } from '@/lib/mind/outcomes';
 import type { ForegroundGate } from './foreground-gate';
 import { appendLogsSafely, yieldToIO, type MindContext } from './mind-context';
 import { summarise } from './context-summaries';
-import { fitInternalDialogPrompt } from './internal-dialog-turn';
+import { fitInternalDialogPrompt } from './turn-requests';
 import { buildSubconsciousRequest } from '@/lib/mind/tags/build-prompts';
 import { estimateRequestTokens, fitPairSteadily, historyBudget } from '@/lib/mind/token-budget';
 import { parseSubconsciousOutput } from '@/lib/mind/tags/parse-subconscious-output';

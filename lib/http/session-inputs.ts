@@ -1,6 +1,7 @@
 // What a session is made, changed and written to with: the inputs the REST routes and sockets
-// validate before the orchestrator acts on them.
-import { fileAttachmentSchema } from './file-attachments';
+// validate before the orchestrator acts on them — what they parse is handed on as its own shapes
+// (lib/orchestrator/session-changes.ts), so the compiler checks each route against them.
+import { fileAttachmentSchema } from '@/lib/orchestrator/file-attachments';
 import { z } from 'zod';
 import { layerModelConfigSchema, sessionParamsSchema } from '@/lib/config/model-config';
 import { withoutNul } from '@/lib/config/text-schema';
@@ -19,8 +20,6 @@ export function wordsOrFile<T extends z.ZodType<{ text: string; attachments?: { 
 }
 
 export const sendMessageInputSchema = wordsOrFile(z.object(sendMessageFields).strict());
-export type SendMessageInput = z.infer<typeof sendMessageInputSchema>;
-
 
 /** A session's own models and parameters, over the defaults in Settings. */
 const sessionSettingsShape = {
@@ -38,7 +37,6 @@ export const createSessionInputSchema = z
     ...sessionSettingsShape,
   })
   .strict();
-export type CreateSessionInput = z.infer<typeof createSessionInputSchema>;
 
 export const updateSessionInputSchema = z
   .object({
@@ -46,10 +44,4 @@ export const updateSessionInputSchema = z
     ...sessionSettingsShape,
   })
   .strict();
-export type UpdateSessionInput = z.infer<typeof updateSessionInputSchema>;
-
-export function defaultSessionName(persona: string, now: Date): string {
-  const stamp = now.toISOString().slice(0, 16).replace('T', ' ');
-  return `${persona} · ${stamp}`;
-}
 

@@ -10,7 +10,7 @@ import { getDb } from '@/lib/store/db';
 import { readLogRecords } from '@/lib/store/session-logs';
 import { updateSession } from '@/lib/store/sessions-repository';
 import { EventRecorder } from '@/test/support/event-recorder';
-import { Orchestrator } from './orchestrator';
+import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { summarySystemPrompt } from './context-summaries';
 import { FakeClock } from '@/test/support/fake-clock';
 import { ScriptedBackend, subconsciousReply } from '@/test/support/scripted-backend';

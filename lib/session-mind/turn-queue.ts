@@ -6,7 +6,7 @@ import type { ResumableTurn } from '@/lib/agent/resume-turns';
 import type { MessageRecord } from '@/lib/store/messages-repository';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
 import type { TurnResult } from '@/lib/mind/outcomes';
-import { newTurnId, type TurnWork } from './internal-dialog-turn';
+import { newTurnId, type TurnWork } from './turn-work';
 
 interface TaskStep {
   task: TaskTurn;

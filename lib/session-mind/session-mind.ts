@@ -5,13 +5,7 @@
 // never dies of one. Every output is persisted (DB, then JSONL) before its event is emitted.
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
 import { appCliWarmPool } from '@/lib/backends/cli-warm-pool';
-import {
-  emptyUsageByLayer,
-  insertUserMessage,
-  loadMindSnapshot,
-  type CallLayer,
-  type UsageTotals,
-} from '@/lib/store/mind-repository';
+import { emptyUsageByLayer, insertUserMessage, loadMindSnapshot, type CallLayer, type UsageTotals } from '@/lib/store/mind-repository';
 import { messageJson, type MessageRecord } from '@/lib/store/messages-repository';
 import { reconcileLogsReporting } from '@/lib/store/log-reconcile';
 import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
@@ -24,7 +18,8 @@ import type { SessionGraphParts } from '@/lib/capabilities/capability-tools';
 import { loadResumableTurns } from '@/lib/agent/resume-turns';
 import type { StopKind } from '@/lib/agent/session-toolbox';
 import type { CycleOutcome, TurnResult } from '@/lib/mind/outcomes';
-import { runInternalDialogTurn, type TurnWork } from './internal-dialog-turn';
+import { runInternalDialogTurn } from './internal-dialog-turn';
+import type { TurnWork } from './turn-work';
 import { TurnQueue } from './turn-queue';
 import { WakeGate } from './wake-gate';
 import { createMindContext } from './create-mind-context';
