@@ -2,12 +2,12 @@
 
 import { useEffect, useRef, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
-import type { McpAttachment } from '@/lib/tools/mcp/mcp-attachments';
+import type { McpAttachment } from '@/lib/mcp/mcp-attachments';
 import { AttachButton, AttachedFileChips, useAttachedFiles } from './file-attach';
 
 /** What a message may carry: MCP resources and prompts, and uploaded files. */
 export type MessageAttachment = McpAttachment | { kind: 'file'; id: string };
-import type { McpPromptInfo, McpResourceInfo } from '@/lib/tools/mcp/mcp-catalog';
+import type { McpPromptInfo, McpResourceInfo } from '@/lib/mcp/mcp-catalog';
 
 interface Chip {
   attachment: McpAttachment;

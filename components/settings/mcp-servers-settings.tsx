@@ -6,7 +6,7 @@ import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { McpSignIn } from './mcp-sign-in';
 import type { McpSettings, McpToolPrefs } from '@/lib/config/mcp-config';
-import type { McpServerStatus, McpToolStatus } from '@/lib/tools/mcp/mcp-pool';
+import type { McpServerStatus, McpToolStatus } from '@/lib/mcp/mcp-pool';
 
 type ServersJson = McpSettings & { servers: McpServerStatus[]; tool_search: { budget_tokens: number; definition_tokens: number; active: boolean } };
 

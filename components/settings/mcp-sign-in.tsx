@@ -2,7 +2,7 @@
 
 import { useState } from 'react';
 import { apiFetch } from '@/components/api-client';
-import type { McpServerStatus } from '@/lib/tools/mcp/mcp-pool';
+import type { McpServerStatus } from '@/lib/mcp/mcp-pool';
 
 /**
  * Sign in / Sign out for a remote MCP server that uses OAuth. Sign in sends this tab to the

@@ -49,7 +49,7 @@ export async function createMindToolbox(input: {
   toolServer?: AgentMcpEndpoint | null;
   /** A task's step: only the task's allowed tools, then its own (update_plan, finish_task, …). */
   task?: TaskTurn;
-  /** The ready MCP servers' tools (lib/tools/mcp/mcp-pool.ts). */
+  /** The ready MCP servers' tools (lib/mcp/mcp-pool.ts). */
   mcpTools?: readonly Tool[];
   /** Tools configured on the session's capability graph (tool.http). */
   capabilityTools?: readonly Tool[];

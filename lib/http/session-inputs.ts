@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { layerModelConfigSchema, sessionParamsSchema } from '@/lib/config/model-config';
 import { withoutNul } from '@/lib/config/text-schema';
 import { personaNameSchema } from '@/lib/personas/persona-name';
-import { mcpAttachmentSchema } from '@/lib/tools/mcp/mcp-attachments';
+import { mcpAttachmentSchema } from '@/lib/mcp/mcp-attachments';
 
 export const sendMessageFields = {
   text: withoutNul(z.string().trim().max(20_000, 'text must be at most 20,000 characters')),

@@ -6,8 +6,8 @@
 import { z } from 'zod';
 import { fileLine } from '@/lib/attachments/file-line';
 import { attachUploads, findSessionUploads, type UploadRecord } from '@/lib/store/uploads-repository';
-import { attachmentsUntrustedSource, renderAttachments, type McpAttachment } from '@/lib/tools/mcp/mcp-attachments';
-import type { McpPool } from '@/lib/tools/mcp/mcp-pool';
+import { attachmentsUntrustedSource, renderAttachments, type McpAttachment } from '@/lib/mcp/mcp-attachments';
+import type { McpPool } from '@/lib/mcp/mcp-pool';
 
 export const fileAttachmentSchema = z.object({ kind: z.literal('file'), id: z.string().uuid() }).strict();
 export type FileAttachment = z.infer<typeof fileAttachmentSchema>;

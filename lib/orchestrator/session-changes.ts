@@ -1,7 +1,7 @@
 // What the orchestrator takes to make, change and write to a session — plain shapes of its own; the
 // routes' and sockets' schemas (lib/http/session-inputs.ts) parse requests into them.
 import type { LayerModelConfig, SessionParams } from '@/lib/config/model-config';
-import type { McpAttachment } from '@/lib/tools/mcp/mcp-attachments';
+import type { McpAttachment } from '@/lib/mcp/mcp-attachments';
 import type { FileAttachment } from './file-attachments';
 
 export interface SendMessageInput {

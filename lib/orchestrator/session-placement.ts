@@ -11,7 +11,7 @@ import { findSession, type SessionRecord } from '@/lib/store/sessions-repository
 import { busySessions, sessionRuns, sessionsWithOpenTasks } from '@/lib/store/session-activity';
 import { TaskError, type TaskElsewhere, type TaskService } from '@/lib/tasks/task-service';
 import type { ApprovalBroker } from '@/lib/tools/approval-broker';
-import { ElicitationError } from '@/lib/tools/mcp/elicitation';
+import { ElicitationError } from '@/lib/mcp/elicitation';
 import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { SessionMind } from '@/lib/session-mind/session-mind';
 import type { ChannelService } from '@/lib/channels/channel-service';

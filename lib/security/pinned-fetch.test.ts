@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { guardedOAuthFetch, OAuthRefusal } from '@/lib/tools/mcp/oauth-guard';
+import { guardedOAuthFetch, OAuthRefusal } from '@/lib/mcp/oauth-guard';
 import { fetchPinned } from './pinned-fetch';
 
 let server: http.Server;

@@ -26,6 +26,7 @@ export const floors: Record<string, number> = {
   'lib/web-auth': 4.3, // people on the web (issue 61): passkeys, signed-in browsers, invites, who a request is
   'lib/browser': 4.5, // the agent's Chromium: its launcher, egress proxy and sessions (issue 45); the tools drive it
   'lib/tools': 5,
+  'lib/mcp': 5.5, // MCP servers as tools (issue 66 §2): the client, its OAuth, catalog, screening, attachments and elicitations, on the tool contract below
   'lib/capabilities': 6,
   'lib/memory': 6,
   'lib/tasks': 7,

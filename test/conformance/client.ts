@@ -15,8 +15,8 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { cli
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-conformance-'));
 process.env.AGENTCSD_DATA_DIR = path.join(root, 'data');
 
-const { McpAuth } = await import('@/lib/tools/mcp/mcp-auth');
-const { McpPool } = await import('@/lib/tools/mcp/mcp-pool');
+const { McpAuth } = await import('@/lib/mcp/mcp-auth');
+const { McpPool } = await import('@/lib/mcp/mcp-pool');
 const { closeDb } = await import('@/lib/store/db');
 
 const redirect = 'http://localhost:3999/oauth/callback';

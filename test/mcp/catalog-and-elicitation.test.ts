@@ -5,10 +5,10 @@
 // whose answer (checked against the form) goes back to the server only.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { McpPool } from '@/lib/tools/mcp/mcp-pool';
-import { listPrompts, listResources } from '@/lib/tools/mcp/mcp-catalog';
-import { previewResource, renderAttachments } from '@/lib/tools/mcp/mcp-attachments';
-import { ElicitationBroker, fieldsOf, type ElicitationJson } from '@/lib/tools/mcp/elicitation';
+import { McpPool } from '@/lib/mcp/mcp-pool';
+import { listPrompts, listResources } from '@/lib/mcp/mcp-catalog';
+import { previewResource, renderAttachments } from '@/lib/mcp/mcp-attachments';
+import { ElicitationBroker, fieldsOf, type ElicitationJson } from '@/lib/mcp/elicitation';
 
 const everything = path.resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const seen: ElicitationJson[] = [];

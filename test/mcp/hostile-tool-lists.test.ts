@@ -5,8 +5,8 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emptyMcpSettings } from '@/lib/config/mcp-config';
-import { McpPool } from '@/lib/tools/mcp/mcp-pool';
-import { MAX_SCHEMA_DEPTH } from '@/lib/tools/mcp/mcp-tool-screen';
+import { McpPool } from '@/lib/mcp/mcp-pool';
+import { MAX_SCHEMA_DEPTH } from '@/lib/mcp/mcp-tool-screen';
 
 const script = path.resolve('test/fakes/listed-tools-mcp-server.ts');
 const server = (tools: unknown[], env: Record<string, string> = {}) => ({ command: process.execPath, args: ['--import', 'tsx', script], env: { LISTED_TOOLS: JSON.stringify(tools), ...env } });

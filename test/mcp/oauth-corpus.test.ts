@@ -4,8 +4,8 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { getDb } from '@/lib/store/db';
 import { readMcpAuth } from '@/lib/store/mcp-tokens-repository';
-import { McpAuth } from '@/lib/tools/mcp/mcp-auth';
-import { checkAuthorizationServer, checkTokenAudience, guardedOAuthFetch, OAuthRefusal } from '@/lib/tools/mcp/oauth-guard';
+import { McpAuth } from '@/lib/mcp/mcp-auth';
+import { checkAuthorizationServer, checkTokenAudience, guardedOAuthFetch, OAuthRefusal } from '@/lib/mcp/oauth-guard';
 import { isPrivateAddress } from '@/lib/security/network-address';
 import { consentInBrowserless, startOAuthMcpServer, type OAuthMcpServer, type OAuthMcpServerOptions } from '../support/oauth-mcp-server';
 import { useTempAppDirs } from '../support/temp-app-dirs';

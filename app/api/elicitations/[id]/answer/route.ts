@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
-import { elicitationAnswerSchema } from '@/lib/tools/mcp/elicitation';
+import { elicitationAnswerSchema } from '@/lib/mcp/elicitation';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,6 +1,6 @@
 import { handle, parseParams } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
-import { listPrompts } from '@/lib/tools/mcp/mcp-catalog';
+import { listPrompts } from '@/lib/mcp/mcp-catalog';
 import { mcpServerParamsSchema } from '../../schema';
 
 export const dynamic = 'force-dynamic';

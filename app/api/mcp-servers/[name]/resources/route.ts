@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { validationError } from '@/lib/http/api-error';
 import { handle, parseParams } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
-import { listResources } from '@/lib/tools/mcp/mcp-catalog';
-import { previewResource } from '@/lib/tools/mcp/mcp-attachments';
+import { listResources } from '@/lib/mcp/mcp-catalog';
+import { previewResource } from '@/lib/mcp/mcp-attachments';
 import { mcpServerParamsSchema } from '../../schema';
 
 export const dynamic = 'force-dynamic';
