@@ -36,13 +36,11 @@ test('SIGTERM during a reply: sessions paused, the part already said kept as int
   const databaseFile = path.join(server.dataDir, 'agentcsd.db');
   await new Promise((resolve) => setTimeout(resolve, 1_500));
 
-  const signalled = Date.now();
   server.child.kill('SIGTERM');
   const exit = await server.exited;
-  const exitMs = Date.now() - signalled;
+  // Exit code 0: the graceful path. Past its own hard limit the server exits 1 (how long the
+  // graceful path takes is measured in bench/stop-times.ts).
   expect(exit.code).toBe(0);
-  expect(exitMs).toBeLessThan(8_000); // the server's own hard limit; docs/reliability.md has the measured time
-  console.log(`exit ${exitMs} ms after SIGTERM`);
 
   const database = new Database(databaseFile, { readonly: true });
   expect(database.prepare('SELECT status FROM sessions WHERE id = ?').get(session.id)).toEqual({ status: 'paused' });

@@ -2,7 +2,7 @@
 // policy lives in retry-policy.ts. The static system prefix carries cache_control.
 import type Anthropic from '@anthropic-ai/sdk';
 import { endpointOrigin, environmentAnthropicKey, environmentKeyOrigins } from '@/lib/config/key-scope';
-import { BackendError, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
+import { BackendError, connectionLost, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
 import { parseToolInput, type BackendMessage, type BackendRequest, type BackendTool, type ContentBlock, type FinishReason, type ModelBackend, type StreamPart, type SystemSegment } from './model-backend';
 import { deprecationOf, withDeprecation, type ModelListing } from '@/lib/config/model-catalog';
 import { estimateCost } from './pricing';
@@ -143,6 +143,8 @@ export function toBackendError(error: unknown, sdk: AnthropicSdk): BackendError 
     }
     return errorFromStatus({ status: error.status, message: providerMessage, retryAfterMs: parseRetryAfter(error.headers) });
   }
+  const lost = connectionLost(error);
+  if (lost) return new BackendError({ kind: 'connection', message: `The connection to the Anthropic API closed mid-stream: ${lost}` });
   const message = error instanceof Error ? error.message : String(error);
   return new BackendError({ kind: 'protocol', message: `Unexpected response from the Anthropic API: ${message}` });
 }

@@ -112,3 +112,16 @@ export function isAbortError(error: unknown, signal?: AbortSignal): boolean {
   if (signal?.aborted) return true;
   return error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError');
 }
+
+/**
+ * The socket under a streamed body closed (undici's "terminated", a reset): the connection was lost
+ * mid-stream — retryable like any lost connection, unless words were shown already — not a
+ * protocol fault. Its cause in words, or null for any other error.
+ */
+export function connectionLost(error: unknown): string | null {
+  if (!(error instanceof Error)) return null;
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const code = cause?.code ?? (error as { code?: string }).code;
+  if (error.message === 'terminated' || (code && ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes(code))) return cause?.message ?? code ?? error.message;
+  return null;
+}

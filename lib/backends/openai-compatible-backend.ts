@@ -2,7 +2,7 @@
 // official SDK. Reasoning in `reasoning_content`, `reasoning` or inline <think> becomes
 // reasoning-delta, never reply text.
 import type OpenAI from 'openai';
-import { BackendError, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
+import { BackendError, connectionLost, errorFromStatus, isAbortError, parseRetryAfter } from './backend-error';
 import { systemText, type BackendMessage, type ContentBlock, type ImageBlock, type BackendRequest, type BackendTool, type FinishReason, type ModelBackend, type StreamPart } from './model-backend';
 import { OpenAIToolCallAccumulator, mightBeLeakedCall, recoverLeakedToolCalls, type ToolCallFragment } from './openai-tool-calls';
 import type { ModelListing } from '@/lib/config/model-catalog';
@@ -60,6 +60,8 @@ function toBackendError(error: unknown, baseURL: string, OpenAI: OpenAISdk): Bac
     if (error.status === undefined) return new BackendError({ kind: 'stream_interrupted', message: providerMessage });
     return errorFromStatus({ status: error.status, message: providerMessage, retryAfterMs: parseRetryAfter(error.headers) });
   }
+  const lost = connectionLost(error);
+  if (lost) return new BackendError({ kind: 'connection', message: `The connection to ${baseURL} closed mid-stream: ${lost}` });
   const message = error instanceof Error ? error.message : String(error);
   return new BackendError({ kind: 'protocol', message: `Unexpected response from ${baseURL}: ${message}` });
 }

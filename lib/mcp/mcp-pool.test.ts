@@ -158,10 +158,10 @@ describe('stdio: server-everything', () => {
     const controller = new AbortController();
     const running = tool(pool, 'everything__trigger-long-running-operation').run({ duration: 30, steps: 30 }, context({ signal: controller.signal }));
     setTimeout(() => controller.abort(), 300);
-    const started = Date.now();
+    // The operation takes 30 s: a cancelled outcome is one Stop ended, not one that ran out
+    // (how long Stop takes is measured in bench/stop-times.ts).
     const outcome = await running;
     expect(outcome).toMatchObject({ isError: true, cancelled: true });
-    expect(Date.now() - started).toBeLessThan(10_000);
     // The server is still there for the next call.
     expect((await tool(pool, 'everything__echo').run({ message: 'after' }, context())).content).toContain('after');
   });
@@ -174,9 +174,10 @@ describe('stdio: server-everything', () => {
     const firstPid = pool.status()[0]!.pid!;
     process.kill(-firstPid, 'SIGKILL');
     await until(() => pool.status()[0]!.state === 'failed', 'the crash to be seen');
-    const asked = Date.now();
+    // Answered from the pool's state, not by waiting for the restart: an error that says so, while
+    // the server is still down (bench/stop-times.ts measures how soon).
     const outcome = await echo.run({ message: 'anyone?' }, context());
-    expect(Date.now() - asked).toBeLessThan(1_000);
+    expect(pool.status()[0]!.state).not.toBe('ready');
     expect(outcome.isError).toBe(true);
     expect(outcome.content).toMatch(/MCP server "everything" is not running \(retrying in \d+ s\)/);
     expect(pool.status()[0]!.last_error).toMatch(/SIGKILL|closed/);

@@ -114,11 +114,12 @@ describe('Anthropic backend against the fake Messages API', () => {
   it('reports a stream cut mid-way and a malformed event as errors, never as a finished reply', async () => {
     fake.failNext({ kind: 'cut', afterChunks: 2 });
     const cut = await collectParts(backend.stream(request(), signal()));
-    expect(errorOf(cut)).toBeDefined();
+    // The kind decides what happens next: a lost connection is retried (unless words were shown already), a malformed stream is not.
+    expect(errorOf(cut)).toMatchObject({ kind: 'connection', isRetryable: true });
     expect(cut.some((part) => part.type === 'finish')).toBe(false);
     fake.failNext({ kind: 'malformed', afterChunks: 1 });
     const malformed = await collectParts(backend.stream(request(), signal()));
-    expect(errorOf(malformed)).toBeDefined();
+    expect(errorOf(malformed)).toMatchObject({ kind: 'protocol', isRetryable: false });
     expect(malformed.some((part) => part.type === 'finish')).toBe(false);
   });
 

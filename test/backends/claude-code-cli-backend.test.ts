@@ -131,26 +131,25 @@ describe('Claude Code CLI backend (real binary, fake API)', () => {
     expect(error).toMatchObject({ kind: 'cli_failed', exitCode: 1, message: expect.stringContaining('config is corrupt') });
   });
 
-  it('abort mid-stream ends the process group within a second and leaves no process behind', async () => {
+  it('abort mid-stream ends the stream and the process group: no more words, no process left', async () => {
     fake.chunkDelayMs = 100;
     fake.script = () => ({ text: 'a slow reply that streams for a while '.repeat(4) });
     const { backend, home } = backendFor('abort');
     const controller = new AbortController();
     const parts: StreamPart[] = [];
-    let abortedAt = 0;
     for await (const part of backend.stream(request('slow'), controller.signal)) {
       parts.push(part);
       if (parts.length === 2) {
         expect(processesWithHome(home).length).toBeGreaterThan(0);
-        abortedAt = performance.now();
         controller.abort();
       }
     }
-    const endedAfter = performance.now() - abortedAt;
     fake.chunkDelayMs = 0;
     fake.script = (r) => ({ text: `CLI heard: ${r.lastUserText}` });
+    // Ended by the abort, not by the reply running out: a few words of it, no error, no process
+    // (how soon is measured in bench/stop-times.ts).
     expect(parts.every((part) => part.type === 'text-delta')).toBe(true);
-    expect(endedAfter).toBeLessThan(1500);
+    expect(textOf(parts).length).toBeLessThan('a slow reply that streams for a while '.repeat(4).length);
     expect(processesWithHome(home)).toEqual([]);
   });
 

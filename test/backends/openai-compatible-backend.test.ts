@@ -64,10 +64,12 @@ describe('OpenAI-compatible backend against the fake server', () => {
   });
 
   it('never finishes a reply that was cut, malformed or errored mid-stream', async () => {
+    // The kind decides what happens next: a lost connection is retried (unless words were shown already); a malformed stream, or an error event the server sent mid-stream, is not.
+    const expected = { cut: { kind: 'connection', isRetryable: true }, malformed: { kind: 'protocol', isRetryable: false }, 'stream-error': { kind: 'stream_interrupted', isRetryable: false } };
     for (const fault of [{ kind: 'cut', afterChunks: 2 }, { kind: 'malformed', afterChunks: 1 }, { kind: 'stream-error', afterChunks: 1 }] as const) {
       fake.failNext(fault);
       const parts = await collectParts(new OpenAICompatibleBackend({ endpoint: fake.url }).stream(request('a longer answer'), signal()));
-      expect(errorOf(parts), fault.kind).toBeDefined();
+      expect(errorOf(parts), fault.kind).toMatchObject(expected[fault.kind]);
       expect(parts.some((part) => part.type === 'finish')).toBe(false);
     }
   });

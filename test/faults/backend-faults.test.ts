@@ -139,18 +139,22 @@ describe('faults that end the reply: the reason is shown, nothing partial is sto
     await expectRecovered(sessionId);
   });
 
-  it.each<[string, Server, FakeFault]>([
-    ['a stream cut mid-way', 'openai', { kind: 'cut', afterChunks: 6 }],
-    ['a stream cut mid-way', 'anthropic', { kind: 'cut', afterChunks: 6 }],
-    ['a malformed event mid-stream', 'openai', { kind: 'malformed', afterChunks: 6 }],
-    ['a malformed event mid-stream', 'anthropic', { kind: 'malformed', afterChunks: 6 }],
-    ['an error event mid-stream', 'anthropic', { kind: 'stream-error', afterChunks: 6, errorType: 'overloaded_error', message: 'Overloaded' }],
-  ])('%s (%s): what was said is kept, marked interrupted', async (_name, name, fault) => {
+  // The kind is what decides a retry: a lost connection or an overloaded server would be retried,
+  // but not once words were shown (the reply would say them twice) — so each is one request.
+  it.each<[string, Server, FakeFault, string]>([
+    ['a stream cut mid-way', 'openai', { kind: 'cut', afterChunks: 6 }, 'connection'],
+    ['a stream cut mid-way', 'anthropic', { kind: 'cut', afterChunks: 6 }, 'connection'],
+    ['a malformed event mid-stream', 'openai', { kind: 'malformed', afterChunks: 6 }, 'protocol'],
+    ['a malformed event mid-stream', 'anthropic', { kind: 'malformed', afterChunks: 6 }, 'protocol'],
+    ['an error event mid-stream', 'anthropic', { kind: 'stream-error', afterChunks: 6, errorType: 'overloaded_error', message: 'Overloaded' }, 'overloaded'],
+  ])('%s (%s): what was said is kept, marked interrupted, not retried', async (_name, name, fault, kind) => {
     const sessionId = await newSession(layerOf(name));
     server(name).failNext(fault);
+    const before = server(name).requests.filter((request) => request.lastUserText.includes('a reply that breaks')).length;
     const end = await say(sessionId, 'a reply that breaks');
     expect(end.outcome).toBe('failed');
-    expect(end.error).toBeTruthy();
+    expect(orchestrator.mindState(sessionId)?.lastError).toMatchObject({ layer: 'internal', kind, message: end.error });
+    expect(server(name).requests.filter((request) => request.lastUserText.includes('a reply that breaks')).length - before).toBe(1);
     const rows = await agentRows(sessionId);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.interrupted).toBe(true);
