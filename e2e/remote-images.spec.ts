@@ -49,8 +49,11 @@ test('remote images in a reply load nothing; the policy refuses injected loads',
   await expect(session.chat.getByText(`[image: chart — ${listenerUrl}/md.png?d=${secret}]`).first()).toBeVisible();
   await expect(session.chat.locator('img')).toHaveCount(0);
 
-  // Defence in depth: what a renderer bug could let through is refused by the policy itself.
+  // Defence in depth: what a renderer bug could let through is refused by the policy itself —
+  // each refusal reported by the browser as a policy violation (not a listener that is not there).
   const blocked = await page.evaluate(async (url) => {
+    const violations: string[] = [];
+    document.addEventListener('securitypolicyviolation', (event) => violations.push(`${event.effectiveDirective} ${new URL(event.blockedURI).pathname}`));
     const image = document.createElement('img');
     image.src = `${url}/injected.png`;
     document.body.append(image);
@@ -65,11 +68,18 @@ test('remote images in a reply load nothing; the policy refuses injected loads',
       // Refused by connect-src.
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
-    return fetched;
+    return { fetched, violations: violations.sort() };
   }, listenerUrl);
-  expect(blocked).toBe('refused');
+  expect(blocked).toEqual({ fetched: 'refused', violations: ['connect-src /fetch', 'img-src /background.png', 'img-src /injected.png'] });
   await page.reload();
   await expect(session.messages.filter({ hasText: 'You said:' })).toHaveCount(1);
   await page.waitForLoadState('networkidle');
   expect(heard).toEqual([]);
+
+  // The control: the same browser, outside the app's pages and their policy, reaches the listener
+  // — it was there all along, so nothing heard above means nothing was sent.
+  const control = await page.context().newPage();
+  expect((await control.goto(`${listenerUrl}/control`))?.status()).toBe(200);
+  await control.close();
+  expect(heard.map((line) => line.split(' ')[1])).toEqual(['/control']);
 });

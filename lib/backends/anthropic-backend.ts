@@ -296,6 +296,8 @@ export class AnthropicBackend implements ModelBackend {
 
   /** The API's own list: active and deprecated models, the latter with their retirement date. */
   async listModels(signal: AbortSignal): Promise<ModelListing[]> {
+    // Without a key for this endpoint nothing is asked of it, and the reason is the one a call gets.
+    if (!this.hasKey) throw new BackendError({ kind: 'authentication', message: this.missingKeyMessage });
     const listings: ModelListing[] = [];
     for await (const model of (await this.client).models.list({ limit: 100 }, { signal })) {
       // Older API versions (and compatible proxies) omit the lifecycle fields.

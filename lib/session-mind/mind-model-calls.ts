@@ -15,9 +15,12 @@ import { ownersConversation } from '@/lib/people/rights';
 import type { ModelCallResult } from '@/lib/mind/model-call';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 
+/** What a mind's model calls use of its dependencies. */
+export type ModelCallDependencies = Pick<MindDependencies, 'bus' | 'clock' | 'createBackend' | 'retryPolicy' | 'random' | 'stallTimeoutMs' | 'calibration'>;
+
 export function mindModelCalls(input: {
   sessionId: string;
-  deps: MindDependencies;
+  deps: ModelCallDependencies;
   health: LayerHealth;
   /** The last prompt of each layer (the context viewer reads it). */
   prompts: Partial<Record<CallLayer, PromptRecord>>;

@@ -10,12 +10,11 @@ import { realClock } from '@/lib/clock/clock';
 import { defaultRetryPolicy } from '@/lib/backends/retry-policy';
 import { TokenCalibration } from '@/lib/mind/token-budget';
 import { consolidateSession } from '@/lib/memory/consolidation';
-import { mindModelCalls } from '@/lib/session-mind/mind-model-calls';
+import { mindModelCalls, type ModelCallDependencies } from '@/lib/session-mind/mind-model-calls';
 import { LayerHealth } from '@/lib/session-mind/layer-health';
 import { replaceAllowances, reserve, settle, type AllowanceRecord } from '@/lib/store/allowances-repository';
 import { closeDb, getDb } from '@/lib/store/db';
-import { insertUserMessage } from '@/lib/store/mind-repository';
-import { emptyUsageTotals } from '@/lib/store/mind-repository';
+import { emptyUsageByLayer, insertUserMessage } from '@/lib/store/mind-repository';
 import { insertSession } from '@/lib/store/sessions-repository';
 import { ScriptedBackend } from '@/test/support/scripted-backend';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
@@ -32,22 +31,21 @@ async function spentPersona(persona: string): Promise<void> {
   if (held.ok) await settle(held.reservation, { usd: 0, tokens: 100 });
 }
 
+/** The mind's own model-call boundary, on exactly the dependencies it declares (the compiler says when they change). */
 function boundary(sessionId: string, backend: ScriptedBackend) {
-  const bus = new EventBus();
-  const deps = { bus, clock: realClock, createBackend: () => backend, retryPolicy: defaultRetryPolicy, random: Math.random, stallTimeoutMs: 5_000, calibration: new TokenCalibration() };
-  const usage = { internal: emptyUsageTotals(), subconscious: emptyUsageTotals(), summary: emptyUsageTotals(), memory: emptyUsageTotals(), test: emptyUsageTotals() };
-  return mindModelCalls({ sessionId, deps: deps as never, health: new LayerHealth(() => Date.now(), Math.random), prompts: {}, usage: usage as never, changed: () => undefined });
+  const deps: ModelCallDependencies = { bus: new EventBus(), clock: realClock, createBackend: () => backend, retryPolicy: defaultRetryPolicy, random: Math.random, stallTimeoutMs: 5_000, calibration: new TokenCalibration() };
+  return mindModelCalls({ sessionId, deps, health: new LayerHealth(() => Date.now(), Math.random), prompts: {}, usage: emptyUsageByLayer(), changed: () => undefined });
 }
 
 describe('the paths without a page, at the wall', () => {
   it('consolidation records itself failed with the reason; nothing reaches the model', async () => {
     await getDb();
     const sessionId = randomUUID();
-    await insertSession({ id: sessionId, name: 'resting', personaName: 'keeper', personaHash: 'h', models: { c_model: layer, s_model: layer }, params: defaultParams, status: 'active' });
+    const session = await insertSession({ id: sessionId, name: 'resting', personaName: 'keeper', personaHash: 'h', models: { c_model: layer, s_model: layer }, params: defaultParams, status: 'active' });
     for (const text of ['I grow tomatoes', 'I live near the sea', 'My sister is called Ana', 'I work nights']) await insertUserMessage({ sessionId, content: text, cycleNumber: 1 });
     await spentPersona('keeper');
     const backend = new ScriptedBackend([], { text: '[]' });
-    const outcome = await consolidateSession({ context: { sessionId, session: () => ({ models: { s_model: layer } }) as never, callModel: boundary(sessionId, backend) }, personaName: 'keeper', signal: new AbortController().signal, now: new Date() });
+    const outcome = await consolidateSession({ context: { sessionId, session: () => session, callModel: boundary(sessionId, backend) }, personaName: 'keeper', signal: new AbortController().signal, now: new Date() });
     expect(outcome).toMatchObject({ kind: 'ran', consolidation: { status: 'failed', error: expect.stringMatching(/^allowance_spent: Not sent: today's allowance of 100 tokens for the persona keeper cannot take this call/) } });
     expect(backend.calls).toHaveLength(0);
   });

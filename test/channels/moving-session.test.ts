@@ -49,9 +49,14 @@ function between(refusals: number): ChannelHost {
   };
 }
 
+/** A channel of this kind (never connected: the test hands its messages in) with Ana bound to the session. */
 async function boundChat(kind: 'email' | 'telegram', sessionId: string) {
   const channelId = randomUUID();
-  const channel = await saveChannel({ id: channelId, kind: 'telegram', name: kind, enabled: false, config: { token: '1:x', api_root: 'http://127.0.0.1:1', callback_secret: 's' } });
+  const config =
+    kind === 'email'
+      ? { address: 'agent@example.org', imap: { host: '127.0.0.1', port: 1, tls: false, user: 'agent' }, smtp: { host: '127.0.0.1', port: 1, tls: false, user: 'agent' } }
+      : { token: '1:x', api_root: 'http://127.0.0.1:1', callback_secret: 's' };
+  const channel = await saveChannel({ id: channelId, kind, name: kind, enabled: false, config });
   const sender = `${kind}:${randomUUID().slice(0, 8)}`;
   const person = await personForSender({ sender, name: 'Ana', role: 'trusted' });
   await saveBinding({ id: randomUUID(), channelId, sender, senderName: 'Ana', address: 'ana', sessionId, persona: null, push: 'all', quietHours: null, personId: person.id });
@@ -66,6 +71,7 @@ describe('a message while its active session moves between processes', () => {
     const { channel, sender } = await boundChat('email', session.id);
     const host = between(1);
     const context = { channel, host, counters: { received: 0, ignored: 0 }, wake: () => undefined, now: () => new Date() };
+    expect(channel.kind).toBe('email');
     const mail: InboundMessage = { sender, senderName: 'Ana', address: 'ana', text: 'Message-ID <m1@example.org>: the build is green', mayRepeat: true };
     await expect(handleMessage(context, mail)).rejects.toBeInstanceOf(SessionPausedError);
     expect(await said(session.id, 'the build is green')).toHaveLength(0);

@@ -203,11 +203,16 @@ describe.each(engines)('tasks on the $name engine', ({ make, persona: enginePers
   it('the tools a task may use are enforced by the server', async () => {
     const session = await newSession();
     const task = await submit(session.id, { goal: 'Write notes and show them [[approve]]', constraints: { tools: ['read_file'] } });
-    await waitTask(task.id, 'completed').catch(() => undefined);
+    // The script writes, then runs bash (a card, were bash allowed), then finishes: both refused
+    // by the server before anything ran — no card ever waited — and the task still ends.
+    await waitTask(task.id, 'completed');
     const calls = await listToolCalls({ sessionId: session.id });
-    const write = calls.find((call) => call.name === 'write_file');
-    expect(write).toMatchObject({ status: 'failed' });
-    expect(write!.result).toMatch(/^CAPABILITY_NOT_AVAILABLE/);
+    const outside = calls.filter((call) => call.name === 'write_file' || call.name === 'bash');
+    expect(outside.map((call) => [call.name, call.status])).toEqual([
+      ['write_file', 'failed'],
+      ['bash', 'failed'],
+    ]);
+    for (const call of outside) expect(call.result).toMatch(/^CAPABILITY_NOT_AVAILABLE/);
     expect(fs.existsSync(path.join(dirs.dataDir, 'workspaces', session.id, 'notes.txt'))).toBe(false);
   }, 40_000);
 
