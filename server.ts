@@ -25,6 +25,7 @@ import { createEngine, processName, redactUrl } from './lib/engine/create-engine
 import { Cluster } from './lib/engine/cluster';
 import { realClock } from './lib/clock/clock';
 import { startTracing, stopTracing } from './lib/telemetry/traces';
+import { errorText } from './lib/errors/error-text';
 
 process.env.NEXT_TELEMETRY_DISABLED ??= '1';
 
@@ -69,7 +70,7 @@ if (location.kind === 'sqlite') {
 // refusing ends the start in one line (the password masked), like the engine below.
 await getDb().catch((error: unknown) => {
   const where = location.kind === 'sqlite' ? `SQLite ${location.file}` : `PostgreSQL on ${redactUrl(location.url)}`;
-  console.error(`> cannot start (store: ${where}): ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`> cannot start (store: ${where}): ${errorText(error)}`);
   process.exit(1);
 });
 // Traces to an OTLP endpoint when the standard OTEL_* variables name one (nothing loaded otherwise).
@@ -78,7 +79,7 @@ const engine = await createEngine(env, realClock, { clustered: location.kind ===
 const cluster = location.kind === 'postgres' ? new Cluster({ url: location.url, owner: processName(env), capacity: env.AGENTCSD_CAPACITY }) : undefined;
 const orchestrator = await startOrchestrator({ taskWorkingDelayMs: env.AGENTCSD_TASK_STEP_DELAY_MS, configured: engine, cluster, channels: true }).catch((error: unknown) => {
   // The durable engine's database unreachable or refusing: say so in one line (DBOS masks the password).
-  console.error(`> cannot start (engine: ${engine.description}): ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`> cannot start (engine: ${engine.description}): ${errorText(error)}`);
   process.exit(1);
 });
 console.log(`> engine: ${engine.description}`);
@@ -167,7 +168,7 @@ const httpServer = createServer((request, response) => {
   try {
     handleRequest(request, response);
   } catch (error) {
-    console.error('[http] malformed request refused:', error instanceof Error ? error.message : String(error));
+    console.error('[http] malformed request refused:', errorText(error));
     refuse(response, 400, 'bad_request', 'The request could not be read');
   }
 });

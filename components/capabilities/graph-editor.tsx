@@ -13,6 +13,7 @@ import { capabilitiesOf } from '@/lib/capabilities/capability-set';
 import { isNodeType, kindOf, NODE_LABELS, NODE_TYPES, type NodeType } from '@/lib/capabilities/node-types';
 import { canConnect } from '@/lib/capabilities/rules';
 import { validateGraph, type AgentGraph, type GraphError, type GraphNode } from '@/lib/capabilities/validate';
+import { errorText } from '@/lib/errors/error-text';
 
 type CardData = { node: GraphNode; errors: GraphError[]; selected: boolean };
 
@@ -137,7 +138,7 @@ export function GraphEditor({ persona }: { persona: string }) {
       setNotice('Saved. Sessions created from now on use this graph.');
       setError(null);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 
@@ -159,7 +160,7 @@ export function GraphEditor({ persona }: { persona: string }) {
       setNotice(`Imported ${file.name}${checked.ok ? '' : ` with ${checked.errors.length} error(s) to fix before saving`}.`);
       setError(null);
     } catch (caught) {
-      setError(`Could not import ${file.name}: ${(caught as Error).message}`);
+      setError(`Could not import ${file.name}: ${errorText(caught)}`);
     }
   }
 
@@ -322,7 +323,7 @@ function NodeForm({ node, graph, onChange, onClose }: { node: GraphNode; graph: 
               setParseError(null);
               onChange({ ...graph, nodes: graph.nodes.map((each) => (each.id === node.id ? { ...each, config: config as Record<string, unknown> } : each)) });
             } catch (caught) {
-              setParseError((caught as Error).message);
+              setParseError(errorText(caught));
             }
           }}
         />

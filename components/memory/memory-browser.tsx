@@ -6,6 +6,7 @@ import { apiFetch } from '@/components/api-client';
 import type { PersonaSummaryJson } from '@/components/sessions/session-types';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import type { MemoryJson } from '@/lib/memory/memory-store';
+import { errorText } from '@/lib/errors/error-text';
 
 const KINDS = ['fact', 'episode', 'task_summary', 'journal'] as const;
 const kindLabels: Record<(typeof KINDS)[number], string> = { fact: 'Facts', episode: 'Episodes', task_summary: 'Task summaries', journal: 'Journal' };
@@ -33,14 +34,14 @@ function MemoryItem(props: { memory: ListedMemory; readOnly: boolean; onChanged:
       await apiFetch(`/api/memories/${memory.id}`, init);
       props.onChanged();
     } catch (caught) {
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     }
   };
   const showHistory = async () => {
     try {
       setHistory((await apiFetch<{ history: MemoryJson[] }>(`/api/memories/${memory.id}`)).history);
     } catch (caught) {
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     }
   };
   return (
@@ -139,7 +140,7 @@ export function MemoryBrowser({ readOnly = false }: { readOnly?: boolean }) {
       setMemories((await apiFetch<{ memories: ListedMemory[] }>(`/api/memories?persona=${encodeURIComponent(persona)}`)).memories);
       setError(null);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }, [persona]);
 
@@ -153,7 +154,7 @@ export function MemoryBrowser({ readOnly = false }: { readOnly?: boolean }) {
       setResults((await apiFetch<{ results: RecallResult[] }>(`/api/personas/${encodeURIComponent(persona)}/recall?q=${encodeURIComponent(query)}&k=20`)).results);
       setError(null);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 
@@ -163,7 +164,7 @@ export function MemoryBrowser({ readOnly = false }: { readOnly?: boolean }) {
       setAdding('');
       await load();
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 

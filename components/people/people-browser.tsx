@@ -10,6 +10,7 @@ import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { PersonDetail } from './person-detail';
 import { WordsPrivacy } from './words-privacy';
+import { errorText } from '@/lib/errors/error-text';
 
 interface PersonJson {
   id: string;
@@ -27,7 +28,7 @@ function PersonItem(props: { person: PersonJson; others: PersonJson[]; onChanged
       await what();
       props.onChanged(notice);
     } catch (caught) {
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     }
   };
   const owner = person.role === 'owner';
@@ -122,7 +123,7 @@ export function PeopleBrowser() {
     try {
       setPeople((await apiFetch<{ people: PersonJson[] }>('/api/people')).people);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }, []);
   useEffect(() => void load(), [load]);

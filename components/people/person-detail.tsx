@@ -7,6 +7,7 @@ import Link from 'next/link';
 import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { InvitePerson } from './invite-person';
+import { errorText } from '@/lib/errors/error-text';
 
 interface MayJson {
   trait: string;
@@ -41,7 +42,7 @@ export function PersonDetail({ personId, name, onError }: { personId: string; na
     try {
       setDetail(await apiFetch<PersonDetailJson>(`/api/people/${encodeURIComponent(personId)}`));
     } catch (caught) {
-      onError((caught as Error).message);
+      onError(errorText(caught));
     }
   }, [personId, onError]);
   useEffect(() => void load(), [load]);
@@ -52,7 +53,7 @@ export function PersonDetail({ personId, name, onError }: { personId: string; na
       await apiFetch(`/api/people/${encodeURIComponent(personId)}`, { method: 'PATCH', body: { rights: rightsWith(detail.person.rights, entry, allowed) } });
       await load();
     } catch (caught) {
-      onError((caught as Error).message);
+      onError(errorText(caught));
     }
   };
   return (

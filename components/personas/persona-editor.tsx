@@ -6,6 +6,7 @@ import { apiFetch } from '@/components/api-client';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { MarkdownView } from './markdown-view';
+import { errorText } from '@/lib/errors/error-text';
 
 interface PersonaJson {
   name: string;
@@ -50,7 +51,7 @@ export function PersonaEditor({ name }: { name: string }) {
       setSaved(result.persona.content);
       setStatus('Saved');
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 
@@ -60,7 +61,7 @@ export function PersonaEditor({ name }: { name: string }) {
       await apiFetch(`/api/personas/${encodeURIComponent(name)}`, { method: 'DELETE' });
       router.push('/personas');
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 

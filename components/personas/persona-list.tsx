@@ -6,6 +6,7 @@ import { useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import type { PersonaSummaryJson } from '@/components/sessions/session-types';
 import { ErrorBanner } from '@/components/ui/error-banner';
+import { errorText } from '@/lib/errors/error-text';
 
 const template = `# Persona name
 
@@ -45,7 +46,7 @@ export function PersonaList() {
       await apiFetch('/api/personas', { method: 'POST', body: { name: name.trim(), content: template.replace('Persona name', name.trim()) } });
       router.push(`/personas/${encodeURIComponent(name.trim())}`);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 

@@ -4,6 +4,7 @@ import { useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from
 import { apiFetch } from '@/components/api-client';
 import type { BrowserFrameEvent, BrowserStateEvent } from '@/lib/realtime/socket-events';
 import type { BrowserListener } from './use-session-socket';
+import { errorText } from '@/lib/errors/error-text';
 
 type BrowserState = Omit<BrowserStateEvent, 'sessionId'>;
 
@@ -39,7 +40,7 @@ export function BrowserPanel(props: { sessionId: string; watchBrowser: (listener
       setState((await apiFetch<{ browser: BrowserState }>(`/api/sessions/${sessionId}/browser`, { method: 'POST', body: { action } })).browser);
       onError(null);
     } catch (caught) {
-      onError((caught as Error).message);
+      onError(errorText(caught));
     } finally {
       setBusy(false);
     }

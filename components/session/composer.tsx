@@ -8,6 +8,7 @@ import { AttachButton, AttachedFileChips, useAttachedFiles } from './file-attach
 /** What a message may carry: MCP resources and prompts, and uploaded files. */
 export type MessageAttachment = McpAttachment | { kind: 'file'; id: string };
 import type { McpPromptInfo, McpResourceInfo } from '@/lib/mcp/mcp-catalog';
+import { errorText } from '@/lib/errors/error-text';
 
 interface Chip {
   attachment: McpAttachment;
@@ -68,7 +69,7 @@ export function Composer(props: {
       );
       setChoices(lists.flat());
     } catch (caught) {
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     }
   }
 
@@ -91,7 +92,7 @@ export function Composer(props: {
       const preview = await apiFetch<{ tokens: number }>(`/api/mcp-servers/${encodeURIComponent(choice.server)}/resources?uri=${encodeURIComponent(choice.resource.uri)}`);
       setChips((before) => [...before, { attachment: { kind: 'mcp_resource', server: choice.server, uri: choice.resource.uri }, label: `${choice.server}: ${choice.resource.name}`, tokens: preview.tokens }]);
     } catch (caught) {
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     }
     input.current?.focus();
   }

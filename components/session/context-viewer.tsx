@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { formatTime } from './panel-frame';
+import { errorText } from '@/lib/errors/error-text';
 
 interface PromptPart {
   text: string;
@@ -87,7 +88,7 @@ export function ContextViewer({ sessionId }: { sessionId: string }) {
       setContext(await apiFetch<ContextJson>(`/api/sessions/${sessionId}/context`));
       setError(null);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   };
   return (

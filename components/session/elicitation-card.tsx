@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import type { ElicitationField, ElicitationJson } from '@/lib/mind/elicitation-json';
+import { errorText } from '@/lib/errors/error-text';
 
 type Value = string | number | boolean | string[];
 
@@ -36,7 +37,7 @@ export function ElicitationCard(props: { elicitation: ElicitationJson; onError: 
       }
       await apiFetch(`/api/elicitations/${elicitation.id}/answer`, { method: 'POST', body: { session_id: elicitation.session_id, action, ...(action === 'accept' && { content }) } });
     } catch (caught) {
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     } finally {
       setBusy(false);
     }

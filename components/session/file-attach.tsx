@@ -8,6 +8,7 @@
 import { useState } from 'react';
 import { ApiRequestError } from '@/components/api-client';
 import { sizeText } from '@/lib/attachments/file-line';
+import { errorText } from '@/lib/errors/error-text';
 
 export interface AttachedFile {
   id: string;
@@ -43,7 +44,7 @@ export function useAttachedFiles(sessionId: string, onError: (message: string) =
         const uploaded = await uploadOne(sessionId, file);
         setFiles((before) => [...before, uploaded]);
       } catch (caught) {
-        onError((caught as Error).message);
+        onError(errorText(caught));
       } finally {
         setUploading((before) => before.filter((name, index) => index !== before.indexOf(file.name) || name !== file.name));
       }

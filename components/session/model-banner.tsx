@@ -5,6 +5,7 @@ import { apiFetch } from '@/components/api-client';
 import { toLayerFormValue, toLayerPayload } from '@/components/settings/layer-form-value';
 import type { SessionJson } from '@/lib/http/session-json';
 import { modelNotices } from './model-notices';
+import { errorText } from '@/lib/errors/error-text';
 
 /** A banner per model that is deprecated or refused, with a one-click switch where one is clear. */
 export function ModelBanner(props: {
@@ -26,7 +27,7 @@ export function ModelBanner(props: {
       const result = await apiFetch<{ session: SessionJson }>(`/api/sessions/${props.session.id}`, { method: 'PATCH', body: { models: { [layer]: payload } } });
       props.onSaved(result.session);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     } finally {
       setBusy(false);
     }

@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import type { ScheduleJson } from '@/lib/store/triggers-repository';
+import { errorText } from '@/lib/errors/error-text';
 
 interface HookJson {
   id: string;
@@ -27,7 +28,7 @@ function ScheduleRow(props: { schedule: ScheduleJson; onChanged: () => void; onE
       await apiFetch(`/api/schedules/${schedule.id}`, init);
       props.onChanged();
     } catch (caught) {
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     }
   };
   const what = schedule.action.kind === 'message' ? `message: ${schedule.action.text}` : `task: ${schedule.action.goal}`;
@@ -109,7 +110,7 @@ function NewSchedule(props: { sessionId: string; onDone: () => void; onError: (m
       });
       props.onDone();
     } catch (caught) {
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     }
   }
   return (
@@ -178,7 +179,7 @@ export function SchedulesPanel(props: { sessionId: string; live: Record<string, 
       setSchedules((await apiFetch<{ schedules: ScheduleJson[] }>(`/api/sessions/${sessionId}/schedules`)).schedules);
       setHooks((await apiFetch<{ hooks: HookJson[] }>(`/api/sessions/${sessionId}/hooks`)).hooks);
     } catch (caught) {
-      onError((caught as Error).message);
+      onError(errorText(caught));
     }
   }, [sessionId, onError]);
   const liveCount = Object.keys(props.live).length;
@@ -194,7 +195,7 @@ export function SchedulesPanel(props: { sessionId: string; live: Record<string, 
       setNewHook((await apiFetch<{ hook: HookJson }>(`/api/sessions/${sessionId}/hooks`, { method: 'POST', body: { name } })).hook);
       await load();
     } catch (caught) {
-      onError((caught as Error).message);
+      onError(errorText(caught));
     }
   }
 

@@ -31,6 +31,7 @@ import { UsageSummary } from './usage-summary';
 import { useSessionSocket, type ConnectionState } from './use-session-socket';
 import { LayerTabList, layerTabs, panelId, tabId, useLayerTabs } from './layer-tabs';
 import { useBackgroundNotices } from './background-notices';
+import { errorText } from '@/lib/errors/error-text';
 
 const pageSize = 100;
 const layers: HistoryLayer[] = ['external', 'internal', 'subconscious'];
@@ -105,7 +106,7 @@ export function SessionView({ sessionId, asPerson = false }: { sessionId: string
       setPeople(detail.people ?? []);
       setError(null);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     } finally {
       loading.current = false;
     }
@@ -119,7 +120,7 @@ export function SessionView({ sessionId, asPerson = false }: { sessionId: string
         const page = await apiFetch<HistoryPage>(`/api/sessions/${sessionId}/history?layer=${layer}&limit=${pageSize}&before=${before}`);
         dispatch({ type: 'older', layer, page });
       } catch (caught) {
-        setError((caught as Error).message);
+        setError(errorText(caught));
       }
     },
     [sessionId, state.history],
@@ -167,7 +168,7 @@ export function SessionView({ sessionId, asPerson = false }: { sessionId: string
       const result = await apiFetch<{ session: SessionJson }>(`/api/sessions/${sessionId}/${action}`, { method: 'POST' });
       dispatch({ type: 'session', session: result.session });
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     } finally {
       setBusy(false);
     }
@@ -184,7 +185,7 @@ export function SessionView({ sessionId, asPerson = false }: { sessionId: string
       }
       return true;
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
       return false;
     }
   }
@@ -193,7 +194,7 @@ export function SessionView({ sessionId, asPerson = false }: { sessionId: string
     try {
       await apiFetch(`/api/sessions/${sessionId}/stop-turn`, { method: 'POST' });
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 

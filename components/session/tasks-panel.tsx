@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import type { TaskJson } from '@/lib/store/tasks-repository';
+import { errorText } from '@/lib/errors/error-text';
 
 const statusStyles: Record<TaskJson['status'], string> = {
   pending: 'bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300',
@@ -46,7 +47,7 @@ function TaskCard(props: { task: TaskJson; all: TaskJson[]; now: number; onError
       await apiFetch(`/api/tasks/${task.id}/${path}`, { method: 'POST', body: body ?? {} });
       setAnswer('');
     } catch (caught) {
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     } finally {
       setSending(false);
     }
@@ -164,7 +165,7 @@ function NewTaskForm(props: { sessionId: string; onDone: () => void; onError: (m
       });
       props.onDone();
     } catch (caught) {
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     } finally {
       setSending(false);
     }

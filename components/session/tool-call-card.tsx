@@ -9,6 +9,7 @@ import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
 import { FilePreviews } from './file-previews';
 import { TrustSourceButton } from './trust-source-button';
 import { MemoryCardNote } from './memory-card-note';
+import { errorText } from '@/lib/errors/error-text';
 
 /** The line a person reads first: the command, the code, the path — not the JSON. */
 export function callSubject(call: ToolCallJson): string {
@@ -111,7 +112,7 @@ export const ToolCallCard = memo(function ToolCallCard(props: { call: ToolCallJs
       });
       setAnswered(decided);
     } catch (caught) {
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     } finally {
       setSending(false);
     }
@@ -121,7 +122,7 @@ export const ToolCallCard = memo(function ToolCallCard(props: { call: ToolCallJs
     try {
       await apiFetch(`/api/tool-calls/${call.id}/cancel`, { method: 'POST' });
     } catch (caught) {
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     }
   }
 
@@ -217,7 +218,7 @@ export function DecideAll(props: { calls: ToolCallJson[]; onError: (message: str
         const { tool_call: decided } = await apiFetch<{ tool_call: ToolCallJson }>(`/api/tool-calls/${call.id}/decision`, { method: 'POST', body: { decision, session_id: call.session_id, args_hash: call.args_hash } });
       }
     } catch (caught) {
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     } finally {
       setSending(false);
     }

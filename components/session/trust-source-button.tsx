@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { trustableOrigin, trustLabel } from '@/lib/config/trust-origin';
+import { errorText } from '@/lib/errors/error-text';
 
 interface Trust {
   hosts: string[];
@@ -25,7 +26,7 @@ export function TrustSourceButton(props: { reason: string }) {
       await apiFetch('/api/trust', { method: 'PUT', body: { ...current, [key]: [...current[key], origin.name] } });
       setState('done');
     } catch (caught) {
-      setState((caught as Error).message);
+      setState(errorText(caught));
     }
   }
 

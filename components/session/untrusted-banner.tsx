@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import type { SessionJson } from '@/lib/http/session-json';
 import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
+import { errorText } from '@/lib/errors/error-text';
 
 /**
  * Why this session's latest turn asks (§20, issue 44 §4): the untrusted content its prompt held,
@@ -27,7 +28,7 @@ export function UntrustedBanner(props: { session: SessionJson; toolCalls: Record
       setClearedAt(Date.now());
       props.onCleared(result.session);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     } finally {
       setBusy(false);
     }

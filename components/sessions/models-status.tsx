@@ -7,6 +7,7 @@ import type { Probe } from '@/lib/backends/detect-backends';
 import { defaultModelIds } from '@/lib/config/model-catalog';
 import type { LayerModelConfig } from '@/lib/config/model-config';
 import type { AvailabilityReport } from '@/lib/setup/backend-availability';
+import { errorText } from '@/lib/errors/error-text';
 
 /** A one-click choice: both layers on one backend that answered the check. */
 interface Choice {
@@ -62,7 +63,7 @@ export function ModelsStatus() {
       const result = await apiFetch<{ availability: AvailabilityReport }>('/api/backends/available', force ? { method: 'POST' } : {});
       setReport(result.availability);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     } finally {
       setChecking(false);
     }
@@ -81,7 +82,7 @@ export function ModelsStatus() {
       setApplied(`Both layers now use ${choice.label} (${model}). New sessions start with it.`);
       await load(true);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 

@@ -9,6 +9,7 @@ import type { SettingsJson } from '@/components/settings/settings-types';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import type { PersonaSummaryJson, SessionJson } from './session-types';
 import { PersonaSelect } from './persona-select';
+import { errorText } from '@/lib/errors/error-text';
 
 export function NewSessionForm() {
   const router = useRouter();
@@ -46,7 +47,7 @@ export function NewSessionForm() {
       });
       router.push(`/sessions/${result.session.id}`);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
       setCreating(false);
     }
   }

@@ -6,6 +6,7 @@ import { apiFetch } from '@/components/api-client';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import type { SessionJson, SessionListJson } from './session-types';
+import { errorText } from '@/lib/errors/error-text';
 
 const pageSize = 20;
 
@@ -38,7 +39,7 @@ export function SessionList() {
       setData(await apiFetch<SessionListJson>(`/api/sessions?${params}`));
       setError(null);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }, [page, query]);
 
@@ -62,7 +63,7 @@ export function SessionList() {
       setRenaming(null);
       await load();
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 
@@ -74,7 +75,7 @@ export function SessionList() {
       await apiFetch(`/api/sessions/${target.id}`, { method: 'DELETE' });
       await load();
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { apiFetch } from '@/components/api-client';
 import type { SessionJson } from './session-types';
+import { errorText } from '@/lib/errors/error-text';
 
 /** "Try the crew": seed 001's crew in one click — the lead, its researcher and reviewer, and a first task. */
 export function TryCrew() {
@@ -18,7 +19,7 @@ export function TryCrew() {
       const answer = await apiFetch<{ session: SessionJson }>('/api/crew', { method: 'POST', body: {} });
       router.push(`/sessions/${answer.session.id}`);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
       setBusy(false);
     }
   }

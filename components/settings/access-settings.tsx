@@ -5,6 +5,7 @@ import { useEffect, useState } from 'react';
 import { apiFetch, unlessRefused } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import type { ApiKeyJson } from '@/lib/store/api-keys-repository';
+import { errorText } from '@/lib/errors/error-text';
 
 interface PersonJson {
   id: string;
@@ -55,7 +56,7 @@ export function AccessSettings() {
       setError(null);
       await load();
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     } finally {
       setBusy(false);
     }
@@ -66,7 +67,7 @@ export function AccessSettings() {
       await apiFetch(`/api/keys/${id}`, { method: 'DELETE' });
       await load();
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 

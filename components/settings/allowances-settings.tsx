@@ -5,6 +5,7 @@ import { useUnsavedChanges } from '@/components/ui/unsaved-changes';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { DayBar, type Today } from '@/components/spending/day-bar';
+import { errorText } from '@/lib/errors/error-text';
 
 type Scope = 'app' | 'persona' | 'person';
 
@@ -61,7 +62,7 @@ export function AllowancesSettings() {
       setError(null);
       setNotice('Allowances saved; every model call from now on is held to them.');
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 

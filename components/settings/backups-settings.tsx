@@ -6,6 +6,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { ScrollX } from '@/components/ui/scroll-x';
+import { errorText } from '@/lib/errors/error-text';
 
 interface Schedule {
   enabled: boolean;
@@ -84,7 +85,7 @@ export function BackupsSettings() {
       const { backup } = await apiFetch<{ backup: Job }>('/api/backups', { method: 'POST', body: {} });
       setView((current) => current && { ...current, job: backup });
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   };
 
@@ -101,7 +102,7 @@ export function BackupsSettings() {
       setSaved(true);
       await load();
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   };
 

@@ -5,6 +5,7 @@ import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { ChannelForm, type ChannelJson } from './channel-form';
 import { PairingRow, type PairingJson, type PairingTargets } from './pairing-approval';
+import { errorText } from '@/lib/errors/error-text';
 
 function stateText(state: ChannelJson['state']): string {
   switch (state.kind) {
@@ -39,7 +40,7 @@ export function ChannelsSettings() {
       const waiting = await Promise.all(list.map(async (channel) => [channel.id, (await apiFetch<{ pairings: PairingJson[] }>(`/api/channels/${channel.id}/pairings`)).pairings] as const));
       setPairings(Object.fromEntries(waiting));
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }, []);
 
@@ -61,7 +62,7 @@ export function ChannelsSettings() {
       setNotice('Saved; connecting.');
       await refresh();
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 
@@ -71,7 +72,7 @@ export function ChannelsSettings() {
       setNotice(`${withdrawn} code${withdrawn === 1 ? '' : 's'} withdrawn from ${channel.name}.`);
       await refresh();
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 
@@ -88,7 +89,7 @@ export function ChannelsSettings() {
       }
       await refresh();
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 

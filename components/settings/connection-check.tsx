@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import type { ModelListing } from '@/lib/config/model-catalog';
 import { toLayerPayload, type LayerFormValue } from './layer-form-value';
+import { errorText } from '@/lib/errors/error-text';
 
 interface ConnectionReport {
   ok: boolean;
@@ -25,7 +26,7 @@ export function ConnectionCheck(props: { id: string; value: LayerFormValue; stor
     try {
       setReport(await apiFetch<ConnectionReport>('/api/backends/test', { method: 'POST', body: body() }));
     } catch (caught) {
-      setNote((caught as Error).message);
+      setNote(errorText(caught));
     } finally {
       setBusy(false);
     }
@@ -40,7 +41,7 @@ export function ConnectionCheck(props: { id: string; value: LayerFormValue; stor
       const deprecated = result.models.filter((model) => model.end_of_life).length;
       setNote(result.error ? `Could not list models: ${result.error.message}` : `${result.models.length} models available${deprecated ? ` (${deprecated} deprecated)` : ''}`);
     } catch (caught) {
-      setNote((caught as Error).message);
+      setNote(errorText(caught));
     } finally {
       setBusy(false);
     }

@@ -7,6 +7,7 @@ import { ErrorBanner } from '@/components/ui/error-banner';
 import { McpSignIn } from './mcp-sign-in';
 import type { McpSettings, McpToolPrefs } from '@/lib/config/mcp-config';
 import type { McpServerStatus, McpToolStatus } from '@/lib/mcp/mcp-pool';
+import { errorText } from '@/lib/errors/error-text';
 
 type ServersJson = McpSettings & { servers: McpServerStatus[]; tool_search: { budget_tokens: number; definition_tokens: number; active: boolean } };
 
@@ -51,7 +52,7 @@ export function McpServersSettings() {
         apply(await apiFetch<ServersJson>('/api/mcp-servers'), resetText);
         setError(null);
       } catch (caught) {
-        setError((caught as Error).message);
+        setError(errorText(caught));
       }
     },
     [apply],
@@ -84,7 +85,7 @@ export function McpServersSettings() {
       setNotice(message);
       return true;
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
       setNotice(null);
       return false;
     } finally {
@@ -97,7 +98,7 @@ export function McpServersSettings() {
     try {
       parsed = text.trim() ? JSON.parse(text) : { mcpServers: {} };
     } catch (caught) {
-      setError(`The configuration is not valid JSON: ${(caught as Error).message}`);
+      setError(`The configuration is not valid JSON: ${errorText(caught)}`);
       return;
     }
     const servers = (parsed as { mcpServers?: unknown }).mcpServers;
@@ -117,7 +118,7 @@ export function McpServersSettings() {
       setError(result.ok ? null : `${name}: ${result.error}`);
       await load(false);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     } finally {
       setBusy(false);
     }
@@ -162,7 +163,7 @@ export function McpServersSettings() {
       setNotice(`${server}: tool descriptions approved.`);
       await load(false);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 

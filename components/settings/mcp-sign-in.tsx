@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import type { McpServerStatus } from '@/lib/mcp/mcp-pool';
+import { errorText } from '@/lib/errors/error-text';
 
 /**
  * Sign in / Sign out for a remote MCP server that uses OAuth. Sign in sends this tab to the
@@ -23,7 +24,7 @@ export function McpSignIn(props: { server: McpServerStatus; busy: boolean; onErr
       }
       await props.onChanged(`${server.name}: signed in with the stored credentials.`);
     } catch (caught) {
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     }
     setWorking(false);
   }
@@ -34,7 +35,7 @@ export function McpSignIn(props: { server: McpServerStatus; busy: boolean; onErr
       const result = await apiFetch<{ revoked: boolean; error: string | null }>(`/api/mcp-servers/${encodeURIComponent(server.name)}/sign-out`, { method: 'POST' });
       await props.onChanged(`${server.name}: signed out${result.revoked ? ' and the tokens revoked' : result.error ? ` (not revoked: ${result.error})` : ''}.`);
     } catch (caught) {
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     }
     setWorking(false);
   }

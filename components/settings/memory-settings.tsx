@@ -5,6 +5,7 @@ import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { useUnsavedChanges } from '@/components/ui/unsaved-changes';
 import type { ConsolidationConfig } from '@/lib/memory/memory-settings';
+import { errorText } from '@/lib/errors/error-text';
 
 interface MemorySettingsJson {
   settings: {
@@ -58,7 +59,7 @@ export function MemorySettings() {
       setNotice('Saved.');
       setError(null);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     } finally {
       setBusy(false);
     }
@@ -70,7 +71,7 @@ export function MemorySettings() {
       const answer = await apiFetch<{ ok: boolean; dims?: number; error?: string }>('/api/memory-settings/test', { method: 'POST', body: meaning === 'builtin' ? { builtin: true } : { embeddings: embeddings() } });
       setNotice(answer.ok ? `Works: ${answer.dims}-dimensional vectors.` : `Does not work: ${answer.error}`);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     } finally {
       setBusy(false);
     }

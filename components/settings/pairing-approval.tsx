@@ -7,6 +7,7 @@ import { useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import type { ChannelJson } from './channel-form';
+import { errorText } from '@/lib/errors/error-text';
 
 export interface PairingJson {
   code: string;
@@ -46,7 +47,7 @@ export function PairingRow({ channel, pairing, targets, onApproved }: { channel:
       await apiFetch(`/api/channels/${channel.id}/pairings`, { method: 'POST', body: { code: pairing.code, push, ...whom, ...where } });
       onApproved(`${pairing.sender} paired${sharing ? ` into “${shared?.name}”` : `: their own conversation with ${persona}`}.`);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 

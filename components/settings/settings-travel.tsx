@@ -5,6 +5,7 @@
 import { useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
+import { errorText } from '@/lib/errors/error-text';
 
 interface Report {
   imported: string[];
@@ -29,7 +30,7 @@ export function SettingsTravel() {
       }
       setReport((await apiFetch<{ report: Report }>('/api/settings/import', { method: 'POST', body })).report);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   };
 

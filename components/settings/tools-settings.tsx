@@ -6,6 +6,7 @@ import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import type { SandboxStatus } from '@/lib/tools/sandbox';
 import { TrustedSources } from './trusted-sources';
+import { errorText } from '@/lib/errors/error-text';
 
 const MEMORY_TOOLS = new Set(['recall', 'remember', 'journal']);
 
@@ -56,7 +57,7 @@ export function ToolsSettings() {
       setRules(listed.rules);
       setError(null);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     } finally {
       setChecking(false);
     }
@@ -71,7 +72,7 @@ export function ToolsSettings() {
       await apiFetch(`/api/tool-rules/${id}`, { method: 'DELETE' });
       setRules((current) => current.filter((rule) => rule.id !== id));
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }
 

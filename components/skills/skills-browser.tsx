@@ -8,6 +8,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { ErrorBanner } from '@/components/ui/error-banner';
+import { errorText } from '@/lib/errors/error-text';
 
 interface SkillJson {
   name: string;
@@ -50,7 +51,7 @@ function SkillItem(props: { skill: SkillJson; personas: string[]; onChanged: () 
       props.onChanged();
     } catch (caught) {
       setHaving(before);
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     }
   };
   const show = async () => {
@@ -58,7 +59,7 @@ function SkillItem(props: { skill: SkillJson; personas: string[]; onChanged: () 
     try {
       setBody((await apiFetch<{ skill: { body: string } }>(`/api/skills/${skill.name}${scopeQuery(skill.source)}`)).skill.body);
     } catch (caught) {
-      props.onError((caught as Error).message);
+      props.onError(errorText(caught));
     }
   };
   return (
@@ -104,7 +105,7 @@ function SkillItem(props: { skill: SkillJson; personas: string[]; onChanged: () 
             await apiFetch(`/api/skills/${skill.name}${scopeQuery(skill.source)}`, { method: 'DELETE' });
             props.onChanged();
           } catch (caught) {
-            props.onError((caught as Error).message);
+            props.onError(errorText(caught));
           }
         }}
       />
@@ -122,7 +123,7 @@ export function SkillsBrowser() {
       setListing(await apiFetch<Listing>('/api/skills'));
       setError(null);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     }
   }, []);
   useEffect(() => void load(), [load]);
@@ -138,7 +139,7 @@ export function SkillsBrowser() {
       await postForm(form);
       await load();
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     } finally {
       setBusy(false);
     }

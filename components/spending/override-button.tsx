@@ -2,6 +2,7 @@
 
 import { useState } from 'react';
 import { apiFetch } from '@/components/api-client';
+import { errorText } from '@/lib/errors/error-text';
 
 /** One click: the owner's own replies go past the day's allowances until midnight (issue 48). */
 export function OverrideButton({ onError }: { onError: (message: string) => void }) {
@@ -10,7 +11,7 @@ export function OverrideButton({ onError }: { onError: (message: string) => void
     try {
       setUntil((await apiFetch<{ override_until: string }>('/api/allowances/override', { method: 'POST' })).override_until);
     } catch (caught) {
-      onError((caught as Error).message);
+      onError(errorText(caught));
     }
   }
   return until ? (

@@ -1,6 +1,7 @@
 'use client';
 
 import { useState } from 'react';
+import { errorText } from '@/lib/errors/error-text';
 
 /** The state of a form's save: running, done (until the form changes again), or its error. */
 export function useSave() {
@@ -18,7 +19,7 @@ export function useSave() {
       setSaved(true);
       setDirty(false);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorText(caught));
     } finally {
       setSaving(false);
     }

@@ -6,6 +6,7 @@ import { startRegistration } from '@simplewebauthn/browser';
 import { useState } from 'react';
 import { ApiRequestError, apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
+import { errorText } from '@/lib/errors/error-text';
 
 export function JoinForm({ token }: { token: string }) {
   const [name, setName] = useState('My phone');
@@ -20,7 +21,7 @@ export function JoinForm({ token }: { token: string }) {
       await apiFetch('/api/auth/passkey/register/verify', { method: 'POST', body: { credential, name: name.trim() || 'Passkey' } });
       window.location.assign('/');
     } catch (caught) {
-      setError(caught instanceof ApiRequestError ? caught.message : `No passkey was made: ${(caught as Error).message}`);
+      setError(caught instanceof ApiRequestError ? caught.message : `No passkey was made: ${errorText(caught)}`);
       setBusy(false);
     }
   };

@@ -7,6 +7,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { ApiRequestError, apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { SignOutButton } from './sign-out-button';
+import { errorText } from '@/lib/errors/error-text';
 
 interface Devices {
   passkeys: { id: string; name: string; created_at: string; last_used_at: string | null }[];
@@ -33,7 +34,7 @@ export function MyDevices() {
       await apiFetch('/api/auth/passkey/register/verify', { method: 'POST', body: { credential, name: 'This device' } });
       load();
     } catch (caught) {
-      setError(caught instanceof ApiRequestError ? caught.message : `No passkey was made: ${(caught as Error).message}`);
+      setError(caught instanceof ApiRequestError ? caught.message : `No passkey was made: ${errorText(caught)}`);
     }
   };
   const notify = async () => {
@@ -47,7 +48,7 @@ export function MyDevices() {
       await apiFetch('/api/push/subscriptions', { method: 'POST', body: subscription.toJSON() });
       setNotifying(true);
     } catch (caught) {
-      setError(`No notifications on this device: ${(caught as Error).message}`);
+      setError(`No notifications on this device: ${errorText(caught)}`);
     }
   };
   return (

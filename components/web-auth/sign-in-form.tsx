@@ -6,6 +6,7 @@ import { startAuthentication } from '@simplewebauthn/browser';
 import { useState } from 'react';
 import { ApiRequestError, apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
+import { errorText } from '@/lib/errors/error-text';
 
 /** Only a path of this app (never another site) is where a sign-in returns to. */
 export function safeNext(next: string | null | undefined): string {
@@ -24,7 +25,7 @@ export function SignInForm({ next }: { next?: string }) {
       await apiFetch('/api/auth/passkey/login/verify', { method: 'POST', body: { credential } });
       window.location.assign(safeNext(next));
     } catch (caught) {
-      setError(caught instanceof ApiRequestError ? caught.message : `The passkey was not used: ${(caught as Error).message}`);
+      setError(caught instanceof ApiRequestError ? caught.message : `The passkey was not used: ${errorText(caught)}`);
       setBusy(false);
     }
   };

@@ -26,6 +26,7 @@ import type { Tool, ToolRunContext } from '@/lib/tools/tool-types';
 import { markSessionUntrusted, readTrust, sessionUntrustedSource } from '@/lib/store/untrusted-repository';
 import { callTool, type Conversation } from '@/lib/people/rights';
 import { resultOrigin, sendsOut, untrustedDescriptions, untrustedLabel } from './untrusted-turn';
+import { errorText } from '@/lib/errors/error-text';
 
 export type ModelToolCall = Extract<StreamPart, { type: 'tool-call' }>;
 
@@ -311,7 +312,7 @@ export class SessionToolbox {
         if (resultSource) await markSessionUntrusted(this.deps.sessionId, resultSource);
         finished = await finishToolCall({ id: call.id, status, result: outcome.content, isError: outcome.isError, exitCode: outcome.exitCode ?? null, droppedBytes: outcome.droppedBytes ?? 0, resultSource, running });
       } catch (error) {
-        finished = await finishToolCall({ id: call.id, status: 'failed', result: `The tool failed: ${(error as Error).message}`, isError: true, running });
+        finished = await finishToolCall({ id: call.id, status: 'failed', result: `The tool failed: ${errorText(error)}`, isError: true, running });
       } finally {
         own.done();
       }

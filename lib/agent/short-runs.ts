@@ -7,6 +7,7 @@
 // store: the next cycle, or the open turn it resumes).
 import { randomUUID } from 'node:crypto';
 import type { ExecutionEngine, Workflow } from '@/lib/engine/execution-engine';
+import { errorText } from '@/lib/errors/error-text';
 
 type Runner<Outcome> = (signal: AbortSignal) => Promise<Outcome>;
 
@@ -50,7 +51,7 @@ export class ShortRuns<Input, Outcome, Summary> {
       await this.engine.start(runId, this.workflow, input);
       return this.outcomes.get(runId) ?? this.kind.ended({ kind: 'recovered' });
     } catch (error) {
-      return this.kind.ended({ kind: 'failed', message: `The run failed: ${error instanceof Error ? error.message : String(error)}` });
+      return this.kind.ended({ kind: 'failed', message: `The run failed: ${errorText(error)}` });
     } finally {
       this.runners.delete(runId);
       this.outcomes.delete(runId);

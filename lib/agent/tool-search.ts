@@ -6,8 +6,6 @@ import { z } from 'zod';
 import { estimateTokens } from '@/lib/mind/token-budget';
 import { builtinTool, type Tool } from '@/lib/tools/tool-types';
 
-/** Tokens of MCP tool definitions above which the model searches instead (AGENTCSD_TOOL_SEARCH_TOKENS). */
-export const DEFAULT_TOOL_SEARCH_TOKENS = 8_000;
 export const SEARCH_TOOLS_NAME = 'search_tools';
 
 /** The tools a session loaded by searching, in load order. */

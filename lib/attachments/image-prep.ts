@@ -4,6 +4,7 @@
 // XMP, comments) and anything appended to the file (a PNG+HTML polyglot comes out a plain PNG).
 // GIFs keep their first frame, as PNG. The token cost is the provider's own formula, so the
 // context budget counts an image like the text around it.
+import { errorText } from '@/lib/errors/error-text';
 
 export type ImageProvider = 'anthropic' | 'openai_compatible';
 
@@ -68,7 +69,7 @@ export async function prepareImage(input: Uint8Array, provider: ImageProvider): 
   const metadata = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })
     .metadata()
     .catch((error: unknown) => {
-      throw new ImageRefusedError(`not an image that can be read: ${(error as Error).message}`);
+      throw new ImageRefusedError(`not an image that can be read: ${errorText(error)}`);
     });
   const { width, height, format } = metadata;
   if (!width || !height) throw new ImageRefusedError('the image has no size');
@@ -79,7 +80,7 @@ export async function prepareImage(input: Uint8Array, provider: ImageProvider): 
   const mimeType: PreparedImage['mimeType'] = format === 'jpeg' ? 'image/jpeg' : format === 'webp' ? 'image/webp' : 'image/png';
   const encoder = mimeType === 'image/jpeg' ? pipeline.jpeg({ quality: 85, mozjpeg: true }) : mimeType === 'image/webp' ? pipeline.webp({ quality: 85 }) : pipeline.png({ compressionLevel: 9 });
   const encoded = await encoder.toBuffer({ resolveWithObject: true }).catch((error: unknown) => {
-    throw new ImageRefusedError(`the image could not be decoded: ${(error as Error).message}`);
+    throw new ImageRefusedError(`the image could not be decoded: ${errorText(error)}`);
   });
   return { bytes: encoded.data, mimeType, width: encoded.info.width, height: encoded.info.height, tokens: imageTokens(encoded.info.width, encoded.info.height, provider) };
 }
@@ -94,13 +95,13 @@ export async function sanitizeImage(input: Uint8Array): Promise<{ bytes: Buffer;
   const metadata = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })
     .metadata()
     .catch((error: unknown) => {
-      throw new ImageRefusedError(`not an image that can be read: ${(error as Error).message}`);
+      throw new ImageRefusedError(`not an image that can be read: ${errorText(error)}`);
     });
   const mimeType: PreparedImage['mimeType'] = metadata.format === 'jpeg' ? 'image/jpeg' : metadata.format === 'webp' ? 'image/webp' : 'image/png';
   const pipeline = sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error', pages: 1 }).autoOrient();
   const encoder = mimeType === 'image/jpeg' ? pipeline.jpeg({ quality: 92 }) : mimeType === 'image/webp' ? pipeline.webp({ quality: 92 }) : pipeline.png({ compressionLevel: 9 });
   const encoded = await encoder.toBuffer({ resolveWithObject: true }).catch((error: unknown) => {
-    throw new ImageRefusedError(`the image could not be decoded: ${(error as Error).message}`);
+    throw new ImageRefusedError(`the image could not be decoded: ${errorText(error)}`);
   });
   return { bytes: encoded.data, mimeType, width: encoded.info.width, height: encoded.info.height };
 }

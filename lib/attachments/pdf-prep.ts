@@ -4,6 +4,7 @@
 // its text. A provider that takes documents (Anthropic, the CLI) gets the file itself when it is
 // short enough; every other backend, and every long PDF, gets the text of its first pages.
 import type { getDocumentProxy as GetDocumentProxy } from 'unpdf';
+import { errorText } from '@/lib/errors/error-text';
 
 /** Anthropic's document limit; longer PDFs go as text. */
 export const PDF_DOCUMENT_MAX_PAGES = 100;
@@ -38,7 +39,7 @@ export async function readPdf(bytes: Uint8Array): Promise<PdfFacts> {
     // A copy: pdf.js takes the buffer over (transfers it).
     document = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, stopAtErrors: true });
   } catch (error) {
-    throw new PdfRefusedError(`not a PDF that can be read: ${(error as Error).message}`);
+    throw new PdfRefusedError(`not a PDF that can be read: ${errorText(error)}`);
   }
   try {
     const pages = document.numPages;

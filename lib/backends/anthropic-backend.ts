@@ -6,6 +6,7 @@ import { BackendError, connectionLost, errorFromStatus, isAbortError, parseRetry
 import { parseToolInput, type BackendMessage, type BackendRequest, type BackendTool, type ContentBlock, type FinishReason, type ModelBackend, type StreamPart, type SystemSegment } from './model-backend';
 import { deprecationOf, withDeprecation, type ModelListing } from '@/lib/config/model-catalog';
 import { estimateCost } from './pricing';
+import { errorText } from '@/lib/errors/error-text';
 
 export interface AnthropicBackendOptions {
   apiKey?: string;
@@ -145,7 +146,7 @@ export function toBackendError(error: unknown, sdk: AnthropicSdk): BackendError 
   }
   const lost = connectionLost(error);
   if (lost) return new BackendError({ kind: 'connection', message: `The connection to the Anthropic API closed mid-stream: ${lost}` });
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   return new BackendError({ kind: 'protocol', message: `Unexpected response from the Anthropic API: ${message}` });
 }
 

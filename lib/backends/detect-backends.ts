@@ -7,6 +7,7 @@ import { AnthropicBackend } from './anthropic-backend';
 import { ClaudeCodeCliBackend, resolveExecutable } from './claude-code-cli-backend';
 import { OpenAICompatibleBackend } from './openai-compatible-backend';
 import { testConnection } from './test-connection';
+import { errorText } from '@/lib/errors/error-text';
 
 export type ProbeStatus = 'ready' | 'not_ready' | 'absent';
 
@@ -83,7 +84,7 @@ export async function probeAnthropicApi(options: Pick<DetectOptions, 'anthropicA
     const models = await backend.listModels(options.signal ?? AbortSignal.timeout(10_000));
     return { status: 'ready', message: `ANTHROPIC_API_KEY works (${models.length} models)` };
   } catch (error) {
-    return { status: 'not_ready', message: `ANTHROPIC_API_KEY is set but the API refused or could not be reached: ${(error as Error).message}`, step };
+    return { status: 'not_ready', message: `ANTHROPIC_API_KEY is set but the API refused or could not be reached: ${errorText(error)}`, step };
   }
 }
 

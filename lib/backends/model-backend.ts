@@ -2,6 +2,7 @@
 // beyond their configuration and import nothing of the app but these types.
 import type { BackendError } from './backend-error';
 import type { ModelListing } from '@/lib/config/model-catalog';
+import { errorText } from '@/lib/errors/error-text';
 
 /** A piece of the system prompt. `cache: true` marks the end of a stable prefix worth caching. */
 export interface SystemSegment {
@@ -124,10 +125,6 @@ export function systemText(system: SystemSegment[]): string {
   return system.map((segment) => segment.text).join('\n\n');
 }
 
-export function emptyUsage(): Usage {
-  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
-}
-
 /** Arguments as sent ("" for none) → an object, or the reason they are not one. */
 export function parseToolInput(raw: string): { input: Record<string, unknown> | null; inputError?: string } {
   if (raw.trim() === '') return { input: {} };
@@ -136,6 +133,6 @@ export function parseToolInput(raw: string): { input: Record<string, unknown> | 
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { input: value as Record<string, unknown> };
     return { input: null, inputError: `The arguments must be a JSON object, got: ${raw.slice(0, 200)}` };
   } catch (error) {
-    return { input: null, inputError: `The arguments are not valid JSON (${(error as Error).message}): ${raw.slice(0, 200)}` };
+    return { input: null, inputError: `The arguments are not valid JSON (${errorText(error)}): ${raw.slice(0, 200)}` };
   }
 }

@@ -8,6 +8,7 @@ import { OpenAIToolCallAccumulator, mightBeLeakedCall, recoverLeakedToolCalls, t
 import type { ModelListing } from '@/lib/config/model-catalog';
 import { estimateCost } from './pricing';
 import { ThinkTagSplitter } from './think-tag-splitter';
+import { errorText } from '@/lib/errors/error-text';
 
 export interface OpenAICompatibleBackendOptions {
   endpoint: string;
@@ -62,7 +63,7 @@ function toBackendError(error: unknown, baseURL: string, OpenAI: OpenAISdk): Bac
   }
   const lost = connectionLost(error);
   if (lost) return new BackendError({ kind: 'connection', message: `The connection to ${baseURL} closed mid-stream: ${lost}` });
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   return new BackendError({ kind: 'protocol', message: `Unexpected response from ${baseURL}: ${message}` });
 }
 

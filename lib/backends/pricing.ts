@@ -73,11 +73,6 @@ export function priceOf(model: string): Price | undefined {
   return prices.find(([id]) => normalised === id || normalised === `${id}-0` || normalised === `${id}-latest`)?.[1];
 }
 
-/** Every model the table prices, for the docs and the test against the SDK's list. */
-export function pricedModels(): string[] {
-  return prices.map(([model]) => model);
-}
-
 export function estimateCost(model: string, usage: Omit<Usage, 'costUsd'>): number | 'unknown' {
   const price = priceOf(model);
   if (!price) return 'unknown';

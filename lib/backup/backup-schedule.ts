@@ -7,6 +7,7 @@ import { timeZoneSchema } from '@/lib/config/time-zone';
 import { open, seal } from '@/lib/store/secret-box';
 import { readJsonSetting, writeJsonSetting } from '@/lib/store/settings-repository';
 import { checkPassphrase } from './backup-key';
+import { errorText } from '@/lib/errors/error-text';
 
 export const BACKUP_SETTING = 'backups';
 
@@ -38,7 +39,7 @@ export const putScheduleSchema = z
       try {
         checkPassphrase(value.passphrase);
       } catch (error) {
-        context.addIssue({ code: 'custom', path: ['passphrase'], message: (error as Error).message });
+        context.addIssue({ code: 'custom', path: ['passphrase'], message: errorText(error) });
       }
     }
   });

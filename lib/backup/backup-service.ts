@@ -8,6 +8,7 @@ import path from 'node:path';
 import { BackupError } from './backup-manifest';
 import { localHour, noteScheduledDay, readSchedule, schedulePassphrase } from './backup-schedule';
 import { backupFileName } from './backup-manifest';
+import { errorText } from '@/lib/errors/error-text';
 
 export interface BackupJob {
   id: string;
@@ -91,9 +92,9 @@ export class BackupService {
         if (trigger === 'scheduled') this.prune(schedule.folder, schedule.keep);
       })
       .catch((error: unknown) => {
-        Object.assign(job, { status: 'failed', error: (error as Error).message });
-        console.error('[backups] failed:', (error as Error).message);
-        this.tellOwner(`Backup failed: ${(error as Error).message}. The last good one is still in ${schedule.folder}.`);
+        Object.assign(job, { status: 'failed', error: errorText(error) });
+        console.error('[backups] failed:', errorText(error));
+        this.tellOwner(`Backup failed: ${errorText(error)}. The last good one is still in ${schedule.folder}.`);
       })
       .finally(() => {
         job.finished_at = new Date().toISOString();

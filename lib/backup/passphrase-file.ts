@@ -2,13 +2,14 @@
 // its first line, without the line ending.
 import fs from 'node:fs';
 import { BackupError } from './backup-manifest';
+import { errorText } from '@/lib/errors/error-text';
 
 export function readPassphrase(file: string): string {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new BackupError('passphrase', `The passphrase file cannot be read: ${(error as Error).message}`);
+    throw new BackupError('passphrase', `The passphrase file cannot be read: ${errorText(error)}`);
   }
   return text.split(/\r?\n/)[0] ?? '';
 }

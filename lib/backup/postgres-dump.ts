@@ -11,6 +11,7 @@ import pg from 'pg';
 import { connectCreating } from '@/lib/store/postgres-db';
 import { BackupError } from './backup-manifest';
 import { PLAIN_SECRET_COLUMNS, byRow, putBack, rowId, takeSecrets, type HolderRows, type TakenSecret } from './backup-secrets';
+import { errorText } from '@/lib/errors/error-text';
 
 const run = promisify(execFile);
 
@@ -64,7 +65,7 @@ export async function dumpPostgres(url: string, dumpFile: string, rowsFile: stri
     try {
       await dump;
     } catch (error) {
-      throw new BackupError('failed', `pg_dump failed: ${String((error as { stderr?: string }).stderr || (error as Error).message).trim()}`);
+      throw new BackupError('failed', `pg_dump failed: ${String((error as { stderr?: string }).stderr || errorText(error)).trim()}`);
     }
     fs.writeFileSync(rowsFile, JSON.stringify(rows), { mode: 0o600 });
     return { taken, holders, newestMigration: migrations[0]?.name ?? '' };
@@ -92,7 +93,7 @@ export async function restorePostgres(url: string, dumpFile: string, rowsFile: s
     try {
       await run(pgTool('pg_restore'), ['--no-owner', '--no-privileges', '--exit-on-error', `--section=${section}`, '--dbname', target.url, dumpFile], { env: target.env, maxBuffer: 16 * 1024 * 1024 });
     } catch (error) {
-      throw new BackupError('failed', `pg_restore (${section}) failed: ${String((error as { stderr?: string }).stderr || (error as Error).message).trim()}`);
+      throw new BackupError('failed', `pg_restore (${section}) failed: ${String((error as { stderr?: string }).stderr || errorText(error)).trim()}`);
     }
   };
   await restore('pre-data');

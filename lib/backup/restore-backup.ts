@@ -18,6 +18,7 @@ import { secretsBundleSchema, type SecretsBundle } from './backup-secrets';
 import { postgresIsEmpty, restorePostgres } from './postgres-dump';
 import { restoreSqliteSecrets } from './sqlite-snapshot';
 import { listFiles } from './take-backup';
+import { errorText } from '@/lib/errors/error-text';
 
 export interface RestoreOptions {
   from: string;
@@ -106,7 +107,7 @@ async function unpack(archive: string, staging: string): Promise<void> {
       },
     });
   } catch (error) {
-    throw new BackupError('damaged', `The archive cannot be read (${(error as Error).message}): it is damaged or not an AgentCSD backup. Nothing was written.`);
+    throw new BackupError('damaged', `The archive cannot be read (${errorText(error)}): it is damaged or not an AgentCSD backup. Nothing was written.`);
   }
   if (refused.length) throw new BackupError('damaged', `The archive holds entries a backup never has (${refused.slice(0, 3).join(', ')}): refused, nothing was written.`);
 }

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { pipeline, type Duplex } from 'node:stream';
 import { isLinkLocalAddress, isPrivateAddress } from '@/lib/security/network-address';
 import { resolveHost, systemResolve, type Resolve } from '@/lib/security/pinned-fetch';
+import { errorText } from '@/lib/errors/error-text';
 
 export interface EgressRules {
   /** Hosts the graph lists (lower case, "name" or "name:port"). */
@@ -46,7 +47,7 @@ export async function judgeHost(hostname: string, port: number, rules: EgressRul
   try {
     addresses = await resolveHost(name, resolve);
   } catch (error) {
-    return { refused: `${shown} could not be resolved (${(error as Error).message})` };
+    return { refused: `${shown} could not be resolved (${errorText(error)})` };
   }
   const metadata = net.isIP(name) ? undefined : addresses.find(isLinkLocalAddress);
   if (metadata) return { refused: `${shown} resolves to a link-local (cloud metadata) address (${metadata})` };

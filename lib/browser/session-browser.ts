@@ -7,6 +7,7 @@ import type { BrowserContext, CDPSession, Download, Page } from 'playwright-core
 import type { Refusal } from './egress-proxy';
 import { MAX_DOWNLOAD_BYTES } from './download-guard';
 import { snapshotText, type PageSnapshot } from './page-snapshot';
+import { errorText } from '@/lib/errors/error-text';
 
 export interface SessionBrowserHooks {
   saveState(): Promise<void>;
@@ -128,7 +129,7 @@ export class SessionBrowser {
       }
     } catch (error) {
       const refused = this.hooks.downloadRefusal(download.url(), download.suggestedFilename());
-      this.notes.push(refused ? `A download (${name}) was cancelled while it arrived: ${refused}.` : `A download (${name}) failed: ${(error as Error).message}`);
+      this.notes.push(refused ? `A download (${name}) was cancelled while it arrived: ${refused}.` : `A download (${name}) failed: ${errorText(error)}`);
     } finally {
       await download.delete().catch(() => undefined);
     }

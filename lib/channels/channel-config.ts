@@ -63,12 +63,12 @@ export function mergeChannelConfig(input: ChannelInput & { id: string }, previou
   return { ...input.config, password: keepOrSeal(input.id, 'password', input.config.password, before.password) };
 }
 
-/** A Telegram or IRC config with its secret opened, for the adapter. */
+/** A channel's config with its secrets opened, for the adapter. */
 export function openChannelConfig<Config extends TelegramConfig | IrcConfig>(channelId: string, kind: 'telegram' | 'irc', stored: Config): Config {
   return kind === 'telegram' ? { ...stored, token: openSecret(channelId, 'token', (stored as TelegramConfig).token) } : { ...stored, password: openSecret(channelId, 'password', (stored as IrcConfig).password) };
 }
 
-/** A Telegram or IRC config saved before secrets were sealed, with its secret sealed now (null: nothing to seal). */
+/** A channel's config saved before secrets were sealed, with its secrets sealed now (null: nothing to seal). */
 export function sealedLegacyConfig(channel: Pick<ChannelRecord, 'id' | 'kind' | 'config'>): Record<string, unknown> | null {
   if (channel.kind !== 'telegram' && channel.kind !== 'irc') return null;
   const config = channel.config as Record<string, string | undefined>;

@@ -14,6 +14,7 @@ import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { ChannelHost, InboundMessage } from './channel-types';
 import { allowanceRefusal, spentRefusal } from './channel-people';
 import { steerGroup } from '@/lib/people/rights';
+import { errorText } from '@/lib/errors/error-text';
 
 export interface GroupContext {
   channel: { id: string; kind: string };
@@ -44,7 +45,7 @@ async function join(context: GroupContext, message: InboundMessage & { group: No
   try {
     session = await context.host.createSession(persona, [person.id], `${persona} · group ${group.title}`.slice(0, 200));
   } catch (error) {
-    return say(context, group.id, `Could not join as ${persona}: ${error instanceof Error ? error.message : String(error)}`);
+    return say(context, group.id, `Could not join as ${persona}: ${errorText(error)}`);
   }
   await saveBinding({ id: randomUUID(), channelId: context.channel.id, sender, senderName: group.title, address: group.id, sessionId: session.id, persona: null, push: 'all', quietHours: null, personId: person.id });
   await insertGroup({ id: randomUUID(), channelId: context.channel.id, groupId: group.id, title: group.title.slice(0, 200), sessionId: session.id, personId: person.id, answer: 'mentions' });
@@ -94,6 +95,6 @@ export async function handleGroupMessage(context: GroupContext, message: Inbound
     if (binding) await recordInbound({ messageId: stored.id, sessionId: joined.sessionId, bindingId: binding.id });
   } catch (error) {
     if (error instanceof SessionPausedError) return say(context, message.group.id, 'Not delivered: this group’s session is paused.');
-    await say(context, message.group.id, `Not delivered: ${error instanceof Error ? error.message : String(error)}`);
+    await say(context, message.group.id, `Not delivered: ${errorText(error)}`);
   }
 }

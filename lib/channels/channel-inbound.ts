@@ -30,6 +30,7 @@ import { deliveryAddress, pairingOrigin } from './channel-identity';
 import { allowanceRefusal, authored, boundSession, chatActor, openPersonalSession, restingSession, spentRefusal } from './channel-people';
 import { handleGroupMessage } from './channel-groups';
 import { inSpan } from '@/lib/telemetry/traces';
+import { errorText } from '@/lib/errors/error-text';
 
 export const PAIRING_TTL_MS = 60 * 60 * 1000;
 /** How far back a message that may be handed over twice (mail after a crash) is looked for. */
@@ -138,7 +139,7 @@ async function receive(context: InboundContext, message: InboundMessage): Promis
     }
     // A provider that hands it over again (mail, from its cursor) retries: nothing is lost while a session moves.
     if (message.mayRepeat) throw error;
-    await reply(context, deliveryAddress(binding), `Not delivered: ${error instanceof Error ? error.message : String(error)}`);
+    await reply(context, deliveryAddress(binding), `Not delivered: ${errorText(error)}`);
   }
 }
 
@@ -220,7 +221,7 @@ async function runCommand(context: InboundContext, binding: BindingRecord, sessi
       const created = await openPersonalSession(host, binding, persona);
       return reply(context, to, `New session "${created.name}" started${binding.sessionId ? '; this chat stays bound to its session (change it on the Channels page)' : ''}.`);
     } catch (error) {
-      return reply(context, to, `Could not start a session of ${persona}: ${error instanceof Error ? error.message : String(error)}`);
+      return reply(context, to, `Could not start a session of ${persona}: ${errorText(error)}`);
     }
   }
   // A card is decided by what was sent to this chat, whichever session it belongs to (the owner's chat gets every card).

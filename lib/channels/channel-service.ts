@@ -16,6 +16,7 @@ import { handleButton, handleMessage, type InboundContext, type InboundCounters 
 import { boundSession } from './channel-people';
 import { PUSHED_EVENTS, pushEvent, pushToOwner, type OutboundContext } from './channel-outbound';
 import { inSpan } from '@/lib/telemetry/traces';
+import { errorText } from '@/lib/errors/error-text';
 
 const MAX_ATTEMPTS = 8;
 /** How long a message waits for a recipient who is away before it is given up. */
@@ -148,7 +149,7 @@ class ChannelRuntime {
             await markOutboxHeld(row.id, new Date(Date.now() + error.retryAfterMs!), error.message, Date.now() - row.createdAt.getTime() > HOLD_MAX_MS);
             continue;
           }
-          const failure = error instanceof ChannelSendError ? error : new ChannelSendError(error instanceof Error ? error.message : String(error), null);
+          const failure = error instanceof ChannelSendError ? error : new ChannelSendError(errorText(error), null);
           const permanent = failure.permanent || row.attempts + 1 >= MAX_ATTEMPTS;
           const waitMs = failure.retryAfterMs ?? BACKOFF_MS[Math.min(row.attempts, BACKOFF_MS.length - 1)]!;
           await markOutboxRetry(row.id, new Date(Date.now() + waitMs), failure.message, permanent);

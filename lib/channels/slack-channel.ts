@@ -22,6 +22,7 @@ import { AckAfterReceiver, quietLogger } from './slack-receiver';
 import { slackFiles, type SlackFile } from './slack-files';
 import { slackAssistant } from './slack-assistant';
 import { SlackReplyStream } from './slack-stream';
+import { errorText } from '@/lib/errors/error-text';
 
 const RETRY_MS = [1_000, 5_000, 15_000, 30_000, 60_000];
 /** Web API errors that mean the tokens will not work until the owner changes them. */
@@ -346,5 +347,5 @@ export class SlackChannel implements ChannelAdapter {
 function describe(error: unknown): string {
   const platform = error as Partial<WebAPIPlatformError>;
   if (platform.code === ErrorCode.PlatformError && platform.data) return `${platform.data.error}`;
-  return error instanceof Error ? error.message : String(error);
+  return errorText(error);
 }

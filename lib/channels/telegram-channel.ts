@@ -11,6 +11,7 @@ import type { TelegramConfig } from './channel-config';
 import { ChannelSendError, type ChannelAdapter, type InboundHandlers } from './channel-types';
 import { toTelegramMessages } from './format';
 import { signCallback } from './card-callback';
+import { errorText } from '@/lib/errors/error-text';
 
 const POLL_TIMEOUT_S = 25;
 const RETRY_MS = [1_000, 2_000, 5_000, 15_000, 30_000, 60_000];
@@ -183,7 +184,7 @@ export class TelegramChannel implements ChannelAdapter {
   private describe(error: unknown): string {
     if (error instanceof GrammyError) return this.scrub(`${error.error_code}: ${error.description}`);
     if (error instanceof HttpError) return this.scrub(`network: ${String((error.error as Error)?.message ?? error.message)}`);
-    return this.scrub(error instanceof Error ? error.message : String(error));
+    return this.scrub(errorText(error));
   }
 }
 

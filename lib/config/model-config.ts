@@ -1,5 +1,7 @@
 // Per-layer model configuration and session parameters (seed 000 section 6.3; ARCHITECTURE §8).
-// The seed's own keys (c_model, s_model, backend, model, max_tokens, endpoint) are kept as is.
+// The seed's own keys (c_model, s_model, backend, model, max_tokens, endpoint) are kept as is:
+// `c_model` is the Internal Dialog's model (the seed's conscious layer, which answers) and
+// `s_model` the Subconscious's (the cheap one in the perpetual loop) — the UI says those names.
 import { z } from 'zod';
 import { sameKeyScope } from './key-scope';
 import { backendKinds, defaultModelIds, type BackendKind } from './model-catalog';
@@ -37,6 +39,7 @@ export const layerModelConfigSchema = z
 
 export type LayerModelConfig = z.infer<typeof layerModelConfigSchema>;
 
+/** `c_model`: the Internal Dialog's model; `s_model`: the Subconscious's (seed 000's keys). */
 export const modelsConfigSchema = z
   .object({ c_model: layerModelConfigSchema, s_model: layerModelConfigSchema })
   .strict();

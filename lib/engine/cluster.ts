@@ -17,6 +17,7 @@ import { disableFencing, enableFencing, holdEpoch, onFencedWrite } from '@/lib/s
 import { appVersion } from './app-version';
 import { MemberWatch, type GoneMember } from './member-watch';
 import { claimFor, clusterView, handOver, liveMembers, liveVersions, takeWon, targets, toHandOver, type ClusterView } from './cluster-placement';
+import { errorText } from '@/lib/errors/error-text';
 
 export type ClusterRequest =
   | { kind: 'message'; sessionId: string; text: string; untrustedSource?: string; traceparent?: string }
@@ -53,7 +54,7 @@ export interface ClusterMember {
    * `transfer` move their leases, and only then lets requests for them through again.
    */
   handOver?(candidates: readonly string[], transfer: (ids: readonly string[]) => Promise<readonly string[]>): Promise<void>;
-  /** A process that connects channels (Telegram, IRC) holds some: exactly one process connects each. */
+  /** A process that connects channels (Telegram, Discord, Slack, IRC, email) holds some: exactly one process connects each. */
   reconcileChannels?(owned: ReadonlySet<string>): Promise<void>;
 }
 
@@ -417,7 +418,7 @@ export class Cluster {
       reply = { ok: true, value: (await this.member.handle(call.request)) ?? null };
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      reply = { ok: false, error: { name: error instanceof Error ? error.name : 'Error', message: error instanceof Error ? error.message : String(error), ...(typeof code === 'string' && { code }) } };
+      reply = { ok: false, error: { name: error instanceof Error ? error.name : 'Error', message: errorText(error), ...(typeof code === 'string' && { code }) } };
     }
     await this.pool.query('UPDATE cluster_calls SET reply = $2 WHERE id = $1', [id, JSON.stringify(reply)]);
     await this.notify({ to: call.from, reply: id });

@@ -3,6 +3,7 @@
 // (model calls, tool calls, writes), `waitFor` for what a person or another process sends,
 // `sleep` and `now` for time — so a durable engine can replay it from its journal after a crash
 // and get the same decisions. Tokens stream from inside a step and are not journaled.
+import { errorText } from '@/lib/errors/error-text';
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'unknown';
 
@@ -44,8 +45,9 @@ export class StepFailedError extends Error {
     readonly step: string,
     readonly attempts: number,
     readonly lastError: string,
+    options?: ErrorOptions,
   ) {
-    super(`step "${step}" failed after ${attempts} attempts: ${lastError}`);
+    super(`step "${step}" failed after ${attempts} attempts: ${lastError}`, options);
     this.name = 'StepFailedError';
   }
 }
@@ -70,7 +72,7 @@ export async function runWithRetries<T>(input: {
       return await input.fn();
     } catch (error) {
       if (input.signal.aborted) throw new RunCancelledError(input.runId);
-      if (attempt > retries) throw new StepFailedError(input.step, attempt, error instanceof Error ? error.message : String(error));
+      if (attempt > retries) throw new StepFailedError(input.step, attempt, errorText(error), { cause: error });
     }
     await input.sleep(delay, input.signal);
     if (input.signal.aborted) throw new RunCancelledError(input.runId);

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { getToolCall } from '@/lib/store/tool-calls-repository';
 import { findPerson } from '@/lib/store/people-repository';
-import { getDb } from '@/lib/store/db';
+import { findSession } from '@/lib/store/sessions-repository';
 import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import type { ApiKeyRecord } from '@/lib/store/api-keys-repository';
 import { personaExists } from '@/lib/personas/persona-files';
@@ -22,7 +22,7 @@ export async function newAgentSession(orchestrator: Orchestrator, key: ApiKeyRec
 }
 
 async function personaOfSession(key: ApiKeyRecord, sessionId: string): Promise<string> {
-  const row = z.string().uuid().safeParse(sessionId).success ? await (await getDb()).session.findUnique({ where: { id: sessionId }, select: { personaName: true } }) : null;
+  const row = z.string().uuid().safeParse(sessionId).success ? await findSession({ id: sessionId }) : null;
   if (!row || !key.personas.includes(row.personaName)) throw new DoorError(404, 'not_found_error', 'session_not_found', `No session ${sessionId.slice(0, 64)} this key may use`);
   await requireUsable(key, row.personaName, sessionId);
   return row.personaName;

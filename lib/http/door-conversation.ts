@@ -7,11 +7,11 @@ import { z } from 'zod';
 import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import type { OrchestratorEvent } from '@/lib/mind/events';
 import { findKeySession, saveKeySession, type ApiKeyRecord } from '@/lib/store/api-keys-repository';
-import { getDb } from '@/lib/store/db';
 import { findSession } from '@/lib/store/sessions-repository';
 import { findPerson, type PersonRecord } from '@/lib/store/people-repository';
 import { deliverMessage, personLabel, speakThroughDoor } from '@/lib/people/rights';
-import type { ToolCallJson } from '@/lib/store/tool-calls-repository';
+import { waitingCardTool, type ToolCallJson } from '@/lib/store/tool-calls-repository';
+import { replyToMessage } from '@/lib/store/messages-repository';
 import { inSpan } from '@/lib/telemetry/traces';
 
 /** How long a call waits for the mind's reply (a card may be waiting for a person). */
@@ -234,16 +234,7 @@ function cardNote(tool: string, baseUrl: string, sessionId: string): string {
 }
 
 /** The name of a tool whose card waits in the delivery's conversation, if one does (a turn waiting on it holds the next ones). */
-async function cardWaiting(delivery: Delivery): Promise<string | null> {
-  const call = await (await getDb()).toolCall.findFirst({ where: { sessionId: delivery.sessionId, status: 'awaiting_approval' }, select: { name: true } });
-  return call?.name ?? null;
-}
+const cardWaiting = (delivery: Delivery) => waitingCardTool(delivery.sessionId);
 
 /** The agent's reply stored for the turn that answered this message, or null while it is not there. */
-async function answerOf(delivery: Delivery): Promise<string | null> {
-  const db = await getDb();
-  const asked = await db.message.findUnique({ where: { id: delivery.messageId }, select: { turnId: true } });
-  if (!asked?.turnId) return null;
-  const answer = await db.message.findFirst({ where: { sessionId: delivery.sessionId, turnId: asked.turnId, tag: 'ED_agent' }, select: { content: true } });
-  return answer?.content ?? '';
-}
+const answerOf = (delivery: Delivery) => replyToMessage({ sessionId: delivery.sessionId, messageId: delivery.messageId });

@@ -14,13 +14,13 @@ import { personaExists } from '@/lib/personas/persona-files';
 import { refuse } from '@/lib/security/http-entry';
 import { checkRequest, type GuardOptions } from '@/lib/security/request-guard';
 import { authenticateApiKey, type ApiKeyRecord } from '@/lib/store/api-keys-repository';
-import { getDb } from '@/lib/store/db';
 import { readWholeSession } from '@/lib/store/messages-repository';
-import { findSession } from '@/lib/store/sessions-repository';
+import { findSession, sessionsOfPerson } from '@/lib/store/sessions-repository';
 import { submitTaskSchema } from '@/lib/store/task-types';
 import { findTask, taskJson } from '@/lib/store/tasks-repository';
 import { deliver, DoorError, EventTap, keySessionFor, reply } from './door-conversation';
 import { sessionTranscriptMarkdown } from './session-export';
+import { errorText } from '@/lib/errors/error-text';
 
 export const MCP_DOOR_PATH = '/mcp';
 const PROGRESS_MS = 2_000;
@@ -33,12 +33,7 @@ const failure = (message: string) => ({ content: [{ type: 'text' as const, text:
 
 /** The sessions a key may use: of its personas, with its person in them. */
 async function keySessions(key: ApiKeyRecord) {
-  const rows = await (await getDb()).session.findMany({
-    where: { personaName: { in: key.personas }, people: { some: { personId: key.personId } } },
-    orderBy: { lastActivityAt: 'desc' },
-    take: 100,
-    select: { id: true, name: true, personaName: true, status: true, lastActivityAt: true },
-  });
+  const rows = await sessionsOfPerson({ personId: key.personId, personas: key.personas, limit: 100 });
   return rows.map((row) => ({ id: row.id, name: row.name, persona: row.personaName, status: row.status, last_activity_at: row.lastActivityAt.toISOString() }));
 }
 
@@ -83,7 +78,7 @@ export class McpDoor {
       try {
         return await run();
       } catch (error) {
-        return failure(error instanceof DoorError || error instanceof Error ? error.message : String(error));
+        return failure(errorText(error));
       }
     };
 

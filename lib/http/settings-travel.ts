@@ -22,6 +22,7 @@ import { insertRule, listRules } from '@/lib/store/tool-rules-repository';
 import { listSchedules } from '@/lib/store/triggers-repository';
 import { readTrust, writeTrust } from '@/lib/store/untrusted-repository';
 import { createSchedule, createScheduleSchema } from '@/lib/triggers/schedule-service';
+import { errorText } from '@/lib/errors/error-text';
 
 const withoutKey = (layer: LayerModelConfig) => {
   const { api_key: _key, ...rest } = layer;
@@ -167,7 +168,7 @@ export async function importSettings(file: SettingsFile, now = new Date()): Prom
       await createSchedule({ sessionId: session.id, body: entry.schedule, createdBy: 'user', now });
       report.imported.push(`schedule “${entry.schedule.name ?? entry.schedule.expression}”`);
     } catch (error) {
-      report.skipped.push(`schedule “${entry.schedule.name ?? entry.schedule.expression}”: ${(error as Error).message}`);
+      report.skipped.push(`schedule “${entry.schedule.name ?? entry.schedule.expression}”: ${errorText(error)}`);
     }
   }
   if (file.backups) {

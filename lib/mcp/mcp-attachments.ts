@@ -18,6 +18,7 @@ import {
   templateMatches,
 } from './mcp-catalog';
 import type { McpPool } from './mcp-pool';
+import { errorText } from '@/lib/errors/error-text';
 
 export const mcpAttachmentSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('mcp_resource'), server: mcpServerNameSchema, uri: z.string().min(1).max(4_096) }).strict(),
@@ -74,7 +75,7 @@ export async function renderAttachments(
       }
     } catch (error) {
       if (error instanceof Error && (error.name === 'McpCatalogError' || error.name === 'McpServerError')) throw error;
-      throw new McpCatalogError('failed', `"${attachment.server}" could not give ${attachment.kind === 'mcp_resource' ? attachment.uri : `/${attachment.server}:${attachment.name}`}: ${(error as Error).message}`);
+      throw new McpCatalogError('failed', `"${attachment.server}" could not give ${attachment.kind === 'mcp_resource' ? attachment.uri : `/${attachment.server}:${attachment.name}`}: ${errorText(error)}`);
     }
   }
   return blocks.join('\n\n');

@@ -22,6 +22,7 @@ import { readEnv } from '@/lib/config/env';
 import type { McpHttpConfig } from '@/lib/config/mcp-config';
 import { hashState, McpOAuthProvider, NeedsSignIn } from './mcp-oauth-provider';
 import { guardedOAuthFetch, OAuthRefusal } from './oauth-guard';
+import { errorText } from '@/lib/errors/error-text';
 
 /** The SDK's OAuth client, loaded with the first sign-in or refresh rather than at start (issue 43 §4). */
 const clientAuth = () => import('@modelcontextprotocol/sdk/client/auth.js');
@@ -47,7 +48,7 @@ export interface McpAuthOptions {
   resolve?: (host: string) => Promise<string[]>;
 }
 
-const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 500);
+const reasonOf = (error: unknown) => (errorText(error)).slice(0, 500);
 
 export class McpAuth {
   /** The scope a server last asked for (a 403 insufficient_scope mid-call), for the next sign-in. */

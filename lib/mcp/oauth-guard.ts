@@ -12,6 +12,7 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isLinkLocalAddress, isLocalHostName, isPrivateAddress } from '@/lib/security/network-address';
 import { fetchPinned, resolveHost, systemResolve, type Resolve } from '@/lib/security/pinned-fetch';
+import { errorText } from '@/lib/errors/error-text';
 
 export class OAuthRefusal extends Error {
   constructor(message: string) {
@@ -50,7 +51,7 @@ async function judgedAddresses(target: URL, server: URL, resolve: Resolve): Prom
   if (refused) throw new OAuthRefusal(`refused ${target.origin}: ${refused}`);
   const host = hostOf(target);
   const addresses = await resolveHost(host, resolve).catch((error: unknown) => {
-    throw new OAuthRefusal(`could not resolve ${host}: ${(error as Error).message}`);
+    throw new OAuthRefusal(`could not resolve ${host}: ${errorText(error)}`);
   });
   const metadata = addresses.find(isLinkLocalAddress);
   if (metadata) throw new OAuthRefusal(`refused ${target.origin}: ${host} resolves to a link-local (cloud metadata) address (${metadata})`);

@@ -12,6 +12,7 @@ import { estimateTokens } from '@/lib/mind/token-budget';
 import { allowancesForPersonas, allowancesForSession, reserve, settle, type AllowanceRecord } from '@/lib/store/allowances-repository';
 import { insertLlmCall } from '@/lib/store/mind-repository';
 import { EmbeddingError, type Embedder } from './embedder';
+import { errorText } from '@/lib/errors/error-text';
 
 /** Who pays for an embedding: a conversation, or (indexing) the personas whose items are embedded. */
 export type EmbeddingPayer = { sessionId: string } | { personaNames: readonly string[] };
@@ -78,7 +79,7 @@ export function meteredEmbedder(embedder: Embedder, payer: EmbeddingPayer, now: 
           costUsd: usd,
           finishReason: failure ? null : 'stop',
           error: failure ? failure.message : null,
-        }).catch((error: unknown) => console.warn('[memory] an embeddings call could not be recorded:', (error as Error).message));
+        }).catch((error: unknown) => console.warn('[memory] an embeddings call could not be recorded:', errorText(error)));
       }
     },
   };

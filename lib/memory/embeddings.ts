@@ -8,6 +8,7 @@ import { loadOpenAISdk, normaliseBaseURL } from '@/lib/backends/openai-compatibl
 import { createLocalEmbedder } from './local-embedder';
 import { EmbeddingError, type Embedder } from './embedder';
 import { readMemorySettings, type EmbeddingsConfig } from './memory-settings';
+import { errorText } from '@/lib/errors/error-text';
 
 export { EmbeddingError, type Embedder } from './embedder';
 
@@ -37,7 +38,7 @@ export function createEmbedder(config: EmbeddingsConfig, options: { timeoutMs?: 
         answer = await (await client).embeddings.create({ model: config.model, input: texts.map((text) => text.slice(0, MAX_CHARS) || ' '), encoding_format: 'float' }, { signal });
       } catch (error) {
         if (error instanceof OpenAI.APIError && !(error instanceof OpenAI.APIConnectionError)) throw new EmbeddingError(`The embeddings endpoint answered ${error.status ?? 'without a status'}: ${error.message}`);
-        throw new EmbeddingError(`The embeddings endpoint could not be reached: ${(error as Error).message}`);
+        throw new EmbeddingError(`The embeddings endpoint could not be reached: ${errorText(error)}`);
       }
       const vectors = checkedVectors(answer, texts.length);
       if (typeof answer.usage?.prompt_tokens === 'number') usage?.(answer.usage.prompt_tokens);

@@ -5,6 +5,7 @@
 // Off by default: on LoCoMo's dev conversations it adds 0.3 points of recall@5 and 0.6 of @10 to
 // the lexical ranking, for several times its latency (docs/benchmarks.md, "Recall, change by change").
 import { EmbeddingError, type Embedder } from './embedder';
+import { errorText } from '@/lib/errors/error-text';
 
 export const LOCAL_EMBEDDER_MODEL = 'builtin:use-lite-en-0.2.0';
 
@@ -21,7 +22,7 @@ function sentenceModel(): Promise<SentenceModel> {
     return initModel(modelSource);
   })().catch((error: unknown) => {
     holder.__agentcsdLocalEmbedder = undefined;
-    throw new EmbeddingError(`The built-in sentence model could not be loaded: ${(error as Error).message}`);
+    throw new EmbeddingError(`The built-in sentence model could not be loaded: ${errorText(error)}`);
   });
   return holder.__agentcsdLocalEmbedder;
 }

@@ -64,11 +64,6 @@ export async function writeMemorySettings(settings: MemorySettings): Promise<voi
   holder.__agentcsdMemorySettings = { file: appPaths().databaseFile, settings };
 }
 
-/** Settings read again on the next use (a test that swaps the data folder). */
-export function forgetMemorySettings(): void {
-  holder.__agentcsdMemorySettings = null;
-}
-
 /** What a browser sees: the key replaced by whether one is set and its last four characters. */
 export function publicMemorySettings(settings: MemorySettings) {
   const embeddings = settings.embeddings && {

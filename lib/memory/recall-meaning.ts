@@ -12,6 +12,7 @@ import { findMemories, type MemoryRecord } from './memory-store';
 import type { MessageHit } from './text-search';
 import type { RankedTurn } from './turn-rerank';
 import { nearestItems, similaritiesTo } from './vector-index';
+import { errorText } from '@/lib/errors/error-text';
 
 /** How long a recall waits for its query's vector before going on lexically. */
 const QUERY_EMBED_TIMEOUT_MS = 3_000;
@@ -39,7 +40,7 @@ export async function meaningOf(personaName: string, query: string, limit: numbe
   try {
     [vector] = (await embedder.embed([query], AbortSignal.timeout(QUERY_EMBED_TIMEOUT_MS))) as [Float32Array];
   } catch (error) {
-    console.warn(`[memory] the query could not be embedded; recall is lexical this time: ${(error as Error).message}`);
+    console.warn(`[memory] the query could not be embedded; recall is lexical this time: ${errorText(error)}`);
     return null;
   }
   // Unrelated (or opposite) by this model's measure: similarity 0 or less.

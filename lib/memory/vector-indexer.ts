@@ -4,6 +4,7 @@
 // meanwhile stays lexical for the items not embedded yet.
 import { configuredEmbedder } from './embeddings';
 import { indexPending } from './vector-index';
+import { errorText } from '@/lib/errors/error-text';
 
 export interface VectorIndexerStatus {
   model: string | null;
@@ -49,7 +50,7 @@ export class VectorIndexer {
       this.lastReported = null;
       return added;
     } catch (error) {
-      const message = (error as Error).message;
+      const message = errorText(error);
       this.current.lastError = message;
       if (message !== this.lastReported) console.warn(`[memory] embedding failed (recall stays lexical for new items): ${message}`);
       this.lastReported = message;

@@ -56,7 +56,7 @@ export type OrchestratorOptions = MindDependencyOptions & {
   engine?: ExecutionEngine;
   /** Several processes on one PostgreSQL: which sessions' minds run here (lib/engine/cluster.ts). */
   cluster?: Cluster;
-  /** Connects the Telegram and IRC channels here (the app's process; a worker does not). */
+  /** Connects the channels here — Telegram, Discord, Slack, IRC, email (the app's process; a worker does not). */
   channels?: boolean;
 };
 
@@ -75,7 +75,7 @@ export class Orchestrator {
   readonly tasks: TaskService;
   /** Embeds new messages and memories in the background while an embeddings endpoint is set. */
   readonly vectors = new VectorIndexer();
-  /** Telegram and IRC (lib/channels); null in a process that does not connect them. */
+  /** The channels — Telegram, Discord, Slack, IRC, email (lib/channels); null in a process that does not connect them. */
   readonly channels: ChannelService | null;
   /** Schedules (lib/triggers): one timer for all of them; every process runs one, each slot fires once. */
   readonly scheduler: Scheduler;

@@ -15,6 +15,7 @@ import { ElicitationError } from '@/lib/mcp/elicitation';
 import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { SessionMind } from '@/lib/session-mind/session-mind';
 import type { ChannelService } from '@/lib/channels/channel-service';
+import { errorText } from '@/lib/errors/error-text';
 
 /** What the orchestrator lends: its minds, and what the calls of other processes reach. */
 export interface PlacementHost {
@@ -109,7 +110,7 @@ export class SessionPlacement implements ClusterMember {
     // Now and then, the sweep (a member of an old release may have stopped without handing anything here).
     if (this.cluster && Date.now() - this.sweptAt > SWEEP_MS) {
       this.sweptAt = Date.now();
-      void this.carryOver().catch((error: unknown) => console.warn('[cluster] looking for runs to continue failed:', (error as Error).message));
+      void this.carryOver().catch((error: unknown) => console.warn('[cluster] looking for runs to continue failed:', errorText(error)));
     }
     for (const id of this.host.runningIds()) if (!owned.has(id)) await this.host.stopMind(id);
     for (const id of owned) {

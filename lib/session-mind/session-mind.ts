@@ -33,6 +33,7 @@ import { announceCycle, runCycleGivingWay } from './subconscious-cycle';
 import { FencedWriteError } from '@/lib/store/lease-fence';
 import { assertNever } from '@/lib/mind/assert-never';
 import { currentTraceparent } from '@/lib/telemetry/traces';
+import { errorText } from '@/lib/errors/error-text';
 
 export type MindStatus = 'idle' | 'running' | 'paused' | 'stopping' | 'stopped';
 
@@ -359,8 +360,8 @@ export class SessionMind {
         // The session moved on while this process was away: its new holder answers; this mind ends.
         if (error instanceof FencedWriteError) return void (this.turnLoopActive = false);
         console.error(`[mind ${this.session.id}] turn ${work.turnId} failed`, error);
-        this.recordFailure('internal', `Could not save the reply: ${(error as Error).message}`, 'protocol', { turnId: work.turnId });
-        this.deps.bus.emit('turn-end', this.session.id, { turnId: work.turnId, outcome: 'failed', spontaneous: work.spontaneous, messages: [], error: (error as Error).message });
+        this.recordFailure('internal', `Could not save the reply: ${errorText(error)}`, 'protocol', { turnId: work.turnId });
+        this.deps.bus.emit('turn-end', this.session.id, { turnId: work.turnId, outcome: 'failed', spontaneous: work.spontaneous, messages: [], error: errorText(error) });
       }
     }
   }

@@ -11,6 +11,7 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { appPaths, readEnv } from '@/lib/config/env';
 import { skillNameSchema } from '@/lib/config/skill-name';
+import { errorText } from '@/lib/errors/error-text';
 
 export const SKILL_LIMITS = {
   descriptionChars: 1_024,
@@ -71,7 +72,7 @@ export function parseSkillMd(text: string): { name: string; description: string;
   try {
     value = document.toJS({ maxAliasCount: 0 });
   } catch (error) {
-    throw new SkillError(`the front matter is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+    throw new SkillError(`the front matter is not valid YAML: ${errorText(error).split('\n')[0]}`);
   }
   const parsed = frontMatterSchema.safeParse(value);
   if (!parsed.success) throw new SkillError(parsed.error.issues[0]!.message);
@@ -162,7 +163,7 @@ function readSkillsIn(root: string, source: SkillSource, into: { skills: Skill[]
       into.skills.push(skill);
     } catch (error) {
       if (!(error instanceof SkillError) && (error as NodeJS.ErrnoException).code === undefined) throw error;
-      into.problems.push({ folder: entry.name, source, message: (error as Error).message });
+      into.problems.push({ folder: entry.name, source, message: errorText(error) });
     }
   }
 }

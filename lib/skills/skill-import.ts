@@ -10,6 +10,7 @@ import path from 'node:path';
 import { Unzip, UnzipInflate, UnzipPassThrough } from 'fflate';
 import { SKILL_NAME_PATTERN } from '@/lib/config/skill-name';
 import { globalSkillsDir, personaSkillsDir, readSkillFolder, SKILL_LIMITS, SkillError, skillsChanged, type Skill, type SkillSource } from './skill-files';
+import { errorText } from '@/lib/errors/error-text';
 
 export class SkillImportError extends SkillError {
   constructor(
@@ -73,13 +74,13 @@ export function unzipSkill(archive: Uint8Array): Map<string, Buffer> {
     try {
       file.start();
     } catch (error) {
-      failure = new SkillImportError(`${name} cannot be unpacked: ${(error as Error).message}`);
+      failure = new SkillImportError(`${name} cannot be unpacked: ${errorText(error)}`);
     }
   };
   try {
     unzip.push(archive, true);
   } catch (error) {
-    failure ??= new SkillImportError(`not a zip archive that can be read: ${(error as Error).message}`);
+    failure ??= new SkillImportError(`not a zip archive that can be read: ${errorText(error)}`);
   }
   if (failure) throw failure;
   if (files.size === 0) throw new SkillImportError('the archive holds no files');

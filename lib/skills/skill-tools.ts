@@ -12,6 +12,7 @@ import { sandboxCanRead } from '@/lib/tools/sandbox';
 import { readBytesInside } from '@/lib/tools/workspace';
 import { listSkills, skillBody, SkillError, type Skill } from './skill-files';
 import { isShippedSkill } from './shipped-skills';
+import { errorText } from '@/lib/errors/error-text';
 
 /** The skills a session's agent has now: those its graph names (all the persona's when it runs on the default graph) that pass their checks. */
 export function sessionSkills(input: { persona: string; names: readonly string[] | 'all' }): Skill[] {
@@ -71,7 +72,7 @@ export function loadSkillTool(skills: () => readonly Skill[]): Tool {
         };
       } catch (error) {
         if (error instanceof SkillError) return errorOutcome(`The skill ${skill.name} cannot be used now: ${error.message}`);
-        return errorOutcome(`Refused: ${(error as Error).message}`);
+        return errorOutcome(`Refused: ${errorText(error)}`);
       }
     },
   }) as Tool;

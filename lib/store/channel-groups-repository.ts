@@ -23,10 +23,6 @@ export async function findGroup(channelId: string, groupId: string): Promise<Gro
   return row ? groupRecord(row) : null;
 }
 
-export async function listGroups(channelId: string): Promise<GroupRecord[]> {
-  return (await (await getDb()).channelGroup.findMany({ where: { channelId }, orderBy: { createdAt: 'asc' } })).map(groupRecord);
-}
-
 export async function insertGroup(input: Omit<GroupRecord, 'createdAt'>): Promise<GroupRecord> {
   return groupRecord(await (await getDb()).channelGroup.create({ data: input }));
 }

@@ -167,7 +167,3 @@ export async function releaseMcpRefresh(serverName: string, owner: string): Prom
   await (await getDb()).mcpToken.updateMany({ where: { serverName, refreshLockOwner: owner }, data: { refreshLockUntil: null, refreshLockOwner: null } });
 }
 
-export async function listMcpAuth(): Promise<{ serverName: string; signedIn: boolean; needsSignIn: string | null; expiresAt: Date | null }[]> {
-  const rows = await (await getDb()).mcpToken.findMany({ select: { serverName: true, tokens: true, needsSignIn: true, expiresAt: true } });
-  return rows.map((row) => ({ serverName: row.serverName, signedIn: row.tokens !== null, needsSignIn: row.needsSignIn, expiresAt: row.expiresAt }));
-}

@@ -119,3 +119,12 @@ export async function hasUserMessage(input: { sessionId: string; content: string
   const content = input.prefix ? { startsWith: input.content } : input.content;
   return (await db.message.count({ where: { sessionId: input.sessionId, tag: 'ED_user', content, createdAt: { gte: input.since } } })) > 0;
 }
+
+/** The agent's reply stored for the turn that answered this message: null while no turn has taken it, '' when the turn said nothing aloud. */
+export async function replyToMessage(input: { sessionId: string; messageId: number }): Promise<string | null> {
+  const db = await getDb();
+  const asked = await db.message.findUnique({ where: { id: input.messageId }, select: { turnId: true } });
+  if (!asked?.turnId) return null;
+  const answer = await db.message.findFirst({ where: { sessionId: input.sessionId, turnId: asked.turnId, tag: 'ED_agent' }, select: { content: true } });
+  return answer?.content ?? '';
+}

@@ -116,6 +116,13 @@ export async function addIdentity(input: { personId: string; sender: string; nam
   return (await findPersonBySender(input.sender))!;
 }
 
+/** A person without an identity yet (one to merge channel identities into), their limits in the same write. */
+export async function createPerson(input: { name: string; role: PersonRole; limits?: PersonLimits | null }): Promise<PersonRecord> {
+  const id = randomUUID();
+  await (await getDb()).person.create({ data: { id, name: input.name, role: input.role, ...(input.limits && { limits: JSON.stringify(input.limits) }) } });
+  return (await findPerson(id))!;
+}
+
 export async function updatePerson(id: string, patch: { name?: string; role?: PersonRole; limits?: PersonLimits | null; rights?: StoredRights | null }): Promise<PersonRecord | null> {
   const { count } = await (await getDb()).person.updateMany({
     where: { id },

@@ -12,6 +12,7 @@ import pg from 'pg';
 import { PrismaClient } from '@/lib/generated/prisma-pg/client';
 import { listMigrations, type MigrationResult } from './migrations';
 import { quietClient } from './pg-errors';
+import { errorText } from '@/lib/errors/error-text';
 
 export type PostgresDb = InstanceType<typeof PrismaClient>;
 
@@ -81,7 +82,7 @@ export async function migratePostgres(url: string, migrationsDir = postgresMigra
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
-        throw new Error(`Migration ${migration.name} failed and changed nothing: ${(error as Error).message}`);
+        throw new Error(`Migration ${migration.name} failed and changed nothing: ${errorText(error)}`, { cause: error });
       }
       result.applied.push(migration.name);
     }

@@ -102,13 +102,6 @@ export async function listSessions(input: {
   return { sessions: rows.map(toRecord), total };
 }
 
-/** The persona's session most recently active with this status (a channel bound to the persona talks to it). */
-export async function latestSessionOfPersona(input: { persona: string; status: SessionStatus }): Promise<SessionRecord | null> {
-  const db = await getDb();
-  const row = await db.session.findFirst({ where: { personaName: input.persona, status: input.status }, orderBy: [{ lastActivityAt: 'desc' }, { id: 'asc' }] });
-  return row ? toRecord(row) : null;
-}
-
 export async function listSessionIdsByStatus(input: { status: SessionStatus }): Promise<string[]> {
   const db = await getDb();
   const rows = await db.session.findMany({ where: { status: input.status }, select: { id: true } });
@@ -158,4 +151,14 @@ export async function childSessionIds(id: string): Promise<string[]> {
     found.push(...level);
   }
   return found;
+}
+
+/** The sessions of these personas a person is in, the most recently active first. */
+export async function sessionsOfPerson(input: { personId: string; personas: readonly string[]; limit: number }): Promise<SessionRecord[]> {
+  const rows = await (await getDb()).session.findMany({
+    where: { personaName: { in: [...input.personas] }, people: { some: { personId: input.personId } } },
+    orderBy: { lastActivityAt: 'desc' },
+    take: input.limit,
+  });
+  return rows.map(toRecord);
 }

@@ -418,3 +418,9 @@ export async function closeAgentTurn(input: { sessionId: string; turnId: string 
 }
 
 export { toolCallJson, type ToolCallJson } from './tool-call-json';
+
+/** The name of a tool whose card waits in this session, if one does. */
+export async function waitingCardTool(sessionId: string): Promise<string | null> {
+  const call = await (await getDb()).toolCall.findFirst({ where: { sessionId, status: 'awaiting_approval' }, select: { name: true } });
+  return call?.name ?? null;
+}

@@ -15,6 +15,7 @@ import type { Workflow } from '@/lib/engine/execution-engine';
 import { FINAL_TASK_STATUSES, type SubmitTaskInput } from '@/lib/store/task-types';
 import { recordTaskEnd, tracing } from '@/lib/telemetry/traces';
 import { findSession } from '@/lib/store/sessions-repository';
+import { errorText } from '@/lib/errors/error-text';
 
 export class TaskError extends Error {
   constructor(
@@ -106,7 +107,7 @@ export class TaskService {
       .catch(async (error: unknown) => {
         if (this.stopping || error instanceof RunCancelledError) return;
         console.error(`[tasks] task ${next.id} failed to run`, error);
-        await this.endUnfinished(next.id, `the task's run failed: ${error instanceof Error ? error.message : String(error)}`);
+        await this.endUnfinished(next.id, `the task's run failed: ${errorText(error)}`);
       })
       .then(async () => {
         // A run that ended with its task still open would be started again and again: end the task.

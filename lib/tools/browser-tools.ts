@@ -12,8 +12,7 @@ import type { BrowserConfig } from './tool-node-configs';
 import { workspaceImageOutcome } from './image-tools';
 import { builtinTool, errorOutcome, type Tool, type ToolOutcome, type ToolRunContext } from './tool-types';
 import { writeInside } from './workspace';
-
-export const BROWSER_TOOL_NAMES = ['browser_open', 'browser_snapshot', 'browser_click', 'browser_type', 'browser_select', 'browser_press', 'browser_scroll', 'browser_back', 'browser_tabs', 'browser_screenshot', 'browser_pdf'] as const;
+import { errorText } from '@/lib/errors/error-text';
 
 const DEFAULT_SNAPSHOT_TOKENS = 4_000;
 const SETTLE_MS = 5_000;
@@ -79,7 +78,7 @@ export function browserTools(config: BrowserConfig, pool: BrowserPool, sessionId
       const said = await action(browser);
       return await pageOutcome(browser, said ? [said] : []);
     } catch (error) {
-      const message = (error as Error).message.split('\n')[0]!.replace(/^locator\.\w+: /, '');
+      const message = errorText(error).split('\n')[0]!.replace(/^locator\.\w+: /, '');
       const page = known ? await known.page().catch(() => null) : null;
       return errorOutcome(`The browser could not do it: ${message}`, page ? untrustedOf(page.url()) : {});
     }
@@ -195,7 +194,7 @@ export function browserTools(config: BrowserConfig, pool: BrowserPool, sessionId
             const tabs = await Promise.all(browser.tabs().map(async (tab) => `${tab.active ? '*' : ' '} ${tab.index}. ${(await tab.title) || '(no title)'} — ${tab.url}`));
             return { isError: false, content: tabs.join('\n') || '(no tabs)', ...untrustedOf(tabs.length ? (await browser.page()).url() : '') };
           } catch (error) {
-            return errorOutcome(`The browser could not do it: ${(error as Error).message}`);
+            return errorOutcome(`The browser could not do it: ${errorText(error)}`);
           }
         }
         return act(context, async (browser) => {
@@ -224,7 +223,7 @@ export function browserTools(config: BrowserConfig, pool: BrowserPool, sessionId
           const shown = await workspaceImageOutcome(context, relative, `a screenshot of ${page.url()}`);
           return { ...shown, content: `${shown.content}\nPage: ${page.url()}`, ...untrustedOf(page.url()) };
         } catch (error) {
-          return errorOutcome(`The browser could not do it: ${(error as Error).message}`);
+          return errorOutcome(`The browser could not do it: ${errorText(error)}`);
         }
       },
     }),
@@ -241,7 +240,7 @@ export function browserTools(config: BrowserConfig, pool: BrowserPool, sessionId
           const stored = writeInside(context.workspaceDir, args.path, await page.pdf({ printBackground: true }));
           return { isError: false, content: `Saved ${page.url()} as ${args.path} (${stored.created ? 'new' : 'replaced'}).` };
         } catch (error) {
-          return errorOutcome(`The browser could not do it: ${(error as Error).message}`);
+          return errorOutcome(`The browser could not do it: ${errorText(error)}`);
         }
       },
     }),

@@ -28,6 +28,7 @@ import {
   openBeneath,
   readDirectory,
 } from '@/lib/tools/workspace-descriptors';
+import { errorText } from '@/lib/errors/error-text';
 
 const READ_CAP_BYTES = 256 * 1024;
 const WRITE_CAP_BYTES = 8 * 1024 * 1024;
@@ -48,7 +49,7 @@ export async function guarded(run: () => Promise<ToolOutcome> | ToolOutcome): Pr
     if (code === 'ELOOP') return errorOutcome('Refused: the path is a symbolic link');
     if (code === 'ENOENT') return errorOutcome('No such file or folder');
     if (code === 'EISDIR') return errorOutcome('That is a folder, not a file');
-    return errorOutcome(`Failed: ${(error as Error).message}`);
+    return errorOutcome(`Failed: ${errorText(error)}`);
   }
 }
 

@@ -9,6 +9,7 @@ import { isLinkLocalAddress } from '@/lib/security/network-address';
 import { fetchPinned, resolveHost } from '@/lib/security/pinned-fetch';
 import type { HttpConfig } from '@/lib/tools/tool-node-configs';
 import { builtinTool, errorOutcome, type Tool, type ToolOutcome, type ToolRunContext } from './tool-types';
+import { errorText } from '@/lib/errors/error-text';
 
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -101,7 +102,7 @@ async function fetchCapped(input: {
   } catch (error) {
     if (timeout.aborted) return errorOutcome(`No answer from ${new URL(args.url).host} within ${timeoutMs} ms.`, { timedOut: true });
     if (input.cancelled()) return errorOutcome('Cancelled.', { cancelled: true });
-    return errorOutcome(`The request failed: ${(error as Error).message}`);
+    return errorOutcome(`The request failed: ${errorText(error)}`);
   }
   // The body, up to the cap: a server that sends more is cut off, not buffered.
   const chunks: Uint8Array[] = [];
@@ -125,7 +126,7 @@ async function fetchCapped(input: {
     }
   } catch (error) {
     if (timeout.aborted) return errorOutcome(`The answer from ${new URL(args.url).host} did not finish within ${timeoutMs} ms.`, { timedOut: true });
-    return errorOutcome(`Reading the answer failed: ${(error as Error).message}`);
+    return errorOutcome(`Reading the answer failed: ${errorText(error)}`);
   }
   const text = new TextDecoder().decode(Buffer.concat(chunks));
   const location = response.headers.get('location');

@@ -16,6 +16,7 @@ import { builtinTool, errorOutcome, type ToolOutcome, type ToolRunContext } from
 import { guarded as fileToolGuard } from '@/lib/tools/file-tools';
 import { displayPath, readBytesInside, resolveWorkspacePath } from '@/lib/tools/workspace';
 import { sha256Hex } from '@/lib/security/digest';
+import { errorText } from '@/lib/errors/error-text';
 
 /** The largest file either tool reads (the upload cap's default). */
 const FILE_CAP_BYTES = 20 * 1024 * 1024;
@@ -44,7 +45,7 @@ async function imageSize(bytes: Buffer): Promise<{ width: number; height: number
   const metadata = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })
     .metadata()
     .catch((error: unknown) => {
-      throw new ImageRefusedError(`not an image that can be read: ${(error as Error).message}`);
+      throw new ImageRefusedError(`not an image that can be read: ${errorText(error)}`);
     });
   if (!metadata.width || !metadata.height) throw new ImageRefusedError('the image has no size');
   const upright = (metadata.orientation ?? 1) >= 5;

@@ -10,6 +10,7 @@ import { quietClient } from '@/lib/store/pg-errors';
 import { z } from 'zod';
 import type { PostgresConfig } from '@/lib/tools/tool-node-configs';
 import { builtinTool, errorOutcome, type Tool, type ToolOutcome, type ToolRunContext } from './tool-types';
+import { errorText } from '@/lib/errors/error-text';
 
 
 const DEFAULT_TIMEOUT_MS = 5_000;
@@ -50,7 +51,7 @@ async function withClient(config: PostgresConfig, context: ToolRunContext, work:
   } catch (error) {
     if (context.signal.aborted) return errorOutcome('Cancelled.', { cancelled: true });
     const code = (error as { code?: string }).code;
-    const message = (error as Error).message;
+    const message = errorText(error);
     return errorOutcome(`PostgreSQL: ${message}${code ? ` (SQLSTATE ${code})` : ''}`, { timedOut: code === '57014' });
   } finally {
     context.signal.removeEventListener('abort', cancel);

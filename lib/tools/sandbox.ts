@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { appPaths } from '@/lib/config/env';
 import { rootStaging, rootStagingDir, stagingPrefix } from './sandbox-staging';
+import { errorText } from '@/lib/errors/error-text';
 
 const execFileAsync = promisify(execFile);
 
@@ -64,8 +65,8 @@ export interface SandboxRunResult {
 
 export class SandboxUnavailableError extends Error {
   readonly kind = 'sandbox_unavailable';
-  constructor(reason: string) {
-    super(`The sandbox is not available: ${reason}`);
+  constructor(reason: string, options?: ErrorOptions) {
+    super(`The sandbox is not available: ${reason}`, options);
   }
 }
 
@@ -229,7 +230,7 @@ export function sandboxCommand(request: Pick<SandboxRunRequest, 'argv' | 'env' |
   try {
     stage = rootStagingDir(mounts.length);
   } catch (error) {
-    throw new SandboxUnavailableError((error as Error).message);
+    throw new SandboxUnavailableError(errorText(error), { cause: error });
   }
   const bwrap = bubblewrapArgs({
     env: sandboxEnvironment(request.env),
@@ -393,7 +394,7 @@ async function checkSandbox(workspacesDir: string): Promise<SandboxStatus> {
     letSandboxReach(path.dirname(workspacesDir));
     probeDir = fs.mkdtempSync(path.join(workspacesDir, '.probe-'));
   } catch (error) {
-    return { available: false, reason: `cannot create a workspace in ${workspacesDir}: ${(error as Error).message}`, checkedAt };
+    return { available: false, reason: `cannot create a workspace in ${workspacesDir}: ${errorText(error)}`, checkedAt };
   }
   try {
     prepareWorkspaceOwnership(probeDir);
@@ -427,7 +428,7 @@ async function checkSandbox(workspacesDir: string): Promise<SandboxStatus> {
       checkedAt,
     };
   } catch (error) {
-    return { available: false, reason: `the sandbox failed to start: ${(error as Error).message}`, checkedAt };
+    return { available: false, reason: `the sandbox failed to start: ${errorText(error)}`, checkedAt };
   } finally {
     fs.rmSync(probeDir, { recursive: true, force: true });
   }

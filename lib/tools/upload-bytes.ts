@@ -5,6 +5,7 @@
 import { uploadBlob, type UploadRecord } from '@/lib/store/uploads-repository';
 import { ensureWorkspace, readBytesInside, writeInside } from './workspace';
 import { sha256Hex } from '@/lib/security/digest';
+import { errorText } from '@/lib/errors/error-text';
 
 /** The most bytes read back for one file (uploads are capped lower). */
 const READ_CAP_BYTES = 64 * 1024 * 1024;
@@ -18,7 +19,7 @@ export async function uploadBytes(upload: UploadRecord): Promise<Buffer | string
     const { bytes, truncated } = readBytesInside(root, upload.path, READ_CAP_BYTES);
     if (!truncated && sha256Hex(bytes) === upload.sha256) return bytes;
   } catch (error) {
-    missing = (error as NodeJS.ErrnoException).code === 'ENOENT' || /does not exist/.test((error as Error).message);
+    missing = (error as NodeJS.ErrnoException).code === 'ENOENT' || /does not exist/.test(errorText(error));
   }
   const stored = await uploadBlob(upload.id);
   if (!stored || sha256Hex(stored) !== upload.sha256) return missing ? `${upload.name} is no longer in the workspace` : `${upload.name} has changed in the workspace since it was shared`;

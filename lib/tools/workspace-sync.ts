@@ -19,6 +19,7 @@ import {
   sessionFilesPool,
 } from '@/lib/store/session-files';
 import { ensureWorkspace, workspaceDirFor, writeInside } from './workspace';
+import { errorText } from '@/lib/errors/error-text';
 
 /** What this machine last pushed or pulled: the generation, and each file's size and mtime then. */
 interface Marker {
@@ -123,7 +124,7 @@ export class WorkspaceSync {
         writeInside(root, file.path, file.content);
         wanted.add(file.path);
       } catch (error) {
-        console.warn(`[workspace] session ${sessionId}: ${file.path} was not restored: ${(error as Error).message}`);
+        console.warn(`[workspace] session ${sessionId}: ${file.path} was not restored: ${errorText(error)}`);
       }
     }
     // A mirror: what the newer copy does not have goes.

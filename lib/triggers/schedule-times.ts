@@ -3,6 +3,7 @@
 // saving rules (a time skipped when clocks go forward fires at the first valid minute after it, a
 // time that happens twice when they go back fires once). No hand-written cron parsing here.
 import { Cron } from 'croner';
+import { errorText } from '@/lib/errors/error-text';
 
 /** "2026-12-01 09:00" or "2026-12-01T09:00[:00]": a local time, read in the schedule's zone. */
 const localTime = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)$/;
@@ -25,7 +26,7 @@ function cronOf(kind: 'once' | 'cron', expression: string, timeZone: string): Cr
     return new Cron(expression.trim(), { timezone: timeZone, paused: true, mode: '5-part' });
   } catch (error) {
     if (error instanceof ScheduleExpressionError) throw error;
-    throw new ScheduleExpressionError(`not a valid ${kind === 'once' ? 'time' : 'cron expression'}: ${(error as Error).message}`);
+    throw new ScheduleExpressionError(`not a valid ${kind === 'once' ? 'time' : 'cron expression'}: ${errorText(error)}`);
   }
 }
 
@@ -39,15 +40,3 @@ export function nextFireAfter(schedule: { kind: 'once' | 'cron'; expression: str
   return cron.nextRun(after);
 }
 
-/** Checks an expression: its next fire times (for the form), or the reason it is refused. */
-export function previewFires(schedule: { kind: 'once' | 'cron'; expression: string; timeZone: string }, from: Date, count = 3): Date[] {
-  const fires: Date[] = [];
-  let after = from;
-  for (let index = 0; index < count; index++) {
-    const next = nextFireAfter(schedule, after);
-    if (!next) break;
-    fires.push(next);
-    after = next;
-  }
-  return fires;
-}

@@ -16,6 +16,7 @@ import { submitTaskSchema, type SubmitTaskInput } from '@/lib/store/task-types';
 import { nextFireAfter } from './schedule-times';
 import { whenSchedulesChange } from './schedule-service';
 import { sha256Hex } from '@/lib/security/digest';
+import { errorText } from '@/lib/errors/error-text';
 
 /** A slot later than this when its turn comes counts as missed (catch-up policy applies). */
 export const MISSED_AFTER_MS = 60_000;
@@ -180,7 +181,7 @@ export class Scheduler {
       await updateSchedule(schedule.id, { lastResult: result, failures: 0 });
       this.announce('schedule.fired', schedule.id, traceId, result);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorText(error);
       if (error instanceof SessionPausedError) {
         const note = `skipped ${slot.toISOString()}: the session is paused`;
         await updateSchedule(schedule.id, { lastResult: note });

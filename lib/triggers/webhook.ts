@@ -23,6 +23,7 @@ import { taskConstraintsSchema, submitTaskSchema } from '@/lib/store/task-types'
 import { findHook, recordDelivery, type HookRecord } from '@/lib/store/triggers-repository';
 import { derivedUuid, type TriggerHost } from './scheduler';
 import { sha256Hex } from '@/lib/security/digest';
+import { errorText } from '@/lib/errors/error-text';
 
 export const HOOK_BODY_LIMIT = 256 * 1024;
 
@@ -157,7 +158,7 @@ export async function receiveDelivery(input: { hookId: string; headers: Headers;
       result = `task ${task.id} started`;
     }
   } catch (error) {
-    result = error instanceof AllowanceSkip ? error.message : error instanceof SessionPausedError ? 'not run: the session is paused' : `failed: ${error instanceof Error ? error.message : String(error)}`;
+    result = error instanceof AllowanceSkip ? error.message : error instanceof SessionPausedError ? 'not run: the session is paused' : `failed: ${errorText(error)}`;
   }
   input.host.bus.emit('hook.received', hook.sessionId, { hookId: hook.id, deliveryId, traceId, result });
   return { status: 202, body: { delivery_id: deliveryId, trace_id: traceId, result } };

@@ -16,6 +16,7 @@ import { findPerson, type PersonRecord } from '@/lib/store/people-repository';
 import { addPasskey, findPasskey, openInvite, passkeysOf, passkeyUsed, useInvite } from '@/lib/store/web-auth-repository';
 import { Challenges, challengeOf, type Ceremony } from './challenges';
 import type { RelyingParty } from './relying-party';
+import { errorText } from '@/lib/errors/error-text';
 
 /** A ceremony that cannot go on, in words a person can act on (the route answers 400/404 with it). */
 export class PasskeyRefused extends Error {
@@ -63,7 +64,7 @@ export class PasskeyCeremonies {
       expectedRPID: input.rp.id,
       requireUserVerification: false,
     }).catch((error: unknown) => {
-      throw new PasskeyRefused('not_verified', `The passkey could not be checked: ${error instanceof Error ? error.message : String(error)}`);
+      throw new PasskeyRefused('not_verified', `The passkey could not be checked: ${errorText(error)}`);
     });
     if (!verified.verified) throw new PasskeyRefused('not_verified', 'The passkey could not be checked');
     if (ceremony.invite && !(await useInvite(ceremony.invite, input.now))) throw new PasskeyRefused('invalid_invite', 'This invite was used or has expired: ask for a new one');
@@ -100,7 +101,7 @@ export class PasskeyCeremonies {
       credential: { id: passkey.id, publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')), counter: passkey.counter, transports: passkey.transports },
       requireUserVerification: false,
     }).catch((error: unknown) => {
-      throw new PasskeyRefused('not_verified', `The passkey could not be checked: ${error instanceof Error ? error.message : String(error)}`);
+      throw new PasskeyRefused('not_verified', `The passkey could not be checked: ${errorText(error)}`);
     });
     if (!verified.verified) throw new PasskeyRefused('not_verified', 'The passkey could not be checked');
     const person = await findPerson(passkey.personId);

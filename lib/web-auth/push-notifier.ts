@@ -7,6 +7,7 @@ import { cardDeciders } from '@/lib/people/rights';
 import { sessionPeople } from '@/lib/store/people-repository';
 import { findSession } from '@/lib/store/sessions-repository';
 import { pushToPerson, type PushPayload } from './push';
+import { errorText } from '@/lib/errors/error-text';
 
 const WORDS_SHOWN = 160;
 
@@ -49,6 +50,6 @@ export function startPushNotifier(options: PushNotifierOptions): () => void {
 
   return options.bus.subscribe((event: OrchestratorEvent) => {
     const work = event.type === 'tool-call' ? onCard(event) : event.type === 'turn-end' ? onWords(event) : null;
-    work?.catch((error: unknown) => options.report?.(`[push] ${error instanceof Error ? error.message : String(error)}`));
+    work?.catch((error: unknown) => options.report?.(`[push] ${errorText(error)}`));
   });
 }

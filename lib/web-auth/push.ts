@@ -14,6 +14,7 @@ import { open, seal } from '@/lib/store/secret-box';
 import { readJsonSetting } from '@/lib/store/settings-repository';
 import { getDb } from '@/lib/store/db';
 import { dropPushSubscription, pushSubscriptionsOf, type PushSubscriptionRecord } from '@/lib/store/web-auth-repository';
+import { errorText } from '@/lib/errors/error-text';
 
 const VAPID_SETTING = 'web_push_vapid';
 const vapidSchema = z.object({ public_key: z.string(), private_key_sealed: z.string() });
@@ -71,7 +72,7 @@ export async function endpointRefusal(endpoint: string, resolve: Resolve = syste
   try {
     addresses = await resolveHost(url.hostname, resolve);
   } catch (error) {
-    return { reason: `its host does not resolve (${(error as Error).message})`, addresses: [] };
+    return { reason: `its host does not resolve (${errorText(error)})`, addresses: [] };
   }
   if (!listed && addresses.some(isPrivateAddress)) return { reason: 'a push service is not on this machine or network', addresses };
   return { addresses };

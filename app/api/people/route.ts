@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { handle, readJsonBody } from '@/lib/http/route-helpers';
 import { createPersonSchema, personJson } from '@/lib/http/people-json';
-import { ensureOwner, findPerson, listPeople, updatePerson } from '@/lib/store/people-repository';
-import { getDb } from '@/lib/store/db';
+import { createPerson, ensureOwner, listPeople } from '@/lib/store/people-repository';
 
 export const dynamic = 'force-dynamic';
 
@@ -15,8 +13,5 @@ export const GET = handle(async () => {
 /** A person without an identity yet (one to merge channel identities into). */
 export const POST = handle(async (request) => {
   const input = await readJsonBody(request, createPersonSchema);
-  const id = randomUUID();
-  await (await getDb()).person.create({ data: { id, name: input.name, role: input.role } });
-  if (input.limits) await updatePerson(id, { limits: input.limits });
-  return Response.json({ person: personJson((await findPerson(id))!) }, { status: 201 });
+  return Response.json({ person: personJson(await createPerson(input)) }, { status: 201 });
 });

@@ -3,6 +3,7 @@ import { ApiError } from '@/lib/http/api-error';
 import { handle, readJsonBody } from '@/lib/http/route-helpers';
 import { resolveLayerConfig } from '../resolve-layer-config';
 import { testBackendBodySchema } from '../test/schema';
+import { errorText } from '@/lib/errors/error-text';
 
 export const dynamic = 'force-dynamic';
 
@@ -14,6 +15,6 @@ export const POST = handle(async (request) => {
   try {
     return Response.json({ models: await backend.listModels(AbortSignal.timeout(15_000)) });
   } catch (error) {
-    return Response.json({ models: [], error: { message: error instanceof Error ? error.message : String(error) } });
+    return Response.json({ models: [], error: { message: errorText(error) } });
   }
 });

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { publicSchedule, putScheduleSchema, writeSchedule } from '@/lib/backup/backup-schedule';
 import { ApiError } from '@/lib/http/api-error';
 import { handle, readJsonBody } from '@/lib/http/route-helpers';
+import { errorText } from '@/lib/errors/error-text';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,7 +14,7 @@ export const PUT = handle(async (request) => {
     fs.mkdirSync(body.folder, { recursive: true, mode: 0o700 });
     fs.accessSync(body.folder, fs.constants.W_OK);
   } catch (error) {
-    throw new ApiError('unprocessable', `The folder ${body.folder} cannot be written to: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ApiError('unprocessable', `The folder ${body.folder} cannot be written to: ${(error as NodeJS.ErrnoException).code ?? errorText(error)}`);
   }
   return Response.json({ schedule: publicSchedule(await writeSchedule(body)) });
 });

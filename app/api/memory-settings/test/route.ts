@@ -3,6 +3,7 @@ import { createEmbedder } from '@/lib/memory/embeddings';
 import { createLocalEmbedder } from '@/lib/memory/local-embedder';
 import { mergeEmbeddingsKey, readMemorySettings } from '@/lib/memory/memory-settings';
 import { testEmbeddingsBodySchema } from '../schema';
+import { errorText } from '@/lib/errors/error-text';
 
 export const dynamic = 'force-dynamic';
 
@@ -14,6 +15,6 @@ export const POST = handle(async (request) => {
     const [vector] = await embedder.embed(['hello world']);
     return Response.json({ ok: true, dims: vector!.length });
   } catch (error) {
-    return Response.json({ ok: false, error: (error as Error).message });
+    return Response.json({ ok: false, error: errorText(error) });
   }
 });

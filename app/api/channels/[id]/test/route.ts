@@ -3,6 +3,7 @@ import { handle, parseParams } from '@/lib/http/route-helpers';
 import { channelIdSchema } from '@/lib/channels/channel-config';
 import { createAdapter } from '@/lib/channels/channel-service';
 import { findChannel } from '@/lib/store/channels-repository';
+import { errorText } from '@/lib/errors/error-text';
 
 export const dynamic = 'force-dynamic';
 
@@ -14,6 +15,6 @@ export const POST = handle(async (_request, context: { params: Promise<{ id: str
   try {
     return Response.json({ ok: true, detail: await (await createAdapter(channel)).test() });
   } catch (error) {
-    return Response.json({ ok: false, error: error instanceof Error ? error.message : String(error) });
+    return Response.json({ ok: false, error: errorText(error) });
   }
 });
