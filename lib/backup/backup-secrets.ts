@@ -5,6 +5,7 @@
 // with the sealing key, in `secrets.enc`, and a restore puts them back; without one they are
 // gone, and the restore names what must be typed again (never a value).
 import { z } from 'zod';
+import { WEB_PUSH_VAPID_SETTING } from '@/lib/store/settings-repository';
 
 /** One secret taken out of a row: where it was (a JSON path inside the column, or the column itself) and its value. */
 export const takenSecretSchema = z.object({
@@ -102,6 +103,6 @@ export function secretHolders(taken: readonly TakenSecret[], rows: HolderRows): 
   }
   for (const channel of rows.channels) if (/"v1:/.test(channel.config)) holders.add(`Channel “${channel.name}” (${channel.kind}): its tokens or password`);
   for (const server of rows.mcpServers) holders.add(`MCP server “${server}”: sign in again`);
-  for (const key of rows.sealedSettings) holders.add(key === 'web_push' || key.includes('push') ? 'Web push: its keys are made anew, phones subscribe again' : `Setting “${key}”: sealed, made anew`);
+  for (const key of rows.sealedSettings) holders.add(key === WEB_PUSH_VAPID_SETTING ? 'Web push: its keys are made anew, phones subscribe again' : `Setting “${key}”: sealed, made anew`);
   return [...holders];
 }

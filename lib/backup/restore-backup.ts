@@ -88,9 +88,17 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
   }
 }
 
-/** Unpacks into `staging`: regular files and folders only, every path inside it (tar refuses `..` and absolute ones; links and devices are dropped here). */
+/**
+ * Unpacks into `staging`: regular files and folders only, every path inside it (tar refuses `..`
+ * and absolute ones; links and devices are dropped here), and no more than the disk has room for
+ * (a small archive that unpacks into a huge one — a decompression bomb — stops at the first entry
+ * past the room, before it is written).
+ */
 async function unpack(archive: string, staging: string): Promise<void> {
   const refused: string[] = [];
+  const free = fs.statfsSync(staging);
+  const room = free.bavail * free.bsize - UNPACK_MARGIN_BYTES;
+  let declared = 0;
   try {
     await extract({
       file: archive,
@@ -101,16 +109,25 @@ async function unpack(archive: string, staging: string): Promise<void> {
       noMtime: true,
       filter: (entryPath, entry) => {
         const type = 'type' in entry ? entry.type : 'File';
+        declared += entry.size ?? 0;
+        if (declared > room) {
+          refused.push(`${entryPath} (the archive unpacks into more than the ${Math.max(0, Math.floor(room / 2 ** 20))} MiB free here)`);
+          return false;
+        }
         const ok = type === 'File' || type === 'Directory';
         if (!ok) refused.push(`${entryPath} (${type})`);
         return ok;
       },
     });
   } catch (error) {
-    throw new BackupError('damaged', `The archive cannot be read (${errorText(error)}): it is damaged or not an AgentCSD backup. Nothing was written.`);
+    // An entry refused on the way may be why the rest cannot be read (a huge one that is not there).
+    if (!refused.length) throw new BackupError('damaged', `The archive cannot be read (${errorText(error)}): it is damaged or not an AgentCSD backup. Nothing was written.`);
   }
   if (refused.length) throw new BackupError('damaged', `The archive holds entries a backup never has (${refused.slice(0, 3).join(', ')}): refused, nothing was written.`);
 }
+
+/** Left free on the disk while unpacking: the restore itself writes the store next to the staging folder. */
+const UNPACK_MARGIN_BYTES = 256 * 2 ** 20;
 
 function readIfThere(file: string): string {
   if (!fs.existsSync(file)) throw new BackupError('not_a_backup', 'The archive has no manifest.json: it is not an AgentCSD backup. Nothing was written.');

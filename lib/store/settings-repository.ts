@@ -12,6 +12,9 @@ import type { z } from 'zod';
 import { getDb } from './db';
 import { parseJsonColumn } from './json-column';
 
+/** The setting that holds Web Push's keys (lib/web-auth/push.ts), the private one sealed. */
+export const WEB_PUSH_VAPID_SETTING = 'web_push_vapid';
+
 export interface AppSettings {
   models: ModelsConfig;
   params: SessionParams;

@@ -11,12 +11,12 @@ import { readEnv } from '@/lib/config/env';
 import { isLocalHostName, isPrivateAddress } from '@/lib/security/network-address';
 import { fetchPinned, resolveHost, systemResolve, type Resolve } from '@/lib/security/pinned-fetch';
 import { open, seal } from '@/lib/store/secret-box';
-import { readJsonSetting } from '@/lib/store/settings-repository';
+import { readJsonSetting, WEB_PUSH_VAPID_SETTING } from '@/lib/store/settings-repository';
 import { getDb } from '@/lib/store/db';
 import { dropPushSubscription, pushSubscriptionsOf, type PushSubscriptionRecord } from '@/lib/store/web-auth-repository';
 import { errorText } from '@/lib/errors/error-text';
 
-const VAPID_SETTING = 'web_push_vapid';
+const VAPID_SETTING = WEB_PUSH_VAPID_SETTING;
 const vapidSchema = z.object({ public_key: z.string(), private_key_sealed: z.string() });
 
 /** What a notification says: a title, a line, and the page it opens (nothing the person may not see). */

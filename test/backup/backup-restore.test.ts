@@ -11,6 +11,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { takeBackup } from '@/lib/backup/take-backup';
+import { vapidKeys } from '@/lib/web-auth/push';
 import { restoreBackup } from '@/lib/backup/restore-backup';
 import { channelInputSchema, mergeChannelConfig } from '@/lib/channels/channel-config';
 import { recall } from '@/lib/memory/recall';
@@ -102,6 +103,7 @@ describe('a whole-app backup', () => {
     })();
     await new Promise((resolve) => setTimeout(resolve, 500));
     for (const id of sessions) before.set(id, await conversation(id));
+    await vapidKeys(); // Web Push's keys, the private one sealed
     const progress: number[] = [];
     const result = await takeBackup({ to: archive, passphrase, kdfCost: cheap, onProgress: (done) => progress.push(done) });
     for (const id of sessions) after.set(id, await conversation(id));
@@ -187,7 +189,12 @@ describe('a whole-app backup', () => {
     freshTarget('bare');
     const result = await restoreBackup({ from: archive, withoutSecrets: true });
     expect(result.toTypeAgain).toEqual(
-      expect.arrayContaining([expect.stringContaining('API key in Settings'), expect.stringContaining('API key of session “chat 0”'), expect.stringContaining('Channel “phone” (telegram)')]),
+      expect.arrayContaining([
+        expect.stringContaining('API key in Settings'),
+        expect.stringContaining('API key of session “chat 0”'),
+        expect.stringContaining('Channel “phone” (telegram)'),
+        'Web push: its keys are made anew, phones subscribe again',
+      ]),
     );
     const db = await getDb();
     expect(JSON.parse((await db.setting.findUniqueOrThrow({ where: { key: 'models' } })).value).c_model.api_key).toBeUndefined();

@@ -4,6 +4,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { Header } from 'tar';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { restoreBackup } from '@/lib/backup/restore-backup';
 import { takeBackup } from '@/lib/backup/take-backup';
@@ -83,6 +85,17 @@ describe('restoring hostile archives', () => {
     const file = repacked((folder) => fs.writeFileSync(path.join(folder, 'escaped.txt'), 'out'), ['--transform', 's,^\\./escaped.txt,../../escaped.txt,']);
     await expect(restoreBackup({ from: file })).rejects.toMatchObject({ code: expect.stringMatching(/damaged|not_a_backup/) });
     expect(fs.existsSync(escape)).toBe(false);
+    expect(fs.existsSync(target)).toBe(false);
+  });
+
+  it('refuses an archive that unpacks into more than the disk has room for, before writing the entry', async () => {
+    const target = nextTarget();
+    // A decompression bomb's shape: a tiny archive whose entry says it is 1 TiB.
+    const huge = new Header({ path: 'data/huge.bin', mode: 0o644, size: 2 ** 40, type: 'File', mtime: new Date(0) });
+    huge.encode();
+    const file = path.join(dirs.root, 'bomb.tar.gz');
+    fs.writeFileSync(file, gzipSync(Buffer.concat([huge.block!, Buffer.alloc(64 * 1024)])));
+    await expect(restoreBackup({ from: file })).rejects.toMatchObject({ code: 'damaged', message: expect.stringMatching(/data\/huge\.bin \(the archive unpacks into more than the \d+ MiB free here\)/) });
     expect(fs.existsSync(target)).toBe(false);
   });
 
