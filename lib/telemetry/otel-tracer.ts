@@ -43,7 +43,6 @@ import {
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { ChatOutcome, SpanFacts, TaskEndFacts, TraceSpan, Tracer } from './span-facts';
-import { errorText } from '@/lib/errors/error-text';
 
 /** The provider a backend speaks to: an OpenAI-compatible server speaks OpenAI's API (Ollama, LM Studio, vLLM alike). */
 const PROVIDERS: Record<string, string> = { anthropic: GEN_AI_PROVIDER_NAME_VALUE_ANTHROPIC, claude_code_cli: GEN_AI_PROVIDER_NAME_VALUE_ANTHROPIC, openai_compatible: GEN_AI_PROVIDER_NAME_VALUE_OPENAI };
@@ -236,7 +235,7 @@ export function createTracer(options: { serviceName: string }): Tracer {
           return await run(handle(span));
         } catch (error) {
           span.recordException(error instanceof Error ? error : String(error));
-          span.setStatus({ code: SpanStatusCode.ERROR, message: errorText(error) });
+          span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) }); // floor 0: lib/errors is beside it
           throw error;
         } finally {
           span.end();
