@@ -1,7 +1,8 @@
 // What tracing costs (issue 65): the tool step and the page's first token with tracing off (the
 // facade's one call per span) and on (spans made, batched and sent over OTLP/protobuf to a
-// receiver on loopback), measured one after the other in one run. "Off" is today's hot path, so
-// the goals table's own figures (bench/speed.ts) are the "before" to compare it with.
+// receiver on loopback), in one run — the tool step in alternating rounds, the first token off
+// then on. "Off" is today's hot path, so the goals table's own figures (bench/speed.ts) are the
+// "before" to compare it with.
 import { startTracing, stopTracing } from '@/lib/telemetry/traces';
 import { startOtlpReceiver } from '@/test/fakes/otlp-receiver';
 import { benchStreamingPath } from './streaming-path';
@@ -18,15 +19,31 @@ export async function benchTracingCost(options: { turns: number; samples: number
   const receiver = await startOtlpReceiver();
   const streaming = () => benchStreamingPath({ samples: options.samples, loads: [0], tokensPerReply: 40, tokensPerSecond: 200, firstDeltaDelayMs: 200, ports: { ours: 3390, peer: 3391 } });
   try {
-    const offSteps = await benchToolSteps({ steps: 10, turns: options.turns, port: 3392 });
+    // A first round warms the code every measured run goes through (JIT, the fake server, the
+    // store). Then the tool step alternates off and on, four rounds each, so a machine that is
+    // busier for a minute weighs on both sides alike.
+    await benchToolSteps({ steps: 10, turns: Math.max(3, Math.ceil(options.turns / 4)), port: 3394 });
+    const steps = { off: [] as number[], on: [] as number[] };
+    for (let round = 0; round < 4; round++) {
+      for (const side of ['off', 'on'] as const) {
+        if (side === 'on') {
+          process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
+          await startTracing();
+        }
+        steps[side].push(...(await benchToolSteps({ steps: 10, turns: Math.max(2, Math.ceil(options.turns / 4)), port: 3395 + round * 2 + (side === 'on' ? 1 : 0) })).perStep.ours);
+        if (side === 'on') {
+          await stopTracing();
+          delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+        }
+      }
+    }
     const offStream = await streaming();
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url; // the spawned server inherits it too
     await startTracing();
-    const onSteps = await benchToolSteps({ steps: 10, turns: options.turns, port: 3393 });
     const onStream = await streaming();
     await stopTracing();
     return {
-      toolStep: { off: median(offSteps.perStep.ours), on: median(onSteps.perStep.ours) },
+      toolStep: { off: median(steps.off), on: median(steps.on) },
       firstToken: { off: median(offStream.byPath['ours-socket'].firstTokenMs), on: median(onStream.byPath['ours-socket'].firstTokenMs) },
       spansReceived: receiver.spans.length,
     };
