@@ -17,7 +17,7 @@ import type { MessageRecord } from '@/lib/store/messages-repository';
 import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
 import type { ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { markSessionUntrusted, sessionUntrustedSource, startCleanTurn } from '@/lib/store/untrusted-repository';
-import { inSpan, taskTraceparent } from '@/lib/telemetry/traces';
+import { inSpan, taskTraceparent, tracing } from '@/lib/telemetry/traces';
 import { appendLogsSafely, type MindContext } from './mind-context';
 import { TurnRequests, type InternalDialogPrompt } from './turn-requests';
 import { TurnText } from './turn-text';
@@ -47,7 +47,7 @@ export function runInternalDialogTurn(
   stopKind: () => StopKind = () => 'user',
 ): Promise<TurnResult> {
   // A task's step continues the task's own trace wherever and whenever it runs; a chat turn, its first message's.
-  const parent = work.task ? taskTraceparent(work.task.taskId, work.task.traceId) : work.traceparent;
+  const parent = !tracing() ? undefined : work.task ? taskTraceparent(work.task.taskId, work.task.traceId) : work.traceparent;
   const facts = { kind: 'agent', persona: context.session().personaName, sessionId: context.sessionId, layer: work.task ? 'task' : 'internal', turnId: work.turnId, taskId: work.task?.taskId, ...(parent && { parent }) } as const;
   return inSpan(facts, () => runTurn(context, work, signal, onDelta, stopKind));
 }

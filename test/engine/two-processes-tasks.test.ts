@@ -4,47 +4,27 @@
 // SIGKILL mid-task; this process takes the session and adopts the unfinished run, which goes on
 // from its last finished step: each step's tool call ran once, one chat message per step, each
 // step journaled once, and the task ends where an uninterrupted run ends.
-import fs from 'node:fs';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Cluster } from '@/lib/engine/cluster';
 import { DbosEngine } from '@/lib/engine/dbos-engine';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
-import { closeDb, getDb } from '@/lib/store/db';
+import { getDb } from '@/lib/store/db';
 import { findTask } from '@/lib/store/tasks-repository';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import { submitTaskSchema } from '@/lib/store/task-types';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
-import { taskScript } from '@/test/fakes/task-script';
-import { startPostgres, type TestPostgres } from '@/test/support/postgres';
-import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+import { useTaskCluster } from '@/test/support/task-cluster';
 import { startWorker, type WorkerProcess } from '@/test/support/worker-process';
 
-const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
-let database: TestPostgres;
-let fake: FakeOpenAIServer;
+const { dirs, databaseUrl, layer } = useTaskCluster();
 let worker: WorkerProcess | null = null;
 let here: Orchestrator | null = null;
-
-beforeAll(async () => {
-  fs.chmodSync(dirs.root, 0o755); // the sandbox's user reads the workspace
-  database = await startPostgres();
-  process.env.AGENTCSD_DATABASE_URL = database.url;
-  // No version is set: vitest's transformed code and the worker's tsx are one version (issue 60).
-  fake = await startFakeOpenAIServer({ script: taskScript, chunkDelayMs: 5 });
-  await getDb();
-}, 60_000);
 
 afterAll(async () => {
   await worker?.kill();
   await here?.stop();
-  await fake?.close();
-  await closeDb();
-  delete process.env.AGENTCSD_DATABASE_URL;
-  await database?.stop();
 });
 
-const layer = () => ({ backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${fake.url}/v1` });
 const MAX_STEPS = 8;
 
 describe('a task across two processes on the durable engine', () => {
@@ -56,9 +36,9 @@ describe('a task across two processes on the durable engine', () => {
       AGENTCSD_DATA_DIR: dirs.dataDir,
       AGENTCSD_PERSONAS_DIR: dirs.personasDir,
     });
-    const engine = new DbosEngine({ systemDatabaseUrl: database.url, executorId: 'process-a', clustered: true });
+    const engine = new DbosEngine({ systemDatabaseUrl: databaseUrl(), executorId: 'process-a', clustered: true });
     // Capacity 0: this process holds no session while the worker runs (sessions spread by weight).
-    here = new Orchestrator({ engine, cluster: new Cluster({ url: database.url, owner: 'process-a', capacity: 0 }), taskWorkingDelayMs: 400 });
+    here = new Orchestrator({ engine, cluster: new Cluster({ url: databaseUrl(), owner: 'process-a', capacity: 0 }), taskWorkingDelayMs: 400 });
     const session = await here.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
     const owner = async () => (await (await getDb()).$queryRawUnsafe<{ owner: string }[]>('SELECT owner FROM session_leases WHERE session_id = $1', session.id))[0]?.owner;
     await vi.waitFor(async () => expect(await owner()).toBe('worker-b'), { timeout: 20_000 });
@@ -85,7 +65,7 @@ describe('a task across two processes on the durable engine', () => {
     expect(said).toEqual(Array.from({ length: MAX_STEPS }, (_, index) => String(index + 1)));
 
     // DBOS's own record: the run finished here, each step journaled once.
-    const client = new pg.Client({ connectionString: database.url });
+    const client = new pg.Client({ connectionString: databaseUrl() });
     await client.connect();
     try {
       const run = await client.query<{ status: string; executor_id: string }>('SELECT status, executor_id FROM dbos.workflow_status WHERE workflow_uuid = $1', [task.id]);

@@ -4,51 +4,35 @@
 // `receive_message` is the parent of the worker's `invoke_agent`. A task whose worker is killed
 // mid-task and which goes on here is one trace too: every step's span, from either process, is a
 // child of the task's root, which this process records when the task ends.
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Cluster } from '@/lib/engine/cluster';
 import { DbosEngine } from '@/lib/engine/dbos-engine';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
-import { closeDb, getDb } from '@/lib/store/db';
+import { getDb } from '@/lib/store/db';
 import { findTask } from '@/lib/store/tasks-repository';
 import { submitTaskSchema } from '@/lib/store/task-types';
 import { startTracing, stopTracing, taskTraceparent } from '@/lib/telemetry/traces';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '@/test/fakes/otlp-receiver';
-import { taskScript } from '@/test/fakes/task-script';
-import { startPostgres, type TestPostgres } from '@/test/support/postgres';
-import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+import { useTaskCluster } from '@/test/support/task-cluster';
 import { startWorker, type WorkerProcess } from '@/test/support/worker-process';
 
-const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
-let database: TestPostgres;
-let fake: FakeOpenAIServer;
+const { dirs, databaseUrl, layer } = useTaskCluster();
 let receiver: OtlpReceiver;
 let worker: WorkerProcess | null = null;
 let here: Orchestrator | null = null;
 
 beforeAll(async () => {
-  fs.chmodSync(dirs.root, 0o755); // the sandbox's user reads the workspace
-  database = await startPostgres();
   receiver = await startOtlpReceiver();
-  process.env.AGENTCSD_DATABASE_URL = database.url;
-  fake = await startFakeOpenAIServer({ script: taskScript, chunkDelayMs: 5 });
-  await getDb();
-}, 60_000);
+});
 
 afterAll(async () => {
   await worker?.kill();
   await here?.stop();
   await stopTracing();
   for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME']) delete process.env[name];
-  await fake?.close();
   await receiver?.close();
-  await closeDb();
-  delete process.env.AGENTCSD_DATABASE_URL;
-  await database?.stop();
 });
 
-const layer = () => ({ backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${fake.url}/v1` });
 const MAX_STEPS = 6;
 const spans = (where: (span: ReceivedSpan) => boolean) => receiver.spans.filter(where);
 
@@ -65,9 +49,9 @@ describe('one trace across processes', () => {
     });
     Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'web' });
     expect(await startTracing()).toBe(true);
-    const engine = new DbosEngine({ systemDatabaseUrl: database.url, executorId: 'web-a', clustered: true });
+    const engine = new DbosEngine({ systemDatabaseUrl: databaseUrl(), executorId: 'web-a', clustered: true });
     // Capacity 0: this process holds no session while the worker runs.
-    here = new Orchestrator({ engine, cluster: new Cluster({ url: database.url, owner: 'web-a', capacity: 0 }), taskWorkingDelayMs: 400 });
+    here = new Orchestrator({ engine, cluster: new Cluster({ url: databaseUrl(), owner: 'web-a', capacity: 0 }), taskWorkingDelayMs: 400 });
     const session = await here.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
     const owner = async () => (await (await getDb()).$queryRawUnsafe<{ owner: string }[]>('SELECT owner FROM session_leases WHERE session_id = $1', session.id))[0]?.owner;
     await vi.waitFor(async () => expect(await owner()).toBe('worker-b'), { timeout: 20_000 });
