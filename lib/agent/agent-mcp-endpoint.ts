@@ -21,11 +21,9 @@ export const cliToolName = (name: string) => `mcp__${MCP_SERVER_NAME}__${name}`;
 /** The CLI cuts a silent MCP call after 300 s: a waiting card sends progress more often. */
 const KEEPALIVE_MS = 20_000;
 
-/** The MCP SDK's server half, loaded with the CLI's first call rather than at start (issue 43 §4). */
-let sdkLoading: Promise<[typeof import('@modelcontextprotocol/sdk/server/index.js'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('@modelcontextprotocol/sdk/types.js')]> | undefined;
+/** The MCP SDK's server half, loaded with the CLI's first call rather than at start (issue 43 §4; the loader keeps it). */
 function loadServerSdk() {
-  sdkLoading ??= Promise.all([import('@modelcontextprotocol/sdk/server/index.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('@modelcontextprotocol/sdk/types.js')]);
-  return sdkLoading;
+  return Promise.all([import('@modelcontextprotocol/sdk/server/index.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('@modelcontextprotocol/sdk/types.js')]);
 }
 
 /** One request on a stateless Streamable HTTP transport: the server and transport close with the response. */

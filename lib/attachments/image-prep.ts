@@ -5,15 +5,14 @@
 // GIFs keep their first frame, as PNG. The token cost is the provider's own formula, so the
 // context budget counts an image like the text around it.
 import { errorText } from '@/lib/errors/error-text';
+import { processSlot } from '@/lib/process/process-state';
 
 export type ImageProvider = 'anthropic' | 'openai_compatible';
 
 type Sharp = typeof import('sharp').default;
-let sharpLoading: Promise<Sharp> | undefined;
-/** sharp (libvips, ~28 MiB resident) is loaded with the first image, not when the app starts. */
+/** sharp (libvips, ~28 MiB resident) is loaded with the first image, not when the app starts (the loader keeps it). */
 export function loadSharp(): Promise<Sharp> {
-  sharpLoading ??= import('sharp').then((module) => module.default);
-  return sharpLoading;
+  return import('sharp').then((module) => module.default);
 }
 
 export interface ImageLimits {
@@ -112,9 +111,8 @@ export async function sanitizeImage(input: Uint8Array): Promise<{ bytes: Buffer;
  * again byte for byte). Least recently used out beyond `PREPARED_CACHE_BYTES`.
  */
 const PREPARED_CACHE_BYTES = 64 * 1024 * 1024;
-const prepared = new Map<string, Promise<PreparedImage>>();
-const preparedSizes = new Map<string, number>();
-let preparedBytes = 0;
+const cache = processSlot('attachments.prepared-images', () => ({ images: new Map<string, Promise<PreparedImage>>(), sizes: new Map<string, number>(), bytes: 0 })).value;
+const { images: prepared, sizes: preparedSizes } = cache;
 
 export function prepareImageCached(input: Uint8Array, sha256: string, provider: ImageProvider): Promise<PreparedImage> {
   const key = `${sha256}:${provider}`;
@@ -130,10 +128,10 @@ export function prepareImageCached(input: Uint8Array, sha256: string, provider: 
     (image) => {
       if (prepared.get(key) !== made) return;
       preparedSizes.set(key, image.bytes.length);
-      preparedBytes += image.bytes.length;
+      cache.bytes += image.bytes.length;
       for (const [oldest] of prepared) {
-        if (preparedBytes <= PREPARED_CACHE_BYTES || oldest === key) break;
-        preparedBytes -= preparedSizes.get(oldest) ?? 0;
+        if (cache.bytes <= PREPARED_CACHE_BYTES || oldest === key) break;
+        cache.bytes -= preparedSizes.get(oldest) ?? 0;
         preparedSizes.delete(oldest);
         prepared.delete(oldest);
       }

@@ -7,6 +7,7 @@ import { parseToolInput, type BackendMessage, type BackendRequest, type BackendT
 import { deprecationOf, withDeprecation, type ModelListing } from '@/lib/config/model-catalog';
 import { estimateCost } from './pricing';
 import { errorText } from '@/lib/errors/error-text';
+import { processSlot } from '@/lib/process/process-state';
 
 export interface AnthropicBackendOptions {
   apiKey?: string;
@@ -117,12 +118,10 @@ type AnthropicSdk = typeof Anthropic;
 
 /**
  * The SDK is loaded when a backend is first made, not when the app starts: an app on the CLI or a
- * local server never pays its memory (issue 43 §4). One import per process.
+ * local server never pays its memory (issue 43 §4). The module loader keeps it once loaded.
  */
-let sdkLoading: Promise<AnthropicSdk> | undefined;
 function loadSdk(): Promise<AnthropicSdk> {
-  sdkLoading ??= import('@anthropic-ai/sdk').then((module) => module.default);
-  return sdkLoading;
+  return import('@anthropic-ai/sdk').then((module) => module.default);
 }
 
 export function toBackendError(error: unknown, sdk: AnthropicSdk): BackendError {
@@ -150,7 +149,7 @@ export function toBackendError(error: unknown, sdk: AnthropicSdk): BackendError 
   return new BackendError({ kind: 'protocol', message: `Unexpected response from the Anthropic API: ${message}` });
 }
 
-const warnedModels = new Set<string>();
+const warnedModels = processSlot('backends.warned-models', () => new Set<string>()).value;
 
 /**
  * The SDK prints a deprecation warning from inside `messages.create` on every call with a

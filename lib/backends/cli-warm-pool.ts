@@ -12,6 +12,7 @@
 // on the empty prompt without a request.
 import os from 'node:os';
 import { readEnv } from '@/lib/config/env';
+import { processSlot } from '@/lib/process/process-state';
 
 export interface WarmProcess {
   /** Ends it unused. */
@@ -130,9 +131,9 @@ export class CliWarmPool<P extends WarmProcess = WarmProcess> {
 
 /** The app's pool: `AGENTCSD_CLI_WARM` waiting processes at most (default 4; 0 turns it off), each kept 2 minutes unused. */
 export function appCliWarmPool<P extends WarmProcess>(): CliWarmPool<P> {
-  const global = globalThis as typeof globalThis & { __agentcsdCliWarm?: CliWarmPool<P> };
-  if (!global.__agentcsdCliWarm) {
-    global.__agentcsdCliWarm = new CliWarmPool({ max: readEnv().AGENTCSD_CLI_WARM, idleMs: 120_000 });
+  const warmSlot = processSlot<CliWarmPool<P> | undefined>('backends.cli-warm', () => undefined);
+  if (!warmSlot.value) {
+    warmSlot.value = new CliWarmPool({ max: readEnv().AGENTCSD_CLI_WARM, idleMs: 120_000 });
   }
-  return global.__agentcsdCliWarm;
+  return warmSlot.value;
 }

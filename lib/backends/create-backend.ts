@@ -4,12 +4,13 @@ import { AnthropicBackend } from './anthropic-backend';
 import { ClaudeCodeCliBackend } from './claude-code-cli-backend';
 import type { ModelBackend } from './model-backend';
 import { OpenAICompatibleBackend } from './openai-compatible-backend';
+import { processSlot } from '@/lib/process/process-state';
 
 /**
  * Adapters hold nothing but their configuration and an SDK client, so one per configuration is
  * reused: its HTTP connections stay open between calls (a tool step makes several in a row).
  */
-const reused = new Map<string, ModelBackend>();
+const reused = processSlot('backends.reused', () => new Map<string, ModelBackend>()).value;
 const maxReused = 64;
 
 export function createBackend(config: LayerModelConfig): ModelBackend {

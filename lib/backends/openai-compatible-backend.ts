@@ -42,11 +42,9 @@ export function mapOpenAIFinishReason(reason: string | null | undefined): Finish
 
 type OpenAISdk = typeof OpenAI;
 
-/** The SDK is loaded when it is first needed, not when the app starts (issue 43 §4). */
-let sdkLoading: Promise<OpenAISdk> | undefined;
+/** The SDK is loaded when it is first needed, not when the app starts (issue 43 §4; the loader keeps it). */
 export function loadOpenAISdk(): Promise<OpenAISdk> {
-  sdkLoading ??= import('openai').then((module) => module.default);
-  return sdkLoading;
+  return import('openai').then((module) => module.default);
 }
 
 function toBackendError(error: unknown, baseURL: string, OpenAI: OpenAISdk): BackendError {

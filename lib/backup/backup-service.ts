@@ -2,13 +2,14 @@
 // progress; the daily one at the schedule's hour (a slot missed while the app was down runs once
 // when it is back that day); the oldest scheduled ones beyond "keep" removed; a failure told to
 // the owner's chats. Listed from the folder itself, so a backup taken with `npm run backup` into
-// the same folder is listed too. One per process, on globalThis (routes and server.ts share it).
+// the same folder is listed too. One per process, in the process state (routes and server.ts share it).
 import fs from 'node:fs';
 import path from 'node:path';
 import { BackupError } from './backup-manifest';
 import { localHour, noteScheduledDay, readSchedule, schedulePassphrase } from './backup-schedule';
 import { backupFileName } from './backup-manifest';
 import { errorText } from '@/lib/errors/error-text';
+import { processSlot } from '@/lib/process/process-state';
 
 export interface BackupJob {
   id: string;
@@ -142,9 +143,9 @@ export function listFolder(folder: string): BackupListing[] {
     });
 }
 
-const globalForBackups = globalThis as typeof globalThis & { __agentcsdBackups?: BackupService };
+const backupsSlot = processSlot<BackupService | undefined>('backup.backups', () => undefined);
 
 export function backupService(): BackupService {
-  globalForBackups.__agentcsdBackups ??= new BackupService();
-  return globalForBackups.__agentcsdBackups;
+  backupsSlot.value ??= new BackupService();
+  return backupsSlot.value;
 }

@@ -31,6 +31,7 @@ import { allowanceRefusal, authored, boundSession, chatActor, openPersonalSessio
 import { handleGroupMessage } from './channel-groups';
 import { inSpan } from '@/lib/telemetry/traces';
 import { errorText } from '@/lib/errors/error-text';
+import { processSlot } from '@/lib/process/process-state';
 
 export const PAIRING_TTL_MS = 60 * 60 * 1000;
 /** How far back a message that may be handed over twice (mail after a crash) is looked for. */
@@ -165,7 +166,7 @@ async function keepFiles(sessionId: string, files: NonNullable<InboundMessage['f
 }
 
 /** When each unverified address was last told why its mail was not read (bounded; per process). */
-const unverifiedNotices = new Map<string, number>();
+const unverifiedNotices = processSlot('channels.unverified-notices', () => new Map<string, number>()).value;
 const UNVERIFIED_NOTICE_MS = 24 * 60 * 60 * 1000;
 
 /**

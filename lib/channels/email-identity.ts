@@ -23,10 +23,8 @@ export interface MailSender {
  */
 export class MailCheckLater extends Error {}
 
-let loading: Promise<typeof import('mailauth')> | null = null;
-
 export async function verifySender(raw: Buffer | string, options: { resolver?: MailResolver } = {}): Promise<MailSender> {
-  const { authenticate } = await (loading ??= import('mailauth'));
+  const { authenticate } = await import('mailauth');
   const bytes = typeof raw === 'string' ? Buffer.from(raw) : raw;
   const result = await authenticate(bytes, {
     ...(options.resolver && { resolver: options.resolver }),

@@ -1,6 +1,7 @@
 // Environment, validated once with zod. Read lazily so tests can set variables before first use.
 import path from 'node:path';
 import { z } from 'zod';
+import { processSlot } from '@/lib/process/process-state';
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -73,14 +74,15 @@ const envSchema = z.object({
 export type Env = z.infer<typeof envSchema>;
 
 const envKeys = Object.keys(envSchema.shape) as (keyof Env)[];
-let lastRead: { key: string; env: Env } | null = null;
+/** What was read last, in the process state (lib/process): one copy for every bundle. */
+const lastRead = processSlot<{ key: string; env: Env } | null>('config.env', () => null);
 
 /** Parsed again only when one of our variables changed (tests change them between cases). */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
   if (source !== process.env) return parseEnv(source);
   const key = envKeys.map((name) => source[name] ?? '\u0000').join('\u0001');
-  if (lastRead?.key !== key) lastRead = { key, env: parseEnv(source) };
-  return lastRead.env;
+  if (lastRead.value?.key !== key) lastRead.value = { key, env: parseEnv(source) };
+  return lastRead.value.env;
 }
 
 function parseEnv(source: NodeJS.ProcessEnv): Env {
@@ -100,13 +102,13 @@ export interface AppPaths {
 }
 
 /** The folders, asked on every write: worked out again only when their variables or the working directory change. */
-let lastPaths: { key: string; paths: AppPaths } | null = null;
+const lastPaths = processSlot<{ key: string; paths: AppPaths } | null>('config.paths', () => null);
 
 export function appPaths(env?: Env): AppPaths {
   if (env) return pathsOf(env);
   const key = `${process.env.AGENTCSD_DATA_DIR ?? ''}\u0000${process.env.AGENTCSD_PERSONAS_DIR ?? ''}\u0000${process.cwd()}`;
-  if (lastPaths?.key !== key) lastPaths = { key, paths: pathsOf(readEnv()) };
-  return lastPaths.paths;
+  if (lastPaths.value?.key !== key) lastPaths.value = { key, paths: pathsOf(readEnv()) };
+  return lastPaths.value.paths;
 }
 
 function pathsOf(env: Env): AppPaths {

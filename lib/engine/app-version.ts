@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { processSlot } from '@/lib/process/process-state';
 
 /** The folders (and files) whose sources define what a durable run does: its steps and their order. */
 export const RUN_SOURCES = ['lib/engine', 'lib/tasks', 'lib/agent/short-runs.ts'];
@@ -43,12 +44,12 @@ export function computeAppVersion(root: string = process.cwd()): string {
   return `${pkg.version ?? '0.0.0'}+${newestMigration(root).split('_')[0]}.${hash.digest('hex').slice(0, 12)}`;
 }
 
-let cached: string | null = null;
+const computed = processSlot<string | null>('engine.app-version', () => null);
 
 /** AGENTCSD_APP_VERSION, else this checkout's computed version (once per process). */
 export function appVersion(env: Record<string, string | undefined> = process.env): string {
   const named = env.AGENTCSD_APP_VERSION?.trim();
   if (named) return named;
-  cached ??= computeAppVersion();
-  return cached;
+  computed.value ??= computeAppVersion();
+  return computed.value;
 }

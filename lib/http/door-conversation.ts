@@ -13,6 +13,7 @@ import { deliverMessage, personLabel, speakThroughDoor } from '@/lib/people/righ
 import { waitingCardTool, type ToolCallJson } from '@/lib/store/tool-calls-repository';
 import { replyToMessage } from '@/lib/store/messages-repository';
 import { inSpan } from '@/lib/telemetry/traces';
+import { processSlot } from '@/lib/process/process-state';
 
 /** How long a call waits for the mind's reply (a card may be waiting for a person). */
 export const DOOR_WAIT_MS = 120_000;
@@ -30,7 +31,7 @@ export class DoorError extends Error {
 }
 
 /** Per conversation of a key, the request now being answered: the next waits for it (see `inLane`). */
-const lanes = new Map<string, Promise<void>>();
+const lanes = processSlot('http.door-lanes', () => new Map<string, Promise<void>>()).value;
 
 /**
  * Runs a request's delivery and reply after the ones before it in the same lane (a key's

@@ -25,8 +25,7 @@ import { errorText } from '@/lib/errors/error-text';
 export const MCP_DOOR_PATH = '/mcp';
 const PROGRESS_MS = 2_000;
 
-let sdk: Promise<[typeof import('@modelcontextprotocol/sdk/server/mcp.js'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]> | null = null;
-const loadSdk = () => (sdk ??= Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]));
+const loadSdk = () => Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]);
 
 const text = (value: string, structured?: Record<string, unknown>) => ({ content: [{ type: 'text' as const, text: value }], ...(structured && { structuredContent: structured }) });
 const failure = (message: string) => ({ content: [{ type: 'text' as const, text: message }], isError: true });

@@ -10,6 +10,7 @@ import { PasskeyCeremonies } from '@/lib/web-auth/passkeys';
 import { publicOrigin, relyingParty, type RelyingParty } from '@/lib/web-auth/relying-party';
 import { ACTOR_HEADER, PEER_HEADER, WEB_SESSION_HEADER } from '@/lib/web-auth/web-entry';
 import { ApiError } from './api-error';
+import { processSlot } from '@/lib/process/process-state';
 
 export interface WebVisitor {
   /** null: a stranger (not signed in). */
@@ -53,12 +54,12 @@ export function linkBase(request: Request): string {
   return `http://${host}`;
 }
 
-const shared = globalThis as typeof globalThis & { __agentcsdWebAuth?: { ceremonies: PasskeyCeremonies; attempts: AttemptLimit } };
+const webAuthSlot = processSlot<{ ceremonies: PasskeyCeremonies; attempts: AttemptLimit } | undefined>('http.web-auth', () => undefined);
 
-/** One set of ceremonies and one attempt limit per process (route bundles share them through globalThis). */
+/** One set of ceremonies and one attempt limit per process (route bundles share them through the process state). */
 export function webAuth(): { ceremonies: PasskeyCeremonies; attempts: AttemptLimit } {
-  shared.__agentcsdWebAuth ??= { ceremonies: new PasskeyCeremonies(), attempts: new AttemptLimit() };
-  return shared.__agentcsdWebAuth;
+  webAuthSlot.value ??= { ceremonies: new PasskeyCeremonies(), attempts: new AttemptLimit() };
+  return webAuthSlot.value;
 }
 
 /** Counts a sign-in attempt of this peer; 429 past the limit. */

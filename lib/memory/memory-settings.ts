@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { appPaths } from '@/lib/config/env';
 import { readJsonSetting, writeJsonSetting } from '@/lib/store/settings-repository';
+import { processSlot } from '@/lib/process/process-state';
 
 export const embeddingsConfigSchema = z
   .object({
@@ -44,24 +45,24 @@ export const defaultMemorySettings: MemorySettings = {
 };
 
 /**
- * Read on every recall: kept per database file until written again. On globalThis, because Next
+ * Read on every recall: kept per database file until written again. In the process state, because Next
  * bundles the routes apart from server.ts: a module-level cache would leave the orchestrator's
  * indexer with the settings of its start.
  */
-const holder = globalThis as typeof globalThis & { __agentcsdMemorySettings?: { file: string; settings: MemorySettings } | null };
+const settingsSlot = processSlot<{ file: string; settings: MemorySettings } | null | undefined>('memory.memory-settings', () => undefined);
 
 export async function readMemorySettings(): Promise<MemorySettings> {
   const file = appPaths().databaseFile;
-  const cached = holder.__agentcsdMemorySettings;
+  const cached = settingsSlot.value;
   if (cached?.file === file) return cached.settings;
   const settings = await readJsonSetting('memory', memorySettingsSchema, 'memory settings', defaultMemorySettings);
-  holder.__agentcsdMemorySettings = { file, settings };
+  settingsSlot.value = { file, settings };
   return settings;
 }
 
 export async function writeMemorySettings(settings: MemorySettings): Promise<void> {
   await writeJsonSetting('memory', settings);
-  holder.__agentcsdMemorySettings = { file: appPaths().databaseFile, settings };
+  settingsSlot.value = { file: appPaths().databaseFile, settings };
 }
 
 /** What a browser sees: the key replaced by whether one is set and its last four characters. */

@@ -6,6 +6,7 @@ import { getDb } from '@/lib/store/db';
 import { sqlRows, sqlRun } from '@/lib/store/sql';
 import type { Embedder } from './embeddings';
 import { meteredEmbedder } from './embedding-meter';
+import { processSlot } from '@/lib/process/process-state';
 
 export type VectorItemKind = 'memory' | 'message';
 
@@ -18,9 +19,9 @@ interface PersonaMatrix {
   rowOf?: Map<string, number>;
 }
 
-// On globalThis: a memory forgotten through a route (its own bundle) must leave the orchestrator's copy too.
-const holder = globalThis as typeof globalThis & { __agentcsdVectorMatrices?: Map<string, PersonaMatrix> };
-const matrices = (holder.__agentcsdVectorMatrices ??= new Map<string, PersonaMatrix>());
+// In the process state: a memory forgotten through a route (its own bundle) must leave the orchestrator's copy too.
+const matricesSlot = processSlot<Map<string, PersonaMatrix> | undefined>('memory.vector-matrices', () => undefined);
+const matrices = (matricesSlot.value ??= new Map<string, PersonaMatrix>());
 
 /** Every cached matrix is dropped (a vector was added or an item forgotten). */
 export function forgetVectorCache(): void {

@@ -5,10 +5,11 @@ import { prepareImageCached, type ImageProvider } from '@/lib/attachments/image-
 import type { ImageBlock } from '@/lib/backends/model-backend';
 import { seesImages } from '@/lib/backends/model-limits';
 import type { LayerModelConfig } from '@/lib/config/model-config';
+import { processSlot } from '@/lib/process/process-state';
 
 type ModelIdentity = Pick<LayerModelConfig, 'backend' | 'model' | 'endpoint'>;
 
-const learnedBlind = new Set<string>();
+const learnedBlind = processSlot('mind.learned-blind', () => new Set<string>()).value;
 const modelKey = (config: ModelIdentity) => `${config.backend}|${config.endpoint ?? ''}|${config.model}`;
 
 export function imageProviderOf(config: Pick<LayerModelConfig, 'backend'>): ImageProvider {

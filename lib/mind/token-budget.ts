@@ -3,6 +3,7 @@
 import { contextWindowFor } from '@/lib/backends/model-limits';
 import type { BackendMessage, BackendRequest, ContentBlock } from '@/lib/backends/model-backend';
 import type { LayerModelConfig } from '@/lib/config/model-config';
+import { processSlot } from '@/lib/process/process-state';
 
 /**
  * Local estimate: ~4 characters a token for ASCII text, a token per character beyond it
@@ -22,7 +23,7 @@ export function estimateTokens(text: string): number {
   return tokens;
 }
 
-const counted = new Map<string, number>();
+const counted = processSlot('mind.token-counts', () => new Map<string, number>()).value;
 
 /** A quarter token per ASCII character, one per other UTF-16 unit (the regular expression runs natively). */
 function countTokens(text: string): number {

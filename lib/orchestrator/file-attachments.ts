@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { fileLine } from '@/lib/attachments/file-line';
 import { attachUploads, findSessionUploads, type UploadRecord } from '@/lib/store/uploads-repository';
 import { attachmentsUntrustedSource, renderAttachments, type McpAttachment } from '@/lib/mcp/mcp-attachments';
-import type { McpPool } from '@/lib/mcp/mcp-pool';
+import { McpServerError, type McpPool } from '@/lib/mcp/mcp-pool';
+import { attachFromServer, conversationOf } from '@/lib/people/rights';
 
 export const fileAttachmentSchema = z.object({ kind: z.literal('file'), id: z.string().uuid() }).strict();
 export type FileAttachment = z.infer<typeof fileAttachmentSchema>;
@@ -39,14 +40,28 @@ export async function markFilesSent(sessionId: string, ids: readonly string[], m
   if (ids.length > 0) await attachUploads(sessionId, ids, messageId);
 }
 
-/** The message's text with what it attaches: MCP resources and prompts rendered, files described. */
+/** Each server asked is one the authority lets this conversation read from; else the unknown server's 404. */
+async function checkServersAllowed(sessionId: string, connected: readonly string[] | undefined, attachments: readonly McpAttachment[]): Promise<void> {
+  const conversation = await conversationOf(sessionId);
+  for (const attachment of attachments) {
+    const answer = attachFromServer(conversation, attachment.server, connected);
+    if (answer.verdict === 'refuse') throw new McpServerError('not_found', answer.reason);
+  }
+}
+
+/**
+ * The message's text with what it attaches: MCP resources and prompts rendered, files described.
+ * `connectedServers`: the MCP servers the session may use (its params, narrowed to its graph).
+ */
 export async function messageWithAttachments(
   pool: McpPool,
-  sessionId: string,
+  session: { id: string; connectedServers: readonly string[] | undefined },
   input: { text: string; attachments?: readonly (McpAttachment | FileAttachment)[] },
 ): Promise<{ text: string; fileIds: string[]; untrustedSource: string | null }> {
+  const sessionId = session.id;
   const files = (input.attachments ?? []).filter((attachment): attachment is FileAttachment => attachment.kind === 'file');
   const fromServers = (input.attachments ?? []).filter((attachment): attachment is McpAttachment => attachment.kind !== 'file');
+  if (fromServers.length > 0) await checkServersAllowed(sessionId, session.connectedServers, fromServers);
   // Read now, here, so what is stored is what the model reads (and nothing is stored if one fails).
   const parts = input.text ? [input.text] : [];
   if (fromServers.length > 0) parts.push(await renderAttachments(pool, fromServers));

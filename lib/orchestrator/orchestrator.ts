@@ -1,4 +1,4 @@
-// The orchestrator: one per process, on globalThis, started only by server.ts. It wires the
+// The orchestrator: one per process, in the process state (lib/process), started only by server.ts. It wires the
 // sessions' lifecycle (create, pause, resume, delete) to their minds, and owns the event bus
 // the realtime layer reads. The logic of a running mind lives in session-mind.ts.
 import type { BrowserPool } from '@/lib/browser/browser-pool';
@@ -44,6 +44,7 @@ import { currentTraceparent, inSpan } from '@/lib/telemetry/traces';
 
 export type { SendMessageInput, CreateSessionInput, UpdateSessionInput } from './session-changes';
 import { defaultSessionName, type CreateSessionInput, type SendMessageInput, type UpdateSessionInput } from './session-changes';
+import { processSlot } from '@/lib/process/process-state';
 
 /** How long a shutdown waits for running cycles and replies before cutting them off. */
 const shutdownGraceMs = 3_000;
@@ -234,7 +235,7 @@ export class Orchestrator {
 
   /** `options.untrustedSource`: the words are another server's (a webhook's payload): the turn answering them asks before sending out. */
   async sendUserMessage(id: string, input: SendMessageInput, options: { untrustedSource?: string } = {}): Promise<MessageRecord> {
-    const { text, fileIds, untrustedSource } = input.attachments?.length ? await messageWithAttachments(this.deps.mcp, id, input) : { text: input.text, fileIds: [], untrustedSource: null };
+    const { text, fileIds, untrustedSource } = input.attachments?.length ? await messageWithAttachments(this.deps.mcp, { id, connectedServers: (await this.requireSession(id)).params.mcp_servers }, input) : { text: input.text, fileIds: [], untrustedSource: null };
     const message = await inSpan({ kind: 'message', sessionId: id }, () => this.deliverMessage(id, text, options.untrustedSource ?? untrustedSource ?? undefined));
     await markFilesSent(id, fileIds, message.id);
     return message;
@@ -414,30 +415,30 @@ export class Orchestrator {
   }
 }
 
-const globalForOrchestrator = globalThis as typeof globalThis & { __agentcsdOrchestrator?: Orchestrator };
+const orchestratorSlot = processSlot<Orchestrator | undefined>('orchestrator.orchestrator', () => undefined);
 
 /** The running orchestrator; server.ts (or a test) must have started one. */
 export function getOrchestrator(): Orchestrator {
-  const orchestrator = globalForOrchestrator.__agentcsdOrchestrator;
+  const orchestrator = orchestratorSlot.value;
   if (!orchestrator) throw new Error('The orchestrator is not running; start the app with `npm run dev`.');
   return orchestrator;
 }
 
 export async function startOrchestrator(options: OrchestratorOptions & { configured?: ConfiguredEngine } = {}): Promise<Orchestrator> {
-  const existing = globalForOrchestrator.__agentcsdOrchestrator;
+  const existing = orchestratorSlot.value;
   if (existing) return existing;
   const { configured, ...rest } = options;
   const orchestrator = new Orchestrator({ ...rest, ...(configured && { engine: configured.engine }) });
   // The durable engine knows the orchestrator's workflows now; it recovers its runs as it launches
   // (a recovered task waits for its session's mind, which `start` brings back).
   await configured?.launch();
-  globalForOrchestrator.__agentcsdOrchestrator = orchestrator;
+  orchestratorSlot.value = orchestrator;
   await orchestrator.start();
   return orchestrator;
 }
 
 export async function stopOrchestrator(): Promise<void> {
-  const orchestrator = globalForOrchestrator.__agentcsdOrchestrator;
-  globalForOrchestrator.__agentcsdOrchestrator = undefined;
+  const orchestrator = orchestratorSlot.value;
+  orchestratorSlot.value = undefined;
   await orchestrator?.stop();
 }

@@ -86,6 +86,21 @@ export function callTool(conversation: Conversation, name: string, traits: reado
   return ALLOW;
 }
 
+/** What an unknown MCP server is answered with: a refused one gets the very same words (nothing tells which exist). */
+export const unknownMcpServer = (server: string) => `No MCP server named ${JSON.stringify(server)} is configured`;
+
+/**
+ * Whether a message in this conversation may carry what an MCP server gives — a resource read or a
+ * prompt run (issue 72 §1). It is a tool use like any other: only a server the session's graph
+ * connects (`connected`; undefined: every server, the default graph) and only where every person of
+ * the conversation may read with tools. A refusal is worded as an unknown server's.
+ */
+export function attachFromServer(conversation: Conversation, server: string, connected: readonly string[] | undefined): Answer {
+  if (connected && !connected.includes(server)) return refuse(unknownMcpServer(server));
+  if (!conversation.traits.has('read_only')) return refuse(unknownMcpServer(server));
+  return ALLOW;
+}
+
 /** The card rule itself, on facts (pure: the docs' table is made from it). */
 export function cardRule(input: { role: PersonRole | null; weakIdentity?: string; ownerOnly: boolean; inConversation: boolean; rule?: 'session' | 'persona' }): Answer {
   if (input.weakIdentity) return refuse(`it is decided on the page: ${input.weakIdentity}`);

@@ -27,11 +27,12 @@ import {
   type ClientToServerEvents,
   type ServerToClientEvents,
 } from './socket-events';
+import { processSlot } from '@/lib/process/process-state';
 
 const sendMessagePayloadSchema = wordsOrFile(z.object({ ...sendMessageFields, ...joinPayloadSchema.shape }).strict());
 
 /** The person a handshake signed in as (absent: the owner's token, or an app that needs none). */
-const visitors = new WeakMap<IncomingMessage, { personId: string; secret: string }>();
+const visitors = processSlot('realtime.visitors', () => new WeakMap<IncomingMessage, { personId: string; secret: string }>()).value;
 /** How often a signed-in socket's session is looked at again: signed out, revoked or forgotten, it is closed. */
 const RECHECK_MS = 5_000;
 

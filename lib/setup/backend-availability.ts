@@ -6,14 +6,15 @@ import { environmentAnthropicKey } from '@/lib/config/key-scope';
 import { readEnv } from '@/lib/config/env';
 import type { LayerModelConfig } from '@/lib/config/model-config';
 import { readSettings } from '@/lib/store/settings-repository';
+import { processSlot } from '@/lib/process/process-state';
 
 export interface AvailabilityReport extends BackendAvailability {
   /** Whether the default models (Settings) can answer: what a new session will use. */
   defaults: Probe & { backend: LayerModelConfig['backend']; model: string };
 }
 
-const cache = globalThis as typeof globalThis & { __agentcsdAvailability?: { last?: AvailabilityReport; running?: Promise<AvailabilityReport> } };
-const state = (cache.__agentcsdAvailability ??= {});
+const availabilitySlot = processSlot<{ last?: AvailabilityReport; running?: Promise<AvailabilityReport> } | undefined>('setup.availability', () => undefined);
+const state = (availabilitySlot.value ??= {});
 
 async function defaultsProbe(availability: BackendAvailability, layer: LayerModelConfig): Promise<Probe> {
   switch (layer.backend) {

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { appPaths, readEnv } from '@/lib/config/env';
 import { skillNameSchema } from '@/lib/config/skill-name';
 import { errorText } from '@/lib/errors/error-text';
+import { processSlot } from '@/lib/process/process-state';
 
 export const SKILL_LIMITS = {
   descriptionChars: 1_024,
@@ -119,7 +120,7 @@ function walk(root: string): { files: SkillFile[]; bytes: number } {
  * the list is read for every prompt, and parsing the YAML front matter of each skill was most of a
  * tool step's time spent on skills (issue 43 §3). The folder's checks (walk) still run every time.
  */
-const parsedCache = new Map<string, { stamp: string; parsed: ReturnType<typeof parseSkillMd> }>();
+const parsedCache = processSlot('skills.parsed', () => new Map<string, { stamp: string; parsed: ReturnType<typeof parseSkillMd> }>()).value;
 function parsedSkillMd(file: string, stat: fs.Stats): ReturnType<typeof parseSkillMd> {
   const stamp = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
   const cached = parsedCache.get(file);
@@ -181,16 +182,17 @@ export function listSkills(input: { persona?: string } = {}): { skills: Skill[];
   return found;
 }
 
-let version = 0;
+/** In the process state: a skill installed by a route must reach the minds' lists (issue 72 §0). */
+const skillsSeen = processSlot('skills.version', () => ({ version: 0 })).value;
 
 /** The app installed or removed a skill: lists kept for a moment are read again (skillsVersion). */
 export function skillsChanged(): void {
-  version += 1;
+  skillsSeen.version += 1;
 }
 
 /** Changes with every skill the app installs or removes. */
 export function skillsVersion(): number {
-  return version;
+  return skillsSeen.version;
 }
 
 /** A skill's instructions, read now (refused if the folder no longer passes its checks). */

@@ -9,6 +9,7 @@
 import { getStore } from './db';
 import { rawDb, rawWrite, sqliteDate, statement } from './raw-db';
 import { pgDate, pgRaw } from './pg-raw';
+import { processSlot } from '@/lib/process/process-state';
 
 export type AllowanceScope = 'app' | 'persona' | 'person';
 
@@ -49,7 +50,7 @@ export interface DayFigures {
   noticedAt: Date | null;
 }
 
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
+const dayFormats = processSlot('store.day-formats', () => new Map<string, Intl.DateTimeFormat>()).value;
 
 /** The calendar day (YYYY-MM-DD) it is at `now` in `timeZone`. */
 export function localDay(now: Date, timeZone: string): string {

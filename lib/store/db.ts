@@ -1,4 +1,4 @@
-// The one Prisma client, cached on globalThis: server.ts and the Next-bundled route handlers load
+// The one Prisma client, kept in the process state (lib/process): server.ts and the Next-bundled route handlers load
 // separate module instances, and both must share one connection to the same database.
 // The store is SQLite in the data folder by default, PostgreSQL when AGENTCSD_DATABASE_URL names
 // one (issue 19): the same models through the same repositories; the few statements written in
@@ -11,6 +11,7 @@ import type { PostgresDb } from './postgres-db';
 import { closeRawDb } from './raw-db';
 import { flushLlmCalls } from './llm-call-writer';
 import { closePgRaw } from './pg-raw';
+import { processSlot } from '@/lib/process/process-state';
 
 export type Db = InstanceType<typeof PrismaClient>;
 
@@ -22,7 +23,7 @@ interface StoreHolder {
   store: Promise<Store>;
 }
 
-const globalForDb = globalThis as typeof globalThis & { __agentcsdStore?: StoreHolder };
+const storeSlot = processSlot<StoreHolder | undefined>('store.store', () => undefined);
 
 async function openSqlite(databaseFile: string): Promise<Db> {
   migrateDatabase({ databaseFile });
@@ -40,16 +41,17 @@ async function openSqlite(databaseFile: string): Promise<Db> {
 
 /** Where the store lives: `postgres` when AGENTCSD_DATABASE_URL is set. */
 type StoreLocation = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
-let lastLocation: { url: string | undefined; paths: ReturnType<typeof appPaths>; location: StoreLocation } | null = null;
+const lastLocation = processSlot<{ url: string | undefined; paths: ReturnType<typeof appPaths>; location: StoreLocation } | null>('store.location', () => null);
 
 /** Asked by every query: worked out again only when the variables it reads change. */
 export function storeLocation(): StoreLocation {
   const url = process.env.AGENTCSD_DATABASE_URL;
   const paths = appPaths();
-  if (lastLocation && lastLocation.url === url && lastLocation.paths === paths) return lastLocation.location;
+  const last = lastLocation.value;
+  if (last && last.url === url && last.paths === paths) return last.location;
   const checked = readEnv().AGENTCSD_DATABASE_URL;
   const location: StoreLocation = checked ? { kind: 'postgres', url: checked } : { kind: 'sqlite', file: paths.databaseFile };
-  lastLocation = { url, paths, location };
+  lastLocation.value = { url, paths, location };
   return location;
 }
 
@@ -57,13 +59,13 @@ export function storeLocation(): StoreLocation {
 export function getStore(): Promise<Store> {
   const location = storeLocation();
   const where = location.kind === 'sqlite' ? location.file : location.url;
-  const held = globalForDb.__agentcsdStore;
+  const held = storeSlot.value;
   if (held && held.where === where) return held.store;
   const store: Promise<Store> =
     location.kind === 'sqlite' ? openSqlite(location.file).then((db) => ({ kind: 'sqlite', db })) : import('./postgres-db').then(({ openPostgresDb }) => openPostgresDb(location.url)).then((db) => ({ kind: 'postgres', db, url: location.url }));
-  globalForDb.__agentcsdStore = { where, store };
+  storeSlot.value = { where, store };
   store.catch(() => {
-    if (globalForDb.__agentcsdStore?.store === store) globalForDb.__agentcsdStore = undefined;
+    if (storeSlot.value?.store === store) storeSlot.value = undefined;
   });
   return store;
 }
@@ -80,7 +82,7 @@ export async function closeDb(): Promise<void> {
   closeRawDb();
   await flushLlmCalls();
   await closePgRaw();
-  const held = globalForDb.__agentcsdStore;
-  globalForDb.__agentcsdStore = undefined;
+  const held = storeSlot.value;
+  storeSlot.value = undefined;
   if (held) await (await held.store).db.$disconnect();
 }

@@ -5,6 +5,7 @@
 // crash can lose the rows of the last few milliseconds (their cost was already shown live).
 import pg from 'pg';
 import { pgDate, pgRaw } from './pg-raw';
+import { processSlot } from '@/lib/process/process-state';
 
 export interface LlmCallRow {
   /** null: a call of no conversation (indexing embeddings). */
@@ -32,11 +33,11 @@ interface Queue {
   writing: Promise<void>;
 }
 
-const globalForQueue = globalThis as typeof globalThis & { __agentcsdLlmCalls?: Queue };
+const queueSlot = processSlot<Queue | undefined>('store.llm-calls', () => undefined);
 const BATCH_MS = 20;
 
 export function queueLlmCall(url: string, row: LlmCallRow): void {
-  const queue = (globalForQueue.__agentcsdLlmCalls ??= { url, rows: [], timer: null, writing: Promise.resolve() });
+  const queue = (queueSlot.value ??= { url, rows: [], timer: null, writing: Promise.resolve() });
   if (queue.url !== url) void flushLlmCalls();
   queue.url = url;
   queue.rows.push(row);
@@ -45,7 +46,7 @@ export function queueLlmCall(url: string, row: LlmCallRow): void {
 
 /** Writes what is queued (one statement); resolves when it and every earlier batch are written. */
 export function flushLlmCalls(): Promise<void> {
-  const queue = globalForQueue.__agentcsdLlmCalls;
+  const queue = queueSlot.value;
   if (!queue) return Promise.resolve();
   if (queue.timer) clearTimeout(queue.timer);
   queue.timer = null;

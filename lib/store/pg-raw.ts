@@ -4,21 +4,22 @@
 // the model API spends a round trip per statement plus BEGIN and COMMIT.
 import pg from 'pg';
 import { reportPoolErrors } from './pg-errors';
+import { processSlot } from '@/lib/process/process-state';
 
 interface PgHolder {
   url: string;
   pool: pg.Pool;
 }
 
-const globalForPg = globalThis as typeof globalThis & { __agentcsdPgRaw?: PgHolder };
+const pgSlot = processSlot<PgHolder | undefined>('store.pg-raw', () => undefined);
 
 /** The pool for this database; call after getStore() (which migrates it). */
 export function pgRaw(url: string): pg.Pool {
-  const held = globalForPg.__agentcsdPgRaw;
+  const held = pgSlot.value;
   if (held && held.url === url) return held.pool;
   if (held) void held.pool.end().catch(() => undefined);
   const pool = reportPoolErrors(new pg.Pool({ connectionString: url, max: 4 }), (message) => console.error('[store] a direct PostgreSQL connection was lost', message));
-  globalForPg.__agentcsdPgRaw = { url, pool };
+  pgSlot.value = { url, pool };
   return pool;
 }
 
@@ -33,7 +34,7 @@ export function pgDate(date: Date | null): string | null {
 }
 
 export async function closePgRaw(): Promise<void> {
-  const held = globalForPg.__agentcsdPgRaw;
-  globalForPg.__agentcsdPgRaw = undefined;
+  const held = pgSlot.value;
+  pgSlot.value = undefined;
   await held?.pool.end().catch(() => undefined);
 }

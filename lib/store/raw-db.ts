@@ -8,6 +8,7 @@
 // as much). `rawWrite` retries a busy write after yielding instead. Repositories alone use it.
 import Database from 'better-sqlite3';
 import { appPaths } from '@/lib/config/env';
+import { processSlot } from '@/lib/process/process-state';
 
 interface RawHolder {
   file: string;
@@ -15,12 +16,12 @@ interface RawHolder {
   statements: Map<string, Database.Statement>;
 }
 
-const globalForRaw = globalThis as typeof globalThis & { __agentcsdRawDb?: RawHolder };
+const rawSlot = processSlot<RawHolder | undefined>('store.raw-db', () => undefined);
 
 /** The connection for this data folder; call after getDb() (which creates and migrates the file). */
 export function rawDb(): RawHolder {
   const file = appPaths().databaseFile;
-  const held = globalForRaw.__agentcsdRawDb;
+  const held = rawSlot.value;
   if (held && held.file === file && held.database.open) return held;
   if (held?.database.open) held.database.close();
   const database = new Database(file, { timeout: 0 });
@@ -29,7 +30,7 @@ export function rawDb(): RawHolder {
   database.pragma('foreign_keys = ON');
   database.pragma('secure_delete = ON');
   const holder = { file, database, statements: new Map<string, Database.Statement>() };
-  globalForRaw.__agentcsdRawDb = holder;
+  rawSlot.value = holder;
   return holder;
 }
 
@@ -77,7 +78,7 @@ export function sqliteDateOf(value: string | number): Date {
 }
 
 export function closeRawDb(): void {
-  const held = globalForRaw.__agentcsdRawDb;
-  globalForRaw.__agentcsdRawDb = undefined;
+  const held = rawSlot.value;
+  rawSlot.value = undefined;
   if (held?.database.open) held.database.close();
 }

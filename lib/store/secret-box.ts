@@ -6,9 +6,10 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { appPaths, readEnv } from '@/lib/config/env';
+import { processSlot } from '@/lib/process/process-state';
 
 const VERSION = 'v1';
-let cached: { source: string; key: Buffer } | null = null;
+const cached = processSlot<{ source: string; key: Buffer } | null>('store.secret-key', () => null);
 
 function keyFile(): string {
   return path.join(appPaths().dataDir, 'secret.key');
@@ -18,7 +19,7 @@ function keyFile(): string {
 export function secretKey(): Buffer {
   const fromEnv = readEnv().AGENTCSD_SECRET_KEY;
   const source = fromEnv ? 'env' : keyFile();
-  if (cached?.source === source) return cached.key;
+  if (cached.value?.source === source) return cached.value.key;
   let key: Buffer;
   if (fromEnv) key = Buffer.from(fromEnv, 'base64');
   else {
@@ -31,7 +32,7 @@ export function secretKey(): Buffer {
     key = fs.readFileSync(source);
     if (key.length !== 32) throw new Error(`${source} must hold exactly 32 bytes (it holds ${key.length}); move it away to make a new one, and sign in again`);
   }
-  cached = { source, key };
+  cached.value = { source, key };
   return key;
 }
 

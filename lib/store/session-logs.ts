@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { appPaths } from '@/lib/config/env';
+import { processSlot } from '@/lib/process/process-state';
 
 export const logFiles = {
   external: 'external_dialog.jsonl',
@@ -108,7 +109,7 @@ export function repairTornTail(file: string): boolean {
   }
 }
 
-const repairedFiles = new Set<string>();
+const repairedFiles = processSlot('store.repaired-logs', () => new Set<string>()).value;
 
 export function appendLogRecords(input: { sessionId: string; file: LogFile; records: LogRecord[] }): void {
   if (input.records.length === 0) return;

@@ -1,5 +1,6 @@
 // Always-allow and deny rules (lib/tools/approval-rules.ts), for one session or for a persona.
 import { randomUUID } from 'node:crypto';
+import { processSlot } from '@/lib/process/process-state';
 import { getDb, getStore } from './db';
 
 // The shape of a rule as stored; lib/tools/approval-rules.ts matches calls against them.
@@ -45,24 +46,23 @@ const toRecord = (row: RuleRow): ToolRuleRecord => ({
   createdAt: row.createdAt,
 });
 
-/** Bumped by every change of rules in this process: a reader may keep what it read until then. */
-let rulesVersion = 0;
-export const currentRulesVersion = () => rulesVersion;
-
 /**
- * What each session read, kept until this process changes a rule. SQLite only: its file has one
- * process; on PostgreSQL another process may change the rules, so each turn reads them.
+ * The version is bumped by every change of rules in this process: a reader may keep what it read
+ * until then. What each session read is kept until this process changes a rule — SQLite only: its
+ * file has one process; on PostgreSQL another process may change the rules, so each turn reads
+ * them. Both in the process's state: a rule changed by a route must reach the minds (issue 72 §0).
  */
-const readIn = new WeakMap<object, Map<string, { version: number; rules: ToolRuleRecord[] }>>();
+const rulesRead = processSlot('store.tool-rules', () => ({ version: 0, readIn: new WeakMap<object, Map<string, { version: number; rules: ToolRuleRecord[] }>>() })).value;
+export const currentRulesVersion = () => rulesRead.version;
 
 /** The rules in force for a session: its own and its persona's (read by every turn that may call a tool). */
 export async function listRulesFor(input: { sessionId: string; personaName: string }): Promise<ToolRuleRecord[]> {
   const store = await getStore();
   const key = `${input.sessionId}\u0000${input.personaName}`;
-  const readFor = store.kind === 'sqlite' ? (readIn.get(store.db) ?? readIn.set(store.db, new Map()).get(store.db)!) : null;
+  const readFor = store.kind === 'sqlite' ? (rulesRead.readIn.get(store.db) ?? rulesRead.readIn.set(store.db, new Map()).get(store.db)!) : null;
   const kept = readFor?.get(key);
-  if (kept && kept.version === rulesVersion) return kept.rules;
-  const version = rulesVersion;
+  if (kept && kept.version === rulesRead.version) return kept.rules;
+  const version = rulesRead.version;
   const rows = await (await getDb()).toolRule.findMany({
     where: { OR: [{ scope: 'session', sessionId: input.sessionId }, { scope: 'persona', personaName: input.personaName }] },
     orderBy: { createdAt: 'asc' },
@@ -94,7 +94,7 @@ export async function insertRule(input: {
   matcher: RuleMatcher;
 }): Promise<ToolRuleRecord> {
   const db = await getDb();
-  rulesVersion += 1;
+  rulesRead.version += 1;
   const row = await db.toolRule.create({
     data: {
       id: randomUUID(),
@@ -106,14 +106,14 @@ export async function insertRule(input: {
       matcher: JSON.stringify(input.matcher),
     },
   });
-  rulesVersion += 1; // again once written: a read between the two kept nothing
+  rulesRead.version += 1; // again once written: a read between the two kept nothing
   return toRecord(row);
 }
 
 export async function deleteRule(input: { id: string }): Promise<boolean> {
   const db = await getDb();
-  rulesVersion += 1;
+  rulesRead.version += 1;
   const deleted = await db.toolRule.deleteMany({ where: { id: input.id } });
-  rulesVersion += 1;
+  rulesRead.version += 1;
   return deleted.count === 1;
 }

@@ -11,12 +11,13 @@
 
 import { createHash } from 'node:crypto';
 import type { SpanFacts, TaskEndFacts, TraceSpan, Tracer } from './span-facts';
+import { processSlot } from '@/lib/process/process-state';
 
 export type { ChatOutcome, SpanFacts, TaskEndFacts, TraceSpan, Tracer } from './span-facts';
 
 const NO_SPAN: TraceSpan = { chat: () => undefined, tool: () => undefined };
 
-const held = globalThis as typeof globalThis & { __agentcsdTracer?: Tracer | null };
+const tracerSlot = processSlot<Tracer | null | undefined>('telemetry.tracer', () => undefined);
 
 /** The variables that turn tracing on: an OTLP endpoint, for traces or for everything. */
 export function tracingWanted(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -25,33 +26,33 @@ export function tracingWanted(env: NodeJS.ProcessEnv = process.env): boolean {
 
 /** Prompts and completions go into spans only when this variable says so (the conventions' own). */
 export function captureContent(env: NodeJS.ProcessEnv = process.env): boolean {
-  return held.__agentcsdTracer != null && env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true';
+  return tracerSlot.value != null && env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true';
 }
 
 /** Starts tracing when the variables ask (once per process); the SDK is loaded only then. */
 export async function startTracing(serviceName = 'agentcsd'): Promise<boolean> {
-  if (held.__agentcsdTracer || !tracingWanted()) return Boolean(held.__agentcsdTracer);
+  if (tracerSlot.value || !tracingWanted()) return Boolean(tracerSlot.value);
   const { createTracer } = await import('./otel-tracer');
-  held.__agentcsdTracer = createTracer({ serviceName: process.env.OTEL_SERVICE_NAME?.trim() || serviceName });
+  tracerSlot.value = createTracer({ serviceName: process.env.OTEL_SERVICE_NAME?.trim() || serviceName });
   return true;
 }
 
 /** Sends what is waiting and stops (the process is ending). */
 export async function stopTracing(): Promise<void> {
-  const tracer = held.__agentcsdTracer;
-  held.__agentcsdTracer = null;
+  const tracer = tracerSlot.value;
+  tracerSlot.value = null;
   await tracer?.shutdown();
 }
 
 /** Runs `run` inside a span of these facts (or just runs it, with tracing off). */
 export function inSpan<T>(facts: SpanFacts, run: (span: TraceSpan) => Promise<T>): Promise<T> {
-  const tracer = held.__agentcsdTracer;
+  const tracer = tracerSlot.value;
   return tracer ? tracer.inSpan(facts, run) : run(NO_SPAN);
 }
 
 /** Tracing is on in this process. */
 export function tracing(): boolean {
-  return held.__agentcsdTracer != null;
+  return tracerSlot.value != null;
 }
 
 /**
@@ -59,7 +60,7 @@ export function tracing(): boolean {
  * a message) or a later moment (a queued message's turn) continues; undefined with tracing off.
  */
 export function currentTraceparent(): string | undefined {
-  return held.__agentcsdTracer?.currentTraceparent();
+  return tracerSlot.value?.currentTraceparent();
 }
 
 /**
@@ -76,5 +77,5 @@ export function taskTraceparent(taskId: string, traceId: string): string {
 
 /** A task ended: its root span (begun when it was made, under the ids `taskTraceparent` gave its steps) is recorded now. */
 export function recordTaskEnd(facts: TaskEndFacts): void {
-  held.__agentcsdTracer?.record(facts, taskTraceparent(facts.taskId, facts.traceId));
+  tracerSlot.value?.record(facts, taskTraceparent(facts.taskId, facts.traceId));
 }

@@ -5,6 +5,7 @@
 // do not matter. sandbox.ts builds the rest of the command line.
 import fs from 'node:fs';
 import path from 'node:path';
+import { processSlot } from '@/lib/process/process-state';
 
 /**
  * Where the call's own mount namespace puts what bubblewrap binds: `workspace/` and `ro/1`…`ro/N`,
@@ -13,11 +14,12 @@ import path from 'node:path';
  * root's /run (no other user can put a link in its place), 0711: nobody enters it but cannot list it.
  */
 export const ROOT_STAGING_DIR = '/run/agentcsd-sandbox';
-let stagedReadOnly = -1;
+/** How many read-only mount points are made (-1: not even the folder), for the process. */
+const staged = processSlot('tools.staged-read-only', () => ({ count: -1 })).value;
 
 /** The staging folder with its mount points for `readOnly` folders, made if needed; throws when it is not a folder only root can write. */
 export function rootStagingDir(readOnly = 0): string {
-  if (stagedReadOnly < 0 || !fs.existsSync(path.join(ROOT_STAGING_DIR, 'workspace'))) {
+  if (staged.count < 0 || !fs.existsSync(path.join(ROOT_STAGING_DIR, 'workspace'))) {
     fs.mkdirSync(ROOT_STAGING_DIR, { recursive: true, mode: 0o711 });
     const stat = fs.lstatSync(ROOT_STAGING_DIR);
     if (!stat.isDirectory() || stat.uid !== 0 || (stat.mode & 0o022) !== 0) {
@@ -29,9 +31,9 @@ export function rootStagingDir(readOnly = 0): string {
       const child = fs.lstatSync(path.join(ROOT_STAGING_DIR, name));
       if (!child.isDirectory() || child.uid !== 0) throw new Error(`${ROOT_STAGING_DIR}/${name} must be a folder of root's`);
     }
-    stagedReadOnly = 0;
+    staged.count = 0;
   }
-  for (; stagedReadOnly < readOnly; stagedReadOnly++) fs.mkdirSync(path.join(ROOT_STAGING_DIR, 'ro', String(stagedReadOnly + 1)), { recursive: true, mode: 0o711 });
+  for (; staged.count < readOnly; staged.count++) fs.mkdirSync(path.join(ROOT_STAGING_DIR, 'ro', String(staged.count + 1)), { recursive: true, mode: 0o711 });
   return ROOT_STAGING_DIR;
 }
 

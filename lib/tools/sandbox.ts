@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { appPaths } from '@/lib/config/env';
 import { rootStaging, rootStagingDir, stagingPrefix } from './sandbox-staging';
 import { errorText } from '@/lib/errors/error-text';
+import { processSlot } from '@/lib/process/process-state';
 
 const execFileAsync = promisify(execFile);
 
@@ -357,15 +358,15 @@ export function letSandboxReach(dataDir: string): void {
   }
 }
 
-let cachedStatus: Promise<SandboxStatus> | undefined;
+const probed = processSlot<Promise<SandboxStatus> | undefined>('tools.sandbox-status', () => undefined);
 
 /**
  * Runs a real sandbox once per process, in a folder beside the workspaces (so a parent folder
  * the sandbox's user cannot enter is found here, not at the first call); Settings shows it.
  */
 export function probeSandbox(options: { refresh?: boolean; workspacesDir?: string } = {}): Promise<SandboxStatus> {
-  if (!cachedStatus || options.refresh) cachedStatus = checkSandbox(options.workspacesDir ?? path.join(appPaths().dataDir, 'workspaces'));
-  return cachedStatus;
+  if (!probed.value || options.refresh) probed.value = checkSandbox(options.workspacesDir ?? path.join(appPaths().dataDir, 'workspaces'));
+  return probed.value;
 }
 
 async function checkSandbox(workspacesDir: string): Promise<SandboxStatus> {

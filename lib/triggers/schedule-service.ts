@@ -10,6 +10,7 @@ import { taskConstraintsSchema } from '@/lib/store/task-types';
 import { insertScheduleWithinCap, updateSchedule, type ScheduleRecord } from '@/lib/store/triggers-repository';
 import { timeZoneSchema } from '@/lib/config/time-zone';
 import { nextFireAfter, ScheduleExpressionError } from './schedule-times';
+import { processSlot } from '@/lib/process/process-state';
 
 const text = (max: number) => withoutNul(z.string().trim().min(1).max(max));
 
@@ -43,12 +44,12 @@ export const patchScheduleSchema = z
 
 /**
  * In-process listeners (the scheduler): a schedule was made or changed here, by a route or by the
- * agent. On globalThis: server.ts and Next's bundled route handlers load separate module
+ * agent. In the process state: server.ts and Next's bundled route handlers load separate module
  * instances, and a route's change must reach the scheduler server.ts started.
  */
 type ScheduleListener = (change: { created?: ScheduleRecord }) => void;
-const globalForSchedules = globalThis as typeof globalThis & { __agentcsdScheduleListeners?: Set<ScheduleListener> };
-const listeners = (globalForSchedules.__agentcsdScheduleListeners ??= new Set<ScheduleListener>());
+const listenersSlot = processSlot<Set<ScheduleListener> | undefined>('triggers.schedule-listeners', () => undefined);
+const listeners = (listenersSlot.value ??= new Set<ScheduleListener>());
 
 export function whenSchedulesChange(listener: ScheduleListener): () => void {
   listeners.add(listener);

@@ -3,12 +3,12 @@
 // itself through its imports. A new room gets a row here before it gets its first import; the
 // test reads every import of lib/, components/, app/ and server.ts (tests, e2e and benchmarks
 // may import anything).
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importsOf, roomOf, sourceFiles } from '../support/source-graph';
 
 /** Floor per room; rooms on one floor know nothing of each other. */
 export const floors: Record<string, number> = {
+  'lib/process': -1, // the process's one home for state kept between calls (issue 72 §0): every module copy shares it
   'lib/generated': 0, // Prisma's generated clients
   'lib/clock': 0,
   'lib/errors': 0, // what went wrong, as a line (issue 66): an Error's message or the text of whatever else was thrown
@@ -44,44 +44,6 @@ export const floors: Record<string, number> = {
   app: 13,
   'server.ts': 13,
 };
-
-const root = path.resolve(import.meta.dirname, '../..');
-
-function sourceFiles(): string[] {
-  const found: string[] = ['server.ts'];
-  const walk = (folder: string) => {
-    for (const entry of fs.readdirSync(path.join(root, folder), { withFileTypes: true })) {
-      const relative = path.join(folder, entry.name);
-      if (entry.isDirectory()) {
-        if (relative !== 'lib/generated') walk(relative);
-      } else if (/\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) found.push(relative);
-    }
-  };
-  for (const top of ['lib', 'components', 'app']) walk(top);
-  return found;
-}
-
-function roomOf(file: string): string {
-  const parts = file.split('/');
-  if (parts[0] === 'lib') return `lib/${parts[1]}`;
-  return parts[0]!;
-}
-
-/** Every project file a file imports (static and type-only imports, re-exports, dynamic imports). */
-function importsOf(file: string): string[] {
-  const text = fs.readFileSync(path.join(root, file), 'utf8');
-  const targets: string[] = [];
-  for (const match of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)) {
-    const spec = match[1]!;
-    let target: string;
-    if (spec.startsWith('@/')) target = spec.slice(2);
-    else if (spec.startsWith('.')) target = path.normalize(path.join(path.dirname(file), spec));
-    else continue;
-    const resolved = [`${target}.ts`, `${target}.tsx`, path.join(target, 'index.ts'), target].find((candidate) => fs.existsSync(path.join(root, candidate)) && fs.statSync(path.join(root, candidate)).isFile());
-    if (resolved) targets.push(resolved);
-  }
-  return targets;
-}
 
 const files = sourceFiles();
 const graph = new Map(files.map((file) => [file, importsOf(file)]));

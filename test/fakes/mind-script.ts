@@ -5,7 +5,7 @@
 //                      [[speak]] makes it trigger once (until the agent has spoken on its own).
 //   Tools            → a user message containing [[tools]] (with tools offered) gets one step of
 //                      calls — write_file, bash, python — and, once their results come back, a
-//                      reply quoting each result's first line. [[mcp]] does the same with two
+//                      reply quoting each result's first line. [[bash WORD]]: one bash call, `echo WORD`. [[mcp]] does the same with two
 //                      calls to the everything__ tools of server-everything ([[elicit]]: the one
 //                      that asks the user a question); [[remember]] keeps
 //                      what the user said with the remember tool; [[remind YYYY-MM-DD HH:MM]] makes a
@@ -145,6 +145,10 @@ export function mindScript(request: FakeRequest): FakeReply {
   }
   if (user?.includes('[[mcp]]') && offers(request.body, 'everything__echo')) {
     return { text: '<ID_loud>Asking the MCP server.</ID_loud>', toolCalls: mcpStepCalls };
+  }
+  const echo = /\[\[bash (\w+)\]\]/.exec(user ?? '');
+  if (echo && offers(request.body, 'bash')) {
+    return { text: `<ID_loud>Running echo ${echo[1]}.</ID_loud>`, toolCalls: [{ name: 'bash', input: { command: `echo ${echo[1]}`, explanation: 'Say the word back' } }] };
   }
   if (user?.includes('[[tools]]') && offersTools(request.body)) {
     return { text: '<ID_loud>Creating notes.txt, then I will show it and work something out.</ID_loud><ID_quiet>Plan: write, show, compute.</ID_quiet>', toolCalls: toolStepCalls };
