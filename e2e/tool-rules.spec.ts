@@ -74,7 +74,7 @@ test('a rule made on a card, revoked on the page, and a deny rule: each holds fo
   const deny = await request.post('/api/tool-rules', { data: { scope: 'session', session_id: sessionId, tool: 'bash', effect: 'deny', matcher: { kind: 'command-prefix', argv: ['echo'] } } });
   expect(deny.status(), await deny.text()).toBe(201);
   await session.send('Try it [[bash goodbye]]');
-  await expect(session.messages.filter({ hasText: 'Here is what the tools said: Denied by a rule the user set for bash.' })).toHaveCount(1);
+  await expect(session.messages.filter({ hasText: 'Here is what the tools said: Error: Denied by a rule the user set for bash.' })).toHaveCount(1);
   const denied = await bashCalls(request, sessionId, 'echo goodbye');
   expect(denied.map((call) => [call.status, call.decision?.decision, call.decision?.by.via.startsWith('rule:')])).toEqual([['denied', 'deny', true]]);
   await expect(session.chat.getByText('waiting for your decision')).toHaveCount(0);

@@ -7,6 +7,7 @@
 import type { LayerModelConfig } from '@/lib/config/model-config';
 import type { MindModelAccess } from '@/lib/mind/model-access';
 import type { ConsolidationJson } from '@/lib/mind/events';
+import { memoryAccess } from '@/lib/people/rights';
 import { wrapTag } from '@/lib/mind/tags/escape';
 import { withheldText } from '@/lib/config/trust-config';
 import { getDb } from '@/lib/store/db';
@@ -203,7 +204,7 @@ export async function consolidateSession(input: {
     if (result.error) return finish('failed', [], 0, `${result.error.kind}: ${result.error.message}`);
 
     const messageIds = new Set(messages.map((message) => message.id));
-    const factIds = new Set(facts.map((fact) => fact.id));
+    const factsById = new Map(facts.map((fact) => [fact.id, fact]));
     const added: ConsolidationJson['facts'] = [];
     let superseded = 0;
     for (const fact of parseFacts(result.text)) {
@@ -211,7 +212,10 @@ export async function consolidateSession(input: {
       // (another persona's, say, named in a hostile message) is dropped.
       const sources = fact.sources.filter((id) => messageIds.has(id));
       if (sources.length === 0) continue;
-      const replaces = fact.replaces !== null && factIds.has(fact.replaces) ? fact.replaces : null;
+      // And only a fact this conversation may change (issue 72 §2.1): a guest's or a group's words
+      // never retire a shared fact or the owner's note — the new one stays this conversation's own.
+      const replaced = fact.replaces !== null ? factsById.get(fact.replaces) : undefined;
+      const replaces = replaced && (await memoryAccess({ sessionId: input.context.sessionId, personaName: input.personaName, memory: replaced, id: replaced.id, operation: 'change' })).verdict === 'allow' ? replaced.id : null;
       const { memory, created } = await appendMemory({
         personaName: input.personaName,
         content: fact.content,

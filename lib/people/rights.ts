@@ -173,7 +173,9 @@ export async function memoryAccess(input: { sessionId: string; personaName: stri
   if (!memory || memory.personaName !== input.personaName) return memoryRule({ id: input.id, readable: false, shared: false, ownersAlone, operation: input.operation });
   const scope = await readableSessions(input.personaName, input.sessionId);
   const readable = memory.shared || memory.sessionId === null || !scope || !scope.beyond.has(memory.sessionId);
-  return memoryRule({ id: input.id, readable, shared: memory.shared, ownersAlone, operation: input.operation });
+  // A memory of no conversation (a note the owner added on the Memory page) is read in every one:
+  // like a shared one, only the owner's conversations change or forget it (issue 72 §2.1).
+  return memoryRule({ id: input.id, readable, shared: memory.shared || memory.sessionId === null, ownersAlone, operation: input.operation });
 }
 
 /** Whether the actor may see a session (its page, its export, its events): the owner every one, a person their own. */
