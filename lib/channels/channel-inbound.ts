@@ -20,6 +20,7 @@ import {
   type ChannelRecord,
 } from '@/lib/store/channels-repository';
 import { findSession, type SessionRecord } from '@/lib/store/sessions-repository';
+import { findPerson } from '@/lib/store/people-repository';
 import { hasUserMessage } from '@/lib/store/messages-repository';
 import { readEnv } from '@/lib/config/env';
 import { keepFile, UploadRefusedError } from '@/lib/tools/upload-store';
@@ -31,6 +32,7 @@ import { allowanceRefusal, authored, boundSession, chatActor, openPersonalSessio
 import { handleGroupMessage } from './channel-groups';
 import { inSpan } from '@/lib/telemetry/traces';
 import { errorText } from '@/lib/errors/error-text';
+import { startSessionWith } from '@/lib/people/web-reach';
 import { processSlot } from '@/lib/process/process-state';
 
 export const PAIRING_TTL_MS = 60 * 60 * 1000;
@@ -218,6 +220,13 @@ async function runCommand(context: InboundContext, binding: BindingRecord, sessi
   if (name === 'new') {
     const persona = argument || binding.persona || session?.personaName;
     if (!persona) return reply(context, to, 'Usage: /new <persona>');
+    // The authority decides whose persona it may be, then a new session is a message of the day like
+    // any other (five /new past a limit of one made five minds, issue 72 §2.4).
+    const person = binding.personId ? await findPerson(binding.personId) : null;
+    const may = person ? await startSessionWith(person, persona) : null;
+    if (may?.verdict === 'refuse') return reply(context, to, `Could not start a session of ${persona}: ${may.reason}`);
+    const spent = await allowanceRefusal(binding.personId, context.now());
+    if (spent) return reply(context, to, spent);
     try {
       const created = await openPersonalSession(host, binding, persona);
       return reply(context, to, `New session "${created.name}" started${binding.sessionId ? '; this chat stays bound to its session (change it on the Channels page)' : ''}.`);

@@ -3,6 +3,7 @@
 // never the persona's latest session of anyone. Who may decide a card, who gets it, how many
 // messages a person has left: the rights authority (lib/people/rights.ts) answers, at each message.
 import { deliverMessage, spend, type Actor, type Via } from '@/lib/people/rights';
+import { startSessionWith } from '@/lib/people/web-reach';
 import { findPerson, OWNER_ID, personalSession, sessionPeople } from '@/lib/store/people-repository';
 import type { BindingRecord } from '@/lib/store/channels-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
@@ -27,12 +28,20 @@ export async function restingSession(host: ChannelHost, binding: BindingRecord):
 /** The person's own new session of a persona, named by its person and where they talk ("iris · Alice, Telegram"). */
 export async function openPersonalSession(host: ChannelHost, binding: BindingRecord, persona: string): Promise<SessionRecord> {
   const person = binding.personId ? await findPerson(binding.personId) : null;
+  // The authority decides, as on the web: a guest opens sessions only of the personas the owner gave them.
+  const may = person ? await startSessionWith(person, persona) : { verdict: 'allow' as const };
+  if (may.verdict === 'refuse') throw new SessionRefusedError(may.reason);
   const kind = binding.sender.slice(0, Math.max(0, binding.sender.indexOf(':')));
   const where = CHANNEL_WORDS[kind] ?? kind;
   return host.createSession(persona, person ? [person.id] : [], `${persona} · ${person?.name ?? binding.senderName}${where ? `, ${where}` : ''}`.slice(0, 200));
 }
 
 const CHANNEL_WORDS: Record<string, string> = { telegram: 'Telegram', discord: 'Discord', irc: 'IRC', email: 'email', slack: 'Slack' };
+
+/** A session the rights authority would not open for this chat's person. */
+export class SessionRefusedError extends Error {
+  override name = 'SessionRefusedError';
+}
 
 /** The chat's person as the rights authority reads them: on this channel's kind, weak when anyone could wear the identity. */
 export async function chatActor(binding: BindingRecord, via: Via): Promise<Actor> {

@@ -3,7 +3,7 @@
 // devices, and — for a trusted person — their door keys. Everything else answers as if it did not
 // exist (404 on pages, REST and the socket alike). The owner reaches everything; this is the rights
 // authority's table for everyone else, and the routes it lets through still ask it per record.
-import { PERSON_ROLES, personasOfPerson, readPeoplePrivacy, sessionsWithOthers, type PersonRecord, type PersonRole } from '@/lib/store/people-repository';
+import { grantedPersonas, PERSON_ROLES, readPeoplePrivacy, sessionsWithOthers, type PersonRecord, type PersonRole } from '@/lib/store/people-repository';
 import { seeSession, type Actor, type Answer } from './rights';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
@@ -67,18 +67,19 @@ export async function reachWeb(person: PersonRecord, method: string, pathname: s
 }
 
 /**
- * Whether a person may start a session of this persona on their pages: the owner and a trusted
- * person any persona; a guest only one they already talk to (a session or a chat bound to it).
+ * Whether a person may start a session of this persona — on their pages or with a chat's /new: the
+ * owner and a trusted person any persona; a guest only one the owner gave them (a chat bound to
+ * the persona or to a session of it), never one a session they opened themselves would grant.
  */
 export async function startSessionWith(person: PersonRecord, persona: string): Promise<Answer> {
   if (person.role !== 'guest') return { verdict: 'allow' };
-  return (await personasOfPerson(person.id)).has(persona) ? { verdict: 'allow' } : { verdict: 'refuse', reason: `a guest starts sessions only with the personas they already talk to; ask the owner for ${persona}` };
+  return (await grantedPersonas(person.id)).has(persona) ? { verdict: 'allow' } : { verdict: 'refuse', reason: `a guest starts sessions only with the personas the owner gave them; ask the owner for ${persona}` };
 }
 
 /** The personas a person may start a session with, from all there are (see startSessionWith). */
 export async function personasFor(person: PersonRecord, all: readonly string[]): Promise<string[]> {
   if (person.role !== 'guest') return [...all];
-  const own = await personasOfPerson(person.id);
+  const own = await grantedPersonas(person.id);
   return all.filter((name) => own.has(name));
 }
 

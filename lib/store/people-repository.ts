@@ -326,13 +326,14 @@ export async function memoriesOfPerson(personId: string): Promise<number> {
 }
 
 /** The personas a person already talks to: those of their sessions and of their channels' bindings. */
-export async function personasOfPerson(personId: string): Promise<Set<string>> {
-  const db = await getDb();
-  const [sessions, bindings] = await Promise.all([
-    db.session.findMany({ where: { people: { some: { personId } } }, select: { personaName: true }, distinct: ['personaName'] }),
-    db.channelBinding.findMany({ where: { personId, persona: { not: null } }, select: { persona: true } }),
-  ]);
-  return new Set([...sessions.map((row) => row.personaName), ...bindings.flatMap((row) => (row.persona ? [row.persona] : []))]);
+/**
+ * The personas the owner gave this person (issue 72 §2.4): each chat of theirs the owner bound to a
+ * persona, or to a session (its persona). Not the sessions that happen to exist: a session the
+ * person opened themselves grants nothing more.
+ */
+export async function grantedPersonas(personId: string): Promise<Set<string>> {
+  const bindings = await (await getDb()).channelBinding.findMany({ where: { personId }, select: { persona: true, session: { select: { personaName: true } } } });
+  return new Set(bindings.flatMap((row) => [row.persona, row.session?.personaName].filter((name): name is string => Boolean(name))));
 }
 
 /** The household's choice (issue 61 §6): the owner's pages show that people's conversations exist, their cost and cards, not their words. */

@@ -26,7 +26,7 @@ import { mindScript } from '@/test/fakes/mind-script';
 import { obedientScript } from '@/test/fakes/obedient-model';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
-const dirs = useTempAppDirs({ personas: { iris: '# Iris\nA helpful assistant.\n' } });
+const dirs = useTempAppDirs({ personas: { iris: '# Iris\nA helpful assistant.\n', otto: '# Otto\nTerse.\n' } });
 const PIN = '4321';
 const alice = { id: 1001, username: 'alice' };
 const bob = { id: 2002, username: 'bob' };
@@ -223,4 +223,28 @@ describe('two people, one persona', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(model.requests.some((request) => JSON.stringify(request.body).includes('BOB-LIMIT'))).toBe(false);
   }, 30_000);
+
+  it("a guest's /new asks the authority and counts (issue 72 §2.4): only a persona the owner gave, each session a message of the day", async () => {
+    const cat = { id: 3003, username: 'cat' };
+    const catPerson = await pair(cat, 'guest');
+    await updatePerson(catPerson, { limits: { messages_per_day: 2 } });
+    const sessionsOf = async () => (await (await getDb()).session.findMany({ where: { people: { some: { personId: catPerson } } }, select: { personaName: true } })).map((row) => row.personaName);
+    const before = (await sessionsOf()).length;
+    telegram.userWrites(cat, '/new otto');
+    await expect.poll(() => textsTo(cat).at(-1) ?? '', { timeout: 10_000 }).toMatch(/^Could not start a session of otto: a guest starts sessions only with the personas the owner gave them/);
+    expect(await sessionsOf()).toHaveLength(before);
+    for (const round of [1, 2]) {
+      telegram.userWrites(cat, '/new iris');
+      await expect.poll(() => textsTo(cat).filter((text) => text.startsWith('New session')).length, { timeout: 10_000 }).toBe(round);
+    }
+    // The third, past the limit of two: the polite refusal, no session, no mind.
+    telegram.userWrites(cat, '/new iris');
+    await expect.poll(() => textsTo(cat).at(-1) ?? '', { timeout: 10_000 }).toMatch(/^Sorry — that is today.s 2 messages/);
+    expect((await sessionsOf()).filter((persona) => persona === 'iris')).toHaveLength(before + 2);
+    expect(await messagesToday(catPerson, new Date())).toBe(2);
+    // On the web the guest is offered what the owner gave (iris), not what their own sessions would make it.
+    const { personasFor } = await import('@/lib/people/web-reach');
+    const { findPerson } = await import('@/lib/store/people-repository');
+    expect(await personasFor((await findPerson(catPerson))!, ['iris', 'otto'])).toEqual(['iris']);
+  }, 60_000);
 });

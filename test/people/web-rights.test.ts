@@ -143,8 +143,14 @@ describe('the routes a person reaches answer with what is theirs', () => {
     expect(all).toHaveLength(4);
   });
 
-  it('personas: a guest those they already talk to; a guest cannot start a session with another', async () => {
+  it('personas: a guest those the owner gave them, not those their sessions happen to be of; a guest cannot start another', async () => {
     const names = async (personId: string) => ((await (await personasRoute.GET(as(personId, '/api/personas'), {})).json()) as { personas: { name: string }[] }).personas.map((persona) => persona.name);
+    // Gus is in a session of iris, yet the owner gave him nothing: a session grants no persona (issue 72 §2.4).
+    expect(await names(ids.gus)).toEqual([]);
+    const db = await getDb();
+    const channelId = randomUUID();
+    await db.channel.create({ data: { id: channelId, kind: 'telegram', name: 'phone', config: '{}' } });
+    await db.channelBinding.create({ data: { id: randomUUID(), channelId, sender: 'telegram:9', senderName: 'gus', address: '9', persona: 'iris', personId: ids.gus } });
     expect(await names(ids.gus)).toEqual(['iris']);
     expect((await names(ids.alice)).sort()).toEqual(['iris', 'otto']);
     const refused = await sessionsRoute.POST(as(ids.gus, '/api/sessions', { method: 'POST', body: JSON.stringify({ persona: 'otto' }) }), {});
