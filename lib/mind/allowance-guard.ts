@@ -68,17 +68,17 @@ export async function setOverride(now: Date | null): Promise<Date | null> {
 }
 
 /**
- * Reserves a call's worst case for a session (nothing to hold when no allowance applies). `owners`:
- * the call is a reply in a conversation of the owner's alone — with the override on, it goes past
- * the limits (its cost still counted on the day).
+ * Reserves a call's worst case for a session (nothing to hold when no allowance applies).
+ * `overridden`: whether the owner's override lets this call past the limits (the rights
+ * authority's ownerOverride; its cost is still counted on the day).
  */
-export async function holdAllowance(sessionId: string, request: BackendRequest, now: Date, owners?: () => Promise<boolean>): Promise<AllowanceHold> {
+export async function holdAllowance(sessionId: string, request: BackendRequest, now: Date, overridden?: () => Promise<boolean>): Promise<AllowanceHold> {
   const allowances = await allowancesForSession(sessionId);
   if (allowances.length === 0) return { ok: true, reservation: { parts: [], usd: 0, tokens: 0 } };
   const worst = worstCase(request);
   const held = await reserve(allowances, worst, now);
   if (held.ok) return held;
-  if (owners && (await overrideUntil(now)) && (await owners())) {
+  if (overridden && (await overridden())) {
     const past = await reserve(allowances.map((allowance) => ({ ...allowance, usdPerDay: null, tokensPerDay: null })), worst, now);
     if (past.ok) return past;
   }

@@ -4,7 +4,7 @@
 // in their own conversations; never a guest nor an identity anyone could wear), a memory read,
 // changed, forgotten or shared, a session seen, a model call paid for. Paths ask and obey; none keeps
 // a rule of its own. Answers are allow, refuse with the reason in words, or ask (whom).
-import { spentAllowance } from '@/lib/mind/allowance-guard';
+import { overrideUntil, spentAllowance } from '@/lib/mind/allowance-guard';
 import type { AllowanceRecord } from '@/lib/store/allowances-repository';
 import {
   dailyMessageLimit,
@@ -190,10 +190,20 @@ export function sessionRule(input: { role: PersonRole | null; member: boolean })
 }
 
 /** Whether a model call of this conversation may be paid for now (the day's allowances, issue 48); a refusal names the allowance. */
-export async function spend(sessionId: string, now: Date): Promise<{ verdict: 'allow' } | { verdict: 'refuse'; reason: string; allowance: AllowanceRecord }> {
+export async function spend(sessionId: string, now: Date, options: { reply?: boolean } = {}): Promise<{ verdict: 'allow' } | { verdict: 'refuse'; reason: string; allowance: AllowanceRecord }> {
   const spent = await spentAllowance(sessionId, now);
   if (!spent) return { verdict: 'allow' };
+  if (options.reply !== false && (await ownerOverride(sessionId, now))) return { verdict: 'allow' };
   return { verdict: 'refuse', reason: `Sorry — today's allowance for this assistant is used up. It renews at midnight (${spent.timeZone}); the owner can raise it in Settings.`, allowance: spent };
+}
+
+/**
+ * The owner's override (one click, until midnight) lets a reply past the allowances — only in a
+ * conversation of the owner's alone, never a task's step. One rule, asked by the pre-check above
+ * and by the model boundary's hold (issue 72 §2.5: the pre-check refused what the hold let pass).
+ */
+export async function ownerOverride(sessionId: string, now: Date): Promise<boolean> {
+  return (await overrideUntil(now)) !== null && (await ownersConversation(sessionId));
 }
 
 /** Whether a person may steer the agent in a group (/join, /answer, /leave): the owner or a trusted person. */

@@ -11,7 +11,7 @@ import type { MindDependencies } from './mind-dependencies';
 import { estimateRequestTokens } from '@/lib/mind/token-budget';
 import { actualCost, holdAllowance, noticesDue, settleAllowance } from '@/lib/mind/allowance-guard';
 import { BackendError } from '@/lib/backends/backend-error';
-import { ownersConversation } from '@/lib/people/rights';
+import { ownerOverride } from '@/lib/people/rights';
 import type { ModelCallResult } from '@/lib/mind/model-call';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 
@@ -67,8 +67,9 @@ export function mindModelCalls(input: {
     input.prompts[layer] = prompt;
     // The daily allowances (issue 48): the worst case reserved first; a call none can take is not made.
     // A reply (not a task's step) in a conversation of the owner's alone may pass with the owner's override.
-    const ownersReply = layer === 'internal' && !traceId ? () => ownersConversation(input.sessionId) : undefined;
-    const held = await holdAllowance(input.sessionId, request, new Date(deps.clock.now()), ownersReply);
+    const now = new Date(deps.clock.now());
+    const overridden = layer === 'internal' && !traceId ? () => ownerOverride(input.sessionId, now) : undefined;
+    const held = await holdAllowance(input.sessionId, request, now, overridden);
     if (!held.ok) return allowanceSpent(held.message, held.retryAfterMs, deps.clock.now());
     paidBy([...new Set(held.reservation.parts.map((part) => part.allowanceId))]);
     const release = (spent: { usd: number; tokens: number }) => settleAllowance(held.reservation, spent).catch((error: unknown) => console.error(`[mind ${input.sessionId}] could not settle an allowance`, error));

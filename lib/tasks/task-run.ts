@@ -80,7 +80,7 @@ export class TaskRun {
     for (let look = 0; ; look++) {
       await this.context.sleep(this.deps.allowanceLookMs ?? 60_000);
       if (this.context.signal.aborted || this.deps.stopping()) return false;
-      if (!(await this.context.step(`allowance-${step}-${look}`, async () => (await spend(this.task.sessionId, new Date(this.context.now()))).verdict === 'refuse'))) break;
+      if (!(await this.context.step(`allowance-${step}-${look}`, async () => (await spend(this.task.sessionId, new Date(this.context.now()), { reply: false })).verdict === 'refuse'))) break;
     }
     this.mind.setTaskActive(true);
     await this.saveAndAnnounce('started', { status: 'running', blockedOn: null });

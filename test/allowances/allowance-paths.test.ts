@@ -176,4 +176,30 @@ describe('a daily allowance at the model boundary', () => {
     expect((await dayFigures([app], new Date()))[0]!.spentTokens).toBeGreaterThan(20); // counted all the same
     await overrideRoute.DELETE(new Request('http://127.0.0.1:3000/api/allowances/override', { method: 'DELETE' }), { params: Promise.resolve({}) });
   }, 60_000);
+
+  it("the override holds on the owner's own chat too: the pre-check asks the same rule as the model boundary (issue 72 §2.5)", async () => {
+    const app: AllowanceRecord = { id: 'app', scope: 'app', scopeId: '', usdPerDay: null, tokensPerDay: 20, timeZone: 'UTC' };
+    await replaceAllowances([app], new Date());
+    const mine = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer(), s_model: layer() } });
+    const held = await reserve([app], { usd: 0, tokens: 20 }, new Date());
+    if (held.ok) await settle(held.reservation, { usd: 0, tokens: 20 });
+    const channelId = randomUUID();
+    const channel = await saveChannel({ id: channelId, kind: 'telegram', name: 'owner phone', enabled: false, config: { token: '1:y', api_root: 'http://127.0.0.1:1', callback_secret: 's' } });
+    await saveBinding({ id: randomUUID(), channelId, sender: 'telegram:1', senderName: '@owner', address: '1', sessionId: mine.id, persona: null, push: 'all', quietHours: null, personId: OWNER_ID });
+    const write = (text: string) => handleMessage({ channel, host: channelHost(orchestrator), counters: { received: 0, ignored: 0 }, wake: () => undefined, now: () => new Date() }, { sender: 'telegram:1', senderName: '@owner', address: '1', text });
+    const stored = async (text: string) => (await readWholeSession({ sessionId: mine.id })).messages.some((message) => message.tag === 'ED_user' && message.content.includes(text));
+
+    await write('without the override');
+    expect((await dueOutbox(channelId, new Date(Date.now() + 1_000))).map((row) => row.payload.text)).toContain("Sorry — today's allowance for this assistant is used up. It renews at midnight (UTC); the owner can raise it in Settings.");
+    expect(await stored('without the override')).toBe(false);
+
+    await overrideRoute.POST(new Request('http://127.0.0.1:3000/api/allowances/override', { method: 'POST' }), { params: Promise.resolve({}) });
+    try {
+      await write('with the override, from my phone');
+      expect(await stored('with the override, from my phone')).toBe(true); // it was let through, not refused
+      await expect.poll(async () => (await readWholeSession({ sessionId: mine.id })).messages.some((message) => message.tag === 'ED_agent' && message.content.includes('with the override, from my phone')), { timeout: 20_000 }).toBe(true);
+    } finally {
+      await overrideRoute.DELETE(new Request('http://127.0.0.1:3000/api/allowances/override', { method: 'DELETE' }), { params: Promise.resolve({}) });
+    }
+  }, 60_000);
 });
