@@ -28,6 +28,7 @@ const storeTests = [
   'test/triggers/schedule-tool.test.ts',
   'test/mcp/oauth-sign-in.test.ts',
   'test/backup/backup-restore.test.ts',
+  'test/backup/backup-secrets.test.ts',
   'test/backup/backup-schedule.test.ts',
   'test/backup/settings-travel.test.ts',
 ];

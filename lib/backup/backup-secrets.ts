@@ -1,6 +1,7 @@
 // The secrets a backup must not carry in the clear. The database keeps a few in plain text — the
-// API keys typed for a layer (settings, a session's own models) and webhooks' HMAC keys — and
-// seals the rest (channels' tokens, MCP sign-ins, web push keys) with the data folder's key. Every
+// API keys typed for a layer (settings, a session's own models), MCP servers' env and header values
+// and OAuth client secrets (the `mcp` setting), tool.postgres connection strings (persona and
+// session graphs), webhooks' HMAC keys: exactly what the settings export blanks — and seals the rest (channels' tokens, MCP sign-ins, web push keys) with the data folder's key. Every
 // archive takes the plain ones out of its copy of the database; with a passphrase they travel,
 // with the sealing key, in `secrets.enc`, and a restore puts them back; without one they are
 // gone, and the restore names what must be typed again (never a value).
@@ -9,7 +10,7 @@ import { WEB_PUSH_VAPID_SETTING } from '@/lib/store/settings-repository';
 
 /** One secret taken out of a row: where it was (a JSON path inside the column, or the column itself) and its value. */
 export const takenSecretSchema = z.object({
-  table: z.enum(['sessions', 'settings', 'hooks']),
+  table: z.enum(['sessions', 'settings', 'hooks', 'capability_graphs', 'session_capabilities']),
   key: z.string(),
   column: z.string(),
   path: z.array(z.string()).optional(),
@@ -25,9 +26,21 @@ export const PLAIN_SECRET_COLUMNS = [
   { table: 'sessions', keyColumn: 'id', column: 'model_config', json: true },
   { table: 'settings', keyColumn: 'key', column: 'value', json: true },
   { table: 'hooks', keyColumn: 'id', column: 'secret', json: false },
+  { table: 'capability_graphs', keyColumn: 'persona_name', column: 'graph', json: true },
+  { table: 'session_capabilities', keyColumn: 'session_id', column: 'graph', json: true },
 ] as const;
 
-const SECRET_FIELDS = new Set(['api_key']);
+/**
+ * Whether the string at `at` + `field` of a JSON column is a secret, and what stays in its place:
+ * a field gone (an API key, OAuth's client secret, a graph node's connection), or an empty value
+ * whose name stays to be typed again (an MCP server's env variable or header, as the export does).
+ */
+function secretAt(at: readonly string[], field: string): 'remove' | 'blank' | null {
+  if (field === 'api_key' || field === 'client_secret') return 'remove';
+  if (field === 'connection' && at.at(-1) === 'config') return 'remove'; // tool.postgres in a graph
+  if (at[0] === 'mcpServers' && at.length === 3 && (at[2] === 'env' || at[2] === 'headers')) return 'blank';
+  return null;
+}
 
 /** The column's text without its secrets, and what was taken (in the order a walk meets them). */
 export function takeSecrets(table: TakenSecret['table'], key: string, column: string, text: string, json: boolean): { text: string; taken: TakenSecret[] } {
@@ -42,9 +55,11 @@ export function takeSecrets(table: TakenSecret['table'], key: string, column: st
   const walk = (node: unknown, at: string[]): void => {
     if (!node || typeof node !== 'object') return;
     for (const [field, value] of Object.entries(node as Record<string, unknown>)) {
-      if (SECRET_FIELDS.has(field) && typeof value === 'string' && value) {
-        taken.push({ table, key, column, path: [...at, field], value });
-        delete (node as Record<string, unknown>)[field];
+      const secret = typeof value === 'string' && value ? secretAt(at, field) : null;
+      if (secret) {
+        taken.push({ table, key, column, path: [...at, field], value: value as string });
+        if (secret === 'remove') delete (node as Record<string, unknown>)[field];
+        else (node as Record<string, unknown>)[field] = '';
       } else walk(value, [...at, field]);
     }
   };
@@ -97,7 +112,11 @@ export function secretHolders(taken: readonly TakenSecret[], rows: HolderRows): 
   const names = new Map([...rows.sessions, ...rows.hooks].map((row) => [row.id, row.name]));
   const holders = new Set<string>();
   for (const secret of taken) {
-    if (secret.table === 'settings') holders.add(`API key in Settings (${secret.key}: ${secret.path?.slice(0, -1).join('.') || 'api_key'})`);
+    const field = secret.path?.at(-1);
+    if (secret.table === 'settings' && secret.key === 'mcp') holders.add(`MCP server “${secret.path?.[1]}”: ${field === 'client_secret' ? 'its OAuth client secret' : `its ${secret.path?.[2] === 'headers' ? 'header' : 'variable'} ${field}`}`);
+    else if (secret.table === 'settings') holders.add(`API key in Settings (${secret.key}: ${secret.path?.slice(0, -1).join('.') || 'api_key'})`);
+    else if (secret.table === 'capability_graphs') holders.add(`PostgreSQL connection in the graph of persona “${secret.key}”`);
+    else if (secret.table === 'session_capabilities') holders.add(`PostgreSQL connection of session “${names.get(secret.key) ?? secret.key}”`);
     else if (secret.table === 'sessions') holders.add(`API key of session “${names.get(secret.key) ?? secret.key}”`);
     else holders.add(`Webhook “${names.get(secret.key) ?? secret.key}”: make a new secret (it stays off until then)`);
   }
