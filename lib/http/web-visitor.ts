@@ -78,6 +78,12 @@ export async function requireVisibleSession(request: Request, sessionId: string 
   return visitor;
 }
 
+/** Whether this session's words are not the visitor's to read (the owner, with people's words kept their own). */
+export async function wordsHidden(request: Request, sessionId: string): Promise<boolean> {
+  const { person } = await visitorOf(request);
+  return person !== null && (await seeWords(person, sessionId)).verdict === 'refuse';
+}
+
 /** 403 when the session's words are not the visitor's to read (the owner, with people's words kept their own: issue 61 §6). */
 export async function requireWords(request: Request, sessionId: string): Promise<WebVisitor> {
   const visitor = await requireVisibleSession(request, sessionId);

@@ -3,7 +3,7 @@
 import { deliverMessage, seeSession, type Actor } from '@/lib/people/rights';
 import { seeWords } from '@/lib/people/web-reach';
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
-import { findPerson, OWNER_ID } from '@/lib/store/people-repository';
+import { findPerson, onWordsChanged, OWNER_ID } from '@/lib/store/people-repository';
 import { sessionSecret, signedIn } from '@/lib/web-auth/web-sessions';
 import type { Presence } from '@/lib/web-auth/presence';
 import { reportPoolErrors } from '@/lib/store/pg-errors';
@@ -28,6 +28,8 @@ import {
   type ServerToClientEvents,
 } from './socket-events';
 import { processSlot } from '@/lib/process/process-state';
+import { errorText } from '@/lib/errors/error-text';
+import { regroupSockets } from './socket-regroup';
 
 const sendMessagePayloadSchema = wordsOrFile(z.object({ ...sendMessageFields, ...joinPayloadSchema.shape }).strict());
 
@@ -97,8 +99,14 @@ export async function attachSocketServer(input: {
   });
   io.engine.on('close', () => live.close());
 
+  // Pages follow the words rule as it changes: at once here, on the next recheck for a change made by another process.
+  const regroup = (sessions: readonly string[] | 'all') => regroupSockets(io, (socket) => actorOf(socket.request), sessions).catch((error: unknown) => console.error('[socket] could not regroup', errorText(error)));
+  const stopListening = onWordsChanged(regroup);
+  io.engine.on('close', stopListening);
+
   // A person's browsers end with their session (signed out, passkey revoked, forgotten, demoted).
   const recheck = setInterval(() => {
+    void regroup('all');
     for (const socket of io.sockets.sockets.values()) {
       const visitor = visitors.get(socket.request);
       if (!visitor) continue;

@@ -6,6 +6,7 @@ import { getDb, getStore } from './db';
 import { rawDb, sqliteDateOf, statement } from './raw-db';
 import { z } from 'zod';
 import { readJsonSetting, writeJsonSetting } from './settings-repository';
+import { processSlot } from '@/lib/process/process-state';
 
 export const OWNER_ID = 'owner';
 export const PERSON_ROLES = ['owner', 'trusted', 'guest'] as const;
@@ -173,6 +174,22 @@ export async function addSessionPeople(sessionId: string, personIds: readonly st
   for (const personId of new Set(personIds)) {
     await db.sessionPerson.upsert({ where: { sessionId_personId: { sessionId, personId } }, create: { sessionId, personId }, update: {} });
   }
+  await wordsMayHaveChanged([sessionId]);
+}
+
+/** Told when whose words a session's pages may read could have changed: the privacy switch (all), people joining one. */
+export type WordsListener = (sessions: readonly string[] | 'all') => Promise<void> | void;
+const wordsListeners = processSlot('store.words-listeners', () => new Set<WordsListener>()).value;
+
+/** Listens for changes of the words rule (the socket server moves open pages at once); returns the unsubscribe. */
+export function onWordsChanged(listener: WordsListener): () => void {
+  wordsListeners.add(listener);
+  return () => wordsListeners.delete(listener);
+}
+
+/** Waits for every listener: the write's caller (the privacy route) answers once open pages have moved. */
+async function wordsMayHaveChanged(sessions: readonly string[] | 'all'): Promise<void> {
+  await Promise.all([...wordsListeners].map(async (listener) => listener(sessions)));
 }
 
 /** The person's most recently active session of the persona in this state (their own conversation with it). */
@@ -349,6 +366,7 @@ export async function readPeoplePrivacy(): Promise<PeoplePrivacy> {
 
 export async function writePeoplePrivacy(privacy: PeoplePrivacy): Promise<void> {
   await writeJsonSetting('people_privacy', privacySchema.parse(privacy));
+  await wordsMayHaveChanged('all');
 }
 
 /** Of these sessions, those with someone besides the owner in them. */

@@ -64,7 +64,19 @@ export function toolCallJson(call: ToolCallRecord): ToolCallJson {
   };
 }
 
-/** A card for a page that decides it but does not read the conversation's words (issue 61 §6): what it asks, not what it returned. */
+/**
+ * A call for a page that decides cards but does not read the conversation's words (issue 61 §6):
+ * a card waiting on a decision shows what it asks (no one decides blind); anything else only its
+ * tool, status and decision — its arguments (what was remembered, journaled, scheduled, opened or
+ * run), its output and someone else's reason are the conversation's words (issue 72 §2.2).
+ */
 export function wordlessCall(call: ToolCallJson): ToolCallJson {
-  return { ...call, result: call.result === null ? null : '(its output stays with the people of this conversation)', dropped_bytes: 0 };
+  const decision = call.decision && { decision: call.decision.decision, by: call.decision.by, ...(call.decision.by.person_id === 'owner' && call.decision.reason && { reason: call.decision.reason }) };
+  return {
+    ...call,
+    args: call.status === 'awaiting_approval' ? call.args : null,
+    decision,
+    result: call.result === null ? null : '(its output stays with the people of this conversation)',
+    dropped_bytes: 0,
+  };
 }

@@ -216,7 +216,10 @@ describe("people's words kept their own (issue 61 §6)", () => {
       turn: { turnId: randomUUID(), spontaneous: false, cycleNumber: 0, answering: [], prompt: 'p', taskId: null },
       step: 0,
       assistantText: '',
-      calls: [{ id: randomUUID(), providerCallId: randomUUID(), name: 'bash', args: { command: 'cat diary.txt' }, approval: 'required', status: 'failed', result: 'GUS-DIARY-OUTPUT' }],
+      calls: [
+        { id: randomUUID(), providerCallId: randomUUID(), name: 'bash', args: { command: 'cat diary.txt' }, approval: 'required', status: 'failed', result: 'GUS-DIARY-OUTPUT' },
+        { id: randomUUID(), providerCallId: randomUUID(), name: 'bash', args: { command: 'ls waiting-for-a-decision' }, approval: 'required', status: 'awaiting_approval' },
+      ],
     });
 
     const put = await privacyRoute.PUT(as(OWNER_ID, '/api/people/privacy', { method: 'PUT', body: JSON.stringify({ words_stay_private: true }) }), {});
@@ -228,10 +231,12 @@ describe("people's words kept their own (issue 61 §6)", () => {
       expect(await detail(sessions.gus)).toBe(true);
       expect(await ownerMemories()).not.toContain('Gus: allergic to cats');
       expect(await ownerMemories()).toContain('Shared: the wifi is Tern');
-      // Its cards: what they ask (to decide them), not what they returned.
+      // Its cards: what a waiting one asks (to decide it); of the others neither what they ran nor what they returned (issue 72 §2.2).
       const calls = async (personId: string) => JSON.stringify(await (await toolCallsRoute.GET(as(personId, `/api/sessions/${sessions.gus}/tool-calls`), { params: Promise.resolve({ id: sessions.gus }) })).json());
-      expect(await calls(OWNER_ID)).toContain('cat diary.txt');
+      expect(await calls(OWNER_ID)).toContain('ls waiting-for-a-decision');
+      expect(await calls(OWNER_ID)).not.toContain('cat diary.txt');
       expect(await calls(OWNER_ID)).not.toContain('GUS-DIARY-OUTPUT');
+      expect(await calls(ids.gus)).toContain('cat diary.txt');
       expect(await calls(ids.gus)).toContain('GUS-DIARY-OUTPUT');
       // Gus reads his own; the owner's own conversation is the owner's to read.
       expect((await history(sessions.gus, ids.gus)).status).toBe(200);

@@ -98,6 +98,33 @@ describe('the socket for people on the web', () => {
     expect(await owner.timeout(5_000).emitWithAck('join', { sessionId: sessions.alice })).toMatchObject({ ok: true });
   });
 
+  it('an owner’s page opened before the switch is moved at once: no more words, and the calls without their arguments (issue 72 §2.2)', async () => {
+    const owner = socket({ authorization: `Bearer ${token}` });
+    expect(await connected(owner)).toBe(true);
+    expect(await owner.timeout(5_000).emitWithAck('join', { sessionId: sessions.alice })).toMatchObject({ ok: true });
+    const heard: string[] = [];
+    owner.onAny((type: string, event: unknown) => heard.push(`${type} ${JSON.stringify(event)}`));
+    const message = (content: string) => ({ id: 1, layer: 'external' as const, tag: 'ED_user', content, cycle_number: 0, turn_id: null, spontaneous: false, interrupted: false, created_at: new Date().toISOString() });
+    orchestrator.bus.emit('message-persisted', sessions.alice, { message: message('BEFORE-THE-SWITCH'), queued: true });
+    await vi.waitFor(() => expect(heard.join('\n')).toContain('BEFORE-THE-SWITCH')); // the control: it hears words now
+    await writePeoplePrivacy({ words_stay_private: true });
+    try {
+      orchestrator.bus.emit('message-persisted', sessions.alice, { message: message('AFTER-THE-SWITCH'), queued: true });
+      const call = { id: randomUUID(), session_id: sessions.alice, turn_id: 't', task_id: null, trace_id: null, step: 0, position: 0, provider_call_id: 'p', name: 'remember', args: { content: 'ALICE-REMEMBERED' }, args_hash: 'h', approval: 'none' as const, status: 'succeeded' as const, decision: null, result: 'ok', is_error: false, exit_code: null, dropped_bytes: 0, created_at: new Date().toISOString(), decided_at: null, started_at: null, finished_at: null, owner_only: false, untrusted_reason: null, result_source: null };
+      orchestrator.bus.emit('tool-call', sessions.alice, { call });
+      orchestrator.bus.emit('session-status', sessions.alice, { status: 'active' });
+      await vi.waitFor(() => expect(heard.some((line) => line.startsWith('session-status'))).toBe(true));
+      await vi.waitFor(() => expect(heard.some((line) => line.startsWith('tool-call'))).toBe(true));
+      expect(heard.join('\n')).not.toContain('AFTER-THE-SWITCH');
+      expect(heard.join('\n')).not.toContain('ALICE-REMEMBERED');
+    } finally {
+      await writePeoplePrivacy({ words_stay_private: false });
+    }
+    // Off again: the same page hears the words at once.
+    orchestrator.bus.emit('message-persisted', sessions.alice, { message: message('SWITCHED-BACK'), queued: true });
+    await vi.waitFor(() => expect(heard.join('\n')).toContain('SWITCHED-BACK'));
+  });
+
   it('a forgotten person’s socket is closed', async () => {
     const bob = socket({ cookie: `agentcsd_session=${await signIn({ personId: ids.bob, userAgent: 't', passkeyId: null, now: new Date() })}` });
     expect(await connected(bob)).toBe(true);

@@ -2,6 +2,7 @@
 // over (the agent's browser actions wait) or giving it back (what they signed into is kept).
 import { z } from 'zod';
 import { ApiError } from '@/lib/http/api-error';
+import { requireWords } from '@/lib/http/web-visitor';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { findSession } from '@/lib/store/sessions-repository';
@@ -15,8 +16,9 @@ async function requireSession(id: string): Promise<void> {
   if (!(await findSession({ id }))) throw new ApiError('not_found', `No session ${id}`);
 }
 
-export const GET = handle(async (_request, context: { params: Promise<{ id: string }> }) => {
+export const GET = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, sessionParamsSchema);
+  await requireWords(request, id); // where the agent browses is the conversation's words (issue 72 §2.2)
   await requireSession(id);
   return Response.json({ browser: await getOrchestrator().browser.state(id) });
 });
@@ -24,6 +26,7 @@ export const GET = handle(async (_request, context: { params: Promise<{ id: stri
 export const POST = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, sessionParamsSchema);
   const { action } = await readJsonBody(request, takeOverSchema);
+  await requireWords(request, id);
   await requireSession(id);
   const pool = getOrchestrator().browser;
   const browser = await pool.current(id);

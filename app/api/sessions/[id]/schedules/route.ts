@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from '@/lib/http/api-error';
+import { requireWords } from '@/lib/http/web-visitor';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
 import { findSession } from '@/lib/store/sessions-repository';
 import { listSchedules, scheduleJson } from '@/lib/store/triggers-repository';
@@ -9,8 +10,9 @@ export const dynamic = 'force-dynamic';
 
 const paramsSchema = z.object({ id: z.string().uuid('the session id is a UUID') }).strict();
 
-export const GET = handle(async (_request, context: { params: Promise<{ id: string }> }) => {
+export const GET = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, paramsSchema);
+  await requireWords(request, id); // what a schedule will say is the conversation's words (issue 72 §2.2)
   if (!(await findSession({ id }))) throw new ApiError('not_found', `No session ${id}`);
   return Response.json({ schedules: (await listSchedules({ sessionId: id })).map(scheduleJson) });
 });

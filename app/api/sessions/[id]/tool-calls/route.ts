@@ -3,8 +3,7 @@ import { ApiError } from '@/lib/http/api-error';
 import { childSessionIds, findSession } from '@/lib/store/sessions-repository';
 import { listToolCalls, toolCallJson } from '@/lib/store/tool-calls-repository';
 import { wordlessCall } from '@/lib/store/tool-call-json';
-import { visitorOf } from '@/lib/http/web-visitor';
-import { seeWords } from '@/lib/people/web-reach';
+import { wordsHidden } from '@/lib/http/web-visitor';
 import { sessionParamsSchema } from '../schema';
 import { toolCallsQuerySchema } from './schema';
 
@@ -20,7 +19,6 @@ export const GET = handle(async (request, context: { params: Promise<{ id: strin
   const children = await childSessionIds(id);
   const delegated = children.length > 0 ? await listToolCalls({ sessionId: children, approval: 'required', ...(status && { status }) }) : [];
   // The owner, with people's words kept their own (issue 61 §6): the cards to decide, not their outputs.
-  const { person } = await visitorOf(request);
-  const wordless = person !== null && (await seeWords(person, id)).verdict === 'refuse';
+  const wordless = await wordsHidden(request, id);
   return Response.json({ tool_calls: [...calls, ...delegated].map(toolCallJson).map((call) => (wordless ? wordlessCall(call) : call)) });
 });

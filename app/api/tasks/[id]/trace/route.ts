@@ -1,4 +1,5 @@
 import { handle, parseParams } from '@/lib/http/route-helpers';
+import { requireWords } from '@/lib/http/web-visitor';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { findTask, taskJson } from '@/lib/store/tasks-repository';
 import { toolCallJson } from '@/lib/store/tool-calls-repository';
@@ -21,9 +22,10 @@ function traceJson(trace: TaskTrace, parentTraceId: string | null): Record<strin
 }
 
 /** Everything the task caused under its trace id, and the tasks it delegated under theirs, as one JSON download. */
-export const GET = handle(async (_request, context: { params: Promise<{ id: string }> }) => {
+export const GET = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, taskParamsSchema);
   const trace = await getOrchestrator().tasks.trace(id);
+  await requireWords(request, trace.task.sessionId); // every call of it is the conversation's words (issue 72 §2.2)
   const parent = trace.task.parentTaskId ? await findTask(trace.task.parentTaskId) : null;
   const body = { version: 2, ...traceJson(trace, parent?.traceId ?? null) };
   return new Response(JSON.stringify(body, null, 2), {

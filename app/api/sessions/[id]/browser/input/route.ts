@@ -2,6 +2,7 @@
 // never to the model, the logs or an event.
 import { z } from 'zod';
 import { ApiError } from '@/lib/http/api-error';
+import { requireWords } from '@/lib/http/web-visitor';
 import { handle, parseParams, readJsonBody } from '@/lib/http/route-helpers';
 import { getOrchestrator } from '@/lib/orchestrator/orchestrator';
 import { sessionParamsSchema } from '../../schema';
@@ -18,6 +19,7 @@ const inputSchema = z.discriminatedUnion('type', [
 export const POST = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, sessionParamsSchema);
   const event = await readJsonBody(request, inputSchema, 8 * 1024);
+  await requireWords(request, id);
   const browser = await getOrchestrator().browser.current(id);
   if (!browser) throw new ApiError('conflict', "This session's browser is not open.");
   if (!browser.takenOver) throw new ApiError('conflict', 'Take over the browser first.');
