@@ -7,11 +7,7 @@ import { useState } from 'react';
 import { ApiRequestError, apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { errorText } from '@/lib/errors/error-text';
-
-/** Only a path of this app (never another site) is where a sign-in returns to. */
-export function safeNext(next: string | null | undefined): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
-}
+import { safeNext } from '@/lib/web-auth/safe-next';
 
 export function SignInForm({ next }: { next?: string }) {
   const [error, setError] = useState<string | null>(null);

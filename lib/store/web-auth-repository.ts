@@ -124,9 +124,18 @@ export interface PushSubscriptionRecord {
   auth: string;
 }
 
-/** A device of the person allowed notifications (the same endpoint again is the same device, now theirs). */
-export async function savePushSubscription(input: PushSubscriptionRecord): Promise<void> {
-  await (await getDb()).pushSubscription.upsert({ where: { endpoint: input.endpoint }, create: input, update: { personId: input.personId, p256dh: input.p256dh, auth: input.auth } });
+/**
+ * A device of the person allowed notifications. The same endpoint with the same keys is the same
+ * browser (another person signed in on it): it becomes theirs. Another person's endpoint with other
+ * keys is not a device of this person's — it would move someone's phone to them (issue 72 §3):
+ * refused ('taken'), nothing changed.
+ */
+export async function savePushSubscription(input: PushSubscriptionRecord): Promise<'saved' | 'taken'> {
+  const db = await getDb();
+  const existing = await db.pushSubscription.findUnique({ where: { endpoint: input.endpoint } });
+  if (existing && existing.personId !== input.personId && (existing.p256dh !== input.p256dh || existing.auth !== input.auth)) return 'taken';
+  await db.pushSubscription.upsert({ where: { endpoint: input.endpoint }, create: input, update: { personId: input.personId, p256dh: input.p256dh, auth: input.auth } });
+  return 'saved';
 }
 
 export async function pushSubscriptionsOf(personId: string): Promise<PushSubscriptionRecord[]> {

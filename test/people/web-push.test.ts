@@ -96,6 +96,20 @@ describe('a notification on the wire', () => {
 
 const card = (sessionId: string, name: string): ToolCallJson => ({ id: randomUUID(), session_id: sessionId, name, status: 'awaiting_approval', owner_only: false }) as unknown as ToolCallJson;
 
+describe('whose device an endpoint is (issue 72 §3)', () => {
+  it("another person's endpoint with other keys is refused and stays theirs; the same browser (same keys) may change hands", async () => {
+    const phone = await device(ids.alice);
+    const forged = service.subscribe(); // someone else's keys, Alice's endpoint
+    expect(await savePushSubscription({ endpoint: phone.endpoint, personId: ids.gus, p256dh: forged.keys.p256dh, auth: forged.keys.auth })).toBe('taken');
+    expect((await pushSubscriptionsOf(ids.alice)).map((entry) => entry.endpoint)).toContain(phone.endpoint);
+    expect((await pushSubscriptionsOf(ids.gus)).map((entry) => entry.endpoint)).not.toContain(phone.endpoint);
+    // Gus signs in on Alice's browser: it presents the very keys it holds, and the device is his now.
+    expect(await savePushSubscription({ endpoint: phone.endpoint, personId: ids.gus, p256dh: phone.keys.p256dh, auth: phone.keys.auth })).toBe('saved');
+    expect((await pushSubscriptionsOf(ids.gus)).map((entry) => entry.endpoint)).toContain(phone.endpoint);
+    expect((await pushSubscriptionsOf(ids.alice)).map((entry) => entry.endpoint)).not.toContain(phone.endpoint);
+  });
+});
+
 describe('who is notified', () => {
   it('a card goes to those who may decide it (a guest’s to the owner); the agent’s unprompted words to its people; nobody with a page open', async () => {
     const bus = new EventBus();

@@ -17,6 +17,7 @@ import * as privacyRoute from '@/app/api/people/privacy/route';
 import * as toolCallsRoute from '@/app/api/sessions/[id]/tool-calls/route';
 import * as uploadsRoute from '@/app/api/sessions/[id]/uploads/route';
 import * as fileRoute from '@/app/api/files/[id]/route';
+import * as spendingRoute from '@/app/api/spending/route';
 import * as deviceRoute from '@/app/api/auth/devices/[id]/route';
 import { defaultModels, defaultParams } from '@/lib/config/model-config';
 import { appendMemory } from '@/lib/memory/memory-store';
@@ -198,6 +199,16 @@ describe('a file of a conversation', () => {
     expect((await fetchAs(ids.bob)).status).toBe(200);
     expect((await fetchAs(OWNER_ID)).status).toBe(200);
     expect((await fetchAs(ids.alice)).status).toBe(404);
+    // Not yours and absent: one body (issue 72 §3), for a file and for a session's spending.
+    const absent = randomUUID();
+    const bodyOf = async (response: Response) => ({ status: response.status, body: ((await response.json()) as { error: { message: string } }).error.message });
+    const notYours = await bodyOf(await fetchAs(ids.alice));
+    const missing = await bodyOf(await fileRoute.GET(as(ids.alice, `/api/files/${absent}`), { params: Promise.resolve({ id: absent }) }));
+    expect(notYours).toEqual({ status: 404, body: `No file ${fileId}` });
+    expect(missing).toEqual({ status: 404, body: `No file ${absent}` });
+    const spending = async (sessionId: string) => bodyOf(await spendingRoute.GET(as(ids.alice, `/api/spending?session=${sessionId}`), {}));
+    expect(await spending(sessions.bob)).toEqual({ status: 404, body: `No session ${sessions.bob}` });
+    expect(await spending(absent)).toEqual({ status: 404, body: `No session ${absent}` });
   });
 });
 

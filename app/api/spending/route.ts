@@ -22,8 +22,12 @@ export const GET = handle(async (request) => {
   const parsed = querySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!parsed.success) throw new ApiError('validation_failed', `Invalid query: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`).join('; ')}`);
   const { days, session, time_zone } = parsed.data;
+  // Absent and not theirs answer alike (issue 72 §3).
   if (session && !(await findSession({ id: session }))) throw new ApiError('not_found', `No session ${session}`);
-  if (session) await requireVisibleSession(request, session);
+  if (session)
+    await requireVisibleSession(request, session).catch((error: unknown) => {
+      throw error instanceof ApiError && error.code === 'not_found' ? new ApiError('not_found', `No session ${session}`) : error;
+    });
   // A signed-in person sees what their own conversations spent (issue 61 §3); the owner everything.
   const visitor = await visitorOf(request);
   const own = !visitor.owner && visitor.person ? { personId: visitor.person.id } : {};

@@ -13,8 +13,9 @@ export const GET = handle(async (request, context: { params: Promise<{ id: strin
   const { id } = parseParams(await context.params, paramsSchema);
   const upload = await requireUpload(id);
   // A file of a conversation: its people's (a signed-in person's own), and the owner's unless its words are kept its people's (issue 61).
+  // Not theirs answers exactly as absent: one body for both, nothing tells that it exists (issue 72 §3).
   await requireWords(request, upload.sessionId).catch((error: unknown) => {
-    throw error instanceof ApiError && error.code === 'forbidden' ? new ApiError('not_found', `No file ${id}`) : error;
+    throw error instanceof ApiError && (error.code === 'forbidden' || error.code === 'not_found') ? new ApiError('not_found', `No file ${id}`) : error;
   });
   const { bytes, headers } = await readUpload(upload);
   return new Response(new Uint8Array(bytes), { status: 200, headers });

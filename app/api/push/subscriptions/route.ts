@@ -24,7 +24,8 @@ export const POST = handle(async (request) => {
   const subscription = await readJsonBody(request, subscriptionSchema, 8 * 1024);
   const judged = await endpointRefusal(subscription.endpoint);
   if (judged.reason) throw new ApiError('validation_failed', `This push service is refused: ${judged.reason}`);
-  await savePushSubscription({ endpoint: subscription.endpoint, personId: person.id, p256dh: subscription.keys.p256dh, auth: subscription.keys.auth });
+  const saved = await savePushSubscription({ endpoint: subscription.endpoint, personId: person.id, p256dh: subscription.keys.p256dh, auth: subscription.keys.auth });
+  if (saved === 'taken') throw new ApiError('conflict', "This push endpoint is another person's device: allow notifications from this browser again to make one of your own");
   return Response.json({ subscribed: true }, { status: 201 });
 });
 
