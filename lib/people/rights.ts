@@ -142,6 +142,19 @@ export async function deliverMessage(person: PersonRecord | null, now: Date): Pr
   return refuse(`Sorry — that is today's ${limit} messages with this assistant. It will be glad to talk again tomorrow (UTC); the owner can raise the limit on the People page.`);
 }
 
+/**
+ * Something said for a session's people without a message of theirs — a schedule's fire — counts
+ * for each of them as a message of the day (issue 72 §3: a person's own schedules fired past their
+ * limit). Refused with the first person's reason once one has none left.
+ */
+export async function deliverForSession(sessionId: string, now: Date): Promise<Answer> {
+  for (const id of await sessionPeople(sessionId)) {
+    const answer = await deliverMessage(await findPerson(id), now);
+    if (answer.verdict === 'refuse') return answer;
+  }
+  return ALLOW;
+}
+
 /** A memory as the authority reads it. */
 export interface MemoryFacts {
   id: number;

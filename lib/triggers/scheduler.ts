@@ -5,7 +5,7 @@
 // "firing <slot>" first; a start-up finds a fire a crash cut and completes it, and each action is
 // idempotent per slot (a task's id is derived from the slot, a message is looked for before it is
 // sent), so a slot cut by kill -9 still leaves exactly one run.
-import { spend } from '@/lib/people/rights';
+import { deliverForSession, spend } from '@/lib/people/rights';
 import type { Clock } from '@/lib/clock/clock';
 import type { EventBus } from '@/lib/mind/events';
 import { SessionPausedError } from '@/lib/mind/session-errors';
@@ -136,18 +136,18 @@ export class Scheduler {
       return;
     }
     if (!(await claimSlot({ id: schedule.id, slot, next, firedAt: now, note: `firing ${slot.toISOString()}` }))) return; // another process has it
-    await this.perform(schedule, slot);
+    await this.perform(schedule, slot, { counted: false });
   }
 
   /** A fire a crash cut between its claim and its end: completed now (each action is idempotent per slot). */
   private async recover(): Promise<void> {
     for (const schedule of await listSchedules({ states: ['active', 'done'] })) {
       const cut = /^firing (\S+)$/.exec(schedule.lastResult ?? '');
-      if (cut) await this.perform(schedule, new Date(cut[1]!));
+      if (cut) await this.perform(schedule, new Date(cut[1]!), { counted: true }); // its fire counted before the crash
     }
   }
 
-  private async perform(schedule: ScheduleRecord, slot: Date): Promise<void> {
+  private async perform(schedule: ScheduleRecord, slot: Date, fire: { counted: boolean }): Promise<void> {
     const traceId = derivedUuid(`trace:${schedule.id}:${slot.toISOString()}`);
     const action = schedule.action;
     // The day's allowance spent (issue 48): the slot is skipped with the reason, nothing is sent.
@@ -155,6 +155,13 @@ export class Scheduler {
     if (answer.verdict === 'refuse') {
       const spent = answer.allowance;
       const note = `skipped ${slot.toISOString()}: today's allowance (${spent.scope === 'app' ? 'the app' : `${spent.scope} ${spent.scopeId}`}) is spent; it renews at midnight ${spent.timeZone}`;
+      await updateSchedule(schedule.id, { lastResult: note });
+      return this.announce('schedule.skipped', schedule.id, traceId, note);
+    }
+    // A fire is a message of the day for each of the session's people: past a person's limit, skipped.
+    const people = fire.counted ? { verdict: 'allow' as const } : await deliverForSession(schedule.sessionId, new Date(this.host.clock.now()));
+    if (people.verdict === 'refuse') {
+      const note = `skipped ${slot.toISOString()}: ${people.reason}`;
       await updateSchedule(schedule.id, { lastResult: note });
       return this.announce('schedule.skipped', schedule.id, traceId, note);
     }

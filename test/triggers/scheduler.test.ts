@@ -16,6 +16,7 @@ import { createSchedule, createScheduleSchema } from '@/lib/triggers/schedule-se
 import { Scheduler, type TriggerHost } from '@/lib/triggers/scheduler';
 import { FakeClock } from '@/test/support/fake-clock';
 import { replaceAllowances, reserve, settle } from '@/lib/store/allowances-repository';
+import { addSessionPeople, messagesToday } from '@/lib/store/people-repository';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 
 useTempAppDirs();
@@ -200,5 +201,20 @@ describe('schedules on a simulated clock', () => {
     await clock.advance(24 * 3600_000); // the next day is a new allowance day
     expect(fired.map((fire) => fire.at)).toEqual(['2026-11-28T09:00:00.000Z']);
     await replaceAllowances([], new Date(clock.now()));
+  });
+
+  it("a person's own schedule counts against their daily messages: past the limit the slot is skipped with the reason (issue 72 §3)", async () => {
+    const clock = new FakeClock(Date.parse('2026-11-27T08:00:00Z'));
+    const { host, fired } = recordingHost(clock);
+    const sessionId = await newSession();
+    const personId = `person-${sessions}`;
+    await (await getDb()).person.create({ data: { id: personId, name: 'Nia', role: 'trusted', limits: JSON.stringify({ messages_per_day: 2 }) } });
+    await addSessionPeople(sessionId, [personId]);
+    const made = await schedule(sessionId, clock, { kind: 'cron', expression: '0 * * * *', time_zone: 'UTC', action: { kind: 'message', text: 'hourly nudge' } });
+    await startScheduler(host);
+    await clock.advance(3 * 3600_000); // 09:00, 10:00, 11:00
+    expect(fired.map((fire) => fire.at)).toEqual(['2026-11-27T09:00:00.000Z', '2026-11-27T10:00:00.000Z']);
+    expect((await findSchedule(made.id))!.lastResult).toMatch(/^skipped 2026-11-27T11:00:00.000Z: Sorry — that is today's 2 messages with this assistant/);
+    expect(await messagesToday(personId, new Date(clock.now()))).toBe(2);
   });
 });
