@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { addSessionPeople, OWNER_ID } from '@/lib/store/people-repository';
 import { mergeModels, type ModelsConfig, type SessionParams } from '@/lib/config/model-config';
 import { realClock } from '@/lib/clock/clock';
+import { Housekeeping } from './housekeeping';
 import { appCliWarmPool } from '@/lib/backends/cli-warm-pool';
 import { readPersonaBytes } from '@/lib/personas/persona-files';
 import type { MessageRecord } from '@/lib/store/messages-repository';
@@ -84,6 +85,8 @@ export class Orchestrator {
   readonly elicitations = new ElicitationBroker((elicitation) => this.bus.emit('elicitation', elicitation.session_id, { elicitation }));
   /** What schedules and webhooks may do here (the webhook route uses it too). */
   readonly triggerHost: TriggerHost;
+  /** The hourly chores: expired memories, sign-ins and invites removed. */
+  private readonly housekeeping: Housekeeping;
 
   /** Options exist for tests (a scripted backend, a simulated clock); the app uses the defaults. */
   constructor(options: OrchestratorOptions = {}) {
@@ -92,6 +95,7 @@ export class Orchestrator {
     this.channels = options.channels ? new ChannelService(channelHost(this), { leased: !!options.cluster }) : null;
     this.triggerHost = triggerHost(this, clock);
     this.scheduler = new Scheduler(this.triggerHost);
+    this.housekeeping = new Housekeeping(clock);
     this.deps = mindDependencies(options, { bus: this.bus, clock, engine, elicitations: () => this.elicitations });
     this.tasks = new TaskService({
       bus: this.bus,
@@ -164,6 +168,7 @@ export class Orchestrator {
     this.vectors.start();
     await this.channels?.start().catch((error: unknown) => console.error('[channels] could not start', error));
     await this.scheduler.start().catch((error: unknown) => console.error('[schedules] could not start', error));
+    this.housekeeping.start();
     // A schedule made here may be due before another process's timer looks again: tell them; a
     // workspace a tool changed here is kept for the process that may run the session next.
     if (this.placement.cluster) {
@@ -183,6 +188,7 @@ export class Orchestrator {
     await this.channels?.stop();
     this.stopScheduleNotices?.();
     await this.scheduler.stop();
+    await this.housekeeping.stop();
     await Promise.allSettled([...this.starting.values()]); // a mind starting now is stopped (and its workspace kept) too
     const ids = [...this.minds.keys()];
     const minds = [...this.minds.values()];
