@@ -52,6 +52,10 @@ test('Settings › Backups: a schedule with a passphrase, a backup made, listed 
   await page.getByLabel('Import settings').setInputFiles(settingsFile);
   const imported = page.getByRole('list', { name: 'Imported' });
   await expect(imported).toContainText('models and parameters');
+  // The backup folder (like rules and trust) waits to be read and confirmed (issue 72 §3).
+  await expect(page.getByRole('list', { name: 'Not applied: read, then confirm' })).toContainText(`into ${folder}`);
+  await saveScreenshot(page, 'settings-backups-import-confirm');
+  await page.getByRole('button', { name: /^Apply these \d+$/ }).click();
   await expect(imported).toContainText('the backup schedule');
   // The passphrase saved here stays: nothing asks for it again.
   await expect(page.getByText('Backups: the passphrase')).toHaveCount(0);

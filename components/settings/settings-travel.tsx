@@ -11,16 +11,26 @@ interface Report {
   imported: string[];
   skipped: string[];
   to_type_again: string[];
+  /** Rules, trust and the backup folder: applied only once the owner has read them (issue 72 §3). */
+  to_confirm: string[];
+}
+
+/** The parts of a settings file that wait for confirmation, as a file of their own. */
+function confirmable(file: Record<string, unknown>): Record<string, unknown> {
+  const { format, version, tool_rules, trust, backups } = file;
+  return { format, version, ...(tool_rules !== undefined && { tool_rules }), ...(trust !== undefined && { trust }), ...(backups !== undefined && { backups }) };
 }
 
 export function SettingsTravel() {
   const [report, setReport] = useState<Report | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState<Record<string, unknown> | null>(null);
 
   const importFile = async (file: File | undefined) => {
     if (!file) return;
     setError(null);
     setReport(null);
+    setPending(null);
     try {
       let body: unknown;
       try {
@@ -28,7 +38,21 @@ export function SettingsTravel() {
       } catch {
         throw new Error(`${file.name} is not JSON: choose a file exported from Settings › Backups.`);
       }
-      setReport((await apiFetch<{ report: Report }>('/api/settings/import', { method: 'POST', body })).report);
+      const { report: made } = await apiFetch<{ report: Report }>('/api/settings/import', { method: 'POST', body });
+      setReport(made);
+      if (made.to_confirm.length > 0 && body && typeof body === 'object') setPending(confirmable(body as Record<string, unknown>));
+    } catch (caught) {
+      setError(errorText(caught));
+    }
+  };
+
+  const applyConfirmed = async () => {
+    if (!pending) return;
+    setError(null);
+    try {
+      const { report: made } = await apiFetch<{ report: Report }>('/api/settings/import?confirm=true', { method: 'POST', body: pending });
+      setPending(null);
+      setReport((before) => ({ imported: [...(before?.imported ?? []), ...made.imported], skipped: [...(before?.skipped ?? []), ...made.skipped], to_type_again: [...(before?.to_type_again ?? []), ...made.to_type_again], to_confirm: [] }));
     } catch (caught) {
       setError(errorText(caught));
     }
@@ -70,6 +94,17 @@ export function SettingsTravel() {
           {list('Imported', report.imported)}
           {list('Skipped', report.skipped)}
           {list('Type again', report.to_type_again)}
+          {list('Not applied: read, then confirm', report.to_confirm)}
+          {pending && report.to_confirm.length > 0 && (
+            <div className="flex gap-2">
+              <button type="button" className="btn btn-primary" onClick={() => void applyConfirmed()}>
+                Apply these {report.to_confirm.length}
+              </button>
+              <button type="button" className="btn" onClick={() => setPending(null)}>
+                Leave them out
+              </button>
+            </div>
+          )}
         </div>
       )}
     </section>

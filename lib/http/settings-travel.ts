@@ -5,6 +5,7 @@
 // what to type again. What belongs to this install alone (a person's allowance, a session's own
 // rule) stays; a schedule goes to the session of the same persona and name, if there is one.
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { z } from 'zod';
 import { publicSchedule, putScheduleSchema, readSchedule, writeSchedule } from '@/lib/backup/backup-schedule';
 import { allowanceSchema } from '@/lib/config/allowance-config';
@@ -23,6 +24,7 @@ import { listSchedules } from '@/lib/store/triggers-repository';
 import { readTrust, writeTrust } from '@/lib/store/untrusted-repository';
 import { createSchedule, createScheduleSchema } from '@/lib/triggers/schedule-service';
 import { errorText } from '@/lib/errors/error-text';
+import { appPaths } from '@/lib/config/env';
 
 const withoutKey = (layer: LayerModelConfig) => {
   const { api_key: _key, ...rest } = layer;
@@ -97,11 +99,20 @@ export interface ImportReport {
   imported: string[];
   skipped: string[];
   to_type_again: string[];
+  /** What would widen what the agent may do unasked — always-allow rules, trusted sources, the backup folder: held back until confirmed. */
+  to_confirm: string[];
 }
 
-/** Applies a settings file over this install's: what it names is replaced or added, nothing else is removed. */
-export async function importSettings(file: SettingsFile, now = new Date()): Promise<ImportReport> {
-  const report: ImportReport = { imported: [], skipped: [], to_type_again: [] };
+/**
+ * Applies a settings file over this install's: what it names is replaced or added, nothing else is
+ * removed. MCP servers arrive switched off (a stdio command would run at the next start), as
+ * channels do. Tool rules, trusted sources and the backup schedule are applied only with `confirm`
+ * (issue 72 §3): without it the report lists them, exactly, for the owner to read first. A backup
+ * folder inside the data folder — a workspace among them — is refused either way.
+ */
+export async function importSettings(file: SettingsFile, now = new Date(), options: { confirm?: boolean } = {}): Promise<ImportReport> {
+  const report: ImportReport = { imported: [], skipped: [], to_type_again: [], to_confirm: [] };
+  const confirm = options.confirm === true;
   if (file.models || file.params) {
     const stored = await readSettings();
     await writeSettings({ models: file.models ? mergeModels(file.models, stored.models) : stored.models, params: file.params ?? stored.params });
@@ -117,7 +128,8 @@ export async function importSettings(file: SettingsFile, now = new Date()): Prom
   if (file.mcp) {
     const stored = await readMcpSettings();
     const added = Object.keys(file.mcp.mcpServers).filter((name) => !stored.mcpServers[name]);
-    await writeMcpSettings({ mcpServers: { ...Object.fromEntries(added.map((name) => [name, file.mcp!.mcpServers[name]!])), ...stored.mcpServers }, tools: { ...file.mcp.tools, ...stored.tools }, disabled: [...new Set([...stored.disabled, ...file.mcp.disabled])] });
+    await writeMcpSettings({ mcpServers: { ...Object.fromEntries(added.map((name) => [name, file.mcp!.mcpServers[name]!])), ...stored.mcpServers }, tools: { ...file.mcp.tools, ...stored.tools }, disabled: [...new Set([...stored.disabled, ...file.mcp.disabled, ...added])] });
+    for (const name of added) report.to_type_again.push(`MCP server “${name}”: imported switched off — turn it on in Settings › MCP once you have read what it runs`);
     for (const name of added) {
       const config = file.mcp.mcpServers[name]!;
       const blanks = Object.keys(isHttpServer(config) ? config.headers : config.env);
@@ -125,7 +137,11 @@ export async function importSettings(file: SettingsFile, now = new Date()): Prom
     }
     report.imported.push(`MCP servers (${added.length} added)`);
   }
-  if (file.trust) {
+  if (file.trust && !confirm) {
+    for (const host of file.trust.hosts) report.to_confirm.push(`trust the host ${host}`);
+    for (const server of file.trust.mcp_servers) report.to_confirm.push(`trust the MCP server “${server}”`);
+    for (const skill of file.trust.skills) report.to_confirm.push(`trust the skill “${skill}”`);
+  } else if (file.trust) {
     const stored = await readTrust();
     await writeTrust({ hosts: [...new Set([...stored.hosts, ...file.trust.hosts])], mcp_servers: [...new Set([...stored.mcp_servers, ...file.trust.mcp_servers])], skills: [...new Set([...stored.skills, ...file.trust.skills])] });
     report.imported.push('trusted sources');
@@ -136,7 +152,9 @@ export async function importSettings(file: SettingsFile, now = new Date()): Prom
     await replaceAllowances([...kept, ...given.map((allowance) => ({ id: `${allowance.scope}:${allowance.scope_id}`, scope: allowance.scope, scopeId: allowance.scope_id, usdPerDay: allowance.usd_per_day, tokensPerDay: allowance.tokens_per_day, timeZone: allowance.time_zone }))], now);
     report.imported.push(`allowances (${given.length})`);
   }
-  if (file.tool_rules) {
+  if (file.tool_rules && !confirm) {
+    for (const rule of file.tool_rules) report.to_confirm.push(`${rule.effect === 'allow' ? 'always allow' : 'always deny'} ${rule.tool} ${JSON.stringify(rule.matcher)} for persona ${rule.persona}`);
+  } else if (file.tool_rules) {
     const stored = await listRules();
     let added = 0;
     for (const rule of file.tool_rules) {
@@ -171,7 +189,10 @@ export async function importSettings(file: SettingsFile, now = new Date()): Prom
       report.skipped.push(`schedule “${entry.schedule.name ?? entry.schedule.expression}”: ${errorText(error)}`);
     }
   }
-  if (file.backups) {
+  const backupsInside = file.backups && isInside(path.resolve(file.backups.folder), appPaths().dataDir);
+  if (file.backups && backupsInside) report.skipped.push(`the backup schedule: its folder ${file.backups.folder} is inside the data folder (a backup there would be lost with it, and a conversation's workspace could read it)`);
+  else if (file.backups && !confirm) report.to_confirm.push(`back up ${file.backups.enabled ? 'daily' : '(off)'} into ${path.resolve(file.backups.folder)}`);
+  else if (file.backups) {
     const saved = await writeSchedule({ ...file.backups, passphrase: undefined });
     report.imported.push('the backup schedule');
     if (!publicSchedule(saved).passphrase_set) report.to_type_again.push('Backups: the passphrase, if the backups should carry the keys');
@@ -183,3 +204,8 @@ export async function importSettings(file: SettingsFile, now = new Date()): Prom
   }
   return report;
 }
+
+const isInside = (child: string, parent: string) => {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+};

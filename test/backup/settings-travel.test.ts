@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as exporter from '@/app/api/settings/export/route';
 import * as importer from '@/app/api/settings/import/route';
+import { readSchedule } from '@/lib/backup/backup-schedule';
 import { channelInputSchema, mergeChannelConfig } from '@/lib/channels/channel-config';
 import { defaultModels, defaultParams } from '@/lib/config/model-config';
 import { replaceAllowances, listAllowances } from '@/lib/store/allowances-repository';
@@ -70,7 +71,7 @@ describe('settings that travel', () => {
     process.env.AGENTCSD_DATA_DIR = path.join(dirs.root, 'other', 'data');
     if (storeOnPostgres) process.env.AGENTCSD_DATABASE_URL = databaseUrl(inject('postgresStoreUrl'), `agentcsd_other_${randomUUID().slice(0, 8)}`);
     await newSession('Inbox');
-    const post = (body: string) => importer.POST(new Request('http://127.0.0.1:3000/api/settings/import', { method: 'POST', headers: { 'content-type': 'application/json' }, body }), {} as never);
+    const post = (body: string, confirm = false) => importer.POST(new Request(`http://127.0.0.1:3000/api/settings/import${confirm ? '?confirm=true' : ''}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }), {} as never);
 
     const refused = await post(JSON.stringify({ format: 'agentcsd-settings', version: 2 }));
     expect(refused.status).toBe(400);
@@ -79,8 +80,17 @@ describe('settings that travel', () => {
 
     const response = await post(file);
     expect(response.status).toBe(200);
-    const { report } = (await response.json()) as { report: { imported: string[]; skipped: string[]; to_type_again: string[] } };
+    const { report } = (await response.json()) as { report: { imported: string[]; skipped: string[]; to_type_again: string[]; to_confirm: string[] } };
     expect(report.skipped).toEqual([]);
+    // What widens what the agent may do unasked waits for the owner (issue 72 §3): listed, not applied.
+    expect(report.to_confirm).toEqual(expect.arrayContaining(['always allow bash {"kind":"command-prefix","argv":["git","status"]} for persona iris', 'trust the host docs.example.org']));
+    expect(await listRules()).toEqual([]);
+    expect((await readTrust()).hosts).toEqual([]);
+    // An imported MCP server is off: its command does not run at the next start.
+    expect((await readMcpSettings()).disabled).toContain('notes');
+    const parsed = JSON.parse(file) as Record<string, unknown>;
+    const confirmed = await post(JSON.stringify({ format: parsed.format, version: parsed.version, tool_rules: parsed.tool_rules, trust: parsed.trust, ...(parsed.backups !== undefined && { backups: parsed.backups }) }), true);
+    expect(((await confirmed.json()) as { report: { to_confirm: string[] } }).report.to_confirm).toEqual([]);
     expect(report.to_type_again).toEqual(
       expect.arrayContaining([expect.stringContaining('Channel “phone” (telegram)'), expect.stringContaining('MCP server “notes”: NOTES_TOKEN'), expect.stringContaining('Anthropic API key')]),
     );
@@ -97,8 +107,15 @@ describe('settings that travel', () => {
     expect((await listSchedules()).map((schedule) => [schedule.name, schedule.expression, schedule.timeZone])).toEqual([['morning', '0 8 * * 1-5', 'Europe/Madrid']]);
 
     // Imported twice: nothing doubles but the channel (a new one each time, off).
-    await post(file);
+    await post(file, true);
     expect(await listRules()).toHaveLength(1);
     expect(await listAllowances()).toHaveLength(2);
+
+    // A backup folder inside the data folder (a workspace among it) is refused, confirmed or not.
+    const inside = path.join(process.env.AGENTCSD_DATA_DIR!, 'workspaces', 'guest', 'loot');
+    const hostile = await post(JSON.stringify({ format: 'agentcsd-settings', version: 1, backups: { enabled: true, hour: 3, keep: 7, folder: inside } }), true);
+    const hostileReport = ((await hostile.json()) as { report: { skipped: string[]; to_confirm: string[] } }).report;
+    expect(hostileReport.skipped).toEqual([expect.stringMatching(/^the backup schedule: its folder .* is inside the data folder/)]);
+    expect((await readSchedule()).folder).not.toBe(inside);
   });
 });
