@@ -16,7 +16,7 @@ import { isLoopbackAddress, type GuardOptions } from './lib/security/request-gua
 import { acceptTokenFromUrl, guardRequest, limitConnections, parseRequestTarget, refuse } from './lib/security/http-entry';
 import { hardeningHeaders, newNonce, policyForPath } from './lib/security/content-security-policy';
 import { closeDb, getDb, storeLocation } from './lib/store/db';
-import { decideEntry, dropServerHeaders, PEER_HEADER, peerOf, visitorHeaders, type Visitor } from './lib/web-auth/web-entry';
+import { decideEntry, dropServerHeaders, PEER_HEADER, peerOf, trustedProxies, visitorHeaders, type Visitor } from './lib/web-auth/web-entry';
 import { publicOrigin } from './lib/web-auth/relying-party';
 import { Presence } from './lib/web-auth/presence';
 import { startPushNotifier } from './lib/web-auth/push-notifier';
@@ -35,6 +35,7 @@ const paths = appPaths(env);
 const exposed = !isLoopbackAddress(env.HOST);
 // Behind a TLS reverse proxy for phones (issue 61 §4): its name is ours, and phones are other machines.
 const publicUrl = publicOrigin(env.AGENTCSD_PUBLIC_URL);
+const proxies = trustedProxies(env.AGENTCSD_TRUSTED_PROXIES);
 const guard: GuardOptions = {
   port: env.PORT,
   extraHosts: [
@@ -137,7 +138,7 @@ function handleRequest(request: IncomingMessage, response: ServerResponse): void
 }
 
 function serve(request: IncomingMessage, response: ServerResponse, visitor: Visitor, notFound = false): void {
-  Object.assign(request.headers, visitorHeaders(visitor), { [PEER_HEADER]: peerOf(request, Boolean(publicUrl)) });
+  Object.assign(request.headers, visitorHeaders(visitor), { [PEER_HEADER]: peerOf(request, proxies) });
   letThrough(request.socket);
   // A fresh nonce per answer: Next reads it from the request's policy header for its own scripts.
   const policy = policyForPath(parseRequestTarget(request.url)?.pathname ?? '/', { nonce: newNonce(), dev });

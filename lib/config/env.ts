@@ -19,6 +19,11 @@ const envSchema = z.object({
    * cookies, and the links in invites. Set, the owner's access token is required as when exposed.
    */
   AGENTCSD_PUBLIC_URL: z.url().optional(),
+  /**
+   * The reverse proxy (or proxies) whose X-Forwarded-For is believed for the sign-in attempt limit:
+   * addresses, comma-separated (e.g. `127.0.0.1` for Caddy on this machine). Unset: nobody's.
+   */
+  AGENTCSD_TRUSTED_PROXIES: z.string().optional(),
   /** Push services notifications may go to besides public HTTPS ones (origins, comma-separated): a self-hosted one on the LAN. */
   AGENTCSD_PUSH_SERVICES: z.string().optional(),
   /** Access token: required when set, and when bound to a non-loopback address or AGENTCSD_PUBLIC_URL is set (generated then). */

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { Challenges } from './challenges';
 import { NoRelyingParty, publicOrigin, relyingParty } from './relying-party';
-import { openToStrangers, peerOf } from './web-entry';
+import { openToStrangers, peerOf, trustedProxies } from './web-entry';
 import { sessionSecret } from './web-sessions';
 
 describe('what a stranger reaches', () => {
@@ -30,11 +30,17 @@ describe('the relying party', () => {
 
 describe('the peer an attempt counts against', () => {
   const request = (remote: string, forwarded?: string) => ({ socket: { remoteAddress: remote }, headers: forwarded ? { 'x-forwarded-for': forwarded } : {} }) as never;
-  it('behind our proxy (a loopback peer), the address the proxy appended; otherwise the socket’s own', () => {
-    expect(peerOf(request('127.0.0.1', '203.0.113.9, 198.51.100.7'), true)).toBe('198.51.100.7');
-    expect(peerOf(request('127.0.0.1', '198.51.100.7'), false)).toBe('127.0.0.1');
+  it('from the proxy the owner names, the address it appended; from anyone else the socket’s own (issue 72 §3)', () => {
+    const proxies = trustedProxies(' 127.0.0.1 , ::ffff:10.0.0.2');
+    expect(proxies).toEqual(['127.0.0.1', '10.0.0.2']);
+    expect(peerOf(request('127.0.0.1', '203.0.113.9, 198.51.100.7'), proxies)).toBe('198.51.100.7');
+    expect(peerOf(request('::ffff:127.0.0.1', '198.51.100.7'), proxies)).toBe('198.51.100.7');
+    expect(peerOf(request('10.0.0.2', '198.51.100.8'), proxies)).toBe('198.51.100.8');
+    // No proxy named: even a loopback peer (another program here) is its own address.
+    expect(peerOf(request('127.0.0.1', '198.51.100.7'), [])).toBe('127.0.0.1');
+    expect(peerOf(request('127.0.0.2', '198.51.100.7'), proxies)).toBe('127.0.0.2');
     // A client on the network cannot choose its own address by sending the header.
-    expect(peerOf(request('192.168.1.20', '10.9.9.9'), true)).toBe('192.168.1.20');
+    expect(peerOf(request('192.168.1.20', '10.9.9.9'), proxies)).toBe('192.168.1.20');
   });
 });
 

@@ -70,15 +70,24 @@ export function visitorHeaders(visitor: Visitor): Record<string, string> {
 }
 
 /**
- * The address a request came from, for the sign-in attempt limit. Behind our own reverse proxy
- * (AGENTCSD_PUBLIC_URL: it connects from loopback) every phone would share the proxy's address:
- * there, and only for a loopback peer, the last address the proxy appended to X-Forwarded-For.
+ * The address a request came from, for the sign-in attempt limit. Behind a reverse proxy every
+ * phone would share the proxy's address: from the proxy the owner names (AGENTCSD_TRUSTED_PROXIES),
+ * and only from it, the last address it appended to X-Forwarded-For. Any other peer — another
+ * program on this machine among them (issue 72 §3: every loopback peer was believed) — is its own.
  */
-export function peerOf(request: Pick<IncomingMessage, 'headers' | 'socket'>, behindProxy: boolean): string {
+export function peerOf(request: Pick<IncomingMessage, 'headers' | 'socket'>, trustedProxies: readonly string[]): string {
   const remote = request.socket.remoteAddress ?? 'unknown';
   const forwarded = request.headers['x-forwarded-for'];
-  if (!behindProxy || typeof forwarded !== 'string' || !/^(127\.|::1$|::ffff:127\.)/.test(remote)) return remote;
+  if (typeof forwarded !== 'string' || !trustedProxies.includes(remote.replace(/^::ffff:/, ''))) return remote;
   return forwarded.split(',').at(-1)!.trim() || remote;
+}
+
+/** AGENTCSD_TRUSTED_PROXIES as addresses (IPv4-mapped IPv6 written as IPv4). */
+export function trustedProxies(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim().replace(/^::ffff:/, ''))
+    .filter(Boolean);
 }
 
 /** Drops what only the server may say about a request, whatever the client sent. */
