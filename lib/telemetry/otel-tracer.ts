@@ -42,7 +42,8 @@ import {
 } from '@opentelemetry/semantic-conventions/incubating';
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import type { ChatOutcome, SpanFacts, TaskEndFacts, TraceSpan, Tracer } from './span-facts';
+import { contentWanted, type ChatOutcome, type SpanFacts, type TaskEndFacts, type TraceSpan, type Tracer } from './span-facts';
+import { ScrubbingExporter } from './span-scrub';
 
 /** The provider a backend speaks to: an OpenAI-compatible server speaks OpenAI's API (Ollama, LM Studio, vLLM alike). */
 const PROVIDERS: Record<string, string> = { anthropic: GEN_AI_PROVIDER_NAME_VALUE_ANTHROPIC, claude_code_cli: GEN_AI_PROVIDER_NAME_VALUE_ANTHROPIC, openai_compatible: GEN_AI_PROVIDER_NAME_VALUE_OPENAI };
@@ -220,7 +221,8 @@ export function createTracer(options: { serviceName: string }): Tracer {
     idGenerator: ids,
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName }),
     sampler: samplerFromEnv(),
-    spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: 1_000 })],
+    // Every span — ours and Next.js's own — leaves scrubbed: bare URLs; with content off, exceptions by kind (issue 72 §3).
+    spanProcessors: [new BatchSpanProcessor({ exporter: new ScrubbingExporter(exporter, () => contentWanted()), scheduledDelayMillis: 1_000 })],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(provider);

@@ -61,3 +61,8 @@ export interface Tracer {
   record(facts: TaskEndFacts, traceparent: string): void;
   shutdown(): Promise<void>;
 }
+
+/** The conventions' own variable: prompts, completions and exception messages go into spans only when it says true. */
+export function contentWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true';
+}

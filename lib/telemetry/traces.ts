@@ -10,7 +10,7 @@
 // they become are the semantic-conventions package's, chosen in the loaded module.
 
 import { createHash } from 'node:crypto';
-import type { SpanFacts, TaskEndFacts, TraceSpan, Tracer } from './span-facts';
+import { contentWanted, type SpanFacts, type TaskEndFacts, type TraceSpan, type Tracer } from './span-facts';
 import { processSlot } from '@/lib/process/process-state';
 
 export type { ChatOutcome, SpanFacts, TaskEndFacts, TraceSpan, Tracer } from './span-facts';
@@ -26,7 +26,7 @@ export function tracingWanted(env: NodeJS.ProcessEnv = process.env): boolean {
 
 /** Prompts and completions go into spans only when this variable says so (the conventions' own). */
 export function captureContent(env: NodeJS.ProcessEnv = process.env): boolean {
-  return tracerSlot.value != null && env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true';
+  return tracerSlot.value != null && contentWanted(env);
 }
 
 /** Starts tracing when the variables ask (once per process); the SDK is loaded only then. */

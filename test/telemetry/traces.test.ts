@@ -133,3 +133,46 @@ describe('traces on the GenAI conventions', () => {
     expect(String(answer!.attributes['gen_ai.input.messages'])).toContain(SECRET);
   }, 30_000);
 });
+
+describe('what leaves in a span, whoever made it (issue 72 §3)', () => {
+  /** A span as Next.js makes its own (the global tracer), with a query, a URL secret and an exception. */
+  async function nextLikeSpan(variables: Record<string, string>): Promise<string> {
+    const receiver = await startOtlpReceiver();
+    Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', ...variables });
+    expect(await startTracing()).toBe(true);
+    try {
+      const { trace: api, SpanStatusCode } = await import('@opentelemetry/api');
+      const span = api.getTracer('next.js').startSpan('GET /api/memories?q=sister+diary', {
+        attributes: {
+          'http.url': 'http://127.0.0.1:3000/api/memories?q=sister+diary',
+          'http.target': '/api/memories?q=sister+diary',
+          'url.full': 'http://127.0.0.1:3000/api/memories?q=sister+diary#top',
+          'url.query': 'q=sister+diary',
+          'next.mcp': 'connecting https://alice:hunter2@mcp.example.test/mcp?api_key=MCP-URL-SECRET',
+        },
+      });
+      span.recordException(new TypeError('the diary says SECRET-IN-MESSAGE'));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'the diary says SECRET-IN-MESSAGE' });
+      span.end();
+    } finally {
+      await stopTracing();
+      await receiver.close();
+    }
+    return Buffer.concat(receiver.bodies).toString('utf8');
+  }
+
+  it('content off: bare URLs everywhere, exceptions by kind only', async () => {
+    const sent = await nextLikeSpan({});
+    for (const secret of ['sister', 'diary', 'hunter2', 'alice:', 'MCP-URL-SECRET', 'SECRET-IN-MESSAGE', '#top']) expect(sent, secret).not.toContain(secret);
+    expect(sent).toContain('http://127.0.0.1:3000/api/memories');
+    expect(sent).toContain('https://mcp.example.test/mcp');
+    expect(sent).toContain('GET /api/memories');
+    expect(sent).toContain('TypeError'); // the exception's kind stays
+  });
+
+  it('content on: the exception’s message travels, the URLs are bare all the same', async () => {
+    const sent = await nextLikeSpan({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
+    expect(sent).toContain('SECRET-IN-MESSAGE');
+    for (const secret of ['sister+diary', 'hunter2', 'MCP-URL-SECRET']) expect(sent, secret).not.toContain(secret);
+  });
+});
