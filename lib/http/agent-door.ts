@@ -8,7 +8,7 @@ import { findPerson } from '@/lib/store/people-repository';
 import { findSession } from '@/lib/store/sessions-repository';
 import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import type { ApiKeyRecord } from '@/lib/store/api-keys-repository';
-import { personaExists } from '@/lib/personas/persona-files';
+import { keyReachesPersona } from '@/lib/people/rights';
 import { deliver, doorSessionName, DoorError, EventTap, reply, requireUsable } from './door-conversation';
 
 export const newAgentSessionSchema = z.object({ persona: z.string().min(1).max(64) }).strict();
@@ -17,13 +17,13 @@ export const agentDecisionSchema = z.object({ decision: z.enum(['approve', 'deny
 
 /** A new session of the persona for the key's person (an ACP client opens one per conversation). */
 export async function newAgentSession(orchestrator: Orchestrator, key: ApiKeyRecord, persona: string): Promise<string> {
-  if (!key.personas.includes(persona) || !personaExists(persona)) throw new DoorError(404, 'not_found_error', 'persona_not_found', `No persona ${persona.slice(0, 64)} for this key`);
+  if (!keyReachesPersona(key, persona)) throw new DoorError(404, 'not_found_error', 'persona_not_found', `No persona ${persona.slice(0, 64)} for this key`);
   return (await orchestrator.createSession({ persona, name: await doorSessionName(key, persona, 'ACP') }, { people: [key.personId] })).id;
 }
 
 async function personaOfSession(key: ApiKeyRecord, sessionId: string): Promise<string> {
   const row = z.string().uuid().safeParse(sessionId).success ? await findSession({ id: sessionId }) : null;
-  if (!row || !key.personas.includes(row.personaName)) throw new DoorError(404, 'not_found_error', 'session_not_found', `No session ${sessionId.slice(0, 64)} this key may use`);
+  if (!row || !keyReachesPersona(key, row.personaName)) throw new DoorError(404, 'not_found_error', 'session_not_found', `No session ${sessionId.slice(0, 64)} this key may use`);
   await requireUsable(key, row.personaName, sessionId);
   return row.personaName;
 }

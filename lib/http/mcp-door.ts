@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { serveStateless } from '@/lib/agent/agent-mcp-endpoint';
 import { recall } from '@/lib/memory/recall';
 import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
-import { personaExists } from '@/lib/personas/persona-files';
+import { keyReachesPersona, personasOfKey } from '@/lib/people/rights';
 import { refuse } from '@/lib/security/http-entry';
 import { checkRequest, type GuardOptions } from '@/lib/security/request-guard';
 import { authenticateApiKey, type ApiKeyRecord } from '@/lib/store/api-keys-repository';
@@ -32,7 +32,7 @@ const failure = (message: string) => ({ content: [{ type: 'text' as const, text:
 
 /** The sessions a key may use: of its personas, with its person in them. */
 async function keySessions(key: ApiKeyRecord) {
-  const rows = await sessionsOfPerson({ personId: key.personId, personas: key.personas, limit: 100 });
+  const rows = await sessionsOfPerson({ personId: key.personId, personas: personasOfKey(key), limit: 100 });
   return rows.map((row) => ({ id: row.id, name: row.name, persona: row.personaName, status: row.status, last_activity_at: row.lastActivityAt.toISOString() }));
 }
 
@@ -71,8 +71,8 @@ export class McpDoor {
   }
 
   private register(server: import('@modelcontextprotocol/sdk/server/mcp.js').McpServer, ResourceTemplate: typeof import('@modelcontextprotocol/sdk/server/mcp.js').ResourceTemplate, key: ApiKeyRecord): void {
-    const persona = z.string().describe(`The persona to talk to: ${key.personas.join(', ')}`);
-    const usable = (name: string) => key.personas.includes(name) && personaExists(name);
+    const persona = z.string().describe(`The persona to talk to: ${personasOfKey(key).join(', ')}`);
+    const usable = (name: string) => keyReachesPersona(key, name);
     const guarded = async <T>(run: () => Promise<T>) => {
       try {
         return await run();

@@ -13,7 +13,7 @@ import { authenticateApiKey, type ApiKeyRecord } from '@/lib/store/api-keys-repo
 import { deliver, DoorError, EventTap, inLane, reply, type Delivery } from './door-conversation';
 import { toApiError } from './api-error';
 import { readJsonBody } from './route-helpers';
-import { personaExists } from '@/lib/personas/persona-files';
+import { keyReachesPersona, personasOfKey } from '@/lib/people/rights';
 
 /** OpenAI's error body. */
 export function doorErrorResponse(error: DoorError): Response {
@@ -46,13 +46,13 @@ const textOf = (content: z.infer<typeof messageSchema>['content']) =>
 /** The persona a model id names, if the key may use it and it exists. */
 export function personaOf(key: ApiKeyRecord, model: string): string {
   const name = /^persona\/(.+)$/.exec(model)?.[1];
-  if (!name || !key.personas.includes(name) || !personaExists(name)) throw new DoorError(404, 'invalid_request_error', 'model_not_found', `The model \`${model}\` does not exist or you do not have access to it.`, 'model');
+  if (!name || !keyReachesPersona(key, name)) throw new DoorError(404, 'invalid_request_error', 'model_not_found', `The model \`${model}\` does not exist or you do not have access to it.`, 'model');
   return name;
 }
 
 /** The models this key may use: one per persona. */
 export function modelsFor(key: ApiKeyRecord) {
-  return { object: 'list', data: key.personas.filter((name) => personaExists(name)).map((name) => ({ id: modelIdOf(name), object: 'model', created: Math.floor(key.createdAt.getTime() / 1000), owned_by: 'agentcsd' })) };
+  return { object: 'list', data: personasOfKey(key).map((name) => ({ id: modelIdOf(name), object: 'model', created: Math.floor(key.createdAt.getTime() / 1000), owned_by: 'agentcsd' })) };
 }
 
 /** A chat completion, whole or as server-sent events. */

@@ -19,6 +19,7 @@ import {
   type PersonRole,
 } from '@/lib/store/people-repository';
 import { ROLE_TRAITS, TOOL_TRAITS, traitsOf, TRAIT_WORDS, type ToolTrait } from './tool-traits';
+import { personaExists } from '@/lib/personas/persona-files';
 
 /** Where a decision or a message came from: the page, a chat kind, a door key, or a rule. */
 export type Via = 'page' | 'telegram' | 'discord' | 'irc' | 'email' | 'slack' | `door:${string}` | `rule:${string}`;
@@ -153,6 +154,21 @@ export async function deliverForSession(sessionId: string, now: Date): Promise<A
     if (answer.verdict === 'refuse') return answer;
   }
   return ALLOW;
+}
+
+/** A door key as the authority reads it: the personas the owner gave it. */
+export interface DoorKey {
+  personas: readonly string[];
+}
+
+/** Whether a door key may talk with this persona: one the owner gave it, that still exists (every door asks this; issue 72 §3). */
+export function keyReachesPersona(key: DoorKey, persona: string): boolean {
+  return key.personas.includes(persona) && personaExists(persona);
+}
+
+/** The personas a door key may talk with now (those it names that still exist). */
+export function personasOfKey(key: DoorKey): string[] {
+  return key.personas.filter((persona) => keyReachesPersona(key, persona));
 }
 
 /** A memory as the authority reads it. */

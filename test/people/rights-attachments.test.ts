@@ -12,7 +12,7 @@ import * as messagesRoute from '@/app/api/sessions/[id]/messages/route';
 import { defaultGraph } from '@/lib/capabilities/capability-set';
 import { writePersonaGraph } from '@/lib/capabilities/graph-store';
 import { getOrchestrator, stopOrchestrator } from '@/lib/orchestrator/orchestrator';
-import { attachFromServer, type Conversation } from '@/lib/people/rights';
+import { attachFromServer, keyReachesPersona, personasOfKey, type Conversation } from '@/lib/people/rights';
 import { getDb } from '@/lib/store/db';
 import { pageMessages } from '@/lib/store/messages-repository';
 import { OWNER_ID, updatePerson } from '@/lib/store/people-repository';
@@ -108,5 +108,15 @@ describe('MCP attachments ask the rights authority (issue 72 §1)', () => {
     expect(attachFromServer(reads, 'a', ['a'])).toEqual({ verdict: 'allow' });
     expect(attachFromServer(reads, 'a', ['b'])).toMatchObject({ verdict: 'refuse' });
     expect(attachFromServer(none, 'a', ['a'])).toMatchObject({ verdict: 'refuse' });
+  });
+});
+
+describe('a door key reaches the personas the owner gave it, that still exist (issue 72 §3: four doors checked by hand)', () => {
+  it('one rule for the OpenAI, MCP and ACP doors', () => {
+    const key = { personas: ['open', 'gone'] };
+    expect(keyReachesPersona(key, 'open')).toBe(true);
+    expect(keyReachesPersona(key, 'gone')).toBe(false); // its file was deleted
+    expect(keyReachesPersona(key, 'closed')).toBe(false); // not given to this key
+    expect(personasOfKey(key)).toEqual(['open']);
   });
 });
