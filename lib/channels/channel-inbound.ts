@@ -33,6 +33,7 @@ import { handleGroupMessage } from './channel-groups';
 import { inSpan } from '@/lib/telemetry/traces';
 import { errorText } from '@/lib/errors/error-text';
 import { startSessionWith } from '@/lib/people/web-reach';
+import { messageRefusal } from '@/lib/config/message-text';
 import { processSlot } from '@/lib/process/process-state';
 
 export const PAIRING_TTL_MS = 60 * 60 * 1000;
@@ -118,7 +119,10 @@ async function receive(context: InboundContext, message: InboundMessage): Promis
       return reply(context, deliveryAddress(binding), answered ? 'Answer passed to the task.' : 'That question is no longer waiting.');
     }
   }
-  const content = (await authored(binding, session.id, text)).slice(0, 16_000);
+  // The one rule for a message (lib/config/message-text.ts): past it, the chat is told — nothing is cut.
+  const refused = messageRefusal(text);
+  if (refused) return reply(context, deliveryAddress(binding), `Not sent: ${refused}. Send it in shorter parts, or as a file.`);
+  const content = await authored(binding, session.id, text);
   // Handed over again after a crash (its text names it uniquely): the session has it already, and it was counted.
   if (message.mayRepeat && (await hasUserMessage({ sessionId: session.id, content, since: message.repeatSince ?? new Date(context.now().getTime() - REPEAT_WINDOW_MS), prefix: true }))) return;
   const spent = (await allowanceRefusal(binding.personId, context.now())) ?? (await spentRefusal(session.id, context.now()));

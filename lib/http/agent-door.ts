@@ -9,10 +9,11 @@ import { findSession } from '@/lib/store/sessions-repository';
 import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import type { ApiKeyRecord } from '@/lib/store/api-keys-repository';
 import { keyReachesPersona } from '@/lib/people/rights';
+import { messageTextSchema } from '@/lib/config/message-text';
 import { deliver, doorSessionName, DoorError, EventTap, reply, requireUsable } from './door-conversation';
 
 export const newAgentSessionSchema = z.object({ persona: z.string().min(1).max(64) }).strict();
-export const agentMessageSchema = z.object({ text: z.string().min(1).max(100_000) }).strict();
+export const agentMessageSchema = z.object({ text: messageTextSchema.pipe(z.string().min(1, 'text must not be empty')) }).strict();
 export const agentDecisionSchema = z.object({ decision: z.enum(['approve', 'deny']), reason: z.string().max(2_000).optional() }).strict();
 
 /** A new session of the persona for the key's person (an ACP client opens one per conversation). */

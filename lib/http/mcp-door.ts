@@ -11,6 +11,7 @@ import { serveStateless } from '@/lib/agent/agent-mcp-endpoint';
 import { recall } from '@/lib/memory/recall';
 import type { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { keyReachesPersona, personasOfKey } from '@/lib/people/rights';
+import { messageTextSchema } from '@/lib/config/message-text';
 import { refuse } from '@/lib/security/http-entry';
 import { checkRequest, type GuardOptions } from '@/lib/security/request-guard';
 import { authenticateApiKey, type ApiKeyRecord } from '@/lib/store/api-keys-repository';
@@ -85,7 +86,7 @@ export class McpDoor {
       'send_message',
       {
         description: 'Say something to the agent of a persona and wait for its reply (its own conversation with you; it remembers it). A card it raises on the way is said in the reply, with where a person decides it.',
-        inputSchema: { persona, text: z.string().min(1).max(100_000), session_id: z.string().optional().describe('One of your sessions of that persona (list_sessions); default: your own') },
+        inputSchema: { persona, text: messageTextSchema.pipe(z.string().min(1, 'text must not be empty')), session_id: z.string().optional().describe('One of your sessions of that persona (list_sessions); default: your own') },
       },
       async (args, extra) =>
         guarded(async () => {

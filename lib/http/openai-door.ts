@@ -14,6 +14,7 @@ import { deliver, DoorError, EventTap, inLane, reply, type Delivery } from './do
 import { toApiError } from './api-error';
 import { readJsonBody } from './route-helpers';
 import { keyReachesPersona, personasOfKey } from '@/lib/people/rights';
+import { messageRefusal } from '@/lib/config/message-text';
 
 /** OpenAI's error body. */
 export function doorErrorResponse(error: DoorError): Response {
@@ -62,6 +63,8 @@ export async function chatCompletion(orchestrator: Orchestrator, key: ApiKeyReco
   if (lastUser < 0) throw new DoorError(400, 'invalid_request_error', null, 'The messages hold no user message to deliver.', 'messages');
   const text = textOf(request.messages[lastUser]!.content).trim();
   if (!text) throw new DoorError(400, 'invalid_request_error', null, 'The newest user message is empty.', 'messages');
+  const refusal = messageRefusal(text);
+  if (refusal) throw new DoorError(400, 'invalid_request_error', 'message_refused', `The newest user message is refused: ${refusal}.`, 'messages');
   const conversation = createHash('sha256')
     .update(JSON.stringify(request.messages.slice(0, lastUser + 1).map((message) => [message.role, textOf(message.content)])))
     .digest('hex');

@@ -3,13 +3,13 @@
 // (lib/orchestrator/session-changes.ts), so the compiler checks each route against them.
 import { fileAttachmentSchema } from '@/lib/orchestrator/file-attachments';
 import { z } from 'zod';
+import { messageTextSchema } from '@/lib/config/message-text';
 import { layerModelConfigSchema, sessionParamsSchema } from '@/lib/config/model-config';
-import { withoutNul } from '@/lib/config/text-schema';
 import { personaNameSchema } from '@/lib/personas/persona-name';
 import { mcpAttachmentSchema } from '@/lib/mcp/mcp-attachments';
 
 export const sendMessageFields = {
-  text: withoutNul(z.string().trim().max(20_000, 'text must be at most 20,000 characters')),
+  text: messageTextSchema,
   /** MCP resources and prompts, resolved when the message is sent (§17); uploaded files (§19). */
   attachments: z.array(z.union([mcpAttachmentSchema, fileAttachmentSchema])).max(10, 'at most 10 attachments').optional(),
 };
