@@ -68,7 +68,7 @@ function MemoryItem(props: { memory: ListedMemory; readOnly: boolean; onChanged:
       <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
         <span data-testid="memory-people">
           {memory.people?.length ? `from ${memory.people.map((person) => person.name).join(', ')}` : 'from no conversation'}
-          {memory.shared || !memory.session_id ? ' · shared with everyone' : ' · private to them'}
+          {memory.shared ? ' · shared with everyone' : !memory.session_id ? ' · added here: read in every conversation' : ' · private to them'}
         </span>
         <span>
           #{memory.id} · {memory.scope}
@@ -233,7 +233,7 @@ export function MemoryBrowser({ readOnly = false }: { readOnly?: boolean }) {
           if (adding.trim()) void add();
         }}
       >
-        <input className="field" aria-label="New memory" value={adding} onChange={(event) => setAdding(event.target.value)} placeholder="Add a fact this persona should remember" />
+        <input className="field" aria-label="New memory" value={adding} onChange={(event) => setAdding(event.target.value)} placeholder="Add a fact every conversation of this persona reads (shared with everyone)" />
         <button type="submit" className="btn btn-primary" disabled={!persona || !adding.trim()}>
           Add
         </button>
