@@ -74,6 +74,7 @@ export class BackupError extends Error {
 }
 
 /** A file name for a new backup: `agentcsd-<UTC time>-<short id>.tar.gz`. */
-export function backupFileName(at: Date): string {
-  return `agentcsd-${at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomUUID().slice(0, 8)}.tar.gz`;
+export function backupFileName(at: Date, trigger: 'scheduled' | 'manual' = 'manual'): string {
+  // A scheduled archive says so in its name: retention ("keep the last N") touches only those (issue 73 §5).
+  return `agentcsd-${at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomUUID().slice(0, 8)}${trigger === 'scheduled' ? '-daily' : ''}.tar.gz`;
 }

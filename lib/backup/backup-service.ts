@@ -30,10 +30,12 @@ export interface BackupListing {
   file: string;
   size: number;
   created_at: string;
+  /** Made by the daily schedule (only those are removed past "keep"); else by Back up now, or the command. */
+  scheduled: boolean;
 }
 
 /** A backup's id is its file name without `.tar.gz`: only names this app makes are ever served. */
-const ID = /^agentcsd-\d{8}T\d{6}Z-[0-9a-f]{8}$/;
+const ID = /^agentcsd-\d{8}T\d{6}Z-[0-9a-f]{8}(-daily)?$/;
 
 export class BackupService {
   private current: BackupJob | null = null;
@@ -70,7 +72,7 @@ export class BackupService {
     if (this.current) throw new BackupError('failed', 'A backup is already running: wait for it to finish.');
     const schedule = await readSchedule();
     const passphrase = schedulePassphrase(schedule);
-    const name = backupFileName(now);
+    const name = backupFileName(now, trigger);
     const job: BackupJob = {
       id: name.replace(/\.tar\.gz$/, ''),
       file: path.join(schedule.folder, name),
@@ -122,9 +124,9 @@ export class BackupService {
     return fs.existsSync(file) && this.current?.id !== id ? file : null;
   }
 
-  /** The newest `keep` backups of the folder stay; older ones this app made are removed. */
+  /** The newest `keep` scheduled backups of the folder stay; older scheduled ones are removed — never one made by hand. */
   private prune(folder: string, keep: number): void {
-    for (const old of listFolder(folder).slice(keep)) fs.rmSync(old.file, { force: true });
+    for (const old of listFolder(folder).filter((backup) => backup.scheduled).slice(keep)) fs.rmSync(old.file, { force: true });
   }
 }
 
@@ -139,7 +141,8 @@ export function listFolder(folder: string): BackupListing[] {
     .map((name) => {
       const file = path.join(folder, name);
       const stat = fs.statSync(file);
-      return { id: name.replace(/\.tar\.gz$/, ''), file, size: stat.size, created_at: stat.mtime.toISOString() };
+      const id = name.replace(/\.tar\.gz$/, '');
+      return { id, file, size: stat.size, created_at: stat.mtime.toISOString(), scheduled: id.endsWith('-daily') };
     });
 }
 

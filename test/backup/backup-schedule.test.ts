@@ -49,6 +49,26 @@ describe('the daily backup', () => {
     expect(told).toEqual([]);
   });
 
+  it('"keep the last N" removes only scheduled archives: those made with Back up now stay (issue 73 §5)', async () => {
+    await getDb();
+    const folder = path.join(dirs.root, 'mixed-backups');
+    await writeSchedule(putScheduleSchema.parse({ enabled: true, hour: 3, time_zone: 'UTC', keep: 1, folder }));
+    const service = new BackupService();
+    const manual: string[] = [];
+    for (const at of ['2026-11-28T10:00:00Z', '2026-11-28T11:00:00Z']) {
+      manual.push((await service.begin('manual', new Date(at))).id);
+      expect(await finished(service)).toMatchObject({ status: 'done' });
+    }
+    for (const day of ['2026-11-29', '2026-11-30']) {
+      expect(await service.runIfDue(new Date(`${day}T04:00:00Z`))).not.toBeNull();
+      expect(await finished(service)).toMatchObject({ status: 'done' });
+    }
+    const listed = listFolder(folder);
+    expect(listed.filter((backup) => !backup.scheduled).map((backup) => backup.id).sort()).toEqual(manual.sort());
+    expect(listed.filter((backup) => backup.scheduled)).toHaveLength(1);
+    expect(listed.find((backup) => backup.scheduled)!.id).toMatch(/^agentcsd-20261130T040000Z-[0-9a-f]{8}-daily$/);
+  });
+
   it('tells the owner when a backup fails, and keeps the reason shown', async () => {
     const blocked = path.join(dirs.root, 'not-a-folder');
     fs.writeFileSync(blocked, 'a file where the folder should be');
