@@ -19,6 +19,8 @@ import { postgresIsEmpty, restorePostgres } from './postgres-dump';
 import { restoreSqliteSecrets } from './sqlite-snapshot';
 import { listFiles } from './take-backup';
 import { errorText } from '@/lib/errors/error-text';
+import { getDb } from '@/lib/store/db';
+import { reconcileSessionLogs } from '@/lib/store/log-reconcile';
 
 export interface RestoreOptions {
   from: string;
@@ -82,6 +84,9 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
     }
     if (bundle?.sealing_key) fs.writeFileSync(path.join(dataDir, 'secret.key'), Buffer.from(bundle.sealing_key, 'base64'), { mode: 0o600 });
     const personas = [...copyInto(path.join(staging, 'personas'), path.resolve(env.AGENTCSD_PERSONAS_DIR)), ...copyInto(path.join(staging, 'skills'), path.resolve(env.AGENTCSD_SKILLS_DIR)).map((file) => `skills/${file}`)];
+    // The logs were copied before the snapshot (take-backup.ts): what the database holds and they lack is written now.
+    const db = await getDb();
+    for (const { id } of await db.session.findMany({ select: { id: true } })) await reconcileSessionLogs(id);
     return { manifest, migrated, toTypeAgain: bundle ? [] : manifest.secret_holders, personas };
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });

@@ -43,8 +43,14 @@ export async function takeBackup(options: BackupOptions): Promise<BackupResult> 
   const staging = fs.mkdtempSync(path.join(path.dirname(target), '.agentcsd-backup-'));
   const partial = `${target}.partial`;
   try {
-    const { dataDir } = appPaths();
+    const { dataDir, logsDir } = appPaths();
     const store = storeLocation();
+    // The session logs first, the database after (issue 73 §8): a log line is written after its row
+    // commits, so the copied logs hold nothing the snapshot lacks, and a restore replays what they miss.
+    const skipped = (relative: string) => NOT_COPIED.has(relative) || isBackupFolder(path.join(dataDir, relative), dataDir, path.dirname(target)) || /^[^/]+\.tar\.gz(\.partial)?$/.test(relative);
+    const logs = path.relative(dataDir, logsDir).split(path.sep).join('/');
+    progress(0.01, 'copying the session logs');
+    await copyTree(dataDir, path.join(staging, 'data'), (relative) => skipped(relative) || !(relative === logs || relative.startsWith(`${logs}/`)));
     progress(0.02, 'copying the database');
     fs.mkdirSync(path.join(staging, 'database'), { mode: 0o700 });
     const { taken, holders, newestMigration } =
@@ -52,7 +58,7 @@ export async function takeBackup(options: BackupOptions): Promise<BackupResult> 
         ? await snapshotSqlite(store.file, path.join(staging, PARTS.sqlite))
         : await (await import('./postgres-dump')).dumpPostgres(store.url, path.join(staging, PARTS.postgresDump), path.join(staging, PARTS.postgresRows));
     progress(0.6, 'copying the data folder');
-    await copyTree(dataDir, path.join(staging, 'data'), (relative) => NOT_COPIED.has(relative) || isBackupFolder(path.join(dataDir, relative), dataDir, path.dirname(target)) || /^[^/]+\.tar\.gz(\.partial)?$/.test(relative));
+    await copyTree(dataDir, path.join(staging, 'data'), (relative) => skipped(relative) || relative === logs || relative.startsWith(`${logs}/`));
     const env = readEnv();
     await copyTree(path.resolve(env.AGENTCSD_PERSONAS_DIR), path.join(staging, 'personas'), () => false);
     await copyTree(path.resolve(env.AGENTCSD_SKILLS_DIR), path.join(staging, 'skills'), () => false);

@@ -21,6 +21,7 @@ import { ownerActor } from '@/lib/people/rights';
 import { enqueueOutbox, saveChannel } from '@/lib/store/channels-repository';
 import { closeDb, getDb } from '@/lib/store/db';
 import { readWholeSession } from '@/lib/store/messages-repository';
+import { readLogRecords } from '@/lib/store/session-logs';
 import { readSettings, writeSettings } from '@/lib/store/settings-repository';
 import { listTasks } from '@/lib/store/tasks-repository';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
@@ -159,6 +160,13 @@ describe('a whole-app backup', () => {
       expect(after.get(id)!.slice(0, restored.length)).toEqual(restored);
     }
     expect((await recall({ personaName: 'iris', query: 'what does Ana drink', embedder: null })).map((hit) => hit.content)).toEqual(recalled);
+    // The session logs are a copy of the restored record, line for line (issue 73 §8: copied after the
+    // snapshot, they held messages it did not), before any mind starts.
+    for (const id of sessions) {
+      const restored = await conversation(id);
+      const external = readLogRecords({ sessionId: id, file: 'external' });
+      expect(external.map((record) => record.content)).toEqual(restored.filter((message) => message.tag.startsWith('ED_')).map((message) => message.content));
+    }
     const db = await getDb();
     expect(JSON.parse((await db.setting.findUniqueOrThrow({ where: { key: 'models' } })).value).c_model.api_key).toBe('sk-settings-SECRET-1');
     expect(JSON.parse((await db.session.findUniqueOrThrow({ where: { id: sessions[0]! } })).modelConfig).c_model.api_key).toBe('sk-session-SECRET-2');
