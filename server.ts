@@ -26,6 +26,7 @@ import { Cluster } from './lib/engine/cluster';
 import { realClock } from './lib/clock/clock';
 import { startTracing, stopTracing } from './lib/telemetry/traces';
 import { errorText } from './lib/errors/error-text';
+import { healthReport } from './lib/http/health';
 
 process.env.NEXT_TELEMETRY_DISABLED ??= '1';
 
@@ -159,7 +160,13 @@ function serve(request: IncomingMessage, response: ServerResponse, visitor: Visi
       console.error('[http] request failed', error);
       refuse(response, 500, 'internal', 'The request failed');
     });
-  } else if (request.url === '/api/health') response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, worker: cluster?.owner }));
+  } else if (request.url === '/api/health') {
+    // A worker says what is down too (it said ok with the database gone, issue 73 §3).
+    void healthReport({ ...(cluster?.owner && { worker: cluster.owner }) }).then(
+      (report) => response.writeHead(report.ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(report)),
+      () => refuse(response, 500, 'internal', 'The health check failed'),
+    );
+  }
   else refuse(response, 404, 'worker', 'This process is a worker: open the app where `npm run dev` runs');
 }
 

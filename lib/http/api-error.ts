@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { SessionNotFoundError, SessionPausedError } from '@/lib/mind/session-errors';
 import { PersonaError } from '@/lib/personas/persona-files';
+import { STORE_FAULT_WORDS, storeFault } from '@/lib/store/store-faults';
 
 export type ApiErrorCode =
   | 'invalid_json'
@@ -16,6 +17,8 @@ export type ApiErrorCode =
   | 'forbidden'
   | 'upstream_failed'
   | 'too_many_requests'
+  | 'unavailable'
+  | 'insufficient_storage'
   | 'internal';
 
 const statusByCode: Record<ApiErrorCode, number> = {
@@ -31,6 +34,8 @@ const statusByCode: Record<ApiErrorCode, number> = {
   forbidden: 403,
   upstream_failed: 502,
   too_many_requests: 429,
+  unavailable: 503,
+  insufficient_storage: 507,
   internal: 500,
 };
 
@@ -94,6 +99,9 @@ export function toApiError(error: unknown): ApiError {
         return new ApiError('validation_failed', error.message);
     }
   }
+  // The store's condition, not a bug: said in words, and not logged as a stack per request.
+  const fault = storeFault(error);
+  if (fault) return new ApiError(fault === 'disk_full' ? 'insufficient_storage' : 'unavailable', STORE_FAULT_WORDS[fault]);
   console.error('[api] unexpected error', error);
   return new ApiError('internal', 'Internal error; the server log has the details');
 }

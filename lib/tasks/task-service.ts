@@ -16,6 +16,7 @@ import { FINAL_TASK_STATUSES, type SubmitTaskInput } from '@/lib/store/task-type
 import { recordTaskEnd, tracing } from '@/lib/telemetry/traces';
 import { findSession } from '@/lib/store/sessions-repository';
 import { errorText } from '@/lib/errors/error-text';
+import { STORE_FAULT_WORDS, storeFault } from '@/lib/store/store-faults';
 
 export class TaskError extends Error {
   constructor(
@@ -61,6 +62,8 @@ export interface TaskTrace {
 export class TaskService {
   private stopping = false;
   private readonly running = new Map<string, Promise<void>>();
+  /** A session whose task's run could not even be ended (the store down, the disk full): its next try waits, longer each time. */
+  private readonly backoff = new Map<string, { failures: number; loggedAt: number }>();
   /** Runs waiting for their session's mind to start in this process (a durable run recovered at launch). */
   private readonly mindWaiters = new Map<string, Set<() => void>>();
   /** The task loop under its durable name: its input is the task id (JSON), its dependencies this service's. */
@@ -102,27 +105,60 @@ export class TaskService {
     if (!next || this.running.has(next.id)) return;
     if (open.some((task) => this.running.has(task.id))) return;
     // A durable run of this id left by a crash is the same run: start returns it (it replays from its journal).
+    let stuck = false;
     const run = this.deps.engine
       .start(next.id, this.workflow, next.id)
       .catch(async (error: unknown) => {
         if (this.stopping || error instanceof RunCancelledError) return;
+        const fault = storeFault(error);
+        if (fault) {
+          // The store's condition (issue 73 §4: 610 retries a second, three million log lines): the task stays, the next try waits.
+          stuck = true;
+          this.noteStuck(sessionId, `[tasks] task ${next.id} waits: ${STORE_FAULT_WORDS[fault]}`);
+          return;
+        }
         console.error(`[tasks] task ${next.id} failed to run`, error);
-        await this.endUnfinished(next.id, `the task's run failed: ${errorText(error)}`);
+        stuck = !(await this.endUnfinished(next.id, `the task's run failed: ${errorText(error)}`));
       })
       .then(async () => {
         // A run that ended with its task still open would be started again and again: end the task.
-        if (!this.stopping) await this.endUnfinished(next.id, "the task's run ended before the task did");
+        if (!this.stopping && !stuck) stuck = !(await this.endUnfinished(next.id, "the task's run ended before the task did"));
       })
       .finally(() => {
         this.running.delete(next.id);
-        void this.schedule(sessionId);
+        if (!stuck) this.backoff.delete(sessionId);
+        // A run the store's condition ended is dropped, so the next try is a run of its own from the task's saved state.
+        else void this.deps.engine.forget(next.id).catch(() => undefined);
+        const wait = stuck ? Math.min(60_000, 1_000 * 2 ** Math.min(6, (this.backoff.get(sessionId)?.failures ?? 1) - 1)) : 0;
+        if (wait === 0) return void this.schedule(sessionId);
+        setTimeout(() => void this.schedule(sessionId), wait).unref();
       });
     this.running.set(next.id, run);
   }
 
-  private async endUnfinished(taskId: string, reason: string): Promise<void> {
-    const failed = await updateTask(taskId, { status: 'failed', error: reason, blockedOn: null, finishedAt: new Date() }, ['pending', 'running', 'blocked']).catch(() => null);
-    if (failed) this.announce('failed', failed);
+  /** Ends a task its run left open; false when even that could not be written (the store is down or full). */
+  private async endUnfinished(taskId: string, reason: string): Promise<boolean> {
+    try {
+      const failed = await updateTask(taskId, { status: 'failed', error: reason, blockedOn: null, finishedAt: new Date() }, ['pending', 'running', 'blocked']);
+      if (failed) this.announce('failed', failed);
+      return true;
+    } catch (error) {
+      if (storeFault(error)) return false;
+      console.error(`[tasks] task ${taskId} could not be ended`, error);
+      return true;
+    }
+  }
+
+  /** One more try of a session's task failed for the store's condition: counted, and logged at most once a minute. */
+  private noteStuck(sessionId: string, line: string): void {
+    const now = Date.now();
+    const entry = this.backoff.get(sessionId) ?? { failures: 0, loggedAt: 0 };
+    entry.failures += 1;
+    if (now - entry.loggedAt >= 60_000) {
+      console.error(`${line} (try ${entry.failures}; the next in ${Math.min(60, 2 ** Math.min(6, entry.failures - 1))} s)`);
+      entry.loggedAt = now;
+    }
+    this.backoff.set(sessionId, entry);
   }
 
   /**

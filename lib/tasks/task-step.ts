@@ -38,6 +38,8 @@ export interface StepInput {
   repeats: RepeatDetector;
   /** The task's usage so far; the step's calls add to a copy. */
   usage: TaskUsage;
+  /** The step tried again after the store's condition failed it (0: the first try): a journal entry of its own. */
+  attempt?: number;
 }
 
 /** The step's turn and what its callbacks gather. */
@@ -96,7 +98,7 @@ function stepTurn(input: StepInput): { turn: TaskTurn; state: StepState } {
 export function runStep(input: StepInput, cut: { turn: AgentTurnRecord; steps: AgentStepRecord[] } | null): Promise<StepOutcome> {
   const { turn, state } = stepTurn(input);
   const { run } = input;
-  return input.context.step(`step-${input.step}`, async (): Promise<StepOutcome> => {
+  return input.context.step(input.attempt ? `step-${input.step}-again-${input.attempt}` : `step-${input.step}`, async (): Promise<StepOutcome> => {
     if (cut && run.task.status === 'blocked') await run.save({ status: 'running', blockedOn: null });
     const result = await run.mind.runTaskStep(turn, cut ?? undefined);
     return {

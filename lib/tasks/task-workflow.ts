@@ -10,6 +10,7 @@
 // that finished are not run again).
 import { assertNever } from '@/lib/mind/assert-never';
 import { errorText } from '@/lib/errors/error-text';
+import { STORE_FAULT_WORDS, storeFault } from '@/lib/store/store-faults';
 import { RunCancelledError, type WorkflowContext } from '@/lib/engine/execution-engine';
 import { findTask, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
 import { FINAL_STATUSES, listToolCalls, loadOpenTaskTurn } from '@/lib/store/tool-calls-repository';
@@ -90,6 +91,7 @@ async function loop(run: TaskRun, context: WorkflowContext, deps: TaskWorkflowDe
   // A team (a task that delegates, or one delegated to) shares its notes (lib/tasks/task-notes.ts).
   const team = delegation !== null || run.task.parentTaskId !== null;
 
+  let faults = 0; // the store's condition met in a row (a wait, not a failure)
   for (let step = run.task.stepsUsed; ; step++) {
     if (context.signal.aborted) return run.cancelled();
     // A step cut by a restart is not held to the limits: its turn continues (a card may still wait).
@@ -102,13 +104,22 @@ async function loop(run: TaskRun, context: WorkflowContext, deps: TaskWorkflowDe
     if (teamNotes?.untrusted) await markSessionUntrusted(sessionId, teamNotes.untrusted);
     let outcome: StepOutcome;
     try {
-      outcome = await runStep({ run, context, step, startedAt, constraints, notes, teamNotes: teamNotes?.lines ?? null, delegation, repeats, usage }, cut);
+      outcome = await runStep({ run, context, step, startedAt, constraints, notes, teamNotes: teamNotes?.lines ?? null, delegation, repeats, usage, attempt: faults }, cut);
     } catch (error) {
       if (deps.stopping()) return;
       // A durable engine ends a cancelled run's step at once (the turn stops in the background).
       if (context.signal.aborted || error instanceof RunCancelledError) return run.cancelled();
-      return run.end('failed', `the step could not run: ${errorText(error)}`);
+      // The database unreachable or the disk full is a wait, not the task's failure (issue 73 §3–4):
+      // the same step again after a pause that grows to a minute; logged on the first and every tenth.
+      const fault = storeFault(error);
+      if (!fault) return run.end('failed', `the step could not run: ${errorText(error)}`);
+      faults += 1;
+      if (faults === 1 || faults % 10 === 0) console.error(`[tasks] task ${id} waits: ${STORE_FAULT_WORDS[fault]} (try ${faults})`);
+      await context.sleep(Math.min(60_000, 1_000 * 2 ** Math.min(6, faults - 1)));
+      step -= 1;
+      continue;
     }
+    faults = 0;
     if (deps.stopping()) {
       // A step whose turn ended with nothing asked of the task is done and counted: the restart
       // goes on from the next one (its calls are not made again). A step cut by the shutdown is

@@ -1,0 +1,30 @@
+// What went wrong with the store, when it is the store's condition rather than a bug (issue 73 §3–4):
+// the database cannot be reached (PostgreSQL stopped or restarting, the network to it gone), or the
+// disk is full (SQLite's "database or disk is full", PostgreSQL's disk_full, ENOSPC). Both are waits,
+// not failures: a person is told so in words, health says what is down, and loops back off.
+export type StoreFault = 'unreachable' | 'disk_full';
+
+const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1017', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+const FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC', '53100']);
+const UNREACHABLE_WORDS = /can't reach database server|connection terminated|terminating connection|the database system is (starting up|shutting down)|connect ECONNREFUSED|server closed the connection|DatabaseNotReachable|ConnectionClosed/i;
+const FULL_WORDS = /database or disk is full|no space left on device|could not extend file|disk.?full|ENOSPC/i;
+
+/** The store's condition behind this error (its causes searched too), or null for anything else. */
+export function storeFault(error: unknown): StoreFault | null {
+  const seen = new Set<unknown>();
+  for (let current: unknown = error; current && typeof current === 'object' && !seen.has(current); current = (current as { cause?: unknown }).cause) {
+    seen.add(current);
+    const fields = current as { code?: unknown; errno?: unknown; message?: unknown; name?: unknown; kind?: unknown; originalCode?: unknown };
+    const codes = [fields.code, fields.originalCode, fields.kind].filter((value): value is string => typeof value === 'string');
+    const text = `${typeof fields.name === 'string' ? fields.name : ''} ${typeof fields.message === 'string' ? fields.message : ''}`;
+    if (codes.some((code) => FULL_CODES.has(code)) || FULL_WORDS.test(text)) return 'disk_full';
+    if (codes.some((code) => UNREACHABLE_CODES.has(code)) || UNREACHABLE_WORDS.test(text) || fields.name === 'PrismaClientInitializationError') return 'unreachable';
+  }
+  return null;
+}
+
+/** What a person is told. */
+export const STORE_FAULT_WORDS: Record<StoreFault, string> = {
+  unreachable: 'The database cannot be reached right now: nothing was taken. Try again in a moment.',
+  disk_full: 'The disk is full: nothing was taken. Free some space; the app goes on by itself once there is room.',
+};
