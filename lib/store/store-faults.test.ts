@@ -2,25 +2,12 @@
 // full" (a database capped at its page count), a real refused PostgreSQL connection (a loopback port
 // nobody listens on), Prisma's and PostgreSQL's own codes — and a bug is none of them.
 import net from 'node:net';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { toApiError } from '@/lib/http/api-error';
+import { realDiskFullError } from '@/test/support/disk-full';
 import { storeFault } from './store-faults';
 
-function realDiskFull(): unknown {
-  const db = new Database(':memory:');
-  db.exec('CREATE TABLE t (x TEXT)');
-  db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
-  try {
-    db.prepare('INSERT INTO t VALUES (?)').run('x'.repeat(100_000));
-  } catch (error) {
-    return error;
-  } finally {
-    db.close();
-  }
-  throw new Error('the capped database took the row');
-}
 
 async function realRefused(): Promise<unknown> {
   const server = net.createServer();
@@ -36,7 +23,7 @@ async function realRefused(): Promise<unknown> {
 
 describe('storeFault', () => {
   it('a full SQLite database is disk_full; the API answers 507 in words', () => {
-    const error = realDiskFull();
+    const error = realDiskFullError();
     expect(storeFault(error)).toBe('disk_full');
     expect(toApiError(error)).toMatchObject({ status: 507, code: 'insufficient_storage', message: expect.stringMatching(/^The disk is full: nothing was taken/) });
     // Wrapped as Prisma's adapter wraps it, it is still found (the cause is read).

@@ -2,7 +2,6 @@
 // (issue 73 §4: the loop retried ~610 times a second, three million log lines in twelve minutes, and
 // the app stopped answering). The real TaskService, in-memory engine and store; the step's failure
 // is a real SQLite "database or disk is full" (a database capped at its page count).
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { realClock } from '@/lib/clock/clock';
 import { defaultParams, type LayerModelConfig } from '@/lib/config/model-config';
@@ -12,6 +11,7 @@ import type { TurnResult } from '@/lib/mind/outcomes';
 import { insertSession } from '@/lib/store/sessions-repository';
 import { findTask } from '@/lib/store/tasks-repository';
 import { submitTaskSchema } from '@/lib/store/task-types';
+import { realDiskFullError } from '@/test/support/disk-full';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 import { TaskService } from './task-service';
 import type { TaskMind } from './task-workflow';
@@ -24,19 +24,6 @@ afterEach(async () => {
   vi.restoreAllMocks();
 });
 
-function diskFull(): Error {
-  const db = new Database(':memory:');
-  db.exec('CREATE TABLE t (x TEXT)');
-  db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
-  try {
-    db.prepare('INSERT INTO t VALUES (?)').run('x'.repeat(100_000));
-  } catch (error) {
-    return error as Error;
-  } finally {
-    db.close();
-  }
-  throw new Error('the capped database took the row');
-}
 
 /** A mind whose step writes fail while the disk is full; afterwards its step fails for a reason of its own. */
 class DiskMind implements TaskMind {
@@ -45,7 +32,7 @@ class DiskMind implements TaskMind {
   async whenStarted(): Promise<void> {}
   async runTaskStep(): Promise<TurnResult> {
     this.steps += 1;
-    if (this.full) throw diskFull();
+    if (this.full) throw realDiskFullError();
     return { outcome: 'failed', loud: '', quiet: '', messages: [], error: { message: 'the model is down', kind: 'server' } };
   }
   setTaskActive(): void {}
