@@ -148,10 +148,7 @@ export class Orchestrator {
     return this.deps.toolServer.current;
   }
 
-  /**
-   * Sessions still marked active were running when the process died (a graceful stop pauses
-   * them): their minds resume, with their history and cycle numbering.
-   */
+  /** Active sessions (running at a crash, or paused by a graceful stop) resume, with their history and numbering. */
   async start(): Promise<void> {
     this.started = true;
     // A tool call that was running when the process died is never run again: the model is told.
