@@ -147,7 +147,7 @@ export class Orchestrator {
     return this.deps.toolServer.current;
   }
 
-  /** Active sessions (running at a crash, or paused by a graceful stop) resume, with their history and numbering. */
+  /** Sessions still marked active were running when the process died (a graceful stop pauses them): they resume, with their history and numbering. */
   async start(): Promise<void> {
     this.started = true;
     // A tool call that was running when the process died is never run again: the model is told.
