@@ -3,8 +3,9 @@
 // against `session_leases` (locking the row FOR SHARE, so a move waits for the write or the write
 // sees the move). A process paused past its lease (GC, sleep, SIGSTOP) whose session moved on
 // commits nothing when it wakes: its write is refused with FencedWriteError.
-const fenceSlot = processSlot<{ on: number; epochs: Map<string, number>; refused: Set<(sessionId: string) => void> } | undefined>('store.fences', () => undefined);
 import { processSlot } from '@/lib/process/process-state';
+
+const fenceSlot = processSlot<{ on: number; epochs: Map<string, number>; refused: Set<(sessionId: string) => void> } | undefined>('store.fences', () => undefined);
 const fences = (fenceSlot.value ??= { on: 0, epochs: new Map(), refused: new Set() });
 
 export class FencedWriteError extends Error {
