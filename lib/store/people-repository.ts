@@ -342,7 +342,6 @@ export async function memoriesOfPerson(personId: string): Promise<number> {
   return db.memory.count({ where: { shared: false, validTo: null, sessionId: { in: seats.map((seat) => seat.sessionId) } } });
 }
 
-/** The personas a person already talks to: those of their sessions and of their channels' bindings. */
 /**
  * The personas the owner gave this person (issue 72 §2.4): each chat of theirs the owner bound to a
  * persona, or to a session (its persona). Not the sessions that happen to exist: a session the

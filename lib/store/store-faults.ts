@@ -23,6 +23,11 @@ export function storeFault(error: unknown): StoreFault | null {
   return null;
 }
 
+/** How long to wait before the next try after `tries` in a row met the store's condition: 1 s, doubling to a minute. */
+export function storeFaultPauseMs(tries: number): number {
+  return Math.min(60_000, 1_000 * 2 ** Math.min(6, Math.max(0, tries - 1)));
+}
+
 /** What a person is told. */
 export const STORE_FAULT_WORDS: Record<StoreFault, string> = {
   unreachable: 'The database cannot be reached right now: nothing was taken. Try again in a moment.',

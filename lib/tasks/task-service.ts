@@ -16,7 +16,7 @@ import { FINAL_TASK_STATUSES, type SubmitTaskInput } from '@/lib/store/task-type
 import { recordTaskEnd, tracing } from '@/lib/telemetry/traces';
 import { findSession } from '@/lib/store/sessions-repository';
 import { errorText } from '@/lib/errors/error-text';
-import { STORE_FAULT_WORDS, storeFault } from '@/lib/store/store-faults';
+import { STORE_FAULT_WORDS, storeFault, storeFaultPauseMs } from '@/lib/store/store-faults';
 
 export class TaskError extends Error {
   constructor(
@@ -129,7 +129,7 @@ export class TaskService {
         if (!stuck) this.backoff.delete(sessionId);
         // A run the store's condition ended is dropped, so the next try is a run of its own from the task's saved state.
         else void this.deps.engine.forget(next.id).catch(() => undefined);
-        const wait = stuck ? Math.min(60_000, 1_000 * 2 ** Math.min(6, (this.backoff.get(sessionId)?.failures ?? 1) - 1)) : 0;
+        const wait = stuck ? storeFaultPauseMs(this.backoff.get(sessionId)?.failures ?? 1) : 0;
         if (wait === 0) return void this.schedule(sessionId);
         setTimeout(() => void this.schedule(sessionId), wait).unref();
       });
@@ -155,7 +155,7 @@ export class TaskService {
     const entry = this.backoff.get(sessionId) ?? { failures: 0, loggedAt: 0 };
     entry.failures += 1;
     if (now - entry.loggedAt >= 60_000) {
-      console.error(`${line} (try ${entry.failures}; the next in ${Math.min(60, 2 ** Math.min(6, entry.failures - 1))} s)`);
+      console.error(`${line} (try ${entry.failures}; the next in ${storeFaultPauseMs(entry.failures) / 1000} s)`);
       entry.loggedAt = now;
     }
     this.backoff.set(sessionId, entry);

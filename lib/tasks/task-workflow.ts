@@ -10,7 +10,7 @@
 // that finished are not run again).
 import { assertNever } from '@/lib/mind/assert-never';
 import { errorText } from '@/lib/errors/error-text';
-import { STORE_FAULT_WORDS, storeFault } from '@/lib/store/store-faults';
+import { STORE_FAULT_WORDS, storeFault, storeFaultPauseMs } from '@/lib/store/store-faults';
 import { RunCancelledError, type WorkflowContext } from '@/lib/engine/execution-engine';
 import { findTask, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
 import { FINAL_STATUSES, listToolCalls, loadOpenTaskTurn } from '@/lib/store/tool-calls-repository';
@@ -115,7 +115,7 @@ async function loop(run: TaskRun, context: WorkflowContext, deps: TaskWorkflowDe
       if (!fault) return run.end('failed', `the step could not run: ${errorText(error)}`);
       faults += 1;
       if (faults === 1 || faults % 10 === 0) console.error(`[tasks] task ${id} waits: ${STORE_FAULT_WORDS[fault]} (try ${faults})`);
-      await context.sleep(Math.min(60_000, 1_000 * 2 ** Math.min(6, faults - 1)));
+      await context.sleep(storeFaultPauseMs(faults));
       step -= 1;
       continue;
     }
