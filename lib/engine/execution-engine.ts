@@ -87,6 +87,17 @@ export class RunCancelledError extends Error {
   }
 }
 
+/**
+ * For a run whose process is stopping: resolves once the engine's shutdown aborts the run. A run
+ * must not return before that — a durable engine would record it as ended (issue 73 §1: a task
+ * stopped mid-step was failed by the restart as "ended before the task did"); aborted by the
+ * shutdown, it stays unfinished for the next launch or another member.
+ */
+export function untilShutdown(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
 export interface ExecutionEngine {
   /**
    * Names a workflow, so a durable engine finds it again after a restart (call it before the

@@ -7,6 +7,7 @@ import { addSessionPeople, OWNER_ID } from '@/lib/store/people-repository';
 import { mergeModels, type ModelsConfig, type SessionParams } from '@/lib/config/model-config';
 import { realClock } from '@/lib/clock/clock';
 import { Housekeeping } from './housekeeping';
+import { noteShutdownPause, resumeAfterShutdown } from './shutdown-pause';
 import { appCliWarmPool } from '@/lib/backends/cli-warm-pool';
 import { readPersonaBytes } from '@/lib/personas/persona-files';
 import type { MessageRecord } from '@/lib/store/messages-repository';
@@ -147,7 +148,7 @@ export class Orchestrator {
     return this.deps.toolServer.current;
   }
 
-  /** Sessions still marked active were running when the process died (a graceful stop pauses them): they resume, with their history and numbering. */
+  /** Active sessions (running at a crash, or paused by a graceful stop) resume, with their history and numbering. */
   async start(): Promise<void> {
     this.started = true;
     // A tool call that was running when the process died is never run again: the model is told.
@@ -160,7 +161,8 @@ export class Orchestrator {
     } catch (error) {
       console.error('[mcp] the stored MCP servers could not be read; none started', error);
     }
-    // Alone, every active session's mind runs here; with others, the ones this process holds.
+    // What a shutdown paused runs again (the user's pauses stay); alone, every active mind runs here, with others those it holds.
+    await resumeAfterShutdown((id) => this.setStatus(id, 'active', 'the app started again'));
     await this.placement.start(() => listSessionIdsByStatus({ status: 'active' }));
     this.vectors.start();
     await this.channels?.start().catch((error: unknown) => console.error('[channels] could not start', error));
@@ -197,11 +199,10 @@ export class Orchestrator {
     appCliWarmPool().closeAll();
     await this.vectors.stop();
     await this.tasks.stop();
-    // With other live processes, this one's sessions go on there; alone, closing pauses them.
+    // With other live processes, this one's sessions go on there; alone, closing pauses them (and the next start resumes them).
     if (await this.placement.leave()) return;
-    for (const id of await listSessionIdsByStatus({ status: 'active' })) {
-      await this.setStatus(id, 'paused', 'server shut down');
-    }
+    const running = await noteShutdownPause(await listSessionIdsByStatus({ status: 'active' }));
+    for (const id of running) await this.setStatus(id, 'paused', 'server shut down');
   }
 
   /** Where the session's event numbering stands, in the process whose mind emits its events. */

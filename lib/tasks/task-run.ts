@@ -2,7 +2,7 @@
 // saves one after another, how a task ends (remembered, announced, told to the Subconscious) and
 // how it waits for a person — an answer, a resume, or the daily allowance's renewal.
 import { spend } from '@/lib/people/rights';
-import type { WorkflowContext } from '@/lib/engine/execution-engine';
+import { untilShutdown, type WorkflowContext } from '@/lib/engine/execution-engine';
 import { withheldText } from '@/lib/config/trust-config';
 import { appendMemory, promoteTaskMemories } from '@/lib/memory/memory-store';
 import { findSession } from '@/lib/store/sessions-repository';
@@ -52,7 +52,18 @@ export class TaskRun {
 
   /** The user's cancel ends the task; a shutdown also aborts the run, and then the task is left as it is, for the restart. */
   async cancelled(): Promise<void> {
-    if (!this.deps.stopping()) await this.end('cancelled', 'cancelled by the user');
+    if (this.deps.stopping()) return this.leave();
+    await this.end('cancelled', 'cancelled by the user');
+  }
+
+  /** The process is stopping: the task stays as it is, for the restart or another member. */
+  stopping(): boolean {
+    return this.deps.stopping();
+  }
+
+  /** Left for the restart: returns once the engine's shutdown aborted the run, never before (untilShutdown). */
+  leave(): Promise<void> {
+    return untilShutdown(this.context.signal);
   }
 
   /** A person's answer, or null for the cancel that ends the wait. */

@@ -2,7 +2,7 @@
 // brief, the task's own tools, the budget checked before every model call, the cards that block
 // the task while they wait, the repeats counted as calls finish — and the journaled step that runs
 // it and returns everything the loop decides on afterwards (StepOutcome: JSON, no live objects).
-import type { WorkflowContext } from '@/lib/engine/execution-engine';
+import { RunCancelledError, untilShutdown, type WorkflowContext } from '@/lib/engine/execution-engine';
 import type { BackendRequest } from '@/lib/backends/model-backend';
 import type { ModelCallResult } from '@/lib/mind/model-call';
 import { estimateRequestTokens } from '@/lib/mind/token-budget';
@@ -101,6 +101,13 @@ export function runStep(input: StepInput, cut: { turn: AgentTurnRecord; steps: A
   return input.context.step(input.attempt ? `step-${input.step}-again-${input.attempt}` : `step-${input.step}`, async (): Promise<StepOutcome> => {
     if (cut && run.task.status === 'blocked') await run.save({ status: 'running', blockedOn: null });
     const result = await run.mind.runTaskStep(turn, cut ?? undefined);
+    // Cut by a shutdown, the step is not over: it must not be journaled (a replay would take the
+    // cut for its outcome). It ends with the engine's shutdown, unrecorded, and the next holder
+    // continues its open turn — the calls that finished are not made again.
+    if (result.outcome !== 'complete' && run.stopping()) {
+      await untilShutdown(input.context.signal);
+      throw new RunCancelledError(input.context.runId);
+    }
     return {
       outcome: result.outcome,
       error: result.error?.message ?? null,

@@ -11,7 +11,7 @@
 import { assertNever } from '@/lib/mind/assert-never';
 import { errorText } from '@/lib/errors/error-text';
 import { STORE_FAULT_WORDS, storeFault, storeFaultPauseMs } from '@/lib/store/store-faults';
-import { RunCancelledError, type WorkflowContext } from '@/lib/engine/execution-engine';
+import { RunCancelledError, untilShutdown, type WorkflowContext } from '@/lib/engine/execution-engine';
 import { findTask, updateTask, type TaskRecord } from '@/lib/store/tasks-repository';
 import { FINAL_STATUSES, listToolCalls, loadOpenTaskTurn } from '@/lib/store/tool-calls-repository';
 import { markSessionUntrusted } from '@/lib/store/untrusted-repository';
@@ -46,7 +46,7 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
     mind = await deps.mind(task.sessionId, context.signal);
   } catch (error) {
     // Cancelled while its session was not running here, or its mind stopped before it loaded.
-    if (deps.stopping()) return;
+    if (deps.stopping()) return untilShutdown(context.signal);
     const status = context.signal.aborted ? 'cancelled' : 'failed';
     const reason = status === 'cancelled' ? 'cancelled by the user' : `the session's mind stopped before the task could run: ${errorText(error)}`;
     const ended = await updateTask(task.id, { status, error: reason, blockedOn: null, finishedAt: new Date(context.now()) }, ['pending', 'running', 'blocked']);
@@ -106,7 +106,7 @@ async function loop(run: TaskRun, context: WorkflowContext, deps: TaskWorkflowDe
     try {
       outcome = await runStep({ run, context, step, startedAt, constraints, notes, teamNotes: teamNotes?.lines ?? null, delegation, repeats, usage, attempt: faults }, cut);
     } catch (error) {
-      if (deps.stopping()) return;
+      if (deps.stopping()) return run.leave();
       // A durable engine ends a cancelled run's step at once (the turn stops in the background).
       if (context.signal.aborted || error instanceof RunCancelledError) return run.cancelled();
       // The database unreachable or the disk full is a wait, not the task's failure (issue 73 §3–4):
@@ -120,14 +120,15 @@ async function loop(run: TaskRun, context: WorkflowContext, deps: TaskWorkflowDe
       continue;
     }
     faults = 0;
-    if (deps.stopping()) {
+    if (deps.stopping() && outcome.requests.finish === null) {
       // A step whose turn ended with nothing asked of the task is done and counted: the restart
-      // goes on from the next one (its calls are not made again). A step cut by the shutdown is
-      // continued by the restart; one that asked to finish, ask or yield runs again to ask it.
-      const { plan, finish, question, yielded } = outcome.requests;
-      const done = outcome.outcome === 'complete' && !finish && !question && !yielded ? { stepsUsed: step + 1, ...(plan && { plan }) } : {};
+      // goes on from the next one (its calls are not made again; a durable replay has the step in
+      // its journal). One that asked or yielded runs again to ask it; one that finished ends the
+      // task now. A step cut by the shutdown never gets here (runStep leaves it to the restart).
+      const { plan, question, yielded } = outcome.requests;
+      const done = outcome.outcome === 'complete' && !question && !yielded ? { stepsUsed: step + 1, ...(plan && { plan }) } : {};
       await run.save({ usage, ...done });
-      return;
+      return run.leave();
     }
     usage = outcome.usage;
     await run.saveAndAnnounce('step', { stepsUsed: step + 1, usage, ...(outcome.requests.plan && { plan: outcome.requests.plan }) });

@@ -5,11 +5,8 @@
 // one else can — stays up. Round after round the task must complete: `finish_task` ran once, each
 // step journaled once, and the run was adopted by one process, not two.
 import fs from 'node:fs';
-import path from 'node:path';
-import { build } from 'esbuild';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { serverBuildOptions } from '@/scripts/build-server';
+import { describe, expect, it, vi } from 'vitest';
 import { Cluster } from '@/lib/engine/cluster';
 import { DbosEngine } from '@/lib/engine/dbos-engine';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
@@ -20,6 +17,7 @@ import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import type { FakeReply, FakeRequest } from '@/test/fakes/fake-server-core';
 import { rounds, taskPrompt, taskScript } from '@/test/fakes/task-script';
 import { useClusterFixture } from '@/test/support/cluster-fixture';
+import { useCompiledServer } from '@/test/support/compiled-server';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 import { startCompiledWorker, type WorkerProcess } from '@/test/support/worker-process';
 
@@ -31,11 +29,7 @@ const cluster = useClusterFixture({ script, chunkDelayMs: 5 });
 const logged: string[] = [];
 // The web process as `npm run start:worker` runs it: compiled once (esbuild, as `npm run build`
 // does), so each of the rounds' restarts is Node starting JavaScript, not tsx compiling server.ts.
-const bundleDir = path.resolve(`test-results/bundle-kill-${process.pid}`);
-beforeAll(async () => {
-  await build({ ...serverBuildOptions, outdir: bundleDir, logLevel: 'error' });
-}, 60_000);
-afterAll(() => fs.rmSync(bundleDir, { recursive: true, force: true }));
+const serverBundle = useCompiledServer('kill');
 
 /** A grep per step, then `finish_task` at step FINISH_AT. */
 function script(request: FakeRequest): FakeReply {
@@ -46,7 +40,7 @@ function script(request: FakeRequest): FakeReply {
 }
 
 async function startWeb(): Promise<WorkerProcess> {
-  const web = await startCompiledWorker(path.join(bundleDir, 'server.mjs'), {
+  const web = await startCompiledWorker(serverBundle, {
     AGENTCSD_EXECUTOR_ID: 'bars-web',
     AGENTCSD_ENGINE: 'dbos',
     AGENTCSD_TASK_STEP_DELAY_MS: '150',

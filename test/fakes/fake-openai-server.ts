@@ -3,7 +3,7 @@
 // then `data: [DONE]`. Reasoning can be sent the way vLLM, Ollama or DeepSeek-R1 send it.
 import type http from 'node:http';
 import { fakeEmbedding } from './fake-embedder';
-import { estimateTokens, FakeServerCore, splitIntoChunks, toolCallChunks, type FakeFault, type FakeReply, type FakeRequest, type FakeServerOptions } from './fake-server-core';
+import { delay, estimateTokens, FakeServerCore, splitIntoChunks, toolCallChunks, type FakeFault, type FakeReply, type FakeRequest, type FakeServerOptions } from './fake-server-core';
 
 export type ReasoningStyle = 'reasoning_content' | 'reasoning' | 'think-tag';
 
@@ -49,6 +49,7 @@ async function streamCompletion(response: http.ServerResponse, reply: FakeReply,
   }
   for (const piece of reply.chunks ?? splitIntoChunks(reply.text)) deltas.push({ content: piece });
 
+  if (reply.holdMs) await delay(reply.holdMs);
   let sent = 0;
   for (const delta of deltas) {
     if (fault && (fault.kind === 'cut' || fault.kind === 'malformed' || fault.kind === 'stream-error') && sent >= fault.afterChunks) {

@@ -26,6 +26,8 @@ export interface FakeReply {
   toolCallIndex?: 'from-zero' | 'from-one' | 'missing';
   inputTokens?: number;
   outputTokens?: number;
+  /** A wait before the first delta: the model holding the call (a test stops the caller meanwhile). */
+  holdMs?: number;
 }
 
 export interface FakeToolCall {
