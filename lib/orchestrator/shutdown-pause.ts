@@ -23,3 +23,8 @@ export async function resumeAfterShutdown(resume: (sessionId: string) => Promise
   for (const id of noted) if ((await findSession({ id }))?.status === 'paused') await resume(id);
   if (noted.length > 0) await writeJsonSetting(KEY, { sessions: [] });
 }
+
+/** Forgets the note: the next start resumes nothing (a test harness whose every test starts afresh over one folder). */
+export async function forgetShutdownPause(): Promise<void> {
+  await writeJsonSetting(KEY, { sessions: [] });
+}

@@ -1,6 +1,7 @@
 // The mind's test harness (lib/session-mind/session-mind*.test.ts): a ScriptedBackend per layer, a
 // simulated clock and the real SQLite store; each harness is stopped after its test.
 import { afterEach } from 'vitest';
+import { forgetShutdownPause } from '@/lib/orchestrator/shutdown-pause';
 import type { LayerModelConfig, SessionParams } from '@/lib/config/model-config';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { getDb } from '@/lib/store/db';
@@ -32,6 +33,9 @@ export function useMindHarness() {
       await harness.orchestrator.stop();
       harness.events.close();
     }
+    // Each test starts afresh over the file's one folder: the next test's start must not resume
+    // the sessions this one's stop paused (a restart within a test still does).
+    await forgetShutdownPause();
   });
   return {
     /** The harnesses to stop after the test: one built by hand is pushed here, one stopped by the test taken out. */
