@@ -105,7 +105,7 @@ export class DbosEngine implements ExecutionEngine {
     const clustered = this.options.clustered === true;
     DBOS.setConfig({
       name: this.options.appName ?? 'agentcsd',
-      systemDatabaseUrl: this.options.systemDatabaseUrl,
+      systemDatabaseUrl: withIdleTransactionTimeout(this.options.systemDatabaseUrl),
       logLevel: 'warn',
       ...(this.options.executorId && { executorID: this.options.executorId }),
       applicationVersion: this.version(),
@@ -315,5 +315,23 @@ export class DbosEngine implements ExecutionEngine {
       },
       now: () => clock.now(),
     };
+  }
+}
+
+/**
+ * DBOS's system database URL with PostgreSQL's idle-in-transaction timeout as a startup option
+ * (DBOS's own default, 60 s). Without it DBOS sets the timeout with a query of its own on each new
+ * connection, which overlaps the borrower's first query: pg's "client is already executing a query"
+ * warning at every start (issue 73 §9). Given in the URL, DBOS leaves the connection alone.
+ */
+export function withIdleTransactionTimeout(databaseUrl: string): string {
+  try {
+    const url = new URL(databaseUrl);
+    const options = url.searchParams.get('options') ?? '';
+    if (options.includes('idle_in_transaction_session_timeout')) return databaseUrl;
+    url.searchParams.set('options', `${options} -c idle_in_transaction_session_timeout=60000`.trim());
+    return url.toString();
+  } catch {
+    return databaseUrl; // not a URL DBOS can read either: its own error says so
   }
 }
