@@ -16,6 +16,7 @@ import { SessionPausedError } from '@/lib/mind/session-errors';
 import type { SessionMind } from '@/lib/session-mind/session-mind';
 import type { ChannelService } from '@/lib/channels/channel-service';
 import { errorText } from '@/lib/errors/error-text';
+import { runPlan } from '@/lib/engine/run-plans';
 
 /** What the orchestrator lends: its minds, and what the calls of other processes reach. */
 export interface PlacementHost {
@@ -95,13 +96,9 @@ export class SessionPlacement implements ClusterMember {
   async view(): Promise<(ClusterView & { version: string; waiting_runs: { run_id: string; name: string; version: string; holder: string; plan: string }[] }) | null> {
     if (!this.cluster) return null;
     const [view, waiting] = await Promise.all([this.cluster.view(), this.host.engine.runsOfOtherVersions?.() ?? []]);
-    const live = new Set(view.members.map((member) => member.version));
     const current = this.cluster.appVersion;
-    const plan = (version: string) =>
-      live.has(version)
-        ? `waits while a process of version ${version} runs (one that holds its session continues it); continues on version ${current} once none does`
-        : `continues on version ${current} from its last finished step, in the process that holds its session (within ${SWEEP_MS / 1000} s)`;
-    return { ...view, version: current, waiting_runs: waiting.map((run) => ({ run_id: run.runId, name: run.name, version: run.version, holder: run.executor, plan: plan(run.version) })) };
+    const plan = (run: { version: string; executor: string }) => runPlan(run, view.members, current, SWEEP_MS / 1000);
+    return { ...view, version: current, waiting_runs: waiting.map((run) => ({ run_id: run.runId, name: run.name, version: run.version, holder: run.executor, plan: plan(run) })) };
   }
 
   /** Minds start for the sessions held (active ones) and stop for the ones another process took. */
