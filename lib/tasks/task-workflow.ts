@@ -91,6 +91,11 @@ async function loop(run: TaskRun, context: WorkflowContext, deps: TaskWorkflowDe
   // A team (a task that delegates, or one delegated to) shares its notes (lib/tasks/task-notes.ts).
   const team = delegation !== null || run.task.parentTaskId !== null;
 
+  // A durable replay goes again through steps the task already counted (its `load` step is the
+  // record as the run first read it): their bookkeeping is not done twice — steps_used never goes
+  // back, no step is announced twice (issue 73 §6: 6 → 5 → 6 → 7). A read, not a decision: the
+  // journal still decides every step.
+  const counted = (await findTask(id))?.stepsUsed ?? 0;
   let faults = 0; // the store's condition met in a row (a wait, not a failure)
   for (let step = run.task.stepsUsed; ; step++) {
     if (context.signal.aborted) return run.cancelled();
@@ -131,8 +136,10 @@ async function loop(run: TaskRun, context: WorkflowContext, deps: TaskWorkflowDe
       return run.leave();
     }
     usage = outcome.usage;
-    await run.saveAndAnnounce('step', { stepsUsed: step + 1, usage, ...(outcome.requests.plan && { plan: outcome.requests.plan }) });
-    run.mind.noteForSubconscious(`task "${run.task.goal.slice(0, 80)}": step ${step + 1} of ${constraints.max_steps} done`);
+    if (step + 1 > counted) {
+      await run.saveAndAnnounce('step', { stepsUsed: step + 1, usage, ...(outcome.requests.plan && { plan: outcome.requests.plan }) });
+      run.mind.noteForSubconscious(`task "${run.task.goal.slice(0, 80)}": step ${step + 1} of ${constraints.max_steps} done`);
+    }
     if (outcome.repeat === 'warn') notes.push(repeatWarning(outcome.repeatedCall));
     if (context.signal.aborted) return run.cancelled();
 

@@ -3,7 +3,8 @@
 // fake model holds the step's call, and the web gets SIGTERM, as step 2 of docs/cluster.md's rolling
 // upgrade does. This test's process ("calm-worker", capacity 0) takes the session once the web
 // leaves, and the run with it: the task completes, `finish_task` ran once, each step is journaled
-// once, and no step the model answered was asked again. The run used to be recorded as ended
+// once, no step the model answered was asked again, and steps_used never went back while the
+// survivor replayed the finished steps (issue 73 §6: it went 6 → 5 → 6 → 7). The run used to be recorded as ended
 // (DBOS: SUCCESS) with its task open, and the task failed: "the task's run ended before the task did".
 import fs from 'node:fs';
 import pg from 'pg';
@@ -21,8 +22,8 @@ import { useCompiledServer } from '@/test/support/compiled-server';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 import { startCompiledWorker } from '@/test/support/worker-process';
 
-const HOLD_AT = 2;
-const FINISH_AT = 4;
+const HOLD_AT = 3;
+const FINISH_AT = 5;
 // The call answers while the stop is under way (the minds get 3 s to finish): the step is done, its run must not be.
 const HOLD_MS = 1_500;
 const dirs = useTempAppDirs({ personas: { tester: '# Tester\n' } });
@@ -62,6 +63,12 @@ describe('SIGTERM of the process holding a task, mid-step', () => {
     const session = await here.createSession({ persona: 'tester', models: { c_model: cluster.layer(), s_model: cluster.layer() } });
     const client = new pg.Client({ connectionString: cluster.database.url });
     await client.connect();
+    // Every value steps_used takes, in order, as PostgreSQL writes it.
+    await client.query(`CREATE TABLE steps_seen (at bigserial PRIMARY KEY, task_id text, steps int);
+      CREATE FUNCTION note_steps() RETURNS trigger AS $$ BEGIN
+        IF NEW.steps_used IS DISTINCT FROM OLD.steps_used THEN INSERT INTO steps_seen (task_id, steps) VALUES (NEW.id, NEW.steps_used); END IF;
+        RETURN NEW; END $$ LANGUAGE plpgsql;
+      CREATE TRIGGER note_steps AFTER UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION note_steps();`);
     try {
       const ownerOf = async () => (await client.query<{ owner: string }>('SELECT owner FROM session_leases WHERE session_id = $1', [session.id])).rows[0]?.owner;
       await expect.poll(ownerOf, { timeout: 20_000, interval: 100 }).toBe('calm-web');
@@ -85,8 +92,10 @@ describe('SIGTERM of the process holding a task, mid-step', () => {
       );
       expect(twice.rows).toEqual([]);
       // The held step was asked again (it never answered); every other step once.
-      expect(Object.fromEntries(asked)).toEqual({ 'step 1': 1, 'step 2': 2, 'step 3': 1, 'step 4': 1 });
+      expect(Object.fromEntries(asked)).toEqual({ 'step 1': 1, 'step 2': 1, 'step 3': 2, 'step 4': 1, 'step 5': 1 });
       expect(ended.stepsUsed).toBe(FINISH_AT);
+      const seen = (await client.query<{ steps: number }>('SELECT steps FROM steps_seen WHERE task_id = $1 ORDER BY at', [task.id])).rows.map((row) => row.steps);
+      expect(seen).toEqual([1, 2, 3, 4, 5]);
     } finally {
       await client.end();
     }
