@@ -20,6 +20,8 @@ export interface TestPostgres {
   process: ChildProcess;
   /** Kills the server with SIGKILL (no shutdown at all) and starts it again on the same data and port. */
   crashAndRestart(): Promise<void>;
+  /** Stops the server as an operator would (a fast shutdown), keeps it down for `ms`, then starts it again on the same data and port. */
+  outage(ms: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -117,6 +119,11 @@ export async function startPostgres(options: { port?: number } = {}): Promise<Te
           await new Promise((resolve) => setTimeout(resolve, 250));
         }
       }
+    },
+    async outage(ms) {
+      await stopped(database.process, 'SIGINT');
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      database.process = await launch();
     },
     async stop() {
       await stopped(database.process, 'SIGINT'); // fast shutdown
