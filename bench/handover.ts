@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   fs.mkdirSync(path.join(root, 'personas'));
   fs.writeFileSync(path.join(root, 'personas', 'tester.md'), '# Tester\n');
   fs.chmodSync(root, 0o755);
-  const bundleDir = path.join(root, 'bundle');
+  const bundleDir = path.resolve(`test-results/bundle-handover-${process.pid}`); // beside node_modules, which it imports
   await build({ ...serverBuildOptions, outdir: bundleDir, logLevel: 'error' });
   const database = await startPostgres();
   const fake = await startFakeOpenAIServer({ script, chunkDelayMs: 5 });
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
       const completedMs = performance.now() - sent;
       const finishes = (await listToolCalls({ sessionId: session.id })).filter((call) => call.name === 'finish_task' && call.status === 'succeeded').length;
       results.push({ signal, continuedMs: again! - sent, completedMs, ok: ended!.status === 'completed' && finishes === 1 });
-      console.log(`round ${round}: ${signal} → step continued here in ${formatMs(again! - sent)}, task ${ended!.status} in ${formatMs(completedMs)}, finish_task ×${finishes}`);
+      console.log(`round ${round}: ${signal} → step continued here in ${formatMs(again! - sent)} ms, task ${ended!.status} in ${formatMs(completedMs)} ms, finish_task ×${finishes}`);
       await here.pauseSession(session.id);
       web = await startWeb();
     }
@@ -94,8 +94,9 @@ async function main(): Promise<void> {
     await closeDb();
     await database.stop();
     fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(bundleDir, { recursive: true, force: true });
   }
-  console.log('\n| stop | rounds | signal → step continued elsewhere (median) | signal → task completed (median) | completed once |');
+  console.log('\n| stop | rounds | signal → step continued elsewhere, median ms | signal → task completed, median ms | completed once |');
   console.log('|---|---|---|---|---|');
   for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
     const of = results.filter((result) => result.signal === signal);
