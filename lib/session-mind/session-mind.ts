@@ -8,6 +8,7 @@ import { appCliWarmPool } from '@/lib/backends/cli-warm-pool';
 import { emptyUsageByLayer, insertUserMessage, loadMindSnapshot, type CallLayer, type UsageTotals } from '@/lib/store/mind-repository';
 import { messageJson, type MessageRecord } from '@/lib/store/messages-repository';
 import { reconcileLogsReporting } from '@/lib/store/log-reconcile';
+import { failureText, logFailure } from '@/lib/store/store-faults';
 import { appendLogRecords, logRecordOf } from '@/lib/store/session-logs';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
 import type { MindState, PromptRecord } from '@/lib/mind/events';
@@ -33,7 +34,6 @@ import { announceCycle, runCycleGivingWay } from './subconscious-cycle';
 import { FencedWriteError } from '@/lib/store/lease-fence';
 import { assertNever } from '@/lib/mind/assert-never';
 import { currentTraceparent } from '@/lib/telemetry/traces';
-import { errorText } from '@/lib/errors/error-text';
 
 export type MindStatus = 'idle' | 'running' | 'paused' | 'stopping' | 'stopped';
 
@@ -359,9 +359,9 @@ export class SessionMind {
         this.turn = null;
         // The session moved on while this process was away: its new holder answers; this mind ends.
         if (error instanceof FencedWriteError) return void (this.turnLoopActive = false);
-        console.error(`[mind ${this.session.id}] turn ${work.turnId} failed`, error);
-        this.recordFailure('internal', `Could not save the reply: ${errorText(error)}`, 'protocol', { turnId: work.turnId });
-        this.deps.bus.emit('turn-end', this.session.id, { turnId: work.turnId, outcome: 'failed', spontaneous: work.spontaneous, messages: [], error: errorText(error) });
+        logFailure(`[mind ${this.session.id}] turn ${work.turnId} failed`, error);
+        this.recordFailure('internal', `Could not save the reply: ${failureText(error)}`, 'protocol', { turnId: work.turnId });
+        this.deps.bus.emit('turn-end', this.session.id, { turnId: work.turnId, outcome: 'failed', spontaneous: work.spontaneous, messages: [], error: failureText(error) });
       }
     }
   }

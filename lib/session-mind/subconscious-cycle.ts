@@ -16,7 +16,7 @@ import { buildSubconsciousRequest } from '@/lib/mind/tags/build-prompts';
 import { estimateRequestTokens, fitPairSteadily, historyBudget } from '@/lib/mind/token-budget';
 import { parseSubconsciousOutput } from '@/lib/mind/tags/parse-subconscious-output';
 import { FencedWriteError } from '@/lib/store/lease-fence';
-import { errorText } from '@/lib/errors/error-text';
+import { failureText, logFailure } from '@/lib/store/store-faults';
 
 
 /** Fits the Subconscious's histories to its budget, the summary in effect first. */
@@ -163,8 +163,8 @@ export async function runCycleGivingWay(input: {
   } catch (error) {
     // Its session moved on while this process was away: nothing was kept, and this mind ends.
     if (error instanceof FencedWriteError) return { kind: 'aborted' };
-    console.error(`[mind ${input.context.sessionId}] cycle ${input.cycle} failed`, error);
-    return { kind: 'failed', message: `Could not save the cycle: ${errorText(error)}`, errorKind: 'protocol' };
+    logFailure(`[mind ${input.context.sessionId}] cycle ${input.cycle} failed`, error);
+    return { kind: 'failed', message: `Could not save the cycle: ${failureText(error)}`, errorKind: 'protocol' };
   } finally {
     input.setGiveWay(() => undefined);
     input.stop.removeEventListener('abort', abort);

@@ -3,10 +3,10 @@
 // nobody listens on), Prisma's and PostgreSQL's own codes — and a bug is none of them.
 import net from 'node:net';
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { toApiError } from '@/lib/http/api-error';
 import { realDiskFullError } from '@/test/support/disk-full';
-import { storeFault } from './store-faults';
+import { failureText, logFailure, STORE_FAULT_WORDS, storeFault } from './store-faults';
 
 
 async function realRefused(): Promise<unknown> {
@@ -46,5 +46,21 @@ describe('storeFault', () => {
     const circular: { cause?: unknown } = {};
     circular.cause = circular;
     expect(storeFault(circular)).toBeNull();
+  });
+
+  it('a person is told the condition in words and the log gets one line for it; any other failure is logged whole', async () => {
+    const refused = await realRefused();
+    expect(failureText(refused)).toBe(STORE_FAULT_WORDS.unreachable);
+    expect(failureText(realDiskFullError())).toBe(STORE_FAULT_WORDS.disk_full);
+    expect(failureText(new TypeError('x is undefined'))).toBe('x is undefined');
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      logFailure('[mind s] turn t failed', refused);
+      const bug = new TypeError('x is undefined');
+      logFailure('[mind s] turn t failed', bug);
+      expect(logged.mock.calls).toEqual([[`[mind s] turn t failed: ${STORE_FAULT_WORDS.unreachable}`], ['[mind s] turn t failed', bug]]);
+    } finally {
+      logged.mockRestore();
+    }
   });
 });

@@ -2,6 +2,8 @@
 // the database cannot be reached (PostgreSQL stopped or restarting, the network to it gone), or the
 // disk is full (SQLite's "database or disk is full", PostgreSQL's disk_full, ENOSPC). Both are waits,
 // not failures: a person is told so in words, health says what is down, and loops back off.
+import { errorText } from '@/lib/errors/error-text';
+
 export type StoreFault = 'unreachable' | 'disk_full';
 
 const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1017', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
@@ -33,3 +35,16 @@ export const STORE_FAULT_WORDS: Record<StoreFault, string> = {
   unreachable: 'The database cannot be reached right now: nothing was taken. Try again in a moment.',
   disk_full: 'The disk is full: nothing was taken. Free some space; the app goes on by itself once there is room.',
 };
+
+/** What to tell a person of a failure: the store's condition in words, or the error's own line. */
+export function failureText(error: unknown): string {
+  const fault = storeFault(error);
+  return fault ? STORE_FAULT_WORDS[fault] : errorText(error);
+}
+
+/** Logs a failure: the store's condition in one line (an outage fails every write the same way), anything else whole. */
+export function logFailure(what: string, error: unknown): void {
+  const fault = storeFault(error);
+  if (fault) console.error(`${what}: ${STORE_FAULT_WORDS[fault]}`);
+  else console.error(what, error);
+}

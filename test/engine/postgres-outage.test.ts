@@ -5,7 +5,7 @@
 // error — and a message sent during the outage is refused with the outage's words (nothing
 // taken), never Prisma's text. This process on DBOS, alone.
 import fs from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DbosEngine } from '@/lib/engine/dbos-engine';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
 import { storeFault } from '@/lib/store/store-faults';
@@ -41,6 +41,12 @@ const settled = async <T>(work: () => Promise<T>): Promise<T | null> => work().c
 describe('PostgreSQL stopped for 30 s during a step', () => {
   it('the task waits and completes once; a message meanwhile gets the outage’s words', async () => {
     fs.chmodSync(dirs.root, 0o755);
+    const errors: string[] = [];
+    const error = console.error;
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+      errors.push(args.map((arg) => (arg instanceof Error ? `${arg.message}` : String(arg))).join(' '));
+      error(...args);
+    });
     const engine = new DbosEngine({ systemDatabaseUrl: cluster.database.url, executorId: 'outage-alone' });
     const here = (cluster.here = new Orchestrator({ engine, taskWorkingDelayMs: 100 }));
     await engine.launch();
@@ -64,5 +70,7 @@ describe('PostgreSQL stopped for 30 s during a step', () => {
     expect(ended.status).toBe('completed');
     const finishes = (await listToolCalls({ sessionId: session.id })).filter((call) => call.name === 'finish_task' && call.status === 'succeeded');
     expect(finishes).toHaveLength(1);
+    // Our own lines say what is down in words, never Prisma's text with a source excerpt.
+    expect(errors.filter((line) => /Invalid `|invocation in/.test(line))).toEqual([]);
   }, 180_000);
 });
