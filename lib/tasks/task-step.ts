@@ -100,14 +100,16 @@ export function runStep(input: StepInput, cut: { turn: AgentTurnRecord; steps: A
   const { run } = input;
   return input.context.step(input.attempt ? `step-${input.step}-again-${input.attempt}` : `step-${input.step}`, async (): Promise<StepOutcome> => {
     if (cut && run.task.status === 'blocked') await run.save({ status: 'running', blockedOn: null });
-    const result = await run.mind.runTaskStep(turn, cut ?? undefined);
-    // Cut by a shutdown, the step is not over: it must not be journaled (a replay would take the
-    // cut for its outcome). It ends with the engine's shutdown, unrecorded, and the next holder
-    // continues its open turn — the calls that finished are not made again.
-    if (result.outcome !== 'complete' && run.stopping()) {
+    // Cut by a shutdown — its turn stopped, or refused because the mind was stopping — the step is
+    // not over: it must not be journaled (a replay would take the cut, or the refusal's error, for
+    // its outcome and fail the task). It ends with the engine's shutdown, unrecorded, and the next
+    // holder continues its open turn — the calls that finished are not made again.
+    const leftToTheRestart = async (): Promise<never> => {
       await untilShutdown(input.context.signal);
       throw new RunCancelledError(input.context.runId);
-    }
+    };
+    const result = await run.mind.runTaskStep(turn, cut ?? undefined).catch((error: unknown) => (run.stopping() ? leftToTheRestart() : Promise.reject(error)));
+    if (result.outcome !== 'complete' && run.stopping()) await leftToTheRestart();
     return {
       outcome: result.outcome,
       error: result.error?.message ?? null,
