@@ -8,8 +8,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
-import { serverBuildOptions } from '../scripts/build-server';
 import { Cluster } from '../lib/engine/cluster';
 import { DbosEngine } from '../lib/engine/dbos-engine';
 import { Orchestrator } from '../lib/orchestrator/orchestrator';
@@ -17,6 +15,7 @@ import { closeDb, getDb } from '../lib/store/db';
 import { submitTaskSchema } from '../lib/store/task-types';
 import { findTask } from '../lib/store/tasks-repository';
 import { listToolCalls } from '../lib/store/tool-calls-repository';
+import { buildServerBundle } from '../test/support/compiled-server';
 import { startFakeOpenAIServer } from '../test/fakes/fake-openai-server';
 import type { FakeReply, FakeRequest } from '../test/fakes/fake-server-core';
 import { rounds, taskPrompt, taskScript } from '../test/fakes/task-script';
@@ -51,15 +50,14 @@ async function main(): Promise<void> {
   fs.mkdirSync(path.join(root, 'personas'));
   fs.writeFileSync(path.join(root, 'personas', 'tester.md'), '# Tester\n');
   fs.chmodSync(root, 0o755);
-  const bundleDir = path.resolve(`test-results/bundle-handover-${process.pid}`); // beside node_modules, which it imports
-  await build({ ...serverBuildOptions, outdir: bundleDir, logLevel: 'error' });
+  const bundle = await buildServerBundle('handover');
   const database = await startPostgres();
   const fake = await startFakeOpenAIServer({ script, chunkDelayMs: 5 });
   const env = { AGENTCSD_DATA_DIR: path.join(root, 'data'), AGENTCSD_PERSONAS_DIR: path.join(root, 'personas'), AGENTCSD_DATABASE_URL: database.url };
   Object.assign(process.env, env);
   const db = await getDb();
   const layer = { backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${fake.url}/v1` };
-  const startWeb = () => startCompiledWorker(path.join(bundleDir, 'server.mjs'), { ...env, AGENTCSD_EXECUTOR_ID: 'bench-web', AGENTCSD_ENGINE: 'dbos', AGENTCSD_TASK_STEP_DELAY_MS: '50' });
+  const startWeb = () => startCompiledWorker(bundle.file, { ...env, AGENTCSD_EXECUTOR_ID: 'bench-web', AGENTCSD_ENGINE: 'dbos', AGENTCSD_TASK_STEP_DELAY_MS: '50' });
   const engine = new DbosEngine({ systemDatabaseUrl: database.url, executorId: 'bench-worker', clustered: true });
   const here = new Orchestrator({ engine, cluster: new Cluster({ url: database.url, owner: 'bench-worker', capacity: 0 }), taskWorkingDelayMs: 50 });
   await engine.launch();
@@ -94,7 +92,7 @@ async function main(): Promise<void> {
     await closeDb();
     await database.stop();
     fs.rmSync(root, { recursive: true, force: true });
-    fs.rmSync(bundleDir, { recursive: true, force: true });
+    bundle.remove();
   }
   console.log('\n| stop | rounds | signal → step continued elsewhere, median ms | signal → task completed, median ms | completed once |');
   console.log('|---|---|---|---|---|');

@@ -97,8 +97,7 @@ export class SessionPlacement implements ClusterMember {
     if (!this.cluster) return null;
     const [view, waiting] = await Promise.all([this.cluster.view(), this.host.engine.runsOfOtherVersions?.() ?? []]);
     const current = this.cluster.appVersion;
-    const plan = (run: { version: string; executor: string }) => runPlan(run, view.members, current, SWEEP_MS / 1000);
-    return { ...view, version: current, waiting_runs: waiting.map((run) => ({ run_id: run.runId, name: run.name, version: run.version, holder: run.executor, plan: plan(run) })) };
+    return { ...view, version: current, waiting_runs: waiting.map((run) => ({ run_id: run.runId, name: run.name, version: run.version, holder: run.executor, plan: runPlan(run, view.members, current, SWEEP_MS / 1000) })) };
   }
 
   /** Minds start for the sessions held (active ones) and stop for the ones another process took. */

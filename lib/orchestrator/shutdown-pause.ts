@@ -12,16 +12,20 @@ const noteSchema = z.object({ sessions: z.array(z.string().uuid()).max(100_000) 
 
 /** Notes the sessions this stop is pausing (beside any a stop before it noted and no start took); returns them. */
 export async function noteShutdownPause(sessionIds: readonly string[]): Promise<readonly string[]> {
-  const before = (await readJsonSetting(KEY, noteSchema, 'the sessions a shutdown paused', { sessions: [] })).sessions;
+  const before = await readNote();
   await writeJsonSetting(KEY, { sessions: [...new Set([...before, ...sessionIds])] });
   return sessionIds;
 }
 
 /** At start: each session a shutdown paused that is still paused is resumed; the note is forgotten. */
 export async function resumeAfterShutdown(resume: (sessionId: string) => Promise<unknown>): Promise<void> {
-  const noted = (await readJsonSetting(KEY, noteSchema, 'the sessions a shutdown paused', { sessions: [] })).sessions;
+  const noted = await readNote();
   for (const id of noted) if ((await findSession({ id }))?.status === 'paused') await resume(id);
-  if (noted.length > 0) await writeJsonSetting(KEY, { sessions: [] });
+  if (noted.length > 0) await forgetShutdownPause();
+}
+
+async function readNote(): Promise<string[]> {
+  return (await readJsonSetting(KEY, noteSchema, 'the sessions a shutdown paused', { sessions: [] })).sessions;
 }
 
 /** Forgets the note: the next start resumes nothing (a test harness whose every test starts afresh over one folder). */

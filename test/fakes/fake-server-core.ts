@@ -26,7 +26,7 @@ export interface FakeReply {
   toolCallIndex?: 'from-zero' | 'from-one' | 'missing';
   inputTokens?: number;
   outputTokens?: number;
-  /** A wait before the first delta: the model holding the call (a test stops the caller meanwhile). */
+  /** OpenAI only: a wait before the first delta — the model holding the call (a test stops the caller meanwhile). */
   holdMs?: number;
 }
 
