@@ -15,6 +15,7 @@ import { ensureWorkspace } from '@/lib/tools/workspace';
 import type { AgentMcpEndpoint } from './agent-mcp-endpoint';
 import { SessionToolbox } from './session-toolbox';
 import { conversationOf, offerTool } from '@/lib/people/rights';
+import { logFailure } from '@/lib/store/store-faults';
 
 /** Backends whose tool calls come back to the app's step loop. */
 const NATIVE_TOOL_BACKENDS = new Set(['anthropic', 'openai_compatible']);
@@ -90,7 +91,7 @@ export async function createMindToolbox(input: {
         try {
           appendToolCallLog({ sessionId: session.id, call: json });
         } catch (error) {
-          console.error(`[tools ${session.id}] tool_calls.jsonl append failed (the database has the call)`, error);
+          logFailure(`[tools ${session.id}] tool_calls.jsonl append failed (the database has the call)`, error);
         }
         input.onFinished?.(call);
       },

@@ -27,6 +27,7 @@ import { markSessionUntrusted, readTrust, sessionUntrustedSource } from '@/lib/s
 import { callTool, type Conversation } from '@/lib/people/rights';
 import { resultOrigin, sendsOut, untrustedDescriptions, untrustedLabel } from './untrusted-turn';
 import { errorText } from '@/lib/errors/error-text';
+import { storeFault, writeThroughFault } from '@/lib/store/store-faults';
 
 export type ModelToolCall = Extract<StreamPart, { type: 'tool-call' }>;
 
@@ -82,6 +83,8 @@ export class SessionToolbox {
    * words only (the model can look again).
    */
   private readonly shownImages = new Map<string, { turnId: string; images: ImageBlock[] }>();
+  /** Calls this toolbox committed as running (startApproved): each is run once, by the first settle. */
+  private readonly startedHere = new Set<string>();
 
   imagesOf(callId: string): ImageBlock[] | undefined {
     return this.shownImages.get(callId)?.images;
@@ -196,7 +199,10 @@ export class SessionToolbox {
       calls,
       ...(task && { taskId: task.taskId, traceId: task.traceId }),
     });
-    for (const record of records) this.deps.events.callChanged(record);
+    for (const record of records) {
+      if (record.status === 'running') this.startedHere.add(record.id);
+      this.deps.events.callChanged(record);
+    }
     return records;
   }
 
@@ -206,8 +212,15 @@ export class SessionToolbox {
    * (the restart shows it again).
    */
   async settle(call: ToolCallRecord, signal: AbortSignal, stopKind: () => StopKind): Promise<ToolCallRecord> {
-    // Started in the commit that proposed it (startApproved): this is the one run.
-    if (call.status === 'running' && call.finishedAt === null) return this.execute(call, signal, stopKind);
+    // Started in the commit that proposed it (startApproved): this is the one run. One found running
+    // in the store otherwise (a step tried again after the database went away while it ran) may have
+    // run: it is never run again, and the model is told (issue 73 §3).
+    if (call.status === 'running' && call.finishedAt === null) {
+      if (this.startedHere.delete(call.id)) return this.execute(call, signal, stopKind);
+      const ended = await finishToolCall({ id: call.id, status: 'interrupted', result: INTERRUPTED_RESULT, isError: true, running: call });
+      if (ended) this.deps.events.callChanged(ended);
+      return ended ?? call;
+    }
     const current = await this.awaitDecision(call, signal, stopKind);
     if (current.status === 'approved') return this.run(current, signal, stopKind);
     return current;
@@ -308,10 +321,14 @@ export class SessionToolbox {
         const status = outcome.cancelled ? (signal.aborted && stopKind() === 'shutdown' ? 'interrupted' : 'cancelled') : outcome.isError ? 'failed' : 'succeeded';
         // Content from outside marks the session before the model can read it (§20).
         const origin = resultOrigin(tool, outcome);
-        const resultSource = origin ? untrustedLabel(origin, await readTrust()) : null;
-        if (resultSource) await markSessionUntrusted(this.deps.sessionId, resultSource);
-        finished = await finishToolCall({ id: call.id, status, result: outcome.content, isError: outcome.isError, exitCode: outcome.exitCode ?? null, droppedBytes: outcome.droppedBytes ?? 0, resultSource, running });
+        // The result exists only here until it is recorded: a database outage or a full disk is waited out (issue 73 §3–4).
+        finished = await writeThroughFault(`[tools ${this.deps.sessionId}] the result of ${call.name}`, signal, async () => {
+          const resultSource = origin ? untrustedLabel(origin, await readTrust()) : null;
+          if (resultSource) await markSessionUntrusted(this.deps.sessionId, resultSource);
+          return finishToolCall({ id: call.id, status, result: outcome.content, isError: outcome.isError, exitCode: outcome.exitCode ?? null, droppedBytes: outcome.droppedBytes ?? 0, resultSource, running });
+        });
       } catch (error) {
+        if (storeFault(error)) throw error; // the wait was stopped: the call stays running, for the restart to mark
         finished = await finishToolCall({ id: call.id, status: 'failed', result: `The tool failed: ${errorText(error)}`, isError: true, running });
       } finally {
         own.done();

@@ -5,6 +5,7 @@ import type { EventBus } from '@/lib/mind/events';
 import type { MindModelAccess } from '@/lib/mind/model-access';
 import type { Activity } from '@/lib/mind/pacing';
 import { consolidateSession, type ConsolidationOutcome } from './consolidation';
+import { logFailure } from '@/lib/store/store-faults';
 
 export class IdleConsolidation {
   private controller: AbortController | null = null;
@@ -32,7 +33,7 @@ export class IdleConsolidation {
         onChange: (consolidation) => bus.emit('memory-consolidation', context.sessionId, { consolidation }),
       });
     } catch (error) {
-      console.error(`[mind ${context.sessionId}] consolidation failed`, error);
+      logFailure(`[mind ${context.sessionId}] consolidation failed`, error);
       return null;
     } finally {
       stopSignal.removeEventListener('abort', abort);

@@ -2,6 +2,7 @@
 // other sessions for what the user just said (or the task's goal), within a token budget. Never
 // fails a turn: a recall error leaves the block out and is logged.
 import { memoryBlock, provenanceOf, recall } from './recall';
+import { logFailure } from '@/lib/store/store-faults';
 
 /** The `<memory>` block's share of the prompt. */
 export const MEMORY_BLOCK_TOKENS = 600;
@@ -35,7 +36,7 @@ export async function memoryForTurn(input: { personaName: string; sessionId: str
       untrustedSource: reason && !input.holdsUntrusted ? `${reason} (recalled: it matched this turn better than anything trusted)` : reason,
     };
   } catch (error) {
-    console.error(`[memory ${input.sessionId}] recall for the turn failed; the turn goes on without it`, error);
+    logFailure(`[memory ${input.sessionId}] recall for the turn failed; the turn goes on without it`, error);
     return null;
   }
 }

@@ -4,6 +4,7 @@ import type { LayerModelConfig } from '@/lib/config/model-config';
 import { insertLlmCall, type CallLayer, type UsageTotals } from '@/lib/store/mind-repository';
 import type { EventBus } from '@/lib/mind/events';
 import type { ModelCallResult } from '@/lib/mind/model-call';
+import { logFailure } from '@/lib/store/store-faults';
 
 export async function recordLlmCall(input: {
   sessionId: string;
@@ -38,7 +39,7 @@ export async function recordLlmCall(input: {
       traceId: input.traceId ?? null,
     });
   } catch (error) {
-    console.error(`[mind ${input.sessionId}] could not record an LLM call`, error);
+    logFailure(`[mind ${input.sessionId}] could not record an LLM call`, error);
   }
   if (!usage) return;
   totals.calls++;

@@ -23,6 +23,7 @@ import { TurnRequests, type InternalDialogPrompt } from './turn-requests';
 import { TurnText } from './turn-text';
 import { rememberCaptions, shownFileLines, visualsForTurn, withoutFileLines } from './turn-visuals';
 import type { TurnWork } from './turn-work';
+import { logFailure } from '@/lib/store/store-faults';
 
 /**
  * Whether the turn's prompt holds untrusted content before it recalls or reads anything (§20,
@@ -215,7 +216,7 @@ async function keepTurn(context: MindContext, work: TurnWork, said: { outcome: T
   }, context.sessionId);
   context.memory.recordTurn({ loud, quiet, cycle: work.taken.cycle, untrusted: messages[0]?.untrustedSource ?? null });
   if (said.shown.length > 0) {
-    await rememberCaptions({ personaName: context.session().personaName, sessionId: context.sessionId, quiet, shown: said.shown }).catch((error: unknown) => console.error(`[memory ${context.sessionId}] captions not kept`, error));
+    await rememberCaptions({ personaName: context.session().personaName, sessionId: context.sessionId, quiet, shown: said.shown }).catch((error: unknown) => logFailure(`[memory ${context.sessionId}] captions not kept`, error));
   }
   return messages;
 }

@@ -7,6 +7,7 @@ import type { ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
 import type { MindMemory } from './mind-memory';
 import type { MindModelAccess } from '@/lib/mind/model-access';
+import { logFailure } from '@/lib/store/store-faults';
 
 export interface MindContext extends MindModelAccess {
   readonly personaCore: string;
@@ -40,6 +41,6 @@ export function appendLogsSafely(append: () => void, sessionId: string): void {
   try {
     append();
   } catch (error) {
-    console.error(`[mind ${sessionId}] JSONL append failed`, error);
+    logFailure(`[mind ${sessionId}] JSONL append failed`, error);
   }
 }

@@ -14,6 +14,7 @@ import { BackendError } from '@/lib/backends/backend-error';
 import { ownerOverride } from '@/lib/people/rights';
 import type { ModelCallResult } from '@/lib/mind/model-call';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
+import { logFailure } from '@/lib/store/store-faults';
 
 /** What a mind's model calls use of its dependencies. */
 export type ModelCallDependencies = Pick<MindDependencies, 'bus' | 'clock' | 'createBackend' | 'retryPolicy' | 'random' | 'stallTimeoutMs' | 'calibration'>;
@@ -72,7 +73,7 @@ export function mindModelCalls(input: {
     const held = await holdAllowance(input.sessionId, request, now, overridden);
     if (!held.ok) return allowanceSpent(held.message, held.retryAfterMs, deps.clock.now());
     paidBy([...new Set(held.reservation.parts.map((part) => part.allowanceId))]);
-    const release = (spent: { usd: number; tokens: number }) => settleAllowance(held.reservation, spent).catch((error: unknown) => console.error(`[mind ${input.sessionId}] could not settle an allowance`, error));
+    const release = (spent: { usd: number; tokens: number }) => settleAllowance(held.reservation, spent).catch((error: unknown) => logFailure(`[mind ${input.sessionId}] could not settle an allowance`, error));
     const result = await callModel({
       backend: deps.createBackend(config),
       request: { ...request, sessionId: input.sessionId },

@@ -19,6 +19,7 @@ import {
   type LogFile,
   type LogRecord,
 } from './session-logs';
+import { logFailure } from './store-faults';
 
 /** The four dialog logs, and tool_calls.jsonl. */
 type ReconciledFile = LogFile | 'toolCalls';
@@ -113,6 +114,6 @@ export async function reconcileLogsReporting(sessionId: string): Promise<void> {
       console.warn(`[mind ${sessionId}] logs reconciled with the database: ${JSON.stringify(report)}`);
     }
   } catch (error) {
-    console.error(`[mind ${sessionId}] log reconciliation failed`, error);
+    logFailure(`[mind ${sessionId}] log reconciliation failed`, error);
   }
 }

@@ -48,3 +48,29 @@ export function logFailure(what: string, error: unknown): void {
   if (fault) console.error(`${what}: ${STORE_FAULT_WORDS[fault]}`);
   else console.error(what, error);
 }
+
+/**
+ * Runs a write again while the store's condition lasts (what it records exists only in memory, like
+ * a tool's result): 1 s doubling to a minute, logged on the first try and every tenth. Anything else,
+ * or the condition when `signal` stops the wait, is thrown.
+ */
+export async function writeThroughFault<T>(what: string, signal: AbortSignal, write: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await write();
+    } catch (error) {
+      const fault = storeFault(error);
+      if (!fault || signal.aborted) throw error;
+      if (tries === 1 || tries % 10 === 0) console.error(`${what} waits to be recorded: ${STORE_FAULT_WORDS[fault]} (try ${tries})`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, storeFaultPauseMs(tries));
+        function done() {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+}

@@ -10,6 +10,7 @@ import type { TaskStatus } from '@/lib/store/task-types';
 import { updateTask, type TaskPatch, type TaskRecord } from '@/lib/store/tasks-repository';
 import { sessionUntrustedSource } from '@/lib/store/untrusted-repository';
 import type { TaskMind, TaskWorkflowDeps } from './task-loop-types';
+import { logFailure } from '@/lib/store/store-faults';
 
 export class TaskRun {
   // Saves run one after another, each on the task as the previous one left it: a card's `blocked`
@@ -107,6 +108,6 @@ async function rememberTask(task: TaskRecord, result: string): Promise<void> {
     await appendMemory({ personaName: session.personaName, kind: 'task_summary', content: `Task "${task.goal}" completed: ${result}`.slice(0, 2_000), sessionId: task.sessionId, taskId: task.id, importance: 0.7 });
     await promoteTaskMemories(task.id);
   } catch (error) {
-    console.error(`[tasks] could not remember task ${task.id}`, error);
+    logFailure(`[tasks] could not remember task ${task.id}`, error);
   }
 }

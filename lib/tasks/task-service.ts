@@ -16,7 +16,7 @@ import { FINAL_TASK_STATUSES, type SubmitTaskInput } from '@/lib/store/task-type
 import { recordTaskEnd, tracing } from '@/lib/telemetry/traces';
 import { findSession } from '@/lib/store/sessions-repository';
 import { errorText } from '@/lib/errors/error-text';
-import { STORE_FAULT_WORDS, storeFault, storeFaultPauseMs } from '@/lib/store/store-faults';
+import { logFailure, STORE_FAULT_WORDS, storeFault, storeFaultPauseMs } from '@/lib/store/store-faults';
 
 export class TaskError extends Error {
   constructor(
@@ -117,7 +117,7 @@ export class TaskService {
           this.noteStuck(sessionId, `[tasks] task ${next.id} waits: ${STORE_FAULT_WORDS[fault]}`);
           return;
         }
-        console.error(`[tasks] task ${next.id} failed to run`, error);
+        logFailure(`[tasks] task ${next.id} failed to run`, error);
         stuck = !(await this.endUnfinished(next.id, `the task's run failed: ${errorText(error)}`));
       })
       .then(async () => {
@@ -144,7 +144,7 @@ export class TaskService {
       return true;
     } catch (error) {
       if (storeFault(error)) return false;
-      console.error(`[tasks] task ${taskId} could not be ended`, error);
+      logFailure(`[tasks] task ${taskId} could not be ended`, error);
       return true;
     }
   }
@@ -267,7 +267,7 @@ export class TaskService {
     }
     // The tasks it delegated go with it (issue 34), whether or not its step was waiting on them.
     for (const child of await childTasks(taskId)) {
-      if (!FINAL_TASK_STATUSES.includes(child.status)) await this.cancel(child.id).catch((error: unknown) => console.error(`[tasks] the delegated task ${child.id} could not be cancelled`, error));
+      if (!FINAL_TASK_STATUSES.includes(child.status)) await this.cancel(child.id).catch((error: unknown) => logFailure(`[tasks] the delegated task ${child.id} could not be cancelled`, error));
     }
     return (await findTask(taskId))!;
   }

@@ -24,7 +24,8 @@ import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import { submitTaskSchema } from '@/lib/store/task-types';
 import { serverBuildOptions } from '@/scripts/build-server';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
-import { taskScript } from '@/test/fakes/task-script';
+import type { FakeReply, FakeRequest } from '@/test/fakes/fake-server-core';
+import { rounds, taskPrompt, taskScript } from '@/test/fakes/task-script';
 import { startPostgres, type TestPostgres } from '@/test/support/postgres';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
 import { startCompiledWorker, startWorker, type WorkerProcess } from '@/test/support/worker-process';
@@ -35,21 +36,51 @@ let database: TestPostgres;
 let fake: FakeOpenAIServer;
 let here: Orchestrator | null = null;
 const workers: WorkerProcess[] = [];
+/** Steps whose first model call the fake holds (case e): a stop lands while it waits; when each began. */
+const holds = new Map<number, number | null>();
+
+/** The task script; a step named in `holds` has its first call answered 1.5 s late, once. */
+function script(request: FakeRequest): FakeReply {
+  const step = Number(/step (\d+) of at most/.exec(taskPrompt(request) ?? '')?.[1] ?? '0');
+  if (holds.get(step) === null && rounds(request.body) === 0) {
+    holds.set(step, Date.now());
+    return { ...taskScript(request), holdMs: 1_500 };
+  }
+  return taskScript(request);
+}
 
 beforeAll(async () => {
   fs.chmodSync(dirs.root, 0o755); // the sandbox's user reads the workspace
   database = await startPostgres();
   process.env.AGENTCSD_DATABASE_URL = database.url;
-  fake = await startFakeOpenAIServer({ script: taskScript, chunkDelayMs: 5 });
+  fake = await startFakeOpenAIServer({ script, chunkDelayMs: 5 });
   await getDb();
   // `npm run build`'s server step, into a folder of this test's own.
   await build({ ...serverBuildOptions, outdir: bundleDir, logLevel: 'error' });
-  // This process only submits and watches: capacity 0, it holds no session while a worker runs.
+  await startObserver();
+}, 90_000);
+
+/** This process only submits and watches: capacity 0, it holds no session while a worker runs. */
+async function startObserver(): Promise<Orchestrator> {
   const engine = new DbosEngine({ systemDatabaseUrl: database.url, executorId: 'observer', clustered: true });
   here = new Orchestrator({ engine, cluster: new Cluster({ url: database.url, owner: 'observer', capacity: 0 }), taskWorkingDelayMs: 400 });
   await engine.launch();
   await here.start();
-}, 90_000);
+  return here;
+}
+
+/** The observer leaves: the workers are the only processes left to continue a run. */
+async function stopObserver(): Promise<void> {
+  await here?.stop();
+  here = null;
+}
+
+/** A graceful stop (SIGTERM, as Ctrl-C or a supervisor sends): the process ends by itself, cleanly. */
+async function terminate(worker: WorkerProcess): Promise<void> {
+  const exited = new Promise<number | null>((resolve) => worker.child.once('exit', (code) => resolve(code)));
+  worker.child.kill('SIGTERM');
+  expect(await exited, worker.output().slice(-2000)).toBe(0);
+}
 
 // Each case's processes end with it, whatever its outcome (a live one would take the next case's work).
 // A failed case prints what its processes said (a run left `running` is explained there).
@@ -147,14 +178,56 @@ describe('mixed builds and upgrades on the durable engine', () => {
     expect(second.notes).toEqual([]);
   }, 240_000);
 
+  it('(e) a rolling upgrade as docs/cluster.md says, each stop landing mid-step: the task ends once, each step once, steps_used never back, the upgrade noted', async () => {
+    const first = await start('tsx', 'roll-a', { AGENTCSD_APP_VERSION: 'release-1', AGENTCSD_CAPACITY: '1' });
+    const second = await start('tsx', 'roll-b', { AGENTCSD_APP_VERSION: 'release-1', AGENTCSD_CAPACITY: '0.01' });
+    const sessionId = await sessionHeldBy('roll-a');
+    // Every value steps_used takes, in order, as PostgreSQL writes it.
+    await dbos(
+      `CREATE TABLE IF NOT EXISTS roll_steps (at bigserial PRIMARY KEY, task_id text, steps int);
+       CREATE OR REPLACE FUNCTION note_roll_steps() RETURNS trigger AS $$ BEGIN
+         IF NEW.steps_used IS DISTINCT FROM OLD.steps_used THEN INSERT INTO roll_steps (task_id, steps) VALUES (NEW.id, NEW.steps_used); END IF;
+         RETURN NEW; END $$ LANGUAGE plpgsql;
+       CREATE OR REPLACE TRIGGER note_roll_steps AFTER UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION note_roll_steps();`,
+      [],
+    );
+    holds.set(2, null);
+    holds.set(4, null);
+    const task = await here!.tasks.submit(sessionId, submitTaskSchema.parse({ goal: 'Keep looking [[forever]]', constraints: { max_steps: MAX_STEPS } }));
+    await stopObserver(); // only the release's own processes continue the run
+    await vi.waitFor(() => expect(holds.get(2)).not.toBeNull(), { timeout: 30_000, interval: 50 });
+    // Step 2 of the upgrade: stop the first process while step 2's model call runs; the other (the old release) takes the session and the step.
+    await terminate(first);
+    await vi.waitFor(async () => expect(await ownerOf(sessionId)).toBe('roll-b'), { timeout: 20_000, interval: 100 });
+    // Step 3: it starts again on the new release.
+    await start('compiled', 'roll-a', { AGENTCSD_APP_VERSION: 'release-2', AGENTCSD_CAPACITY: '1' });
+    // Step 4: the last process of the old release stops while step 4's call runs; the new release continues the run.
+    await vi.waitFor(() => expect(holds.get(4)).not.toBeNull(), { timeout: 30_000, interval: 50 });
+    await terminate(second);
+    await vi.waitFor(async () => expect((await findTask(task.id))!.status).toBe('failed'), { timeout: 90_000, interval: 200 });
+
+    const ended = (await findTask(task.id))!;
+    expect(ended).toMatchObject({ stepsUsed: MAX_STEPS, error: `max steps reached: ${MAX_STEPS} of ${MAX_STEPS}` });
+    expect(ended.notes).toEqual(['continued after an upgrade from version release-1 to release-2, at its last finished step']);
+    expect(await ownerOf(sessionId)).toBe('roll-a');
+    // Each step's grep ran once — but a held step whose turn the stop cut before its answer was
+    // recorded is asked again by the next holder, and greps again (read-only; recorded in the notes).
+    const greps = (await listToolCalls({ sessionId })).filter((call) => call.name === 'grep');
+    const byStep = Object.fromEntries(Array.from({ length: MAX_STEPS }, (_, index) => [index + 1, greps.filter((call) => (call.args as { pattern?: string }).pattern === `step-${index + 1}`).length]));
+    for (const [step, count] of Object.entries(byStep)) expect(count, JSON.stringify(byStep)).toBe(holds.has(Number(step)) ? Math.min(Math.max(count, 1), 2) : 1);
+    const steps = await dbos<{ function_name: string }>('SELECT function_name FROM dbos.operation_outputs WHERE workflow_uuid = $1 ORDER BY function_id', [task.id]);
+    expect(steps.map((row) => row.function_name).filter((name) => name.startsWith('step-'))).toEqual(Array.from({ length: MAX_STEPS }, (_, index) => `step-${index}`));
+    const seen = (await dbos<{ steps: number }>('SELECT steps FROM roll_steps WHERE task_id = $1 ORDER BY at', [task.id])).map((row) => row.steps);
+    expect(seen).toEqual(Array.from({ length: MAX_STEPS }, (_, index) => index + 1));
+    await (await getDb()).session.update({ where: { id: sessionId }, data: { status: 'paused' } }); // done: it counts on nobody's share
+    holds.clear();
+  }, 240_000);
+
   it('(b) an upgrade: the next release continues the task from its last finished step and says so in its trace', async () => {
+    here ??= await startObserver();
     const old = await start('tsx', 'release-host', { AGENTCSD_APP_VERSION: 'release-1', AGENTCSD_CAPACITY: '1' });
     // The observer leaves first: the next release is the only process left to continue the task.
-    const leave = async () => {
-      await here!.stop();
-      here = null;
-    };
-    const { notes } = await killMidTask(old, 'release-host', () => start('compiled', 'release-host', { AGENTCSD_APP_VERSION: 'release-2', AGENTCSD_CAPACITY: '1' }), leave);
+    const { notes } = await killMidTask(old, 'release-host', () => start('compiled', 'release-host', { AGENTCSD_APP_VERSION: 'release-2', AGENTCSD_CAPACITY: '1' }), stopObserver);
     expect(notes).toEqual(['continued after an upgrade from version release-1 to release-2, at its last finished step']);
   }, 180_000);
 
