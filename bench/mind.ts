@@ -160,7 +160,7 @@ export async function benchMemory(options: { cycles: number }): Promise<MemoryRe
 }
 
 /** A model on the simulated clock: it "thinks" at a fixed token rate and reports usage like a real server. */
-class SimulatedModel implements ModelBackend {
+export class SimulatedModel implements ModelBackend {
   readonly kind = 'openai_compatible' as const;
   constructor(
     private readonly clock: Clock,
@@ -177,6 +177,15 @@ class SimulatedModel implements ModelBackend {
     yield { type: 'finish', reason: 'stop', rawReason: 'stop' };
     yield { type: 'usage', usage: { inputTokens, outputTokens, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 } };
   }
+}
+
+/** Stops an orchestrator whose minds sleep on a simulated clock (their grace runs on it), then the store and the scratch folders. */
+export async function stopOnClock(orchestrator: Orchestrator, clock: FakeClock, cleanup: () => void): Promise<void> {
+  const stopping = orchestrator.stop();
+  await clock.advance(5_000);
+  await stopping;
+  await closeDb();
+  cleanup();
 }
 
 export interface IdleHour {
@@ -208,11 +217,7 @@ export async function benchIdleHour(pacing: SessionParams['pacing']): Promise<Id
     const end = clock.now() + 60 * 60_000;
     while (clock.now() < end) await clock.advance(Math.min(10_000, end - clock.now()));
   } finally {
-    const stopping = orchestrator.stop();
-    await clock.advance(5_000);
-    await stopping;
-    await closeDb();
-    cleanup();
+    await stopOnClock(orchestrator, clock, cleanup);
   }
   return { pacing, cycles, inputTokens, outputTokens };
 }

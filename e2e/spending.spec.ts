@@ -68,3 +68,43 @@ test('a month of usage: allowances set in Settings, the charts and the costliest
   await expect(page.locator('.recharts-legend-item-text', { hasText: 'sage' })).toBeVisible();
   await expect(page.locator('.recharts-legend-item-text', { hasText: 'iris' })).toHaveCount(0);
 });
+
+test('tokens per hour by what made the calls — answering apart from idle thinking and dreaming — on Spending and on the session page', async ({ page, request }) => {
+  const created = await request.post('/api/sessions', { data: { persona: 'iris', name: 'An idle day' } });
+  expect(created.status(), await created.text()).toBe(201);
+  const sessionId = ((await created.json()) as { session: { id: string } }).session.id;
+  await request.post(`/api/sessions/${sessionId}/pause`);
+  const database = new Database(path.resolve('test-results/e2e-run/data/agentcsd.db'), { timeout: 5_000 });
+  const insert = database.prepare(
+    `INSERT INTO llm_calls (session_id, layer, backend, model, started_at, duration_ms, input_tokens, output_tokens, cost_usd, trace_id) VALUES (?, ?, 'anthropic', 'claude-haiku-4-5', ?, 800, ?, ?, ?, NULL)`,
+  );
+  const hoursAgo = (hours: number) => new Date(Date.now() - hours * 60 * 60 * 1000).toISOString().replace('Z', '+00:00');
+  database.transaction(() => {
+    insert.run(sessionId, 'internal', hoursAgo(1), 3_000, 400, 0.005);
+    insert.run(sessionId, 'internal', hoursAgo(2), 3_000, 400, 0.005);
+    insert.run(sessionId, 'subconscious', hoursAgo(3), 2_000, 100, 0.002);
+    insert.run(sessionId, 'memory', hoursAgo(4), 5_000, 500, 0.006);
+    insert.run(sessionId, 'subconscious', hoursAgo(5), 2_000, 100, 0.002);
+    insert.run(sessionId, 'subconscious', hoursAgo(30), 2_000, 100, 0.002); // yesterday: in the week, not the day
+  })();
+  database.close();
+
+  await page.goto(`/sessions/${sessionId}`);
+  const chart = page.getByTestId('hourly-tokens');
+  await expect(chart.getByTestId('hourly-summary')).toContainText('answering 6,800');
+  await expect(chart.getByTestId('hourly-summary')).toContainText(/idle thinking and dreaming (9,[7-9]\d\d|1\d,\d{3})/);
+  await expect(chart.locator('.recharts-legend-item-text', { hasText: 'Idle thinking (Subconscious)' })).toBeVisible();
+  await expect(chart.locator('.recharts-legend-item-text', { hasText: 'Dreaming (consolidation)' })).toBeVisible();
+  await expect(chart.locator('.recharts-bar-rectangle').first()).toBeVisible();
+  await chart.scrollIntoViewIfNeeded();
+  await chart.screenshot({ path: 'docs/screenshots/session-hourly-tokens.png', animations: 'disabled' });
+  await chart.getByRole('button', { name: 'Last week' }).click();
+  await expect(chart.getByRole('button', { name: 'Last week' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(chart.getByTestId('hourly-summary')).toContainText(/idle thinking and dreaming (11,[89]\d\d|1\d,\d{3})/);
+
+  await page.goto('/spending');
+  const all = page.getByTestId('hourly-tokens');
+  await expect(all.locator('.recharts-legend-item-text', { hasText: 'Answering' })).toBeVisible();
+  await expect(all.locator('.recharts-bar-rectangle').first()).toBeVisible();
+  await saveScreenshot(page, 'spending-hourly');
+});

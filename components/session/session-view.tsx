@@ -24,6 +24,7 @@ import { SchedulesPanel } from './schedules-panel';
 import type { TaskJson } from '@/lib/store/tasks-repository';
 import type { ConsolidationJson } from '@/lib/mind/events';
 import { formatTime } from './panel-frame';
+import { HourlyTokens } from '@/components/spending/hourly-tokens';
 import { initialSessionState, sessionReducer, type HistoryLayer, type HistoryPage } from './session-state';
 import { SessionSettings } from './session-settings';
 import { SubconsciousPanel } from './subconscious-panel';
@@ -57,13 +58,24 @@ function MindLine({ mind, status }: { mind: MindState | null; status: string }) 
   if (status !== 'active') return <span className="text-xs text-zinc-500">The mind is paused: nothing new happens until you resume.</span>;
   if (!mind) return <span className="text-xs text-zinc-500">Starting…</span>;
   const next = mind.nextCycleAt ? ` · next cycle ${formatTime(mind.nextCycleAt)}` : '';
+  const busy = mind.turn !== null || mind.cycleRunning;
   return (
-    <span className="text-xs text-zinc-500">
-      {mind.turn ? (mind.turn.spontaneous ? 'speaking on its own' : 'replying') : mind.cycleRunning ? 'thinking' : mind.activity}
+    <span className="text-xs text-zinc-500" data-testid="mind-line">
+      {mind.turn ? (mind.turn.spontaneous ? 'speaking on its own' : 'replying') : mind.cycleRunning ? 'thinking' : mind.rest ? restWords(mind.rest) : mind.activity}
       {mind.queued > 0 && ` · ${mind.queued} queued`}
-      {!mind.cycleRunning && next}
+      {!busy && !mind.rest && next}
     </span>
   );
+}
+
+/** How the mind rests, in a person's words (lib/mind/rest.ts): a rest it chose, a deepening pause, or asleep until something happens. */
+function restWords(rest: NonNullable<MindState['rest']>): string {
+  const until = rest.until ? formatTime(rest.until) : null;
+  if (rest.kind === 'quiet') return `quiet hours until ${until} · waits to say: ${rest.reason ?? ''}`;
+  if (rest.kind === 'chosen') return `resting ${until ? `until ${until}` : 'until something happens'}${rest.reason ? ` — it said: ${rest.reason}` : ''}`;
+  if (rest.kind === 'deepening') return `resting · next thought ${until}`;
+  if (rest.kind === 'dormant') return 'dormant: nothing new for weeks · no calls until something arrives';
+  return 'resting until something happens · no calls meanwhile';
 }
 
 /** `asPerson`: a signed-in person's own session (issue 61 §3): what the owner alone changes is not shown. */
@@ -315,6 +327,12 @@ export function SessionView({ sessionId, asPerson = false }: { sessionId: string
           </div>
         </dl>
       </div>
+      <details className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800" open>
+        <summary className="cursor-pointer font-semibold">What this conversation costs, hour by hour</summary>
+        <div className="mt-3">
+          <HourlyTokens sessionId={sessionId} />
+        </div>
+      </details>
       {!wordsPrivate && <BrowserPanel sessionId={sessionId} watchBrowser={socket.watchBrowser} onError={setError} />}
       {!wordsPrivate && <ContextViewer sessionId={sessionId} />}
       {!asPerson && <details className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">

@@ -17,6 +17,7 @@ function formatTime(iso: string): string {
 export function StatusBadge({ status }: { status: string }) {
   const colours: Record<string, string> = {
     active: 'bg-green-100 text-green-800 dark:bg-green-950 dark:text-green-300',
+    dormant: 'bg-sky-100 text-sky-800 dark:bg-sky-950 dark:text-sky-300',
     paused: 'bg-amber-100 text-amber-800 dark:bg-amber-950 dark:text-amber-300',
     closed: 'bg-zinc-200 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300',
   };
@@ -150,7 +151,7 @@ export function SessionList() {
                       </span>
                     )}
                   </td>
-                  <td className="px-3 py-2"><StatusBadge status={session.status} /></td>
+                  <td className="px-3 py-2"><StatusBadge status={session.dormant ? 'dormant' : session.status} /></td>
                   <td className="px-3 py-2 whitespace-nowrap">{formatTime(session.created_at)}</td>
                   <td className="px-3 py-2 whitespace-nowrap">{formatTime(session.last_activity_at)}</td>
                   <td className="px-3 py-2 text-right whitespace-nowrap">

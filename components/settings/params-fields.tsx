@@ -9,6 +9,12 @@ export interface ParamsFormValue {
   trigger_mode: SessionParams['trigger_mode'];
   trigger_threshold: string;
   spontaneous_cap: string;
+  /** Rest (issue 74): empty = the default. */
+  idle_thoughts: string;
+  rest_ceiling_minutes: string;
+  dormant_after_days: string;
+  /** "22:00-07:00", or empty for none. */
+  quiet_hours: string;
   /** The built-in tools the Internal Dialog may use. */
   tools: string[];
   /** Kept as it was: which MCP servers' tools the session may use (absent: all). */
@@ -22,6 +28,10 @@ export function toParamsFormValue(params: SessionParams): ParamsFormValue {
     trigger_mode: params.trigger_mode,
     trigger_threshold: String(params.trigger_threshold),
     spontaneous_cap: String(params.spontaneous_cap),
+    idle_thoughts: params.idle_thoughts === undefined ? '' : String(params.idle_thoughts),
+    rest_ceiling_minutes: params.rest_ceiling_minutes === undefined ? '' : String(params.rest_ceiling_minutes),
+    dormant_after_days: params.dormant_after_days === undefined ? '' : String(params.dormant_after_days),
+    quiet_hours: params.quiet_hours ?? '',
     tools: params.tools ?? [...BUILTIN_TOOL_NAMES],
     ...(params.mcp_servers && { mcp_servers: params.mcp_servers }),
   };
@@ -34,12 +44,16 @@ export function toParamsPayload(value: ParamsFormValue): SessionParams {
     trigger_mode: value.trigger_mode,
     trigger_threshold: Number(value.trigger_threshold),
     spontaneous_cap: Number(value.spontaneous_cap),
+    ...(value.idle_thoughts.trim() !== '' && { idle_thoughts: Number(value.idle_thoughts) }),
+    ...(value.rest_ceiling_minutes.trim() !== '' && { rest_ceiling_minutes: Number(value.rest_ceiling_minutes) }),
+    ...(value.dormant_after_days.trim() !== '' && { dormant_after_days: Number(value.dormant_after_days) }),
+    ...(value.quiet_hours.trim() !== '' && { quiet_hours: value.quiet_hours.trim() }),
     tools: BUILTIN_TOOL_NAMES.filter((name) => value.tools.includes(name)),
     ...(value.mcp_servers && { mcp_servers: value.mcp_servers }),
   };
 }
 
-const pacingLabels = { adaptive: 'Adaptive (rests when idle)', continuous: 'Continuous (next cycle at once)' };
+const pacingLabels = { adaptive: 'Adaptive (rests when idle: a couple of calls an idle day)', continuous: 'Continuous (next cycle at once: ~60,000 calls a day, idle or not)' };
 const triggerLabels = { tag: 'The <trigger> tag decides', length: 'S_loud longer than a threshold' };
 
 export function ParamsFields(props: {
@@ -84,6 +98,22 @@ export function ParamsFields(props: {
       <label className="block text-sm">
         <span className="mb-1 block font-medium">Spontaneous turns without a reply (cap)</span>
         <input className="field" type="number" min={0} value={value.spontaneous_cap} onChange={(event) => set({ spontaneous_cap: event.target.value })} />
+      </label>
+      <label className="block text-sm">
+        <span className="mb-1 block font-medium">Own thoughts after something new</span>
+        <input className="field" type="number" min={0} placeholder="2" value={value.idle_thoughts} onChange={(event) => set({ idle_thoughts: event.target.value })} />
+      </label>
+      <label className="block text-sm">
+        <span className="mb-1 block font-medium">Deepest rest between them (minutes)</span>
+        <input className="field" type="number" min={5} max={1440} placeholder="360" value={value.rest_ceiling_minutes} onChange={(event) => set({ rest_ceiling_minutes: event.target.value })} />
+      </label>
+      <label className="block text-sm">
+        <span className="mb-1 block font-medium">Dormant after (days without anything new)</span>
+        <input className="field" type="number" min={1} max={365} placeholder="14" value={value.dormant_after_days} onChange={(event) => set({ dormant_after_days: event.target.value })} />
+      </label>
+      <label className="block text-sm">
+        <span className="mb-1 block font-medium">Quiet hours (what it would say on its own waits)</span>
+        <input className="field" type="text" placeholder="22:00-07:00" pattern="\d{1,2}:\d{2}-\d{1,2}:\d{2}" value={value.quiet_hours} onChange={(event) => set({ quiet_hours: event.target.value })} />
       </label>
       <fieldset className="sm:col-span-2">
         <legend className="mb-1 text-sm font-medium">Tools the Internal Dialog may use</legend>

@@ -7,6 +7,8 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { apiFetch, unlessRefused } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { DayBar, type Today } from './day-bar';
+import { HourlyTokens } from './hourly-tokens';
+import { LAYER_SERIES as LAYERS } from './layer-series';
 
 interface SpendingJson {
   time_zone: string;
@@ -14,16 +16,6 @@ interface SpendingJson {
   top_sessions?: { id: string; name: string; persona: string; usd: number; tokens: number }[];
 }
 
-const LAYERS: { key: string; name: string; color: string }[] = [
-  { key: 'internal', name: 'Internal Dialog', color: '#4f46e5' },
-  { key: 'tasks', name: 'Tasks', color: '#0891b2' },
-  { key: 'subconscious', name: 'Subconscious', color: '#a21caf' },
-  { key: 'consolidation', name: 'Consolidation', color: '#65a30d' },
-  { key: 'summary', name: 'Summaries', color: '#ca8a04' },
-  { key: 'embeddings', name: 'Embeddings', color: '#db2777' },
-  { key: 'delegation', name: 'Specialists', color: '#ea580c' },
-  { key: 'other', name: 'Other', color: '#71717a' },
-];
 const PALETTE = ['#4f46e5', '#0891b2', '#a21caf', '#65a30d', '#ca8a04', '#ea580c', '#db2777', '#0d9488', '#7c3aed', '#71717a'];
 const dollars = (value: number) => (value >= 1 || value === 0 ? `$${value.toFixed(2)}` : `$${value.toFixed(4)}`);
 
@@ -97,6 +89,12 @@ export function SpendingView({ sessionId }: { sessionId?: string }) {
           )}
         </section>
       )}
+      <section aria-labelledby="hours-heading" className="space-y-2">
+        <h2 id="hours-heading" className="text-lg font-semibold">
+          Hour by hour
+        </h2>
+        <HourlyTokens sessionId={sessionId} />
+      </section>
       <section aria-labelledby="month-heading" className="space-y-4">
         <h2 id="month-heading" className="text-lg font-semibold">
           The last 30 days <span className="text-sm font-normal text-zinc-500">({dollars(total)}, {tokens.toLocaleString()} tokens; days in {spending.time_zone})</span>

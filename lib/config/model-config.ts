@@ -55,6 +55,14 @@ export const sessionParamsSchema = z
     trigger_mode: z.enum(triggerModes),
     trigger_threshold: z.number().int().min(1).max(100_000),
     spontaneous_cap: z.number().int().min(0).max(100),
+    /** How deep rest gets while nothing new arrives (lib/mind/rest.ts); absent = 6 hours. */
+    rest_ceiling_minutes: z.number().int().min(5).max(1440).optional(),
+    /** Cycles the Subconscious may spend on its own thoughts after something new; absent = 2. */
+    idle_thoughts: z.number().int().min(0).max(100_000).optional(),
+    /** Days without anything new after which the mind is dormant: no cycle, no dreaming, until something arrives; absent = 14. */
+    dormant_after_days: z.number().int().min(1).max(365).optional(),
+    /** Hours (the server's clock, e.g. "22:00-07:00") in which the agent's unprompted words wait for their end; replies and cards go on. */
+    quiet_hours: z.string().regex(/^([01]?\d|2[0-3]):[0-5]\d-([01]?\d|2[0-3]):[0-5]\d$/, 'quiet_hours is HH:MM-HH:MM, e.g. 22:00-07:00').optional(),
     /** The built-in tools the Internal Dialog may use; absent = all of them (lib/agent/tool-registry.ts). */
     tools: z.array(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/)).max(100).optional(),
     /** The MCP servers whose tools it may use; absent = every server left on in Settings. */

@@ -29,7 +29,7 @@ export function sessionExportJson(
     version: exportVersion,
     exported_at: new Date().toISOString(),
     // What this app holds as untrusted is its own judgement: an import is untrusted as a whole anyway.
-    session: { ...sessionJson(session), untrusted_source: undefined },
+    session: { ...sessionJson(session), untrusted_source: undefined, dormant: undefined },
     persona_snapshot: personaSnapshot === null ? null : { name: session.personaName, hash: session.personaHash, content: personaSnapshot },
     messages: whole.messages.map(messageJson),
     mood_and_criteria: whole.moodAndCriteria.map(moodAndCriteriaJson),

@@ -12,9 +12,20 @@ import type { ElicitationJson } from './elicitation-json';
 import type { SubconsciousOutput } from '@/lib/mind/tags/parse-subconscious-output';
 
 /** What the mind is doing right now; sent whenever it changes and returned by GET /api/sessions/:id. */
+/** How the mind rests between cycles (lib/mind/rest.ts): a rest it chose, a deepening pause, or stored until something happens. */
+export interface MindRestState {
+  kind: 'chosen' | 'quiet' | 'deepening' | 'stored' | 'dormant';
+  /** When the rest ends by itself (ISO), or null: when something happens. */
+  until: string | null;
+  /** What it said when it chose the rest. */
+  reason: string | null;
+}
+
 export interface MindState {
   running: boolean;
   activity: Activity;
+  /** Null while awake. */
+  rest: MindRestState | null;
   /** Set after repeated backend failures: the reason, shown until a call succeeds. */
   degraded: string | null;
   cycle: number;
@@ -28,7 +39,8 @@ export interface MindState {
 }
 
 /** How a trigger was handled: a turn started, the cap held it back, or a turn was already coming. */
-export type SpontaneousOutcome = 'started' | 'capped' | 'busy' | 'none';
+/** `quiet`: the session's quiet hours hold it; the mind rests until they end and is asked again then. */
+export type SpontaneousOutcome = 'started' | 'capped' | 'busy' | 'quiet' | 'none';
 
 export type TurnOutcome = 'complete' | 'stopped' | 'failed';
 

@@ -11,6 +11,8 @@ export type CycleOutcome =
       sLoud: string;
       sQuiet: string;
       trigger: boolean;
+      /** The words of a rest it chose, or ''. */
+      rest: string;
       wellFormed: boolean;
       messages: MessageRecord[];
       moodAndCriteria: MoodAndCriteriaRecord;

@@ -24,6 +24,8 @@ export interface MemoryEntry {
   tokens: number;
   /** Untrusted content kept out of prompts (as it was written, and its source), until the owner vouches for it. */
   withheld?: { entry: MemoryEntry; source: string };
+  /** A thought of a cycle that had nothing new to read: the next such thought replaces it (issue 74). */
+  idle?: true;
 }
 
 const entry = (text: string, cycle: number | null, untrusted: string | null = null): MemoryEntry => {
@@ -53,6 +55,8 @@ export class MindMemory {
   lastDeliveredCycle: number;
   /** Where the Subconscious's history windows start (see fitPairSteadily). */
   subconsciousWindow: HistoryWindow = { firstFrom: 0, secondFrom: 0 };
+  /** Counts news: anything from outside the Subconscious (a message, a reply, a tool's line, a task's note). Rest reads it (mind-rest.ts). */
+  news = 0;
   private lastUser: MemoryEntry;
   private lastAgent: MemoryEntry;
   private idQuiet: MemoryEntry[];
@@ -152,23 +156,35 @@ export class MindMemory {
   private readonly toolActivity: string[] = [];
 
   recordToolActivity(line: string): void {
+    this.news++;
     this.toolActivity.push(line);
     if (this.toolActivity.length > recentToolActivityForSubconscious) this.toolActivity.shift();
   }
 
   /** `untrusted`: another server's words (a webhook's payload): the turn answering them reads them, no one after. */
   recordUser(text: string, untrusted: string | null = null): void {
+    this.news++;
     this.lastUser = entry(text, null, untrusted);
   }
 
-  recordCycle(input: { cycle: number; sLoud: string; sQuiet: string; moodAndCriteria: MoodAndCriteria }): void {
-    if (input.sQuiet.trim()) push(this.sQuiet, entry(input.sQuiet, input.cycle), this.limit);
-    if (input.sLoud.trim()) push(this.sLoud, entry(input.sLoud, input.cycle), this.limit);
+  /**
+   * `idle`: the cycle had nothing new to read. Consecutive idle thoughts do not pile into the window:
+   * each replaces the one before (the store keeps them all), so idling never grows the prompt.
+   */
+  recordCycle(input: { cycle: number; sLoud: string; sQuiet: string; moodAndCriteria: MoodAndCriteria; idle?: boolean }): void {
+    const add = (list: MemoryEntry[], text: string) => {
+      if (!text.trim()) return;
+      if (input.idle && list.at(-1)?.idle) list.pop();
+      push(list, input.idle ? { ...entry(text, input.cycle), idle: true } : entry(text, input.cycle), this.limit);
+    };
+    add(this.sQuiet, input.sQuiet);
+    add(this.sLoud, input.sLoud);
     this.shared = { cycle: input.cycle, moodAndCriteria: input.moodAndCriteria, sLoud: { cycle: input.cycle, text: input.sLoud } };
   }
 
   /** `untrusted`: what the turn's prompt held from outside; its words are withheld from later prompts. */
   recordTurn(input: { loud: string; quiet: string; cycle: number; untrusted?: string | null }): void {
+    this.news++;
     const untrusted = input.untrusted ?? null;
     if (input.quiet.trim()) push(this.idQuiet, entry(input.quiet, input.cycle, untrusted), this.limit);
     if (input.loud.trim()) {

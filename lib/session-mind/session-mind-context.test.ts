@@ -201,6 +201,8 @@ describe('restart', () => {
     expect(request.system[1]!.text).toBe('## Mood & Criteria\nMood: wistful\nCriteria: Mention the sea.');
     expect(request.messages[0]!.content).toBe('<ED_user>are you back?</ED_user>\n<ID_quiet_history>fine</ID_quiet_history>');
     expect((await rows(session.id)).find((row) => row.id === waiting.id)!.turnId).toBe(end.turnId);
+    // A restart is not news (the mind rests until something happens); the reply is: a cycle follows at the working pace.
+    await second.clock.advance(3_000);
     const output = await second.events.waitFor('subconscious-output');
     expect(output.cycle).toBe(lastCycle + 1);
     // Logs and DB agree line for line: the message inserted behind the logs' back (as a crash

@@ -198,7 +198,7 @@ describe('spontaneous speech', () => {
       s: [{ text: subconsciousReply({ sLoud: 'short' }) }, { text: subconsciousReply({ sLoud: 'x'.repeat(41) }) }],
       sFallback: { text: subconsciousReply() },
     });
-    await createSession(h, { trigger_mode: 'length', trigger_threshold: 40 });
+    await createSession(h, { trigger_mode: 'length', trigger_threshold: 40, idle_thoughts: 100_000 });
     await h.events.waitFor('subconscious-output');
     await h.clock.advance(5_000);
     await h.events.waitFor('turn-end');
@@ -207,29 +207,25 @@ describe('spontaneous speech', () => {
 });
 
 describe('pacing, pause and failures', () => {
-  it('adaptive: Engaged 5 s, Foraging 30 s, Resting 270 s; user input wakes the loop at once', async () => {
+  it('adaptive: the activity’s pause, then deeper while nothing new arrives (270 s, 540 s…); user input wakes the loop at once', async () => {
     const h = harness();
-    const session = await createSession(h);
+    const session = await createSession(h, { idle_thoughts: 100_000 }); // a mind that never stores itself: the deepening alone
     await h.events.waitFor('subconscious-output');
-    expect(await nextCycleDelay(h, session.id)).toBe(5_000);
+    expect(await nextCycleDelay(h, session.id)).toBe(5_000); // Engaged: the first thought on its own
     await h.clock.advance(4_999);
     expect(h.events.of('cycle-start')).toHaveLength(1);
     await h.clock.advance(1);
     await h.events.waitFor('subconscious-output', { count: 2 });
-    // A minute after the mind started without the user: Foraging.
-    await h.clock.advance(55_000);
-    expect(await nextCycleDelay(h, session.id)).toBe(30_000);
-    expect(h.orchestrator.mindState(session.id)!.activity).toBe('foraging');
-    // Ten minutes (cycles every 30 s until then): Resting.
-    await h.clock.advance(9 * 60_000);
     expect(await nextCycleDelay(h, session.id)).toBe(270_000);
-    expect(h.orchestrator.mindState(session.id)!.activity).toBe('resting');
-    const resting = h.events.of('cycle-start').length;
-    await h.clock.advance(269_000);
-    expect(h.events.of('cycle-start')).toHaveLength(resting);
+    expect(h.orchestrator.mindState(session.id)!.rest).toMatchObject({ kind: 'deepening' });
+    await h.clock.advance(270_000);
+    await h.events.waitFor('subconscious-output', { count: 3 });
+    expect(await nextCycleDelay(h, session.id)).toBe(540_000);
+    await h.clock.advance(539_000);
+    expect(h.events.of('cycle-start')).toHaveLength(3);
     // The user speaks: a cycle starts without waiting.
     await h.orchestrator.sendUserMessage(session.id, { text: 'hello' });
-    await h.events.waitFor('cycle-start', { count: resting + 1 });
+    await h.events.waitFor('cycle-start', { count: 4 });
   });
 
   it('continuous: the next cycle starts as soon as the last one ends', async () => {

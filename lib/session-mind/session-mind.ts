@@ -23,6 +23,7 @@ import { runInternalDialogTurn } from './internal-dialog-turn';
 import type { TurnWork } from './turn-work';
 import { TurnQueue } from './turn-queue';
 import { WakeGate } from './wake-gate';
+import { MindRest } from './mind-rest';
 import { createMindContext } from './create-mind-context';
 import type { TaskTurn } from '@/lib/tasks/task-turn';
 import type { RoutedDelta } from '@/lib/mind/tags/reply-router';
@@ -45,6 +46,8 @@ export class SessionMind {
   private idleMemory!: IdleConsolidation;
   private readonly stopController = new AbortController();
   private readonly gate: WakeGate;
+  /** Rest between cycles (issue 74): chosen, deepening or stored until something happens. */
+  private readonly rest: MindRest;
   private cycleRequested = false;
   private loopDone: Promise<void> = Promise.resolve();
   private cycleRunning = false;
@@ -78,6 +81,7 @@ export class SessionMind {
   ) {
     this.health = new LayerHealth(() => deps.clock.now(), deps.random);
     this.gate = new WakeGate(deps.clock);
+    this.rest = new MindRest(deps.clock, this.gate);
     this.started.catch(() => undefined);
   }
 
@@ -125,6 +129,7 @@ export class SessionMind {
     return {
       running,
       activity: this.activity(),
+      rest: running ? this.rest.state() : null,
       degraded: this.health.degraded,
       cycle: this.memory?.shared.cycle ?? 0,
       cycleRunning: this.cycleRunning,
@@ -249,6 +254,7 @@ export class SessionMind {
   /** A line about a task's progress for the Subconscious's next cycle (beside the tool activity). */
   noteForSubconscious(line: string): void {
     this.memory.recordToolActivity(line);
+    this.gate.wakeSoon(); // news: a resting mind looks again
   }
 
   /** While a task runs, messages wait for its next step; when it stops they get a turn of their own. */
@@ -263,39 +269,31 @@ export class SessionMind {
 
   // ── The Subconscious loop ────────────────────────────────────────────────────────────────
 
-  private async runLoop(): Promise<void> {
-    while (this.status === 'running' || this.status === 'paused') {
-      if (this.status === 'paused') {
-        await this.gate.sleep(Number.POSITIVE_INFINITY); // the resume gate: resume() or stop() wakes it
-        continue;
-      }
-      await this.runCycle();
-      if (this.status === 'running') await this.idleMemory.afterCycle(this.activity(), this.stopController.signal);
-      await this.idle();
-    }
-  }
-
-  /** Waits for the pacing delay (measured from the end of the last cycle), recomputed on every wake. */
-  private async idle(): Promise<void> {
-    const cycleEndedAt = this.deps.clock.now();
-    while (this.status === 'running') {
-      const now = this.deps.clock.now();
-      let until = Math.max(cycleEndedAt + cycleDelayMs(this.session.params.pacing, this.activity()), this.health.backoffUntil);
-      if (this.cycleRequested) until = this.health.backoffUntil;
-      if (until <= now) break;
-      this.setNextCycleAt(until);
-      // A wake (input, a turn, new settings) recomputes the wait; the timer running out ends it,
-      // even if the activity changed meanwhile.
-      if (!(await this.gate.sleep(until - now))) break;
-    }
-    this.cycleRequested = false;
-    this.setNextCycleAt(null);
+  /** The loop: a cycle, the memory's idle work, then the rest until the next (mind-rest.ts); parked while paused. */
+  private runLoop(): Promise<void> {
+    return this.rest.run({
+      status: () => this.status,
+      cycledBefore: this.memory.shared.cycle > 0,
+      lastActivityAt: this.session.lastActivityAt.getTime(),
+      runCycle: () => this.runCycle(),
+      afterCycle: async () => void (await this.idleMemory.afterCycle(this.activity(), this.stopController.signal)),
+      params: () => this.session.params,
+      activity: () => this.activity(),
+      news: () => this.memory.news,
+      lastUserAt: () => this.lastUserAt,
+      backoffUntil: () => this.health.backoffUntil,
+      cycleRequested: () => this.cycleRequested,
+      waited: () => void (this.cycleRequested = false),
+      setNextCycleAt: (at) => this.setNextCycleAt(at),
+      dream: async () => void (await this.idleMemory.afterCycle('resting', this.stopController.signal)),
+    });
   }
 
   private async runCycle(): Promise<void> {
     const cycle = this.memory.shared.cycle + 1;
     this.cycleRunning = true;
     this.cycleRequested = false;
+    const { restEnded, idle } = this.rest.beginCycle(this.memory.news, this.session.params.pacing);
     this.deps.bus.emit('cycle-start', this.session.id, { cycle });
     this.emitState();
     // One engine run per cycle; the mind's stop aborts it (the engine's cancel is the shutdown's).
@@ -303,6 +301,7 @@ export class SessionMind {
       runCycleGivingWay({
         context: this.context,
         cycle,
+        rest: { restEnded, idle },
         foreground: this.deps.foreground,
         stop: this.stopController.signal,
         // The running cycle's allowance, also for what it calls through the context.
@@ -318,6 +317,7 @@ export class SessionMind {
         break;
       case 'persisted':
         this.health.success('subconscious');
+        this.rest.cyclePersisted(outcome.rest);
         await yieldToIO();
         this.announceCycle(outcome);
         break;
@@ -329,7 +329,7 @@ export class SessionMind {
 
   private announceCycle(outcome: Extract<CycleOutcome, { kind: 'persisted' }>): void {
     const busy = this.turn !== null || this.turns.busy || this.status !== 'running';
-    const spontaneous = spontaneousVerdict(this.session.params, outcome, this.consecutiveSpontaneous, busy);
+    const spontaneous = this.rest.unlessQuiet(spontaneousVerdict(this.session.params, outcome, this.consecutiveSpontaneous, busy), outcome.sLoud, this.session.params);
     if (spontaneous === 'started') this.turns.pushSpontaneous();
     announceCycle(this.deps.bus, this.session.id, outcome, spontaneous);
     if (spontaneous === 'started') this.drainTurns();

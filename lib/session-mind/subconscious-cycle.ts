@@ -20,7 +20,7 @@ import { failureText, logFailure } from '@/lib/store/store-faults';
 
 
 /** Fits the Subconscious's histories to its budget, the summary in effect first. */
-function subconsciousRequest(context: MindContext, budgetShare: number) {
+function subconsciousRequest(context: MindContext, budgetShare: number, restEnded: string | null = null) {
   const config = context.session().models.s_model;
   const inputs = context.memory.subconsciousInputs();
   const summary = context.memory.summaryEntry('subconscious');
@@ -32,6 +32,7 @@ function subconsciousRequest(context: MindContext, budgetShare: number) {
       sLoudHistory,
       model: config.model,
       maxTokens: config.max_tokens,
+      restEnded,
     });
   // The histories get what the model's window leaves after the persona, the latest exchange,
   // the summary and the answer.
@@ -57,19 +58,25 @@ async function foldDropped(context: MindContext, budgetShare: number, signal: Ab
   if (internal) context.memory.fold(internal);
 }
 
-/** One cycle as an `invoke_agent <persona>` span of the Subconscious layer. */
-export function runSubconsciousCycle(context: MindContext, cycle: number, signal: AbortSignal): Promise<CycleOutcome> {
-  return inSpan({ kind: 'agent', persona: context.session().personaName, sessionId: context.sessionId, layer: 'subconscious', cycle }, () => runCycle(context, cycle, signal));
+/** How the cycle comes out of a rest (mind-rest.ts): nothing new to read (`idle`), or a chosen rest that ran out. */
+export interface CycleRest {
+  idle: boolean;
+  restEnded: string | null;
 }
 
-async function runCycle(context: MindContext, cycle: number, signal: AbortSignal): Promise<CycleOutcome> {
+/** One cycle as an `invoke_agent <persona>` span of the Subconscious layer. */
+export function runSubconsciousCycle(context: MindContext, cycle: number, signal: AbortSignal, rest: CycleRest = { idle: false, restEnded: null }): Promise<CycleOutcome> {
+  return inSpan({ kind: 'agent', persona: context.session().personaName, sessionId: context.sessionId, layer: 'subconscious', cycle }, () => runCycle(context, cycle, signal, rest));
+}
+
+async function runCycle(context: MindContext, cycle: number, signal: AbortSignal, rest: CycleRest): Promise<CycleOutcome> {
   if (cycle % context.session().params.summary_every_n === 0) await foldDropped(context, 1, signal);
-  let { config, request } = subconsciousRequest(context, 1);
+  let { config, request } = subconsciousRequest(context, 1, rest.restEnded);
   let result = await context.callModel({ layer: 'subconscious', config, request, signal });
   if (result.error?.kind === 'prompt_too_long' && !signal.aborted) {
     // The backend counts differently than we do: compact to half the budget, retry once.
     await foldDropped(context, 0.5, signal);
-    ({ config, request } = subconsciousRequest(context, 0.5));
+    ({ config, request } = subconsciousRequest(context, 0.5, rest.restEnded));
     result = await context.callModel({ layer: 'subconscious', config, request, signal });
   }
   if (result.aborted) return { kind: 'aborted' };
@@ -107,13 +114,14 @@ async function runCycle(context: MindContext, cycle: number, signal: AbortSignal
       records: moodLogRecords({ createdAt, cycleNumber: cycle, ...moodAndCriteria }),
     });
   }, context.sessionId);
-  context.memory.recordCycle({ cycle, sLoud: parsed.sLoud, sQuiet, moodAndCriteria });
+  context.memory.recordCycle({ cycle, sLoud: parsed.sLoud, sQuiet, moodAndCriteria, idle: rest.idle });
   return {
     kind: 'persisted',
     cycle,
     sLoud: parsed.sLoud,
     sQuiet,
     trigger: parsed.trigger,
+    rest: parsed.rest,
     wellFormed: parsed.wellFormed,
     messages: persisted.messages,
     moodAndCriteria: persisted.moodAndCriteria,
@@ -131,6 +139,7 @@ export function announceCycle(bus: EventBus, sessionId: string, outcome: Extract
     mood,
     criteria,
     trigger: outcome.trigger,
+    rest: outcome.rest,
     wellFormed: outcome.wellFormed,
     spontaneous,
     messages: outcome.messages.map(messageJson),
@@ -147,6 +156,7 @@ export function announceCycle(bus: EventBus, sessionId: string, outcome: Extract
 export async function runCycleGivingWay(input: {
   context: MindContext;
   cycle: number;
+  rest: CycleRest;
   foreground: ForegroundGate;
   stop: AbortSignal;
   setGiveWay: (giveWay: () => Promise<void> | undefined) => void;
@@ -159,7 +169,7 @@ export async function runCycleGivingWay(input: {
     input.setGiveWay(giveWay);
     await giveWay();
     // Stopped while it waited for a reply: nothing was called, nothing to keep.
-    return controller.signal.aborted ? { kind: 'aborted' } : await runSubconsciousCycle(input.context, input.cycle, controller.signal);
+    return controller.signal.aborted ? { kind: 'aborted' } : await runSubconsciousCycle(input.context, input.cycle, controller.signal, input.rest);
   } catch (error) {
     // Its session moved on while this process was away: nothing was kept, and this mind ends.
     if (error instanceof FencedWriteError) return { kind: 'aborted' };

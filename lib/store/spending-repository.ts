@@ -91,3 +91,40 @@ export async function personSpending(input: { personId: string; since: Date }): 
   );
   return Number(rows[0]?.usd ?? 0);
 }
+
+export interface SpendingHour {
+  /** The hour's start, ISO (UTC). */
+  hour: string;
+  tokens: Partial<Record<SpendingLayer, number>>;
+  usd: number;
+}
+
+/**
+ * Tokens per hour by what made the calls, the last `hours` hours (this one included), oldest first,
+ * every hour present (issue 74: what idling costs, apart from answering); one session's when given.
+ */
+export async function spendingByHour(input: { hours: number; now: Date; sessionId?: string; personId?: string }): Promise<SpendingHour[]> {
+  const db = await getDb();
+  const store = await getStore();
+  const first = Math.floor(input.now.getTime() / 3600_000) - (input.hours - 1);
+  const since = new Date(first * 3600_000);
+  const hour = store.kind === 'postgres' ? `to_char(date_trunc('hour', l.started_at), 'YYYY-MM-DD"T"HH24')` : `strftime('%Y-%m-%dT%H', l.started_at)`;
+  const param = (index: number) => (store.kind === 'postgres' ? `$${index}` : '?');
+  const rows = await db.$queryRawUnsafe<{ hour: string; category: SpendingLayer; usd: number | null; tokens: number | bigint | null }[]>(
+    `SELECT ${hour} AS hour, ${CATEGORY} AS category, SUM(COALESCE(l.cost_usd, 0)) AS usd, SUM(${TOKENS}) AS tokens
+     FROM llm_calls l LEFT JOIN sessions s ON s.id = l.session_id
+     WHERE l.started_at >= ${param(1)}${input.sessionId ? ` AND l.session_id = ${param(2)}` : ''}${input.personId ? ` AND ${OF_PERSON(param(input.sessionId ? 3 : 2))}` : ''}
+     GROUP BY 1, 2`,
+    ...(store.kind === 'postgres' ? [since] : [since.toISOString().replace('Z', '+00:00')]),
+    ...(input.sessionId ? [input.sessionId] : []),
+    ...(input.personId ? [input.personId] : []),
+  );
+  const hours = Array.from({ length: input.hours }, (_, index): SpendingHour => ({ hour: new Date((first + index) * 3600_000).toISOString(), tokens: {}, usd: 0 }));
+  for (const row of rows) {
+    const entry = hours[Math.floor(Date.parse(`${row.hour}:00:00Z`) / 3600_000) - first];
+    if (!entry) continue;
+    entry.tokens[row.category] = (entry.tokens[row.category] ?? 0) + Number(row.tokens ?? 0);
+    entry.usd += Number(row.usd ?? 0);
+  }
+  return hours;
+}

@@ -23,6 +23,7 @@ function persisted(cycle: number): CycleOutcome {
     cycle,
     sLoud: SECRET,
     sQuiet: SECRET,
+    rest: '',
     trigger: cycle % 7 === 0,
     wellFormed: true,
     messages: [{ id: cycle * 2, sessionId: 's', layer: 'subconscious', tag: 'S_loud', content: SECRET, createdAt, cycleNumber: cycle, turnId: null, spontaneous: false, interrupted: false } as never],

@@ -39,7 +39,9 @@ Answer with exactly these parts:
 <M_AND_C><mood>one short phrase</mood><criteria>concrete instructions for the next reply</criteria></M_AND_C>
 <trigger>true or false</trigger>
 
-<trigger>true</trigger> makes the agent speak now without waiting for the user: use it only as the persona above allows.`;
+<trigger>true</trigger> makes the agent speak now without waiting for the user: use it only as the persona above allows.
+
+When nothing needs you, you may rest: add <rest>for 2h — why</rest>, <rest>until 08:00 — why</rest> or <rest>until they speak</rest>. Anything that happens wakes you early. When a rest you chose runs out you are called again with its reason, even if nothing else changed: "until 08:00 — wish them a good morning" is how you keep a promise for later. Without one you are called less and less often while nothing new happens, and then not until something does. A <rest> in your input is one you chose that has run out.`;
 
 export interface MoodAndCriteria {
   mood: string;
@@ -111,6 +113,8 @@ export function buildSubconsciousRequest(input: {
   sLoudHistory: string[];
   model: string;
   maxTokens: number;
+  /** A rest it chose that ran out: when it ended and why it was chosen (lib/mind/rest.ts). */
+  restEnded?: string | null;
 }): BackendRequest {
   // The Subconscious's own thoughts come first: between summaries and window trims they only grow
   // at the end, so each entry's end is a cache boundary and a cycle re-sends only what is new
@@ -124,6 +128,7 @@ export function buildSubconsciousRequest(input: {
     wrapTag('ID_quiet', input.idQuiet),
     wrapTag('ID_loud', input.idLoud),
     ...(input.toolActivity ? [wrapTag('tool_activity', input.toolActivity)] : []),
+    ...(input.restEnded ? [wrapTag('rest', input.restEnded)] : []),
   ].join('\n');
   return {
     system: [{ text: `${input.personaCore.trimEnd()}\n\n${subconsciousProtocolPrompt}`, cache: true }],

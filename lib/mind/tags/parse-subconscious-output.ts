@@ -1,4 +1,4 @@
-// The Subconscious's output: <S_loud> <S_quiet> <M_AND_C><mood/><criteria/></M_AND_C> <trigger>.
+// The Subconscious's output: <S_loud> <S_quiet> <M_AND_C><mood/><criteria/></M_AND_C> <trigger>, and <rest> when it chose one.
 // Missing parts are empty; a trigger counts only when it says exactly "true" (any case).
 import { parseSections } from './section-parser';
 
@@ -8,13 +8,15 @@ export interface SubconsciousOutput {
   mood: string;
   criteria: string;
   trigger: boolean;
+  /** The words of a rest it chose (lib/mind/rest.ts reads them), or ''. */
+  rest: string;
   /** False when the model produced none of the expected tags (shown as a warning). */
   wellFormed: boolean;
 }
 
 export function parseSubconsciousOutput(text: string): SubconsciousOutput {
   const { sections, sawTrackedTag } = parseSections(text, [
-    ['S_loud', 'S_quiet', 'M_AND_C', 'trigger'],
+    ['S_loud', 'S_quiet', 'M_AND_C', 'trigger', 'rest'],
     ['mood', 'criteria'],
   ]);
   const get = (name: Parameters<typeof sections.get>[0]) => sections.get(name) ?? '';
@@ -24,6 +26,7 @@ export function parseSubconsciousOutput(text: string): SubconsciousOutput {
     mood: get('mood'),
     criteria: get('criteria'),
     trigger: get('trigger').toLowerCase() === 'true',
+    rest: get('rest'),
     wellFormed: sawTrackedTag,
   };
 }

@@ -33,6 +33,8 @@ const protocolTags = [
   'mood',
   'criteria',
   'trigger',
+  /** A rest the Subconscious chose (issue 74): for how long, or until what. */
+  'rest',
   /** The Internal Dialog's tool calls, shown to the Subconscious (issue 15). */
   'tool_activity',
   /** A task's goal, plan and progress in the Internal Dialog's prompt (issue 16). */

@@ -135,7 +135,7 @@ describe('Subconscious output', () => {
       parseSubconsciousOutput(
         '<S_loud>Ask about work.</S_loud>\n<S_quiet>She seems tired.</S_quiet>\n<M_AND_C><mood>gentle</mood><criteria>Be brief.</criteria></M_AND_C>\n<trigger>TRUE</trigger>',
       ),
-    ).toEqual({ sLoud: 'Ask about work.', sQuiet: 'She seems tired.', mood: 'gentle', criteria: 'Be brief.', trigger: true, wellFormed: true });
+    ).toEqual({ sLoud: 'Ask about work.', sQuiet: 'She seems tired.', mood: 'gentle', criteria: 'Be brief.', trigger: true, rest: '', wellFormed: true });
   });
 
   it.each([

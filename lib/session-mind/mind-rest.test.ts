@@ -1,0 +1,128 @@
+// A mind that rests (issue 74), on the simulated clock with the real loop and store: by default it
+// thinks once on its own after something new, then makes no call at all until something happens;
+// a message wakes it at once; a rest it chose ("until 08:00") holds until then and its reason comes
+// back in the prompt, so a promise for later is kept once; idle thoughts fold into one.
+import { describe, expect, it } from 'vitest';
+import { parseRest, planRest, restLimits } from '@/lib/mind/rest';
+import { settle } from '@/test/support/fake-clock';
+import { subconsciousReply } from '@/test/support/scripted-backend';
+import { createSession, nextCycleDelay, useMindHarness } from '@/test/support/mind-harness';
+
+const { harness } = useMindHarness();
+const HOUR = 3600_000;
+
+describe('the rest rules (lib/mind/rest.ts)', () => {
+  const now = new Date(2026, 10, 22, 21, 15).getTime(); // 21:15 on the server's clock
+
+  it('reads a rest for a while, until a time (tomorrow once passed) or until something happens, with its reason', () => {
+    expect(parseRest('for 2h — nothing to do', now)).toEqual({ until: now + 2 * HOUR, reason: 'nothing to do' });
+    expect(parseRest('for 90 minutes', now)).toEqual({ until: now + 90 * 60_000, reason: '' });
+    expect(parseRest('until 08:00 — wish them a good morning', now)).toEqual({ until: new Date(2026, 10, 23, 8, 0).getTime(), reason: 'wish them a good morning' });
+    expect(parseRest('until 9:30 pm: the film ends', now)!.until).toBe(new Date(2026, 10, 22, 21, 30).getTime());
+    expect(parseRest('until they speak', now)).toEqual({ until: null, reason: 'they speak' });
+    // Bounded: at least a minute, at most a day; nonsense is no rest.
+    expect(parseRest('for 5s', now)!.until).toBe(now + 60_000);
+    expect(parseRest('for 9 days', now)!.until).toBe(now + 24 * HOUR);
+    for (const words of ['', 'sleepy', 'for ever', 'until 25:00']) expect(parseRest(words, now)).toBeNull();
+  });
+
+  it('plans: news at the activity’s pace, then deepening to the ceiling, then stored; a chosen rest is kept; continuous stays continuous', () => {
+    const base = { pacing: 'adaptive' as const, activityDelayMs: 5_000, lastCycleEndedAt: 0, news: false, chosen: null, limits: restLimits({ idle_thoughts: 100 }), sinceNewsMs: 0 };
+    expect(planRest({ ...base, quietCycles: 1, news: true })).toEqual({ kind: 'awake', at: 5_000 });
+    expect(planRest({ ...base, quietCycles: 1 })).toEqual({ kind: 'awake', at: 5_000 });
+    const pauses = [2, 3, 4, 8, 9, 20].map((quiet) => (planRest({ ...base, quietCycles: quiet }) as { at: number }).at);
+    expect(pauses).toEqual([270_000, 540_000, 1_080_000, 17_280_000, 6 * HOUR, 6 * HOUR]);
+    expect(planRest({ ...base, quietCycles: 2, limits: restLimits({}) })).toEqual({ kind: 'stored', at: null });
+    expect(planRest({ ...base, quietCycles: 5, chosen: { until: 7 * HOUR, reason: 'later' } })).toMatchObject({ kind: 'chosen', at: 7 * HOUR });
+    expect(planRest({ ...base, pacing: 'continuous', quietCycles: 50 })).toEqual({ kind: 'awake', at: 0 });
+    // Fourteen days with nothing new: dormant, whatever rest it chose; news wakes it.
+    const fortnight = 14 * 24 * HOUR;
+    expect(planRest({ ...base, quietCycles: 1, chosen: { until: 7 * HOUR, reason: 'later' }, sinceNewsMs: fortnight })).toEqual({ kind: 'dormant', at: null });
+    expect(planRest({ ...base, quietCycles: 1, sinceNewsMs: fortnight - 1 })).toEqual({ kind: 'awake', at: 5_000 });
+    expect(planRest({ ...base, quietCycles: 1, news: true, sinceNewsMs: fortnight })).toEqual({ kind: 'awake', at: 5_000 });
+  });
+});
+
+describe('a resting mind', () => {
+  it('by default: one thought of its own after the news, then no call for a day; a message wakes it at once', async () => {
+    const h = harness();
+    const session = await createSession(h);
+    await h.events.waitFor('subconscious-output');
+    expect(await nextCycleDelay(h, session.id)).toBe(5_000);
+    await h.clock.advance(5_000);
+    await h.events.waitFor('subconscious-output', { count: 2 });
+    await settle(5);
+    expect(h.orchestrator.mindState(session.id)).toMatchObject({ rest: { kind: 'stored', until: null }, nextCycleAt: null });
+    for (let hour = 0; hour < 24; hour++) await h.clock.advance(HOUR);
+    expect(h.s.calls).toHaveLength(2);
+    await h.orchestrator.sendUserMessage(session.id, { text: 'still there?' });
+    await h.events.waitFor('cycle-start', { count: 3 }); // no clock moved: at once
+  });
+
+  it('a rest it chose holds until its time, its reason comes back in the prompt, and what it promised is said once', async () => {
+    const h = harness({
+      s: [
+        { text: `${subconsciousReply({ sQuiet: 'they have a test tomorrow' })}<rest>until 08:00 — wish them luck for the test</rest>` },
+        { text: subconsciousReply({ sLoud: 'Wish them luck now.', trigger: true }) },
+      ],
+    });
+    const session = await createSession(h);
+    await h.events.waitFor('subconscious-output');
+    const eight = new Date(h.clock.now());
+    eight.setHours(8, 0, 0, 0);
+    if (eight.getTime() <= h.clock.now()) eight.setDate(eight.getDate() + 1);
+    await settle(5);
+    expect(h.orchestrator.mindState(session.id)!.rest).toEqual({ kind: 'chosen', until: eight.toISOString(), reason: 'wish them luck for the test' });
+    await h.clock.advance(eight.getTime() - h.clock.now() - 60_000);
+    expect(h.s.calls).toHaveLength(1);
+    await h.clock.advance(60_000);
+    const spoke = await h.events.waitFor('turn-start');
+    expect(spoke.spontaneous).toBe(true);
+    expect(h.s.calls[1]!.messages[0]!.content).toContain('<rest>Your rest until 08:00 is over; you chose it because: wish them luck for the test. It is now 08:00.</rest>');
+    // Once: the day goes on without another word of its own.
+    for (let hour = 0; hour < 24; hour++) await h.clock.advance(HOUR);
+    expect(h.events.of('turn-start').filter((turn) => turn.spontaneous)).toHaveLength(1);
+  });
+
+  it('dormant after the days it is given with nothing new, even with rests it keeps choosing; a message ends it', async () => {
+    const h = harness({ sFallback: { text: `${subconsciousReply()}<rest>for 12h — check again</rest>` } });
+    const session = await createSession(h, { dormant_after_days: 2 });
+    await h.events.waitFor('subconscious-output');
+    for (let hour = 0; hour < 24 * 5; hour++) await h.clock.advance(HOUR);
+    // Its own rests ran out at 12 h, 24 h, 36 h (each a call); from 48 h nothing, for days.
+    expect(h.s.calls).toHaveLength(4);
+    expect(h.orchestrator.mindState(session.id)!.rest).toMatchObject({ kind: 'dormant' });
+    await h.orchestrator.sendUserMessage(session.id, { text: 'back' });
+    await h.events.waitFor('cycle-start', { count: 5 });
+  });
+
+  it('quiet hours: the words it wanted to say wait for their end, then it is asked again and speaks', async () => {
+    const h = harness({
+      s: [{ text: subconsciousReply({ sLoud: 'Tell them the parcel came.', trigger: true }) }, { text: subconsciousReply({ sLoud: 'Tell them now.', trigger: true }) }],
+    });
+    const hhmm = (at: number) => new Date(at).toTimeString().slice(0, 5);
+    const start = h.clock.now();
+    const session = await createSession(h, { quiet_hours: `${hhmm(start - HOUR)}-${hhmm(start + 2 * HOUR)}` });
+    const held = await h.events.waitFor('subconscious-output');
+    expect(held.spontaneous).toBe('quiet');
+    await settle(5);
+    expect(h.orchestrator.mindState(session.id)!.rest).toMatchObject({ kind: 'quiet', reason: 'Tell them the parcel came.' });
+    await h.clock.advance(2 * HOUR - 60_000);
+    expect(h.events.of('turn-start')).toHaveLength(0);
+    await h.clock.advance(60_000);
+    expect((await h.events.waitFor('turn-start')).spontaneous).toBe(true);
+    expect(h.s.calls[1]!.messages[0]!.content).toContain('during them you wanted to say: Tell them the parcel came.');
+  });
+
+  it('idle thoughts fold into one: the prompt does not grow with idle time', async () => {
+    const h = harness({ sFallback: (_request, call) => ({ text: subconsciousReply({ sQuiet: `idle thought ${call}` }) }) });
+    const session = await createSession(h, { idle_thoughts: 100_000, rest_ceiling_minutes: 5 });
+    await h.events.waitFor('subconscious-output');
+    for (let round = 0; round < 8; round++) {
+      await h.clock.advance(await nextCycleDelay(h, session.id));
+      await h.events.waitFor('subconscious-output', { count: round + 2 });
+    }
+    const last = h.s.calls.at(-1)!.messages[0]!.content;
+    expect(last.match(/idle thought/g)).toHaveLength(2); // the thought that read the news, and the latest idle one
+  });
+});
