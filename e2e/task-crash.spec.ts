@@ -44,6 +44,13 @@ for (const engine of ['memory', 'dbos'] as const) {
     expect(round.failures).toEqual([]);
   });
 
+  test(`${engine} engine: Ctrl-C (SIGTERM) while a step's model call runs, one process: after the start the task goes on by itself — no Resume — and nothing runs twice`, async () => {
+    test.setTimeout(180_000);
+    const round = await runningKillRound(await setup(engine, `test-results/e2e-task-crash-sigterm-${engine}`), { maxSteps: 8, killAfterSteps: 2, graceful: true });
+    expect(round.failures).toEqual([]);
+    expect(round.stepsAtKill).toBeLessThan(8);
+  });
+
   test(`${engine} engine: kill -9 while a task runs: it continues from its last finished step after the restart and nothing runs twice`, async () => {
     test.setTimeout(180_000);
     const round = await runningKillRound(await setup(engine, `test-results/e2e-task-crash-running-${engine}`), { maxSteps: 10, killAfterSteps: 3 });

@@ -64,8 +64,9 @@ function client(base: string) {
   };
 }
 
-async function kill(server: SpawnedServer): Promise<void> {
-  server.child.kill('SIGKILL');
+async function kill(server: SpawnedServer, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): Promise<void> {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
+  server.child.kill(signal);
   await server.exited;
 }
 
@@ -81,15 +82,19 @@ async function newSession(setup: KillRoundSetup, name: string): Promise<string> 
  * left running), one chat message per step (streamed tokens are not journaled); on DBOS the run
  * was recovered and journaled each step once.
  */
-export async function runningKillRound(setup: KillRoundSetup, options: { maxSteps: number; killAfterSteps: number }): Promise<TaskKillRound> {
+export async function runningKillRound(setup: KillRoundSetup, options: { maxSteps: number; killAfterSteps: number; graceful?: boolean }): Promise<TaskKillRound> {
   const { api, until, task, calls } = client(setup.base);
   const failures: string[] = [];
   let server = await setup.start();
   try {
     const sessionId = await newSession(setup, 'Crash run');
-    const { task: created } = await api<{ task: TaskJson }>('POST', `/api/sessions/${sessionId}/tasks`, { goal: 'Keep looking [[forever]]', constraints: { max_steps: options.maxSteps } });
+    // Graceful: SIGTERM (Ctrl-C, an upgrade's stop) while a step's model call is held (issue 73 §1–2).
+    const goal = options.graceful ? 'Keep looking [[forever]] [[slow]]' : 'Keep looking [[forever]]';
+    const { task: created } = await api<{ task: TaskJson }>('POST', `/api/sessions/${sessionId}/tasks`, { goal, constraints: { max_steps: options.maxSteps } });
     const before = await until('steps before the kill', () => task(created.id), (value) => value.steps >= options.killAfterSteps);
-    await kill(server);
+    if (options.graceful) await new Promise((resolve) => setTimeout(resolve, 400)); // into the next step's held call
+    await kill(server, options.graceful ? 'SIGTERM' : 'SIGKILL');
+    if (options.graceful && server.child.exitCode !== 0) failures.push(`the stop did not end cleanly: exit ${server.child.exitCode} ${server.child.signalCode ?? ''}`);
     const restarted = performance.now();
     server = await setup.start();
     const ended = await until('the end', () => task(created.id), (value) => value.status === 'failed' || value.status === 'completed');

@@ -4,7 +4,8 @@
 //                the plan changes); step 3: finish with what it found.
 //   [[ask]]      step 1: ask_user; step 2: finish with the answer from the notes.
 //   [[full]]     plan, write, a command to approve, a question, then finish with the answer.
-//   [[forever]]  never finishes: one grep per step (a new pattern each time).
+//   [[forever]]  never finishes: one grep per step (a new pattern each time); with [[slow]] each
+//                step's first call answers 1.5 s late (a stop lands while the model is asked).
 //   [[repeat]]   the same call with the same result every step.
 import type { FakeReply, FakeRequest } from './fake-server-core';
 import { mindScript, tagContent, toolResults } from './mind-script';
@@ -84,7 +85,7 @@ export function taskScript(request: FakeRequest): FakeReply {
     return said('Finished.');
   }
   if (task.includes('[[forever]]')) {
-    if (round === 0) return { text: `<ID_loud>Step ${step}: looking around.</ID_loud>`, toolCalls: [{ name: 'grep', input: { pattern: `step-${step}` } }] };
+    if (round === 0) return { text: `<ID_loud>Step ${step}: looking around.</ID_loud>`, toolCalls: [{ name: 'grep', input: { pattern: `step-${step}` } }], ...(task.includes('[[slow]]') && { holdMs: 1_500 }) };
     return said(`Step ${step} done; more to do.`);
   }
   if (task.includes('[[repeat]]')) {
