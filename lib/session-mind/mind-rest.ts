@@ -76,10 +76,12 @@ export class MindRest {
   beginCycle(news: number, pacing: SessionParams['pacing']): { restEnded: string | null; idle: boolean } {
     this.newsAtCycleStart = news;
     const ended = this.ranOut;
-    // The seed's literal loop keeps every thought in its window.
     const hhmm = (at: number) => new Date(at).toTimeString().slice(0, 5);
-    if (ended?.quiet) return { idle: false, restEnded: `The quiet hours are over (${hhmm(ended.until ?? this.clock.now())}); during them you wanted to say: ${ended.reason}. It is now ${hhmm(this.clock.now())}.` };
-    return { idle: pacing === 'adaptive' && news === this.newsSeen, restEnded: ended ? `Your rest${ended.until === null ? '' : ` until ${new Date(ended.until).toTimeString().slice(0, 5)}`} is over; you chose it${ended.reason ? ` because: ${ended.reason}` : ''}. It is now ${new Date(this.clock.now()).toTimeString().slice(0, 5)}.` : null };
+    const now = hhmm(this.clock.now());
+    if (ended?.quiet) return { idle: false, restEnded: `The quiet hours are over (${hhmm(ended.until ?? this.clock.now())}); during them you wanted to say: ${ended.reason}. It is now ${now}.` };
+    const restEnded = ended ? `Your rest${ended.until === null ? '' : ` until ${hhmm(ended.until)}`} is over; you chose it${ended.reason ? ` because: ${ended.reason}` : ''}. It is now ${now}.` : null;
+    // The seed's literal loop keeps every thought in its window.
+    return { idle: pacing === 'adaptive' && news === this.newsSeen, restEnded };
   }
 
   /** A cycle was persisted: it read the news it began with; `restWords`: its <rest>, if any. */
