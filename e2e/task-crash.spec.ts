@@ -44,11 +44,7 @@ for (const engine of ['memory', 'dbos'] as const) {
     expect(round.failures).toEqual([]);
   });
 
-  // On DBOS this round fails today (issue 73 stays open): the held step's turn finishes inside the
-  // stop's grace, yet after the start the step runs again from its first model call — its grep and
-  // its chat message twice. The in-memory engine continues it once.
-  const graceful = engine === 'memory' ? test : test.skip;
-  graceful(`${engine} engine: Ctrl-C (SIGTERM) while a step's model call runs, one process: after the start the task goes on by itself — no Resume — and nothing runs twice`, async () => {
+  test(`${engine} engine: Ctrl-C (SIGTERM) while a step's model call runs, one process: after the start the task goes on by itself — no Resume — and nothing runs twice`, async () => {
     test.setTimeout(180_000);
     const round = await runningKillRound(await setup(engine, `test-results/e2e-task-crash-sigterm-${engine}`), { maxSteps: 8, killAfterSteps: 2, graceful: true });
     expect(round.failures).toEqual([]);

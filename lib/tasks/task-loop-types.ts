@@ -24,6 +24,12 @@ export interface TaskWorkflowDeps {
   announce(event: 'started' | 'step' | 'blocked' | 'completed' | 'failed' | 'cancelled', task: TaskRecord): void;
   /** The app is shutting down: leave the task as it is for the restart. */
   stopping(): boolean;
+  /**
+   * The run is at rest — waiting for a person, for the allowance, or left for the restart — or busy
+   * again: a shutdown lets the busy ones reach rest (their step journaled and counted) before the
+   * engine lets go of its journal.
+   */
+  atRest?(taskId: string, resting: boolean): void;
   /** The pause between steps (seed 003's *Working* pacing). */
   workingDelayMs: number;
   /** How often a task paused by a daily allowance looks whether it may go on (default a minute). */

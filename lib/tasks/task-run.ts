@@ -64,7 +64,18 @@ export class TaskRun {
 
   /** Left for the restart: returns once the engine's shutdown aborted the run, never before (untilShutdown). */
   leave(): Promise<void> {
+    this.deps.atRest?.(this.task.id, true);
     return untilShutdown(this.context.signal);
+  }
+
+  /** A wait that holds nothing in flight: a shutdown need not let it finish. */
+  private async resting<T>(wait: () => Promise<T>): Promise<T> {
+    this.deps.atRest?.(this.task.id, true);
+    try {
+      return await wait();
+    } finally {
+      this.deps.atRest?.(this.task.id, false);
+    }
   }
 
   /** A person's answer, or null for the cancel that ends the wait. */
@@ -72,7 +83,7 @@ export class TaskRun {
     await this.saveAndAnnounce('blocked', { status: 'blocked', blockedOn });
     this.mind.setTaskActive(false); // meanwhile the user talks to the mind as usual
     try {
-      const answer = await this.context.waitFor<string>('resume');
+      const answer = await this.resting(() => this.context.waitFor<string>('resume'));
       this.mind.setTaskActive(true);
       await this.saveAndAnnounce('started', { status: 'running', blockedOn: null });
       return answer;
@@ -90,7 +101,7 @@ export class TaskRun {
     await this.saveAndAnnounce('blocked', { status: 'blocked', blockedOn: { kind: 'allowance', reason } });
     this.mind.setTaskActive(false);
     for (let look = 0; ; look++) {
-      await this.context.sleep(this.deps.allowanceLookMs ?? 60_000);
+      await this.resting(() => this.context.sleep(this.deps.allowanceLookMs ?? 60_000));
       if (this.context.signal.aborted || this.deps.stopping()) return false;
       if (!(await this.context.step(`allowance-${step}-${look}`, async () => (await spend(this.task.sessionId, new Date(this.context.now()), { reply: false })).verdict === 'refuse'))) break;
     }

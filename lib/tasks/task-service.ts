@@ -59,9 +59,14 @@ export interface TaskTrace {
   children: TaskTrace[];
 }
 
+/** How long a shutdown waits for the runs' steps to be journaled and counted (the minds' turns have settled by then). */
+const shutdownSettleMs = 2_000;
+
 export class TaskService {
   private stopping = false;
   private readonly running = new Map<string, Promise<void>>();
+  /** Runs at rest (TaskWorkflowDeps.atRest): nothing of theirs in flight for a shutdown to cut. */
+  private readonly resting = new Set<string>();
   /** A session whose task's run could not even be ended (the store down, the disk full): its next try waits, longer each time. */
   private readonly backoff = new Map<string, { failures: number; loggedAt: number }>();
   /** Runs waiting for their session's mind to start in this process (a durable run recovered at launch). */
@@ -126,6 +131,7 @@ export class TaskService {
       })
       .finally(() => {
         this.running.delete(next.id);
+        this.resting.delete(next.id);
         if (!stuck) this.backoff.delete(sessionId);
         // A run the store's condition ended is dropped, so the next try is a run of its own from the task's saved state.
         else void this.deps.engine.forget(next.id).catch(() => undefined);
@@ -212,6 +218,7 @@ export class TaskService {
       mind: (sessionId: string, signal: AbortSignal) => this.awaitMind(sessionId, signal),
       announce: (event: Parameters<TaskService['announce']>[0], task: TaskRecord) => this.announce(event, task),
       stopping: () => this.stopping,
+      atRest: (taskId: string, resting: boolean) => void (resting ? this.resting.add(taskId) : this.resting.delete(taskId)),
       workingDelayMs: this.deps.workingDelayMs,
       ...(this.deps.allowanceLookMs !== undefined && { allowanceLookMs: this.deps.allowanceLookMs }),
       ...(this.deps.delegation && { delegation: this.deps.delegation }),
@@ -308,10 +315,20 @@ export class TaskService {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    // A step whose turn finished in the minds' grace is journaled and counted before the engine
+    // stops: the durable engine lets go of its journal first, and a step left out of it would run
+    // again after the start — its calls and its words twice (issue 73).
+    await this.untilRunsRest(shutdownSettleMs);
     // The engine stops its runs without ending them (with `stopping` set they change nothing): an
     // in-memory run continues from the store at the next start, a durable one is recovered.
     await this.deps.engine.shutdown();
     this.running.clear();
+    this.resting.clear();
+  }
+
+  private async untilRunsRest(limitMs: number): Promise<void> {
+    const deadline = Date.now() + limitMs;
+    while ([...this.running.keys()].some((id) => !this.resting.has(id)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
   private async waitForChange(taskId: string, since: Date): Promise<TaskRecord | null> {

@@ -43,7 +43,9 @@ export async function runTaskWorkflow(context: WorkflowContext, deps: TaskWorkfl
   if (!task || FINAL_TASK.has(task.status)) return;
   let mind: TaskMind;
   try {
+    deps.atRest?.(taskId, true); // waiting for the session's mind holds nothing in flight
     mind = await deps.mind(task.sessionId, context.signal);
+    deps.atRest?.(taskId, false);
   } catch (error) {
     // Cancelled while its session was not running here, or its mind stopped before it loaded.
     if (deps.stopping()) return untilShutdown(context.signal);
@@ -132,7 +134,7 @@ async function loop(run: TaskRun, context: WorkflowContext, deps: TaskWorkflowDe
       // task now. A step cut by the shutdown never gets here (runStep leaves it to the restart).
       const { plan, question, yielded } = outcome.requests;
       const done = outcome.outcome === 'complete' && !question && !yielded ? { stepsUsed: step + 1, ...(plan && { plan }) } : {};
-      await run.save({ usage, ...done });
+      await run.save({ usage: outcome.usage, ...done }); // its calls were paid, whether it counts or runs again
       return run.leave();
     }
     usage = outcome.usage;
