@@ -3,10 +3,12 @@
 // One person whole, on the People page (issue 58 §6, ARCHITECTURE §26): their sessions, door keys,
 // memories, today's messages and spend, and what their role allows — a switch per tool trait
 // widens or narrows it for them alone. What the switches mean is the rights authority's own list.
+// Their quiet hours, and what of the agent's waits for them.
 import Link from 'next/link';
 import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { InvitePerson } from './invite-person';
+import { PersonQuietHours, type QuietHoursJson } from './person-quiet-hours';
 import { errorText } from '@/lib/errors/error-text';
 
 interface MayJson {
@@ -18,12 +20,13 @@ interface MayJson {
 }
 
 interface PersonDetailJson {
-  person: { id: string; name: string; role: string; rights: { allow: string[]; deny: string[] } | null };
+  person: { id: string; name: string; role: string; rights: { allow: string[]; deny: string[] } | null; limits: ({ quiet_hours?: QuietHoursJson } & Record<string, unknown>) | null };
   sessions: { id: string; name: string; persona: string; status: string; last_activity_at: string }[];
   keys: { id: string; name: string; personas: string[]; last_used_at: string | null }[];
   memories: number;
   spent_today: number;
   messages_today: { sent: number; limit: number | null };
+  waiting: { messages: number; until: string | null };
   may: MayJson[];
 }
 
@@ -85,6 +88,15 @@ export function PersonDetail({ personId, name, onError }: { personId: string; na
           {detail.messages_today.limit !== null ? ` of ${detail.messages_today.limit}` : ''}, ${detail.spent_today.toFixed(4)} spent · {detail.memories} memor{detail.memories === 1 ? 'y' : 'ies'} from their conversations
         </p>
         <InvitePerson personId={personId} name={name} onError={onError} />
+        <PersonQuietHours
+          personId={personId}
+          name={name}
+          limits={detail.person.limits}
+          quiet={detail.person.limits?.quiet_hours ?? null}
+          waiting={detail.waiting}
+          onSaved={() => void load()}
+          onError={onError}
+        />
       </section>
       <section aria-label={`What ${name} may do`}>
         <h3 className="font-medium">What their conversations may use{owner ? ' (everything: you are the owner)' : ''}</h3>

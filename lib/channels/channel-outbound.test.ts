@@ -1,6 +1,7 @@
 // What each binding is pushed, and quiet hours in the binding's own time zone.
 import { describe, expect, it } from 'vitest';
-import { pushes, quietMinutesLeft } from './channel-outbound';
+import { longestQuiet, quietMinutesLeft } from '@/lib/config/quiet-hours';
+import { pushes } from './channel-outbound';
 
 describe('push modes', () => {
   it('an answer to the chat, a card and a question always go; the rest by mode', () => {
@@ -28,5 +29,12 @@ describe('quiet hours', () => {
     const lunch = { from: '13:00', to: '14:30', time_zone: 'UTC' };
     expect(quietMinutesLeft(lunch, new Date('2026-11-25T13:00:00Z'))).toBe(90);
     expect(quietMinutesLeft(lunch, new Date('2026-11-25T14:30:00Z'))).toBe(0);
+  });
+  it('a chat and its person: the longer wait of the two that hold now', () => {
+    const night = { from: '22:00', to: '07:00', time_zone: 'UTC' };
+    const late = { from: '23:00', to: '09:00', time_zone: 'UTC' };
+    expect(longestQuiet([night, late], new Date('2026-11-25T23:30:00Z'))).toBe(570);
+    expect(longestQuiet([night, null, undefined], new Date('2026-11-25T22:30:00Z'))).toBe(510);
+    expect(longestQuiet([null, undefined], new Date())).toBe(0);
   });
 });

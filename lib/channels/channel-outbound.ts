@@ -1,14 +1,16 @@
 // What the mind says, pushed to the chats bound to its session (issue 28): the answer to a message
 // that came from a chat always goes back to it; beyond that each binding chooses — `all` (everything
 // the agent says), `spontaneous` (speech on its own, task results, questions, cards) or `cards`
-// (approval cards and task questions only). Quiet hours hold pushes until they end; an answer the
-// person asked for is never held. Every push is a row of the outbox before anything is sent.
+// (approval cards and task questions only). Quiet hours — the chat's and its person's — hold pushes
+// until they end; an answer the person asked for and a card are never held. Every push is a row of
+// the outbox before anything is sent.
 import { cardDeciders } from '@/lib/people/rights';
 import { memoryCardLine } from '@/lib/memory/memory-owner';
 import type { OrchestratorEvent } from '@/lib/mind/events';
-import { enqueueOutbox, listBindings, type BindingRecord, type OutboxPayload, type QuietHours } from '@/lib/store/channels-repository';
+import { longestQuiet } from '@/lib/config/quiet-hours';
+import { enqueueOutbox, listBindings, type BindingRecord, type OutboxPayload } from '@/lib/store/channels-repository';
 import type { SessionRecord } from '@/lib/store/sessions-repository';
-import { OWNER_ID, sessionPeople } from '@/lib/store/people-repository';
+import { findPerson, OWNER_ID, sessionPeople, type PersonRecord } from '@/lib/store/people-repository';
 import { deliveryAddress, isWeakIdentity, WEAK_IDENTITY_REASON } from './channel-identity';
 
 /** The events a push can come from (the rest never reach pushEvent). */
@@ -21,18 +23,6 @@ export function pushes(binding: Pick<BindingRecord, 'push'>, kind: Kind): boolea
   if (kind === 'answer' || kind === 'card' || kind === 'question') return true;
   if (binding.push === 'all') return true;
   return binding.push === 'spontaneous' && (kind === 'spontaneous' || kind === 'task');
-}
-
-/** Minutes to wait until the quiet hours end, or 0 outside them. */
-export function quietMinutesLeft(quiet: QuietHours | null, now: Date): number {
-  if (!quiet) return 0;
-  const toMinutes = (clock: string) => Number(clock.slice(0, 2)) * 60 + Number(clock.slice(3, 5));
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: quiet.time_zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(now);
-  const minute = Number(parts.find((part) => part.type === 'hour')!.value) * 60 + Number(parts.find((part) => part.type === 'minute')!.value);
-  const from = toMinutes(quiet.from);
-  const to = toMinutes(quiet.to);
-  const inside = from <= to ? minute >= from && minute < to : minute >= from || minute < to;
-  return inside ? (to - minute + 1440) % 1440 : 0;
 }
 
 async function describeArgs(name: string, args: Record<string, unknown>): Promise<string> {
@@ -116,6 +106,8 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
   const own = [...(await listBindings({ sessionId: session.id })), ...(await listBindings({ persona: session.personaName, sessionId: null }))].filter((binding) => binding.personId && people.has(binding.personId));
   const owners = deciders ? (await listBindings({ personId: OWNER_ID })).filter((binding) => !own.some((known) => known.id === binding.id)) : [];
   const candidates = [...own, ...owners];
+  const records = new Map<string, Promise<PersonRecord | null>>();
+  const personOf = (id: string) => records.get(id) ?? records.set(id, findPerson(id)).get(id)!;
   let queued = 0;
   for (const binding of candidates) {
     if (!context.channelRunsHere(binding.channelId)) continue;
@@ -131,7 +123,8 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
       context.wake(binding.channelId);
       continue;
     }
-    const wait = effective === 'answer' ? 0 : quietMinutesLeft(binding.quietHours, context.now());
+    // Quiet hours — the chat's and its person's — hold words, never an answer asked for or a card.
+    const wait = effective === 'answer' || effective === 'card' ? 0 : longestQuiet([binding.quietHours, binding.personId ? (await personOf(binding.personId))?.limits?.quiet_hours : null], context.now());
     // A weak identity (IRC without an account) hears that a card waits, never what it holds.
     const sent = payload.card && isWeakIdentity(binding.sender) ? weakCardNotice(event) : payload;
     await enqueueOutbox({ channelId: binding.channelId, address: deliveryAddress(binding), payload: sent, ...(wait > 0 && { nextAt: new Date(context.now().getTime() + wait * 60_000) }) });

@@ -5,20 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { approvePairing, enqueueOutbox, listOpenPairings, saveBinding, type BindingRecord } from '@/lib/store/channels-repository';
 import { personaNameSchema } from '@/lib/personas/persona-name';
-import { timeZoneSchema } from '@/lib/config/time-zone';
+import { quietHoursSchema } from '@/lib/config/quiet-hours';
 import { addIdentity, addSessionPeople, findPerson, findPersonBySender, personForSender, sessionPeople } from '@/lib/store/people-repository';
 import { isWeakIdentity } from './channel-identity';
 import { personLabel } from '@/lib/people/rights';
-
-const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'times are HH:MM');
-
-export const quietHoursSchema = z
-  .object({
-    from: clock,
-    to: clock,
-    time_zone: timeZoneSchema,
-  })
-  .strict();
 
 export const pushSchema = z.enum(['all', 'spontaneous', 'cards']);
 

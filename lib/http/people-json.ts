@@ -1,9 +1,12 @@
 // People as the REST answers show them (ARCHITECTURE §21), and what may be asked of them.
 import { z } from 'zod';
+import { quietHoursSchema } from '@/lib/config/quiet-hours';
 import { withoutNul } from '@/lib/config/text-schema';
 import { mayList } from '@/lib/people/rights';
 import { personRightsSchema } from '@/lib/people/tool-traits';
+import { deliveryAddress } from '@/lib/channels/channel-identity';
 import { listApiKeys } from '@/lib/store/api-keys-repository';
+import { listBindings, waitingOutbox } from '@/lib/store/channels-repository';
 import { dailyMessageLimit, memoriesOfPerson, messagesToday, PERSON_ROLES, sessionsOfPerson, type PersonRecord } from '@/lib/store/people-repository';
 import { personSpending } from '@/lib/store/spending-repository';
 
@@ -11,6 +14,7 @@ export const personLimitsSchema = z
   .object({
     messages_per_day: z.number().int().min(0).max(100_000).optional(),
     spend_usd_per_day: z.number().min(0).max(10_000).optional(),
+    quiet_hours: quietHoursSchema.optional(),
   })
   .strict();
 
@@ -52,12 +56,13 @@ export function personJson(person: PersonRecord) {
 /** GET /api/people/:id (ARCHITECTURE §26): the person, their sessions, keys, memories, today's spend and messages, what they may. */
 export async function personDetail(person: PersonRecord, now: Date) {
   const midnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  const [sessions, keys, memories, spent, messages] = await Promise.all([
+  const [sessions, keys, memories, spent, messages, waiting] = await Promise.all([
     sessionsOfPerson(person.id),
     listApiKeys(),
     memoriesOfPerson(person.id),
     personSpending({ personId: person.id, since: midnight }),
     messagesToday(person.id, now),
+    listBindings({ personId: person.id }).then((bindings) => waitingOutbox(bindings.map((binding) => ({ channelId: binding.channelId, address: deliveryAddress(binding) })), now)),
   ]);
   return {
     person: personJson(person),
@@ -66,6 +71,8 @@ export async function personDetail(person: PersonRecord, now: Date) {
     memories,
     spent_today: Math.round(spent * 1e6) / 1e6,
     messages_today: { sent: messages, limit: dailyMessageLimit(person) },
+    /** The agent's words waiting to reach their chats (their quiet hours, or a chat's). */
+    waiting: { messages: waiting.count, until: waiting.until?.toISOString() ?? null },
     may: mayList(person),
   };
 }

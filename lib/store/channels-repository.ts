@@ -262,6 +262,14 @@ export async function releaseHeldOutbox(channelId: string, address: string, now:
   return count;
 }
 
+/** What waits to be sent to these chats (quiet hours, a recipient away): how many, and until when the last of them waits. */
+export async function waitingOutbox(chats: readonly { channelId: string; address: string }[], now: Date): Promise<{ count: number; until: Date | null }> {
+  if (chats.length === 0) return { count: 0, until: null };
+  const where = { state: 'pending', nextAt: { gt: now }, OR: chats.map((chat) => ({ channelId: chat.channelId, address: chat.address })) };
+  const found = await (await getDb()).channelOutbox.aggregate({ where, _count: { _all: true }, _max: { nextAt: true } });
+  return { count: found._count._all, until: found._max.nextAt ?? null };
+}
+
 export async function outboxCounts(channelId: string): Promise<Record<OutboxRecord['state'], number>> {
   const groups = await (await getDb()).channelOutbox.groupBy({ by: ['state'], where: { channelId }, _count: { _all: true } });
   const counts = { pending: 0, sent: 0, failed: 0 };

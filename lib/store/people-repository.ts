@@ -2,6 +2,7 @@
 // the people each session's conversation belongs to. The owner (id `owner`) is whoever uses the
 // web page; every paired sender is a person of their own (a guest until the owner says otherwise).
 import { randomUUID } from 'node:crypto';
+import type { QuietHours } from '@/lib/config/quiet-hours';
 import { getDb, getStore } from './db';
 import { rawDb, sqliteDateOf, statement } from './raw-db';
 import { z } from 'zod';
@@ -15,6 +16,8 @@ export type PersonRole = (typeof PERSON_ROLES)[number];
 export interface PersonLimits {
   messages_per_day?: number;
   spend_usd_per_day?: number;
+  /** When the agent's unprompted words wait for this person, on every chat of theirs and their phone (issue 74 §5). */
+  quiet_hours?: QuietHours;
 }
 
 /** The owner's changes to a person's tool traits, as stored (lib/people/tool-traits.ts reads them). */
