@@ -1,3 +1,4 @@
+import { IdleCostLine } from '@/components/sessions/idle-cost-line';
 import { ImportSession } from '@/components/sessions/import-session';
 import { ModelsStatus } from '@/components/sessions/models-status';
 import { NewSessionForm } from '@/components/sessions/new-session-form';
@@ -29,6 +30,7 @@ export default async function HomePage() {
       </div>
       <ImportSession />
       <ModelsStatus />
+      <IdleCostLine />
       <TryCrew />
       <NewSessionForm />
       <SessionList />

@@ -11,6 +11,7 @@
 // Dollars at a Haiku-class price (claude-haiku-4-5, $1 / $5 per million), as lib/backends/pricing.ts has it.
 import type { SessionParams } from '../lib/config/model-config';
 import { estimateCost } from '../lib/backends/pricing';
+import { idleCost } from '../lib/mind/idle-cost';
 import { Orchestrator } from '../lib/orchestrator/orchestrator';
 import { closeDb } from '../lib/store/db';
 import { FakeClock } from '../test/support/fake-clock';
@@ -155,6 +156,9 @@ console.log('|---|---|---|---|---|');
 console.log(`| default rest | ${rested[0]!.calls} | ${fmt(total(rested[0]!))} | ${fmt(laterMedian(rested))} | ${usd(dollars(rested[0]!))} |`);
 console.log(`| kept awake (idle thoughts unlimited, rest ≤ 5 min) | ${awake[0]!.calls} | ${fmt(total(awake[0]!))} | ${fmt(laterMedian(awake))} | ${usd(dollars(awake[0]!))} |`);
 console.log(`| continuous (the seed's loop; first hour × 24) | ${fmt(continuousHour.calls * 24)} | ${fmt(total(continuousHour) * 24)} | — | ${usd(dollars(continuousHour) * 24)} |`);
+const estimate = idleCost({ pacing: 'adaptive' });
+const estimateAwake = idleCost({ pacing: 'adaptive', idle_thoughts: 100_000, rest_ceiling_minutes: 5 });
+console.log(`\nThe home page's estimate (lib/mind/idle-cost.ts, from the rest rules and the benchmark's cycle size): default rest ${estimate.first.cycles} calls / ${fmt(estimate.first.inputTokens + estimate.first.outputTokens)} tokens the first day, ${fmt(estimate.later.inputTokens + estimate.later.outputTokens)} after (simulated above: ${rested[0]!.calls} / ${fmt(total(rested[0]!))}); kept awake ${estimateAwake.first.cycles} calls the first day (simulated: ${awake[0]!.calls}).`);
 console.log(`\nDefault rest against kept awake, first day: ${(total(awake[0]!) / Math.max(1, total(rested[0]!))).toFixed(0)}× fewer tokens. Before this change (issue 74's measure of the old adaptive rule): 344 calls and 1.61 M tokens on the first day, ~2 M each later day. Peer: OpenClaw's default heartbeat, about 2 M tokens a day as its users report it (openclaw #64293).\n`);
 
 const twenty = await idleDays({ sessions: 20, days, params: {} });

@@ -108,3 +108,12 @@ test('tokens per hour by what made the calls — answering apart from idle think
   await expect(all.locator('.recharts-bar-rectangle').first()).toBeVisible();
   await saveScreenshot(page, 'spending-hourly');
 });
+
+test('the home page says what an idle conversation costs a day on the chosen models', async ({ page }) => {
+  await page.goto('/');
+  const line = page.getByTestId('idle-cost');
+  await expect(line).toContainText('An idle conversation on these models (Subconscious: fake-small) costs');
+  // Default rest: a couple of thoughts on its first day, then nothing until someone speaks.
+  await expect(line).toContainText(/thoughts?, then it rests until something happens/);
+  await expect(line).toContainText('nothing on the days after, until someone speaks');
+});

@@ -13,6 +13,8 @@ export interface ParamsFormValue {
   idle_thoughts: string;
   rest_ceiling_minutes: string;
   dormant_after_days: string;
+  dream_hour: string;
+  dream_after: string;
   /** "22:00-07:00", or empty for none. */
   quiet_hours: string;
   /** The built-in tools the Internal Dialog may use. */
@@ -31,6 +33,8 @@ export function toParamsFormValue(params: SessionParams): ParamsFormValue {
     idle_thoughts: params.idle_thoughts === undefined ? '' : String(params.idle_thoughts),
     rest_ceiling_minutes: params.rest_ceiling_minutes === undefined ? '' : String(params.rest_ceiling_minutes),
     dormant_after_days: params.dormant_after_days === undefined ? '' : String(params.dormant_after_days),
+    dream_hour: params.dream_hour === undefined ? '' : String(params.dream_hour),
+    dream_after: params.dream_after === undefined ? '' : String(params.dream_after),
     quiet_hours: params.quiet_hours ?? '',
     tools: params.tools ?? [...BUILTIN_TOOL_NAMES],
     ...(params.mcp_servers && { mcp_servers: params.mcp_servers }),
@@ -47,6 +51,8 @@ export function toParamsPayload(value: ParamsFormValue): SessionParams {
     ...(value.idle_thoughts.trim() !== '' && { idle_thoughts: Number(value.idle_thoughts) }),
     ...(value.rest_ceiling_minutes.trim() !== '' && { rest_ceiling_minutes: Number(value.rest_ceiling_minutes) }),
     ...(value.dormant_after_days.trim() !== '' && { dormant_after_days: Number(value.dormant_after_days) }),
+    ...(value.dream_hour.trim() !== '' && { dream_hour: Number(value.dream_hour) }),
+    ...(value.dream_after.trim() !== '' && { dream_after: Number(value.dream_after) }),
     ...(value.quiet_hours.trim() !== '' && { quiet_hours: value.quiet_hours.trim() }),
     tools: BUILTIN_TOOL_NAMES.filter((name) => value.tools.includes(name)),
     ...(value.mcp_servers && { mcp_servers: value.mcp_servers }),
@@ -110,6 +116,14 @@ export function ParamsFields(props: {
       <label className="block text-sm">
         <span className="mb-1 block font-medium">Dormant after (days without anything new)</span>
         <input className="field" type="number" min={1} max={365} placeholder="14" value={value.dormant_after_days} onChange={(event) => set({ dormant_after_days: event.target.value })} />
+      </label>
+      <label className="block text-sm">
+        <span className="mb-1 block font-medium">Dreams at (hour of the night, server&apos;s clock)</span>
+        <input className="field" type="number" min={0} max={23} placeholder="3" value={value.dream_hour} onChange={(event) => set({ dream_hour: event.target.value })} />
+      </label>
+      <label className="block text-sm">
+        <span className="mb-1 block font-medium">…or sooner, after this much news</span>
+        <input className="field" type="number" min={1} placeholder="40" value={value.dream_after} onChange={(event) => set({ dream_after: event.target.value })} />
       </label>
       <label className="block text-sm">
         <span className="mb-1 block font-medium">Quiet hours (what it would say on its own waits)</span>

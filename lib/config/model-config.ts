@@ -57,6 +57,10 @@ export const sessionParamsSchema = z
     spontaneous_cap: z.number().int().min(0).max(100),
     /** How deep rest gets while nothing new arrives (lib/mind/rest.ts); absent = 6 hours. */
     rest_ceiling_minutes: z.number().int().min(5).max(1440).optional(),
+    /** The hour of the night (server's clock, 0–23) when a resting mind dreams (consolidates); absent = 3. */
+    dream_hour: z.number().int().min(0).max(23).optional(),
+    /** Pieces of news since the last dream after which it dreams once the user is away, without waiting for the night; absent = 40. */
+    dream_after: z.number().int().min(1).max(100_000).optional(),
     /** Cycles the Subconscious may spend on its own thoughts after something new; absent = 2. */
     idle_thoughts: z.number().int().min(0).max(100_000).optional(),
     /** Days without anything new after which the mind is dormant: no cycle, no dreaming, until something arrives; absent = 14. */

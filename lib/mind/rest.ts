@@ -10,6 +10,8 @@
 //   never sent — unless a rest the mind chose ran out: "until 08:00" means it wants to think then.
 // - `<rest>` in a cycle's output is a rest the mind chose: for how long, until a time, or until
 //   something happens; bounded by the app's limits (a minute to a day).
+// - Dreaming: the memory's consolidation while it rests — at night (03:00 on the server's clock,
+//   a setting), or sooner after enough new material; once per stretch of news.
 // - Nothing new for 14 days (a setting): dormant — no cycle, no rest it chose, no dreaming, until
 //   something arrives.
 // - Continuous pacing (the seed's literal loop) keeps its old rule: the next cycle at once.
@@ -22,6 +24,10 @@ export const firstDeepRestMs = 270_000;
 export const chosenRestFloorMs = 60_000;
 export const chosenRestLimitMs = 24 * 3600_000;
 export const defaultDormantAfterDays = 14;
+/** Dreaming (consolidation while resting): at this hour of the night, on the server's clock… */
+export const defaultDreamHour = 3;
+/** …or sooner, once the user has been away a while, after this much news since the last dream. */
+export const defaultDreamAfter = 40;
 
 /** A rest the mind chose: until `until` (epoch ms), or until something happens (`until: null`); `quiet`: the quiet hours chose it. */
 export interface ChosenRest {
@@ -52,6 +58,23 @@ function nextClockTime(now: number, hours: number, minutes: number): number {
   at.setHours(hours, minutes, 0, 0);
   if (at.getTime() <= now) at.setDate(at.getDate() + 1);
   return at.getTime();
+}
+
+/** The next `hour:00` on the server's clock after `after`: when a resting mind dreams. */
+export function nextDreamAt(after: number, hour: number): number {
+  return nextClockTime(after, hour, 0);
+}
+
+/**
+ * When a resting mind dreams (issue 74 §4): never twice on the same news; with enough new material
+ * (`dreamAfter` pieces of news since the last dream) as soon as the user has been away `awayMs`;
+ * otherwise at the night's hour after that. Null: nothing new to dream on.
+ */
+export function dreamAt(input: { newsSeen: number; dreamtAtNews: number; lastUserAt: number; awayMs: number; hour: number; dreamAfter: number }): number | null {
+  if (input.dreamtAtNews === input.newsSeen) return null;
+  const away = input.lastUserAt + input.awayMs;
+  const material = input.newsSeen - Math.max(0, input.dreamtAtNews);
+  return material >= input.dreamAfter ? away : nextDreamAt(away, input.hour);
 }
 
 /**

@@ -3,7 +3,8 @@
 // a message wakes it at once; a rest it chose ("until 08:00") holds until then and its reason comes
 // back in the prompt, so a promise for later is kept once; idle thoughts fold into one.
 import { describe, expect, it } from 'vitest';
-import { parseRest, planRest, restLimits } from '@/lib/mind/rest';
+import { consolidationSystemPrompt } from '@/lib/memory/consolidation';
+import { dreamAt, parseRest, planRest, restLimits } from '@/lib/mind/rest';
 import { settle } from '@/test/support/fake-clock';
 import { subconsciousReply } from '@/test/support/scripted-backend';
 import { createSession, nextCycleDelay, useMindHarness } from '@/test/support/mind-harness';
@@ -40,6 +41,19 @@ describe('the rest rules (lib/mind/rest.ts)', () => {
     expect(planRest({ ...base, quietCycles: 1, chosen: { until: 7 * HOUR, reason: 'later' }, sinceNewsMs: fortnight })).toEqual({ kind: 'dormant', at: null });
     expect(planRest({ ...base, quietCycles: 1, sinceNewsMs: fortnight - 1 })).toEqual({ kind: 'awake', at: 5_000 });
     expect(planRest({ ...base, quietCycles: 1, news: true, sinceNewsMs: fortnight })).toEqual({ kind: 'awake', at: 5_000 });
+  });
+});
+
+describe('when it dreams (lib/mind/rest.ts)', () => {
+  const noon = new Date(2026, 10, 22, 12, 0).getTime();
+  const base = { newsSeen: 5, dreamtAtNews: -1, lastUserAt: noon, awayMs: 10 * 60_000, hour: 3, dreamAfter: 40 };
+  it('at the night’s hour after the user left; with enough news ten minutes after; never twice on the same news', () => {
+    expect(dreamAt(base)).toBe(new Date(2026, 10, 23, 3, 0).getTime());
+    expect(dreamAt({ ...base, newsSeen: 45 })).toBe(noon + 10 * 60_000);
+    expect(dreamAt({ ...base, newsSeen: 45, dreamtAtNews: 10 })).toBe(new Date(2026, 10, 23, 3, 0).getTime()); // 35 new since the last dream
+    expect(dreamAt({ ...base, dreamtAtNews: 5 })).toBeNull();
+    // Left at 02:55: not before 03:05, so the next night.
+    expect(dreamAt({ ...base, lastUserAt: new Date(2026, 10, 23, 2, 55).getTime() })).toBe(new Date(2026, 10, 24, 3, 0).getTime());
   });
 });
 
@@ -124,5 +138,44 @@ describe('a resting mind', () => {
     }
     const last = h.s.calls.at(-1)!.messages[0]!.content;
     expect(last.match(/idle thought/g)).toHaveLength(2); // the thought that read the news, and the latest idle one
+  });
+
+  it('dreams at night: what was said is consolidated at 03:00, once, not when the user has just left', async () => {
+    const h = harness({ cFallback: { text: '<ID_loud>Noted.</ID_loud><ID_quiet>they told me about Ana</ID_quiet>' } });
+    const session = await createSession(h);
+    await h.events.waitFor('subconscious-output');
+    await h.orchestrator.sendUserMessage(session.id, { text: 'My sister Ana lives in Madrid.' });
+    await h.events.waitFor('turn-end');
+    await h.orchestrator.sendUserMessage(session.id, { text: 'She visits in May.' });
+    await h.events.waitFor('turn-end', { count: 2 }); // four messages: enough for the memory to consolidate
+    const dreams = () => h.s.calls.filter((call) => call.system[0]?.text === consolidationSystemPrompt).length;
+    const night = new Date(h.clock.now());
+    night.setHours(3, 0, 0, 0);
+    if (night.getTime() <= h.clock.now() + 10 * 60_000) night.setDate(night.getDate() + 1);
+    await h.clock.advance(HOUR);
+    expect(dreams()).toBe(0); // away an hour: still no dream
+    await h.clock.advance(night.getTime() - h.clock.now() - 60_000);
+    expect(dreams()).toBe(0);
+    await h.clock.advance(2 * 60_000);
+    await h.events.waitFor('memory-consolidation');
+    expect(dreams()).toBe(1);
+    for (let hour = 0; hour < 48; hour++) await h.clock.advance(HOUR);
+    expect(dreams()).toBe(1); // nothing new: no second dream
+  });
+
+  it('dreams sooner after enough news: ten minutes after the user left', async () => {
+    const h = harness({ cFallback: { text: '<ID_loud>Noted.</ID_loud><ID_quiet>ok</ID_quiet>' } });
+    const session = await createSession(h, { dream_after: 2 });
+    await h.events.waitFor('subconscious-output');
+    await h.orchestrator.sendUserMessage(session.id, { text: 'My sister Ana lives in Madrid.' });
+    await h.events.waitFor('turn-end');
+    await h.orchestrator.sendUserMessage(session.id, { text: 'She visits in May.' });
+    await h.events.waitFor('turn-end', { count: 2 }); // four messages: enough for the memory to consolidate
+    const dreams = () => h.s.calls.filter((call) => call.system[0]?.text === consolidationSystemPrompt).length;
+    await h.clock.advance(9 * 60_000);
+    expect(dreams()).toBe(0);
+    await h.clock.advance(2 * 60_000);
+    await h.events.waitFor('memory-consolidation');
+    expect(dreams()).toBe(1);
   });
 });

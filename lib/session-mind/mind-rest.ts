@@ -3,9 +3,10 @@
 // when its time runs out or when something wakes the gate — a message on any entry, a turn starting
 // or ending (a task's step, a card decided), a tool's result, a task's note, new settings, Resume —
 // and is recomputed then, so news cuts any rest at once. While the mind rests with the user away,
-// it dreams once: the memory's consolidation of what was said (lib/memory), no Subconscious call.
+// it dreams once per stretch of news — at night, or sooner after enough of it (rest.ts's dreamAt):
+// the memory's consolidation of what was said (lib/memory), no Subconscious call.
 import { cycleDelayMs, foragingWindowMs, type Activity } from '@/lib/mind/pacing';
-import { parseRest, planRest, quietUntil, restLimits, type ChosenRest, type RestPlan } from '@/lib/mind/rest';
+import { defaultDreamAfter, defaultDreamHour, dreamAt, parseRest, planRest, quietUntil, restLimits, type ChosenRest, type RestPlan } from '@/lib/mind/rest';
 import type { SessionParams } from '@/lib/config/model-config';
 import type { Clock } from '@/lib/clock/clock';
 import type { MindRestState, SpontaneousOutcome } from '@/lib/mind/events';
@@ -17,7 +18,7 @@ export interface RestLoopInput {
   cycledBefore: boolean;
   lastActivityAt: number;
   runCycle(): Promise<void>;
-  /** After each cycle: the memory's idle work (consolidation when resting). */
+  /** After each cycle of the continuous loop: the memory's idle work (consolidation when resting). */
   afterCycle(): Promise<void>;
   /** A wait ended: a cycle request it honoured is cleared. */
   waited(): void;
@@ -106,7 +107,8 @@ export class MindRest {
         continue;
       }
       await input.runCycle();
-      if (input.status() === 'running') await input.afterCycle();
+      // The seed's literal loop never rests: its memory's work follows each cycle (when the user is away).
+      if (input.status() === 'running' && input.params().pacing === 'continuous') await input.afterCycle();
       await this.wait(input);
     }
   }
@@ -144,9 +146,12 @@ export class MindRest {
       });
       let until = Math.max(this.plan.at ?? Number.POSITIVE_INFINITY, input.backoffUntil());
       if (input.cycleRequested()) until = input.backoffUntil();
-      // Resting with the user away: dream once per stretch of news, when the mind would have been Resting.
-      const dreamAt = this.plan.kind !== 'awake' && this.plan.kind !== 'dormant' && this.dreamtAtNews !== this.newsSeen && params.pacing === 'adaptive' ? input.lastUserAt() + foragingWindowMs : null;
-      if (dreamAt !== null && dreamAt <= now && until > now) {
+      // Resting with the user away: dream once per stretch of news — at night, or sooner with enough of it.
+      const dreamsAt =
+        this.plan.kind !== 'awake' && this.plan.kind !== 'dormant' && params.pacing === 'adaptive'
+          ? dreamAt({ newsSeen: this.newsSeen, dreamtAtNews: this.dreamtAtNews, lastUserAt: input.lastUserAt(), awayMs: foragingWindowMs, hour: params.dream_hour ?? defaultDreamHour, dreamAfter: params.dream_after ?? defaultDreamAfter })
+          : null;
+      if (dreamsAt !== null && dreamsAt <= now && until > now) {
         this.dreamtAtNews = this.newsSeen;
         await input.dream();
         continue;
@@ -155,7 +160,7 @@ export class MindRest {
         timedOut = true;
         break;
       }
-      const wakeAt = dreamAt !== null ? Math.min(until, dreamAt) : until;
+      const wakeAt = dreamsAt !== null ? Math.min(until, dreamsAt) : until;
       input.setNextCycleAt(Number.isFinite(until) ? until : null);
       const woken = await this.gate.sleep(wakeAt - now);
       // Its time ran out: the cycle is due (even if the activity changed meanwhile) — unless the mind went dormant meanwhile.

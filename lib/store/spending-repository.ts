@@ -29,11 +29,19 @@ const TOKENS = 'l.input_tokens + l.output_tokens + l.cache_read_tokens + l.cache
 /** Calls of the sessions a person is in (their own spending, issue 61). */
 const OF_PERSON = (param: string) => `l.session_id IN (SELECT session_id FROM session_people WHERE person_id = ${param})`;
 
-/** The last `days` local days (today included) in `timeZone`, oldest first, each with its sums; one session's alone when given. */
-export async function spendingByDay(input: { days: number; timeZone: string; now: Date; sessionId?: string; personId?: string }): Promise<SpendingDay[]> {
+interface HourSum {
+  /** The UTC hour, `YYYY-MM-DDTHH`. */
+  hour: string;
+  category: SpendingLayer;
+  persona: string | null;
+  usd: number;
+  tokens: number;
+}
+
+/** The calls since `since` summed per UTC hour, category and persona: what every view here is made of. */
+async function hourlySums(input: { since: Date; sessionId?: string; personId?: string }): Promise<HourSum[]> {
   const db = await getDb();
   const store = await getStore();
-  const since = new Date(input.now.getTime() - (input.days + 1) * 24 * 60 * 60 * 1000);
   const hour = store.kind === 'postgres' ? `to_char(date_trunc('hour', l.started_at), 'YYYY-MM-DD"T"HH24')` : `strftime('%Y-%m-%dT%H', l.started_at)`;
   const param = (index: number) => (store.kind === 'postgres' ? `$${index}` : '?');
   const rows = await db.$queryRawUnsafe<{ hour: string; category: SpendingLayer; persona: string | null; usd: number | null; tokens: number | bigint | null }[]>(
@@ -41,10 +49,17 @@ export async function spendingByDay(input: { days: number; timeZone: string; now
      FROM llm_calls l LEFT JOIN sessions s ON s.id = l.session_id
      WHERE l.started_at >= ${param(1)}${input.sessionId ? ` AND l.session_id = ${param(2)}` : ''}${input.personId ? ` AND ${OF_PERSON(param(input.sessionId ? 3 : 2))}` : ''}
      GROUP BY 1, 2, 3`,
-    ...(store.kind === 'postgres' ? [since] : [since.toISOString().replace('Z', '+00:00')]),
+    ...(store.kind === 'postgres' ? [input.since] : [input.since.toISOString().replace('Z', '+00:00')]),
     ...(input.sessionId ? [input.sessionId] : []),
     ...(input.personId ? [input.personId] : []),
   );
+  return rows.map((row) => ({ hour: row.hour, category: row.category, persona: row.persona, usd: Number(row.usd ?? 0), tokens: Number(row.tokens ?? 0) }));
+}
+
+/** The last `days` local days (today included) in `timeZone`, oldest first, each with its sums; one session's alone when given. */
+export async function spendingByDay(input: { days: number; timeZone: string; now: Date; sessionId?: string; personId?: string }): Promise<SpendingDay[]> {
+  const since = new Date(input.now.getTime() - (input.days + 1) * 24 * 60 * 60 * 1000);
+  const rows = await hourlySums({ since, ...(input.sessionId && { sessionId: input.sessionId }), ...(input.personId && { personId: input.personId }) });
   const days = new Map<string, SpendingDay>();
   for (let back = input.days - 1; back >= 0; back--) {
     const day = localDay(new Date(input.now.getTime() - back * 24 * 60 * 60 * 1000), input.timeZone);
@@ -53,12 +68,11 @@ export async function spendingByDay(input: { days: number; timeZone: string; now
   for (const row of rows) {
     const entry = days.get(localDay(new Date(`${row.hour}:30:00Z`), input.timeZone));
     if (!entry) continue; // before the first day shown
-    const usd = Number(row.usd ?? 0);
-    entry.usd += usd;
-    entry.tokens += Number(row.tokens ?? 0);
-    entry.byLayer[row.category] = (entry.byLayer[row.category] ?? 0) + usd;
+    entry.usd += row.usd;
+    entry.tokens += row.tokens;
+    entry.byLayer[row.category] = (entry.byLayer[row.category] ?? 0) + row.usd;
     const persona = row.persona ?? 'no session';
-    entry.byPersona[persona] = (entry.byPersona[persona] ?? 0) + usd;
+    entry.byPersona[persona] = (entry.byPersona[persona] ?? 0) + row.usd;
   }
   return [...days.values()];
 }
@@ -104,27 +118,25 @@ export interface SpendingHour {
  * every hour present (issue 74: what idling costs, apart from answering); one session's when given.
  */
 export async function spendingByHour(input: { hours: number; now: Date; sessionId?: string; personId?: string }): Promise<SpendingHour[]> {
-  const db = await getDb();
-  const store = await getStore();
   const first = Math.floor(input.now.getTime() / 3600_000) - (input.hours - 1);
-  const since = new Date(first * 3600_000);
-  const hour = store.kind === 'postgres' ? `to_char(date_trunc('hour', l.started_at), 'YYYY-MM-DD"T"HH24')` : `strftime('%Y-%m-%dT%H', l.started_at)`;
-  const param = (index: number) => (store.kind === 'postgres' ? `$${index}` : '?');
-  const rows = await db.$queryRawUnsafe<{ hour: string; category: SpendingLayer; usd: number | null; tokens: number | bigint | null }[]>(
-    `SELECT ${hour} AS hour, ${CATEGORY} AS category, SUM(COALESCE(l.cost_usd, 0)) AS usd, SUM(${TOKENS}) AS tokens
-     FROM llm_calls l LEFT JOIN sessions s ON s.id = l.session_id
-     WHERE l.started_at >= ${param(1)}${input.sessionId ? ` AND l.session_id = ${param(2)}` : ''}${input.personId ? ` AND ${OF_PERSON(param(input.sessionId ? 3 : 2))}` : ''}
-     GROUP BY 1, 2`,
-    ...(store.kind === 'postgres' ? [since] : [since.toISOString().replace('Z', '+00:00')]),
-    ...(input.sessionId ? [input.sessionId] : []),
-    ...(input.personId ? [input.personId] : []),
-  );
+  const rows = await hourlySums({ since: new Date(first * 3600_000), ...(input.sessionId && { sessionId: input.sessionId }), ...(input.personId && { personId: input.personId }) });
   const hours = Array.from({ length: input.hours }, (_, index): SpendingHour => ({ hour: new Date((first + index) * 3600_000).toISOString(), tokens: {}, usd: 0 }));
   for (const row of rows) {
     const entry = hours[Math.floor(Date.parse(`${row.hour}:00:00Z`) / 3600_000) - first];
     if (!entry) continue;
-    entry.tokens[row.category] = (entry.tokens[row.category] ?? 0) + Number(row.tokens ?? 0);
-    entry.usd += Number(row.usd ?? 0);
+    entry.tokens[row.category] = (entry.tokens[row.category] ?? 0) + row.tokens;
+    entry.usd += row.usd;
   }
   return hours;
+}
+
+/** The Subconscious's last finished cycles (newest first): what one of its calls costs on the models in use. */
+export async function recentSubconsciousCalls(limit = 50): Promise<{ model: string; inputTokens: number; outputTokens: number; durationMs: number; costUsd: number | null }[]> {
+  const rows = await (await getDb()).llmCall.findMany({
+    where: { layer: 'subconscious', error: null },
+    orderBy: { id: 'desc' },
+    take: limit,
+    select: { model: true, inputTokens: true, outputTokens: true, cacheReadTokens: true, cacheWriteTokens: true, durationMs: true, costUsd: true },
+  });
+  return rows.map((row) => ({ model: row.model, inputTokens: row.inputTokens + row.cacheReadTokens + row.cacheWriteTokens, outputTokens: row.outputTokens, durationMs: row.durationMs, costUsd: row.costUsd }));
 }

@@ -46,7 +46,8 @@ function mind(options: { consolidation?: (request: BackendRequest) => ScriptStep
 
 async function converse(h: ReturnType<typeof mind>, persona: string, texts: string[], sessionId?: string) {
   await h.orchestrator.start();
-  const id = sessionId ?? (await h.orchestrator.createSession({ persona, models: { c_model: layer('c'), s_model: layer('s') } })).id;
+  // Dreaming when the user has been away ten minutes (`dream_after: 1`), not at night: these tests are about what a consolidation does.
+  const id = sessionId ?? (await h.orchestrator.createSession({ persona, models: { c_model: layer('c'), s_model: layer('s') }, params: { dream_after: 1 } })).id;
   const ids: number[] = [];
   for (const text of texts) {
     const ended = h.events.of('turn-end', id).length;
