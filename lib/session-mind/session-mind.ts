@@ -204,6 +204,7 @@ export class SessionMind {
     if (this.status !== 'paused') return;
     this.status = 'running';
     this.lastUserAt = this.deps.clock.now();
+    this.memory.recordToolActivity('the user resumed the session'); // news: a resting mind looks again
     this.gate.wake();
     this.drainTurns();
     this.emitState();
@@ -212,7 +213,10 @@ export class SessionMind {
   /** New settings (models, params) apply from the next call; a pacing change applies now. */
   update(session: SessionRecord): void {
     const modelsChanged = JSON.stringify(session.models) !== JSON.stringify(this.session.models);
+    const paramsChanged = JSON.stringify(session.params) !== JSON.stringify(this.session.params);
     this.session = session;
+    // News (issue 74 §2): a resting mind looks again with its new settings.
+    if (modelsChanged || paramsChanged) this.memory.recordToolActivity(`the session's ${modelsChanged ? 'models' : 'settings'} changed`);
     // New models deserve a fresh start: no backoff or failure count carried over from the old.
     if (modelsChanged) this.health.reset();
     this.gate.wake();
