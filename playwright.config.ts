@@ -11,10 +11,25 @@ export const fakeLlmPort = Number(process.env.E2E_FAKE_LLM_PORT ?? 3211);
 // PLAYWRIGHT_CHROMIUM_PATH, or set it to "" to use Playwright's own browser.
 const chromiumPath = process.env.PLAYWRIGHT_CHROMIUM_PATH ?? (fs.existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : '');
 
+// Specs that start servers of their own (kill -9 and SIGTERM rounds, a full disk, HTTPS, sign-in,
+// first run): one after another, beside the specs of the shared server — which also run one after
+// another (they share its data and scripted mind). Two workers in all; most of the own-server specs'
+// time is spent waiting on restarts and held calls.
+const ownServers = /\/(access-token|crash|disk-full|first-run|https-caddy|one-process|task-crash|web-sign-in)\.spec\.ts$/;
+
+const chromium = {
+  ...devices['Desktop Chrome'],
+  viewport: { width: 1440, height: 900 },
+  launchOptions: {
+    ...(chromiumPath && { executablePath: chromiumPath }),
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  },
+};
+
 export default defineConfig({
   testDir: 'e2e',
   fullyParallel: false,
-  workers: 1,
+  workers: 2,
   retries: 0,
   forbidOnly: !!process.env.CI,
   timeout: 60_000,
@@ -32,27 +47,8 @@ export default defineConfig({
   projects: [
     // Points the default models at the fake server before any session is created.
     { name: 'setup', testMatch: /.*\.setup\.ts/ },
-    {
-      name: 'chromium',
-      dependencies: ['setup'],
-      use: {
-        ...devices['Desktop Chrome'],
-        viewport: { width: 1440, height: 900 },
-        launchOptions: {
-          ...(chromiumPath && { executablePath: chromiumPath }),
-          args: [
-            '--headless',
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-quic',
-            '--no-first-run',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--disable-sync',
-          ],
-        },
-      },
-    },
+    { name: 'chromium', dependencies: ['setup'], testIgnore: ownServers, workers: 1, use: chromium },
+    { name: 'own-servers', testMatch: ownServers, workers: 1, use: chromium },
   ],
   webServer: [
     {
