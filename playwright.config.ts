@@ -48,7 +48,7 @@ export default defineConfig({
     // Points the default models at the fake server before any session is created.
     { name: 'setup', testMatch: /.*\.setup\.ts/ },
     { name: 'chromium', dependencies: ['setup'], testIgnore: ownServers, workers: 1, use: chromium },
-    { name: 'own-servers', testMatch: ownServers, workers: 1, use: chromium },
+    { name: 'own-servers', dependencies: ['setup'], testMatch: ownServers, workers: 1, use: chromium },
   ],
   webServer: [
     {

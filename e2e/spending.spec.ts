@@ -5,6 +5,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { expect, test } from '@playwright/test';
+import { fakeModels, fakeParams } from './support/fake-models';
 import { saveScreenshot } from './support/screenshots';
 
 const day = 24 * 60 * 60 * 1000;
@@ -109,7 +110,9 @@ test('tokens per hour by what made the calls — answering apart from idle think
   await saveScreenshot(page, 'spending-hourly');
 });
 
-test('the home page says what an idle conversation costs a day on the chosen models', async ({ page }) => {
+test('the home page says what an idle conversation costs a day on the chosen models', async ({ page, request }) => {
+  // The defaults other specs may have changed: the fake models, adaptive pacing.
+  expect((await request.put('/api/settings', { data: { ...fakeModels(), params: fakeParams } })).ok()).toBe(true);
   await page.goto('/');
   const line = page.getByTestId('idle-cost');
   await expect(line).toContainText('An idle conversation on these models (Subconscious: fake-small) costs');
