@@ -155,11 +155,16 @@ export type RestPlan =
   | { kind: 'stored'; at: null }
   | { kind: 'dormant'; at: null };
 
+/** Nothing new for the limit's days: no cycle, no rest it chose, no dreaming until something arrives. */
+export function isDormant(sinceNewsMs: number, limits: Pick<RestLimits, 'dormantAfterMs'>): boolean {
+  return sinceNewsMs >= limits.dormantAfterMs;
+}
+
 export function planRest(input: RestInput): RestPlan {
   if (input.pacing === 'continuous') return { kind: 'awake', at: input.lastCycleEndedAt };
   if (input.news) return { kind: 'awake', at: input.lastCycleEndedAt + input.activityDelayMs };
   // Nobody spoke for weeks: not even a rest it chose wakes it (a message, a schedule, any news does).
-  if (input.sinceNewsMs >= input.limits.dormantAfterMs) return { kind: 'dormant', at: null };
+  if (isDormant(input.sinceNewsMs, input.limits)) return { kind: 'dormant', at: null };
   if (input.chosen) return { kind: 'chosen', at: input.chosen.until, rest: input.chosen };
   if (input.quietCycles < input.limits.idleThoughts) {
     // The next cycle is the `quietCycles`-th in a row with nothing new to read.

@@ -6,7 +6,7 @@
 // it dreams once per stretch of news — at night, or sooner after enough of it (rest.ts's dreamAt):
 // the memory's consolidation of what was said (lib/memory), no Subconscious call.
 import { cycleDelayMs, foragingWindowMs, type Activity } from '@/lib/mind/pacing';
-import { defaultDreamAfter, defaultDreamHour, dreamAt, parseRest, planRest, quietUntil, restLimits, type ChosenRest, type RestPlan } from '@/lib/mind/rest';
+import { defaultDreamAfter, defaultDreamHour, dreamAt, isDormant, parseRest, planRest, quietUntil, restLimits, type ChosenRest, type RestPlan } from '@/lib/mind/rest';
 import type { SessionParams } from '@/lib/config/model-config';
 import type { Clock } from '@/lib/clock/clock';
 import type { MindRestState, SpontaneousOutcome } from '@/lib/mind/events';
@@ -164,7 +164,7 @@ export class MindRest {
       input.setNextCycleAt(Number.isFinite(until) ? until : null);
       const woken = await this.gate.sleep(wakeAt - now);
       // Its time ran out: the cycle is due (even if the activity changed meanwhile) — unless the mind went dormant meanwhile.
-      const dormant = input.news() === this.lastNewsCount && this.clock.now() - this.lastNewsAt >= restLimits(input.params()).dormantAfterMs;
+      const dormant = input.news() === this.lastNewsCount && isDormant(this.clock.now() - this.lastNewsAt, restLimits(input.params()));
       if (!woken && wakeAt === until && !(dormant && params.pacing === 'adaptive')) {
         timedOut = true;
         break;
