@@ -146,9 +146,10 @@ export class MindRest {
       });
       let until = Math.max(this.plan.at ?? Number.POSITIVE_INFINITY, input.backoffUntil());
       if (input.cycleRequested()) until = input.backoffUntil();
-      // Resting with the user away: dream once per stretch of news — at night, or sooner with enough of it.
+      // With the user away: dream once per stretch of news — at night, or sooner with enough of it —
+      // whether the next thought is hours away or minutes (a slow cycle may end after the user left).
       const dreamsAt =
-        this.plan.kind !== 'awake' && this.plan.kind !== 'dormant' && params.pacing === 'adaptive'
+        this.plan.kind !== 'dormant' && params.pacing === 'adaptive'
           ? dreamAt({ newsSeen: this.newsSeen, dreamtAtNews: this.dreamtAtNews, lastUserAt: input.lastUserAt(), awayMs: foragingWindowMs, hour: params.dream_hour ?? defaultDreamHour, dreamAfter: params.dream_after ?? defaultDreamAfter })
           : null;
       if (dreamsAt !== null && dreamsAt <= now && until > now) {

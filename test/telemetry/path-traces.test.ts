@@ -168,7 +168,8 @@ describe('traces of the ways in and out', () => {
     const events = new EventRecorder(orchestrator.bus);
     closers.push(async () => events.close());
     const layer = (model: string): LayerModelConfig => ({ backend: 'openai_compatible', model, max_tokens: 300, endpoint: 'http://127.0.0.1:9/v1' });
-    const session = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer('c'), s_model: layer('s') } });
+    // Dreaming ten minutes after the user left (`dream_after: 1`), not at night.
+    const session = await orchestrator.createSession({ persona: 'tester', models: { c_model: layer('c'), s_model: layer('s') }, params: { dream_after: 1 } });
     for (const text of ['I drink coffee every morning', 'My sister Ana lives in Lisbon']) {
       const ended = events.of('turn-end', session.id).length;
       await orchestrator.sendUserMessage(session.id, { text });
