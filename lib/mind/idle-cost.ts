@@ -13,8 +13,12 @@ export interface CycleSize {
   durationMs: number;
 }
 
-/** One idle cycle as `npm run bench:idle` measures it (a small persona, an empty conversation; 50 tokens/s + 400 ms). */
-export const benchIdleCycle: CycleSize = { inputTokens: 1_150, outputTokens: 130, durationMs: 3_000 };
+/**
+ * One idle cycle as `npm run bench:idle` measures it (a small persona, an empty conversation; 50
+ * tokens/s + 400 ms): 2,560 tokens and $0.0029 at Haiku 4.5's price for its two cycles, 63,552
+ * continuous calls a day.
+ */
+export const benchIdleCycle: CycleSize = { inputTokens: 1_238, outputTokens: 42, durationMs: 1_360 };
 
 export interface IdleDay {
   cycles: number;
