@@ -122,7 +122,7 @@ function handleRequest(request: IncomingMessage, response: ServerResponse): void
   const method = request.method ?? 'GET';
   const back = new URLSearchParams(target.searchParams);
   back.delete('token'); // a wrong token in a link is not carried to the sign-in page's address
-  decideEntry({ method, pathname: target.pathname, search: back.size ? `?${back}` : '', cookie: request.headers.cookie, tokenOk: verdict.ok, now: new Date() }).then(
+  decideEntry({ method, pathname: target.pathname, search: back.size ? `?${back}` : '', cookie: request.headers.cookie, tokenOk: verdict.ok, open: !guard.accessToken, now: new Date() }).then(
     (decision) => {
       if (decision.pass) serve(request, response, decision.visitor);
       else if (decision.answer === 'sign-in') response.writeHead(303, { location: decision.location, 'cache-control': 'no-store' }).end();

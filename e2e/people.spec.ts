@@ -55,3 +55,27 @@ test('a shared session shows its people; the People page changes a role and merg
   await page.goto(`/sessions/${session.id}`);
   await expect(page.getByTestId('session-people')).toHaveText('with Owner (owner), @dana (trusted)');
 });
+
+test('People › Add a person: a household member with no chat, their card opened with the invite and their quiet hours', async ({ page, request }) => {
+  await page.goto('/people');
+  const form = page.getByRole('form', { name: 'Add a person' });
+  await form.getByLabel('Their name').fill('Grandma Rosa');
+  await form.getByLabel('Their role').selectOption('guest');
+  await form.getByRole('button', { name: 'Add' }).click();
+  await expect(page.getByRole('status')).toHaveText('Grandma Rosa added. Invite them to the web pages from their card below.');
+  const rosa = page.getByRole('list', { name: 'People' }).getByRole('listitem', { name: 'Person Grandma Rosa' });
+  await expect(rosa.getByLabel('Role of Grandma Rosa')).toHaveValue('guest');
+  await expect(rosa.getByRole('button', { name: 'Invite Grandma Rosa to the web pages' })).toBeVisible();
+  // Her night: the agent's own words wait; saved on her record.
+  const quiet = rosa.getByRole('form', { name: 'Quiet hours of Grandma Rosa' });
+  await quiet.getByLabel('Quiet from').fill('21:30');
+  await quiet.getByLabel('Quiet until').fill('08:00');
+  await quiet.getByLabel('Time zone').fill('Europe/Madrid');
+  await quiet.getByRole('button', { name: 'Save' }).click();
+  await expect(quiet).toContainText('21:30–08:00 (Europe/Madrid)');
+  await saveScreenshot(page, 'people-add-person');
+  const { people } = (await (await request.get('/api/people')).json()) as { people: { id: string; name: string; limits: unknown }[] };
+  const saved = people.find((person) => person.name === 'Grandma Rosa')!;
+  expect(saved.limits).toEqual({ quiet_hours: { from: '21:30', to: '08:00', time_zone: 'Europe/Madrid' } });
+  expect((await request.delete(`/api/people/${saved.id}`)).ok()).toBe(true);
+});

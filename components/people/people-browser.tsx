@@ -3,11 +3,13 @@
 // The People page (issues 42 and 58, ARCHITECTURE §21, §26): each person with their role, identities,
 // conversations, keys and rights (person-detail.tsx); the
 // role changed in place; another person merged into this one (one person, both identities);
-// a person forgotten (their chats become strangers again). The owner is listed first and stays.
+// a person forgotten (their chats become strangers again); a person added by name (issue 75 §1),
+// their card opened with its invite. The owner is listed first and stays.
 import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { ErrorBanner } from '@/components/ui/error-banner';
+import { AddPerson } from './add-person';
 import { PersonDetail } from './person-detail';
 import { WordsPrivacy } from './words-privacy';
 import { errorText } from '@/lib/errors/error-text';
@@ -19,7 +21,7 @@ interface PersonJson {
   identities: { id: string; kind: string; sender: string }[];
 }
 
-function PersonItem(props: { person: PersonJson; others: PersonJson[]; onChanged: (notice: string) => void; onError: (message: string) => void }) {
+function PersonItem(props: { person: PersonJson; others: PersonJson[]; opened: boolean; onChanged: (notice: string) => void; onError: (message: string) => void }) {
   const { person } = props;
   const [mergeFrom, setMergeFrom] = useState('');
   const [forgetting, setForgetting] = useState(false);
@@ -54,14 +56,14 @@ function PersonItem(props: { person: PersonJson; others: PersonJson[]; onChanged
         )}
       </div>
       <ul className="text-xs text-zinc-600 dark:text-zinc-400" aria-label={`Identities of ${person.name}`}>
-        {person.identities.length === 0 ? <li>{owner ? 'The web page; merge your own chats here to decide cards from your phone.' : 'No identity yet.'}</li> : null}
+        {person.identities.length === 0 ? <li>{owner ? 'The web page; merge your own chats here to decide cards from your phone.' : 'No chat yet: invite them to the web pages below, or pair one of their chats.'}</li> : null}
         {person.identities.map((identity) => (
           <li key={identity.id}>
             {identity.kind}: <span className="font-mono">{identity.sender}</span>
           </li>
         ))}
       </ul>
-      <details className="rounded bg-zinc-50 p-2 dark:bg-zinc-900">
+      <details className="rounded bg-zinc-50 p-2 dark:bg-zinc-900" open={props.opened || undefined}>
         <summary className="cursor-pointer text-xs font-medium">Conversations, keys, today and rights</summary>
         <PersonDetail personId={person.id} name={person.name} onError={props.onError} />
       </details>
@@ -119,6 +121,7 @@ export function PeopleBrowser() {
   const [people, setPeople] = useState<PersonJson[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [added, setAdded] = useState<string | null>(null);
   const load = useCallback(async () => {
     try {
       setPeople((await apiFetch<{ people: PersonJson[] }>('/api/people')).people);
@@ -137,12 +140,22 @@ export function PeopleBrowser() {
         </p>
       )}
       <WordsPrivacy onError={setError} />
+      <AddPerson
+        onAdded={(person) => {
+          setError(null);
+          setAdded(person.id);
+          setNotice(`${person.name} added. Invite them to the web pages from their card below.`);
+          void load();
+        }}
+        onError={setError}
+      />
       <ul className="space-y-2" aria-label="People">
         {people.map((person) => (
           <PersonItem
             key={person.id}
             person={person}
             others={people.filter((other) => other.id !== person.id && other.role !== 'owner')}
+            opened={person.id === added}
             onChanged={(message) => {
               setError(null);
               setNotice(message);

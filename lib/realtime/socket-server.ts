@@ -1,7 +1,7 @@
 // Socket.IO on the app's HTTP server: the handshake passes the same Host/Origin/token guard as
 // HTTP requests; clients join one room per session and receive the orchestrator's events.
 import { deliverMessage, seeSession, type Actor } from '@/lib/people/rights';
-import { seeWords } from '@/lib/people/web-reach';
+import { actsAsOwner, seeWords } from '@/lib/people/web-reach';
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import { findPerson, onWordsChanged, OWNER_ID } from '@/lib/store/people-repository';
 import { sessionSecret, signedIn } from '@/lib/web-auth/web-sessions';
@@ -68,6 +68,18 @@ export async function attachSocketServer(input: {
     allowRequest: (request, callback) => {
       // A handshake opens a channel that can act: held to the mutating-request rules. Never throws.
       const verdict = guardRequest(request, input.guard, 'POST');
+      if (verdict.ok && !input.guard.accessToken && sessionSecret(request.headers.cookie)) {
+        // An app that needs no token: a browser signed in as a person is that person, never the owner (issue 75 §2).
+        const secret = sessionSecret(request.headers.cookie)!;
+        signedIn(secret, new Date()).then(
+          (session) => {
+            if (session && !actsAsOwner(session.person)) visitors.set(request, { personId: session.person.id, secret });
+            callback(null, true);
+          },
+          () => callback('The sign-in could not be checked', false),
+        );
+        return;
+      }
       if (verdict.ok || verdict.code !== 'unauthorized') {
         callback(verdict.ok ? null : verdict.message, verdict.ok);
         return;

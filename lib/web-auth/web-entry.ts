@@ -40,14 +40,25 @@ function isPage(method: string, pathname: string): boolean {
  * The decision for a request the guard let through (`tokenOk`: it holds the owner's token, or none
  * is needed) or refused only for lack of the token.
  */
-export async function decideEntry(input: { method: string; pathname: string; search: string; cookie: string | undefined; tokenOk: boolean; now: Date }): Promise<EntryDecision> {
+export async function decideEntry(input: {
+  method: string;
+  pathname: string;
+  search: string;
+  cookie: string | undefined;
+  tokenOk: boolean;
+  /** No token is needed at all (an app on loopback without one): `tokenOk` proves nothing of who asks. */
+  open?: boolean;
+  now: Date;
+}): Promise<EntryDecision> {
   const secret = sessionSecret(input.cookie);
-  if (input.tokenOk) {
-    // The owner by token; a passkey session alongside only names this browser for the devices page.
-    const session = secret ? await signedIn(secret, input.now) : null;
+  const session = secret ? await signedIn(secret, input.now) : null;
+  // An invited person is never the owner (issue 75 §2): on an app that needs no token, a browser
+  // signed in as a person is that person; only the token (where there is one) outranks a passkey.
+  const asPerson = session !== null && !actsAsOwner(session.person) && input.open === true;
+  if (input.tokenOk && !asPerson) {
+    // The owner by token (or an open app); a passkey session alongside only names this browser for the devices page.
     return { pass: true, visitor: session?.person.id === OWNER_ID ? { kind: 'owner', sessionHash: session.sessionHash } : { kind: 'owner' } };
   }
-  const session = await signedIn(secret, input.now);
   if (session && actsAsOwner(session.person)) return { pass: true, visitor: { kind: 'owner', sessionHash: session.sessionHash } };
   if (session) {
     const visitor: Visitor = { kind: 'person', person: session.person, sessionHash: session.sessionHash };

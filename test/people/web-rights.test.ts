@@ -93,6 +93,33 @@ const ALICE_MAY = [
   'DELETE /api/push/subscriptions',
 ];
 
+describe('the app as installed: loopback, no token (issue 75 §2)', () => {
+  const open = (secret: string | null, method: string, pathname: string) =>
+    decideEntry({ method, pathname, search: '', cookie: secret === null ? undefined : cookieOf(secret), tokenOk: true, open: true, now: new Date() });
+
+  it('an invited person signed in there is that person, never the owner: what she reaches is exactly what she reaches behind a token', async () => {
+    expect(await open(secrets.alice, 'GET', '/api/settings')).toMatchObject({ pass: false, answer: 'not-found' });
+    expect(await open(secrets.alice, 'GET', `/sessions/${sessions.owner}`)).toMatchObject({ pass: false, answer: 'not-found' });
+    expect(await open(secrets.alice, 'GET', `/sessions/${sessions.alice}`)).toMatchObject({ pass: true, visitor: { kind: 'person', person: { id: ids.alice } } });
+    expect(await open(secrets.gus, 'GET', '/api/keys')).toMatchObject({ pass: false, answer: 'not-found' });
+    for (const { method, path: pathname } of everyRoute((param) => (param === 'id' ? sessions.alice : param === 'token' ? 'tok_0123456789abcdef' : 'iris'))) {
+      const behindToken = await entry(secrets.alice, method, pathname);
+      const onLoopback = await open(secrets.alice, method, pathname);
+      expect(onLoopback.pass, `${method} ${pathname}`).toBe(behindToken.pass);
+      if (onLoopback.pass) expect(onLoopback.visitor, `${method} ${pathname}`).toMatchObject({ kind: 'person' });
+    }
+  });
+
+  it('a browser with no sign-in, a forged cookie, or the owner’s own passkey is the owner there; with a token configured, the token is the owner', async () => {
+    expect(await open(null, 'GET', '/api/settings')).toEqual({ pass: true, visitor: { kind: 'owner' } });
+    expect(await open('A'.repeat(43), 'GET', '/api/settings')).toEqual({ pass: true, visitor: { kind: 'owner' } });
+    const ownerSecret = await signIn({ personId: OWNER_ID, userAgent: 'test', passkeyId: null, now: new Date() });
+    expect(await open(ownerSecret, 'GET', '/api/settings')).toMatchObject({ pass: true, visitor: { kind: 'owner', sessionHash: expect.any(String) } });
+    // The owner's token (an app that has one) outranks a person's cookie in the same browser.
+    expect(await decideEntry({ method: 'GET', pathname: '/api/settings', search: '', cookie: cookieOf(secrets.alice), tokenOk: true, open: false, now: new Date() })).toEqual({ pass: true, visitor: { kind: 'owner' } });
+  });
+});
+
 describe('what a signed-in person reaches (every page and route of the app)', () => {
   const fill = (own: string) => (param: string, where: string) => (param === 'id' && (where.startsWith('api/sessions') || where.startsWith('api/files')) ? own : param === 'id' && where.startsWith('sessions') ? own : param === 'token' ? 'tok_0123456789abcdef' : param === 'section' ? '__section__' : param === 'id' ? 'a1b2c3d4e5f6a7b8' : 'iris');
   const label = (method: string, pathname: string) => `${method} ${pathname.replace(sessions.alice, '<own>').replace('tok_0123456789abcdef', '<token>').replace('a1b2c3d4e5f6a7b8', '<id>')}`;

@@ -133,3 +133,33 @@ describe('the socket for people on the web', () => {
     expect(await closed).toBe('io server disconnect');
   }, 15_000);
 });
+
+describe('the socket of the app as installed: loopback, no token (issue 75 §2)', () => {
+  it('a browser signed in as a person is that person, never the owner; one without a sign-in is the owner', async () => {
+    const loopback = createServer();
+    await new Promise<void>((resolve) => loopback.listen(0, '127.0.0.1', resolve));
+    const port = (loopback.address() as { port: number }).port;
+    const base = `http://127.0.0.1:${port}`;
+    const io = await attachSocketServer({ httpServer: loopback, orchestrator, guard: { port, extraHosts: [] } });
+    const made: Socket[] = [];
+    const at = (headers: Record<string, string>) => {
+      const each = connect(base, { transports: ['websocket'], reconnection: false, extraHeaders: { origin: base, ...headers } });
+      made.push(each);
+      return each;
+    };
+    try {
+      const alice = at({ cookie: `agentcsd_session=${await signIn({ personId: ids.alice, userAgent: 't', passkeyId: null, now: new Date() })}` });
+      expect(await connected(alice)).toBe(true);
+      expect(await alice.timeout(5_000).emitWithAck('join', { sessionId: sessions.alice })).toMatchObject({ ok: true });
+      const other = randomUUID();
+      await insertSession({ id: other, name: 'the owner’s', personaName: 'iris', personaHash: 'h', models: defaultModels, params: defaultParams, status: 'paused' });
+      expect(await alice.timeout(5_000).emitWithAck('join', { sessionId: other })).toEqual({ ok: false, error: 'not_found' });
+      const owner = at({});
+      expect(await connected(owner)).toBe(true);
+      expect(await owner.timeout(5_000).emitWithAck('join', { sessionId: other })).toMatchObject({ ok: true });
+    } finally {
+      for (const each of made) each.close();
+      await new Promise((resolve) => io.close(resolve));
+    }
+  });
+});
