@@ -56,7 +56,7 @@ test('a shared session shows its people; the People page changes a role and merg
   await expect(page.getByTestId('session-people')).toHaveText('with Owner (owner), @dana (trusted)');
 });
 
-test('People › Add a person: a household member with no chat, their card opened with the invite and their quiet hours', async ({ page, request }) => {
+test('People › Add a person: a household member with no chat, their card opened with the invite, the personas a guest is given and their quiet hours', async ({ page, request }) => {
   await page.goto('/people');
   const form = page.getByRole('form', { name: 'Add a person' });
   await form.getByLabel('Their name').fill('Grandma Rosa');
@@ -66,6 +66,12 @@ test('People › Add a person: a household member with no chat, their card opene
   const rosa = page.getByRole('list', { name: 'People' }).getByRole('listitem', { name: 'Person Grandma Rosa' });
   await expect(rosa.getByLabel('Role of Grandma Rosa')).toHaveValue('guest');
   await expect(rosa.getByRole('button', { name: 'Invite Grandma Rosa to the web pages' })).toBeVisible();
+  // A guest talks to the personas she is given.
+  const personas = rosa.getByRole('group', { name: 'Personas Grandma Rosa may talk to' });
+  await expect(personas).toContainText('None yet');
+  await personas.getByLabel('iris').click(); // saved, then shown checked
+  await expect(personas.getByLabel('iris')).toBeChecked();
+  await expect(personas).not.toContainText('None yet');
   // Her night: the agent's own words wait; saved on her record.
   const quiet = rosa.getByRole('form', { name: 'Quiet hours of Grandma Rosa' });
   await quiet.getByLabel('Quiet from').fill('21:30');
@@ -76,6 +82,6 @@ test('People › Add a person: a household member with no chat, their card opene
   await saveScreenshot(page, 'people-add-person');
   const { people } = (await (await request.get('/api/people')).json()) as { people: { id: string; name: string; limits: unknown }[] };
   const saved = people.find((person) => person.name === 'Grandma Rosa')!;
-  expect(saved.limits).toEqual({ quiet_hours: { from: '21:30', to: '08:00', time_zone: 'Europe/Madrid' } });
+  expect(saved.limits).toEqual({ personas: ['iris'], quiet_hours: { from: '21:30', to: '08:00', time_zone: 'Europe/Madrid' } });
   expect((await request.delete(`/api/people/${saved.id}`)).ok()).toBe(true);
 });

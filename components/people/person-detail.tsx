@@ -8,6 +8,7 @@ import Link from 'next/link';
 import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { InvitePerson } from './invite-person';
+import { PersonPersonas } from './person-personas';
 import { PersonQuietHours, type QuietHoursJson } from './person-quiet-hours';
 import { errorText } from '@/lib/errors/error-text';
 
@@ -88,6 +89,7 @@ export function PersonDetail({ personId, name, onError }: { personId: string; na
           {detail.messages_today.limit !== null ? ` of ${detail.messages_today.limit}` : ''}, ${detail.spent_today.toFixed(4)} spent · {detail.memories} memor{detail.memories === 1 ? 'y' : 'ies'} from their conversations
         </p>
         <InvitePerson personId={personId} name={name} onError={onError} />
+        <PersonPersonas personId={personId} name={name} role={detail.person.role} limits={detail.person.limits} onSaved={() => void load()} onError={onError} />
         <PersonQuietHours
           personId={personId}
           name={name}

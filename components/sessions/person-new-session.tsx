@@ -24,7 +24,13 @@ export function PersonNewSession() {
       (caught: Error) => setError(caught.message),
     );
   }, []);
-  if (personas?.length === 0) return null;
+  // A guest the owner has given no persona yet: who to ask, rather than an empty form (issue 75 §4).
+  if (personas?.length === 0)
+    return (
+      <p className="rounded-lg border border-amber-200 bg-amber-50 p-4 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950 dark:text-amber-200" data-testid="no-personas">
+        You have no one to talk to yet: ask the owner to give you a persona (on their People page, under your name). Once they do, you start a conversation here.
+      </p>
+    );
   return (
     <form
       aria-label="New session"

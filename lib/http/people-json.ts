@@ -1,6 +1,7 @@
 // People as the REST answers show them (ARCHITECTURE §21), and what may be asked of them.
 import { z } from 'zod';
 import { quietHoursSchema } from '@/lib/config/quiet-hours';
+import { personaNameSchema } from '@/lib/personas/persona-name';
 import { withoutNul } from '@/lib/config/text-schema';
 import { mayList } from '@/lib/people/rights';
 import { personRightsSchema } from '@/lib/people/tool-traits';
@@ -15,6 +16,8 @@ export const personLimitsSchema = z
     messages_per_day: z.number().int().min(0).max(100_000).optional(),
     spend_usd_per_day: z.number().min(0).max(10_000).optional(),
     quiet_hours: quietHoursSchema.optional(),
+    /** The personas the owner gives them to start conversations with (a guest has no others). */
+    personas: z.array(personaNameSchema).max(100).optional(),
   })
   .strict();
 

@@ -18,6 +18,8 @@ export interface PersonLimits {
   spend_usd_per_day?: number;
   /** When the agent's unprompted words wait for this person, on every chat of theirs and their phone (issue 74 §5). */
   quiet_hours?: QuietHours;
+  /** Personas the owner gave this person to start conversations with (a guest has no others, issue 75 §4). */
+  personas?: string[];
 }
 
 /** The owner's changes to a person's tool traits, as stored (lib/people/tool-traits.ts reads them). */
@@ -352,7 +354,8 @@ export async function memoriesOfPerson(personId: string): Promise<number> {
  */
 export async function grantedPersonas(personId: string): Promise<Set<string>> {
   const bindings = await (await getDb()).channelBinding.findMany({ where: { personId }, select: { persona: true, session: { select: { personaName: true } } } });
-  return new Set(bindings.flatMap((row) => [row.persona, row.session?.personaName].filter((name): name is string => Boolean(name))));
+  const given = (await findPerson(personId))?.limits?.personas ?? [];
+  return new Set([...given, ...bindings.flatMap((row) => [row.persona, row.session?.personaName].filter((name): name is string => Boolean(name)))]);
 }
 
 /** The household's choice (issue 61 §6): the owner's pages show that people's conversations exist, their cost and cards, not their words. */

@@ -23,7 +23,7 @@ import { defaultModels, defaultParams } from '@/lib/config/model-config';
 import { appendMemory } from '@/lib/memory/memory-store';
 import { getDb } from '@/lib/store/db';
 import { addSessionPeople, findPerson, OWNER_ID } from '@/lib/store/people-repository';
-import { seeWords } from '@/lib/people/web-reach';
+import { seeWords, startSessionWith } from '@/lib/people/web-reach';
 import { insertSession } from '@/lib/store/sessions-repository';
 import { insertAgentStep } from '@/lib/store/tool-calls-repository';
 import { addPasskey, createInvite, openInvite, useInvite } from '@/lib/store/web-auth-repository';
@@ -183,6 +183,14 @@ describe('the routes a person reaches answer with what is theirs', () => {
     expect((await names(ids.alice)).sort()).toEqual(['iris', 'otto']);
     const refused = await sessionsRoute.POST(as(ids.gus, '/api/sessions', { method: 'POST', body: JSON.stringify({ persona: 'otto' }) }), {});
     expect(refused.status).toBe(403);
+    // The owner gives him otto on People (issue 75 §4): now he may start a conversation with it; taken back, he may not.
+    const give = (limits: unknown) => personRoute.PATCH(new Request(`http://127.0.0.1:3000/api/people/${ids.gus}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ limits }) }), { params: Promise.resolve({ id: ids.gus }) });
+    expect((await give({ personas: ['otto'] })).status).toBe(200);
+    expect((await names(ids.gus)).sort()).toEqual(['iris', 'otto']);
+    expect(await startSessionWith((await findPerson(ids.gus))!, 'otto')).toEqual({ verdict: 'allow' });
+    expect((await give({ personas: ['no such persona!'] })).status).toBe(400);
+    expect((await give(null)).status).toBe(200);
+    expect(await names(ids.gus)).toEqual(['iris']);
   });
 
   it("memories: the shared ones and those of their conversations, never another person's", async () => {
