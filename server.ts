@@ -1,6 +1,5 @@
 // Composition root: one HTTP server carrying Next and Socket.IO, the orchestrator started on
 // globalThis, every request passed through the localhost guard, clean shutdown on signals.
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import next from 'next';
 import { appPaths, readEnv } from './lib/config/env';
@@ -16,6 +15,7 @@ import { isLoopbackAddress, type GuardOptions } from './lib/security/request-gua
 import { acceptTokenFromUrl, guardRequest, limitConnections, parseRequestTarget, refuse } from './lib/security/http-entry';
 import { hardeningHeaders, newNonce, policyForPath } from './lib/security/content-security-policy';
 import { closeDb, getDb, storeLocation } from './lib/store/db';
+import { keptAccessToken } from './lib/security/access-token';
 import { decideEntry, dropServerHeaders, PEER_HEADER, peerOf, trustedProxies, visitorHeaders, type Visitor } from './lib/web-auth/web-entry';
 import { publicOrigin } from './lib/web-auth/relying-party';
 import { Presence } from './lib/web-auth/presence';
@@ -43,7 +43,8 @@ const guard: GuardOptions = {
     ...env.AGENTCSD_ALLOWED_HOSTS.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean),
     ...(exposed && env.HOST !== '0.0.0.0' && env.HOST !== '::' ? [env.HOST.toLowerCase()] : []),
   ],
-  accessToken: env.AGENTCSD_ACCESS_TOKEN ?? (exposed || publicUrl ? randomBytes(24).toString('hex') : undefined),
+  // Made once and kept in the data folder: a restart does not lock the owner out (issue 75 §5).
+  accessToken: env.AGENTCSD_ACCESS_TOKEN ?? (exposed || publicUrl ? keptAccessToken(paths.dataDir) : undefined),
   ...(publicUrl && { publicUrl }),
 };
 

@@ -196,3 +196,20 @@ test('an MCP sign-in ends connected with the token on (issue 41 §12): the callb
     await oauth.close();
   }
 });
+
+test('a restart keeps the token (issue 75 §5): the link printed before still works, and the browser that used it stays the owner', async ({ browser }) => {
+  const before = startupToken();
+  const context = await browser.newContext({ baseURL: base, extraHTTPHeaders: {} });
+  const page = await context.newPage();
+  await page.goto(`/?token=${before}`);
+  await expect(page.getByRole('heading', { name: 'Sessions', exact: true, level: 1 })).toBeVisible();
+  const cookie = (await context.cookies()).find((each) => each.name === 'agentcsd_token')!;
+  expect(cookie.expires).toBeGreaterThan(Date.now() / 1000 + 29 * 24 * 3600); // kept 30 days, not for the browser's session
+  server.child.kill('SIGTERM');
+  await server.exited;
+  server = await spawnServer({ root: 'test-results/e2e-token', port, host: '0.0.0.0', env: { ANTHROPIC_API_KEY: envKey } });
+  expect(startupToken()).toBe(before);
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'Sessions', exact: true, level: 1 })).toBeVisible();
+  await context.close();
+});

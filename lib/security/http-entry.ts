@@ -110,6 +110,8 @@ export function limitConnections(server: Server, perPeer = UNAUTHENTICATED_CONNE
   return (socket) => release(socket, socket.remoteAddress ?? 'unknown');
 }
 
+const TOKEN_COOKIE_SECONDS = 30 * 24 * 3600;
+
 /**
  * Jupyter-style: `/?token=…` once sets an HttpOnly cookie and redirects the token out of the URL.
  * True when it answered (a 303 with the cookie); the token is compared in constant time.
@@ -124,7 +126,8 @@ export function acceptTokenFromUrl(request: IncomingMessage, response: ServerRes
   const search = target.searchParams.toString();
   response.writeHead(303, {
     location: `${target.pathname}${search ? `?${search}` : ''}`,
-    'set-cookie': `agentcsd_token=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/${options.publicUrl?.protocol === 'https:' ? '; Secure' : ''}`,
+    // Kept 30 days (the token survives restarts, access-token.ts): the owner's browser stays the owner's.
+    'set-cookie': `agentcsd_token=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${TOKEN_COOKIE_SECONDS}${options.publicUrl?.protocol === 'https:' ? '; Secure' : ''}`,
   });
   response.end();
   return true;
