@@ -116,6 +116,14 @@ test('the owner invites Alice; she signs in with a passkey and reaches exactly w
   const reused = await page.request.post('/api/auth/passkey/register/options', { data: { invite: aliceLink.split('/join/')[1] }, headers: { origin: base } });
   expect(reused.status()).toBe(404);
 
+  // The owner sees her on the web: her passkey and the browser signed in as her (issue 75 §6).
+  await ownerPage.reload();
+  await ownerPage.getByRole('listitem', { name: 'Person @alice' }).getByText('Conversations, keys, today and rights').click();
+  const onTheWeb = ownerPage.getByRole('region', { name: '@alice on the web' });
+  await expect(onTheWeb).toContainText('Passkey “Alice’s phone”');
+  await expect(onTheWeb).toContainText('Signed in on 1 browser');
+  await expect(onTheWeb.getByRole('button', { name: 'Sign @alice out everywhere' })).toBeVisible();
+
   // Her home: her conversation from Telegram, nobody else's.
   await expect(page.getByRole('link', { name: /alice/i }).first()).toBeVisible();
   await expect(page.getByText('Owner only')).toHaveCount(0);

@@ -56,7 +56,7 @@ function PersonItem(props: { person: PersonJson; others: PersonJson[]; opened: b
         )}
       </div>
       <ul className="text-xs text-zinc-600 dark:text-zinc-400" aria-label={`Identities of ${person.name}`}>
-        {person.identities.length === 0 ? <li>{owner ? 'The web page; merge your own chats here to decide cards from your phone.' : 'No chat yet: invite them to the web pages below, or pair one of their chats.'}</li> : null}
+        {person.identities.length === 0 ? <li>{owner ? 'The web page; merge your own chats here to decide cards from your phone.' : 'No chat paired (their web access is under their card).'}</li> : null}
         {person.identities.map((identity) => (
           <li key={identity.id}>
             {identity.kind}: <span className="font-mono">{identity.sender}</span>

@@ -9,6 +9,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { InvitePerson } from './invite-person';
 import { PersonPersonas } from './person-personas';
+import { PersonWeb, type PersonWebJson } from './person-web';
 import { PersonQuietHours, type QuietHoursJson } from './person-quiet-hours';
 import { errorText } from '@/lib/errors/error-text';
 
@@ -28,6 +29,7 @@ interface PersonDetailJson {
   spent_today: number;
   messages_today: { sent: number; limit: number | null };
   waiting: { messages: number; until: string | null };
+  web: PersonWebJson;
   may: MayJson[];
 }
 
@@ -88,6 +90,7 @@ export function PersonDetail({ personId, name, onError }: { personId: string; na
           Today: {detail.messages_today.sent} message{detail.messages_today.sent === 1 ? '' : 's'}
           {detail.messages_today.limit !== null ? ` of ${detail.messages_today.limit}` : ''}, ${detail.spent_today.toFixed(4)} spent · {detail.memories} memor{detail.memories === 1 ? 'y' : 'ies'} from their conversations
         </p>
+        {!owner && <PersonWeb personId={personId} name={name} web={detail.web} onChanged={() => void load()} onError={onError} />}
         <InvitePerson personId={personId} name={name} onError={onError} />
         <PersonPersonas personId={personId} name={name} role={detail.person.role} limits={detail.person.limits} onSaved={() => void load()} onError={onError} />
         <PersonQuietHours

@@ -8,6 +8,7 @@ import { personRightsSchema } from '@/lib/people/tool-traits';
 import { deliveryAddress } from '@/lib/channels/channel-identity';
 import { listApiKeys } from '@/lib/store/api-keys-repository';
 import { listBindings, waitingOutbox } from '@/lib/store/channels-repository';
+import { passkeysOf, webSessionsOf } from '@/lib/store/web-auth-repository';
 import { dailyMessageLimit, memoriesOfPerson, messagesToday, PERSON_ROLES, sessionsOfPerson, type PersonRecord } from '@/lib/store/people-repository';
 import { personSpending } from '@/lib/store/spending-repository';
 
@@ -59,14 +60,17 @@ export function personJson(person: PersonRecord) {
 /** GET /api/people/:id (ARCHITECTURE §26): the person, their sessions, keys, memories, today's spend and messages, what they may. */
 export async function personDetail(person: PersonRecord, now: Date) {
   const midnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  const [sessions, keys, memories, spent, messages, waiting] = await Promise.all([
+  const [sessions, keys, memories, spent, messages, waiting, passkeys, browsers] = await Promise.all([
     sessionsOfPerson(person.id),
     listApiKeys(),
     memoriesOfPerson(person.id),
     personSpending({ personId: person.id, since: midnight }),
     messagesToday(person.id, now),
     listBindings({ personId: person.id }).then((bindings) => waitingOutbox(bindings.map((binding) => ({ channelId: binding.channelId, address: deliveryAddress(binding) })), now)),
+    passkeysOf(person.id),
+    webSessionsOf(person.id),
   ]);
+  const live = browsers.filter((browser) => browser.expiresAt > now);
   return {
     person: personJson(person),
     sessions: sessions.map((session) => ({ id: session.id, name: session.name, persona: session.persona, status: session.status, last_activity_at: session.lastActivityAt.toISOString() })),
@@ -76,6 +80,12 @@ export async function personDetail(person: PersonRecord, now: Date) {
     messages_today: { sent: messages, limit: dailyMessageLimit(person) },
     /** The agent's words waiting to reach their chats (their quiet hours, or a chat's). */
     waiting: { messages: waiting.count, until: waiting.until?.toISOString() ?? null },
+    /** Their web access (issue 75 §6): passkeys, the browsers signed in as them, the last sign-in. */
+    web: {
+      passkeys: passkeys.map((key) => ({ name: key.name, created_at: key.createdAt.toISOString(), last_used_at: key.lastUsedAt?.toISOString() ?? null })),
+      browsers: live.map((browser) => ({ user_agent: browser.userAgent, signed_in_at: browser.createdAt.toISOString(), last_seen_at: browser.lastSeenAt.toISOString() })),
+      last_sign_in: live.reduce<Date | null>((latest, browser) => (latest && latest > browser.createdAt ? latest : browser.createdAt), null)?.toISOString() ?? null,
+    },
     may: mayList(person),
   };
 }

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as keysRoute from '@/app/api/keys/route';
 import * as memoriesRoute from '@/app/api/memories/route';
 import * as personRoute from '@/app/api/people/[id]/route';
+import * as webSessionsRoute from '@/app/api/people/[id]/web-sessions/route';
 import * as personasRoute from '@/app/api/personas/route';
 import * as sessionsRoute from '@/app/api/sessions/route';
 import * as decisionRoute from '@/app/api/tool-calls/[id]/decision/route';
@@ -314,6 +315,22 @@ describe('a signed-in browser ends with its passkey, its person, or a demotion',
     expect(revoked.status).toBe(204);
     expect(await signedIn(secret, new Date())).toBeNull();
     expect(await signedIn(secrets.bob, new Date())).toBeNull();
+  });
+
+  it('the owner sees who is on the web — passkeys, browsers, the last sign-in — and signs a person out everywhere (issue 75 §6)', async () => {
+    const phone = await signIn({ personId: ids.gus, userAgent: 'Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 Chrome/131.0 Mobile Safari/537.36', passkeyId: 'key-gus', now: new Date() });
+    const detail = async () => (await (await personRoute.GET(as(OWNER_ID, `/api/people/${ids.gus}`), { params: Promise.resolve({ id: ids.gus }) })).json()) as { web: { passkeys: { name: string }[]; browsers: { user_agent: string }[]; last_sign_in: string | null } };
+    const before = await detail();
+    expect(before.web.passkeys.map((key) => key.name)).toEqual(["gus's phone"]);
+    expect(before.web.browsers.length).toBeGreaterThanOrEqual(2); // the test's first sign-in and the phone
+    expect(before.web.last_sign_in).not.toBeNull();
+    const out = await webSessionsRoute.DELETE(as(OWNER_ID, `/api/people/${ids.gus}/web-sessions`, { method: 'DELETE' }), { params: Promise.resolve({ id: ids.gus }) });
+    expect(((await out.json()) as { signed_out: number }).signed_out).toBe(before.web.browsers.length);
+    expect(await signedIn(phone, new Date())).toBeNull();
+    expect((await detail()).web).toMatchObject({ passkeys: [{ name: "gus's phone" }], browsers: [], last_sign_in: null });
+    // A person reaches neither route.
+    expect(await entry(secrets.alice, 'DELETE', `/api/people/${ids.gus}/web-sessions`)).toMatchObject({ pass: false, answer: 'not-found' });
+    secrets.gus = await signIn({ personId: ids.gus, userAgent: 'test', passkeyId: 'key-gus', now: new Date() }); // for the tests after
   });
 
   it('demoted from trusted to guest, a person signs in again; forgotten, their browsers are strangers at once', async () => {
