@@ -77,3 +77,17 @@ test('test connection reports success, the exact failure, and lists models', asy
     await fake.close();
   }
 });
+
+test('switching a layer from Claude to an OpenAI-compatible server does not keep the Claude model’s name (issue 75 §9)', async ({ page }) => {
+  await page.goto('/settings');
+  const internal = page.getByRole('group', { name: 'Internal Dialog (C_model)' });
+  await internal.getByLabel('Backend').selectOption('claude_code_cli');
+  await internal.getByLabel('Model').fill('sonnet');
+  await internal.getByLabel('Backend').selectOption('openai_compatible');
+  await expect(internal.getByLabel('Model')).toHaveValue('');
+  await expect(internal.getByLabel('Model')).toHaveAttribute('placeholder', /Fetch models, or type one/);
+  // A server's own model name stays when switching between servers' backends and back.
+  await internal.getByLabel('Model').fill('qwen3');
+  await internal.getByLabel('Backend').selectOption('anthropic');
+  await expect(internal.getByLabel('Model')).toHaveValue('qwen3');
+});

@@ -13,8 +13,15 @@ interface InviteJson {
 
 export function InvitePerson({ personId, name, onError }: { personId: string; name: string; onError: (message: string) => void }) {
   const [invite, setInvite] = useState<InviteJson | null>(null);
+  const [copied, setCopied] = useState(false);
   const make = () =>
-    apiFetch<InviteJson>(`/api/people/${encodeURIComponent(personId)}/invites`, { method: 'POST', body: {} }).then(setInvite, (caught: Error) => onError(caught.message));
+    apiFetch<InviteJson>(`/api/people/${encodeURIComponent(personId)}/invites`, { method: 'POST', body: {} }).then(
+      (made) => {
+        setCopied(false);
+        setInvite(made);
+      },
+      (caught: Error) => onError(caught.message),
+    );
   return (
     <div className="mt-2 space-y-2">
       <button type="button" onClick={() => void make()} className="rounded-md border border-zinc-300 px-2 py-1 hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800">
@@ -28,7 +35,16 @@ export function InvitePerson({ personId, name, onError }: { personId: string; na
             <p>
               Send {name} this link (shown once; good until {new Date(invite.expires_at).toLocaleString()}, for one passkey):
             </p>
-            <input readOnly value={invite.url} aria-label={`Invite link for ${name}`} className="field w-full font-mono text-xs" onFocus={(event) => event.target.select()} />
+            <div className="flex gap-2">
+              <input readOnly value={invite.url} aria-label={`Invite link for ${name}`} className="field w-full font-mono text-xs" onFocus={(event) => event.target.select()} />
+              <button
+                type="button"
+                className="rounded-md border border-zinc-300 px-2 py-1 hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+                onClick={() => navigator.clipboard.writeText(invite.url).then(() => setCopied(true), () => onError('The browser did not let the link be copied: select it and copy it by hand.'))}
+              >
+                {copied ? 'Copied' : 'Copy'}
+              </button>
+            </div>
           </div>
         </div>
       )}

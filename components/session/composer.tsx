@@ -40,6 +40,9 @@ export function Composer(props: {
   onError: (message: string) => void;
 }) {
   const [draft, setDraft] = useState('');
+  // A phone has no Shift key to speak of (issue 75 §8): its hint names the Send button.
+  const [touch, setTouch] = useState(false);
+  useEffect(() => setTouch(window.matchMedia('(pointer: coarse)').matches), []);
   const uploads = useAttachedFiles(props.sessionId, props.onError);
   const [chips, setChips] = useState<Chip[]>([]);
   const [choices, setChoices] = useState<Choice[] | null>(null);
@@ -198,7 +201,7 @@ export function Composer(props: {
         ref={input}
         rows={2}
         className="field resize-y"
-        placeholder={props.paused ? 'Paused — resume the session to talk' : 'Write a message (Enter sends, Shift+Enter for a new line; paste or drop files; @ attaches, / runs a prompt)'}
+        placeholder={props.paused ? 'Paused — resume the session to talk' : touch ? 'Write a message (the Send button sends; @ attaches, / runs a prompt)' : 'Write a message (Enter sends, Shift+Enter for a new line; paste or drop files; @ attaches, / runs a prompt)'}
         value={draft}
         disabled={props.paused}
         onChange={(event) => change(event.target.value)}

@@ -19,6 +19,9 @@ export interface ChannelJson {
 }
 
 /** Adding (or editing) one channel: a Telegram or Discord bot's token, a Slack app's two tokens, an IRC server, nick and channels, or a mail account. Secrets are write-only. */
+/** A name for each kind of channel, as a household would call it. */
+const PLACEHOLDERS: Record<string, string> = { telegram: 'My phone', email: 'Assistant’s mailbox', irc: 'Libera', discord: 'Family server', slack: 'Family workspace' };
+
 export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJson | null; onSave: (body: unknown) => Promise<void>; onCancel: () => void }) {
   const config = editing?.config ?? {};
   const [kind, setKind] = useState<Kind>(editing?.kind ?? 'telegram');
@@ -78,7 +81,7 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
         </label>
         <label className="flex flex-col text-sm">
           Name
-          <input className="field" value={name} onChange={(event) => setName(event.target.value)} placeholder={kind === 'telegram' ? 'My phone' : kind === 'email' ? 'Assistant’s mailbox' : 'Libera'} />
+          <input className="field" value={name} onChange={(event) => setName(event.target.value)} placeholder={PLACEHOLDERS[kind] ?? 'Family chat'} />
         </label>
       </div>
       {kind === 'slack' ? (

@@ -13,6 +13,15 @@ const backendLabels: Record<BackendKind, string> = {
   openai_compatible: 'OpenAI-compatible (Ollama, LM Studio, vLLM)',
 };
 
+/**
+ * A new backend for the layer (issue 75 §9): a Claude model's name means nothing to an
+ * OpenAI-compatible server, so it is cleared there (the field asks for one) instead of kept.
+ */
+function switchedBackend(value: LayerFormValue, backend: BackendKind): Partial<LayerFormValue> {
+  const claudeName = /^(sonnet|opus|haiku)$|^claude-/i.test(value.model.trim());
+  return backend === 'openai_compatible' && value.backend !== 'openai_compatible' && claudeName ? { backend, model: '' } : { backend };
+}
+
 export function LayerModelFields(props: {
   id: string;
   legend: string;
@@ -36,7 +45,7 @@ export function LayerModelFields(props: {
       <div className="grid gap-3 sm:grid-cols-2">
         <label className="block text-sm">
           <span className="mb-1 block font-medium">Backend</span>
-          <select id={`${id}-backend`} className="field" value={value.backend} onChange={(event) => set({ backend: event.target.value as BackendKind })}>
+          <select id={`${id}-backend`} className="field" value={value.backend} onChange={(event) => set(switchedBackend(value, event.target.value as BackendKind))}>
             {backendKinds.map((kind) => (
               <option key={kind} value={kind}>
                 {backendLabels[kind]}
@@ -52,6 +61,7 @@ export function LayerModelFields(props: {
             list={`${id}-models`}
             value={value.model}
             onChange={(event) => set({ model: event.target.value })}
+            placeholder={value.backend === 'openai_compatible' ? 'Fetch models, or type one (e.g. llama3.2)' : undefined}
             required
           />
           <datalist id={`${id}-models`}>

@@ -44,7 +44,7 @@ function StackedDays({ title, days, series: all }: { title: string; days: { day:
 }
 
 /** The Spending page (issue 48): today per allowance, the last 30 days by layer and by persona, the costliest sessions — or one session's. */
-export function SpendingView({ sessionId }: { sessionId?: string }) {
+export function SpendingView({ sessionId, owner = true }: { sessionId?: string; owner?: boolean }) {
   const [spending, setSpending] = useState<SpendingJson | null>(null);
   const [today, setToday] = useState<Today[]>([]);
   const [error, setError] = useState<string | null>(null);
@@ -75,7 +75,15 @@ export function SpendingView({ sessionId }: { sessionId?: string }) {
           </h2>
           {today.length === 0 ? (
             <p className="text-sm text-zinc-500">
-              No allowance is set: nothing stops the spending. <Link className="underline" href="/settings/spending">Set one in Settings › Allowances</Link>.
+              No allowance is set: nothing stops the spending.{' '}
+              {owner ? (
+                <Link className="underline" href="/settings/spending">
+                  Set one in Settings › Spending
+                </Link>
+              ) : (
+                'The owner may set one'
+              )}
+              .
             </p>
           ) : (
             <ul className="space-y-1">
