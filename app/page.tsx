@@ -1,3 +1,4 @@
+import { OwnerSees } from '@/components/people/owner-sees';
 import { IdleCostLine } from '@/components/sessions/idle-cost-line';
 import { ImportSession } from '@/components/sessions/import-session';
 import { ModelsStatus } from '@/components/sessions/models-status';
@@ -16,6 +17,7 @@ export default async function HomePage() {
         <div>
           <h1 className="text-2xl font-semibold">Your sessions</h1>
           <p className="text-sm text-zinc-500">Hello {visitor.person.name}. Each is your conversation with the assistant — its chat, its inner dialog and its subconscious.</p>
+          <OwnerSees />
         </div>
         <PersonNewSession />
         <SessionList />

@@ -107,6 +107,8 @@ test('the owner invites Alice; she signs in with a passkey and reaches exactly w
   const { context: aliceContext, page, cdp } = await withAuthenticator(browser, true);
   await page.goto(aliceLink);
   await expect(page.getByRole('heading', { name: 'You are invited' })).toBeVisible();
+  // Told before she joins what the owner sees (issue 75 §5): the household's switch is off.
+  await expect(page.getByTestId('owner-sees')).toContainText('The owner of this assistant can read your conversations here');
   await page.getByLabel('Name this device').fill('Alice’s phone');
   await page.getByRole('button', { name: 'Create a passkey' }).click();
   await expect(page.getByRole('heading', { name: 'Your sessions' })).toBeVisible();
@@ -226,6 +228,9 @@ test('the owner invites Alice; she signs in with a passkey and reaches exactly w
   expect((await owner.put('/api/people/privacy', { data: { words_stay_private: true } })).status()).toBe(200);
   await ownerPage.goto(`/sessions/${alice.sessionId}`);
   await expect(ownerPage.getByTestId('words-private')).toContainText('What is said here stays with @alice');
+  // …and her home says so too.
+  await page.goto('/');
+  await expect(page.getByTestId('owner-sees')).toContainText('Your words stay yours');
   await expect(ownerPage.getByText('I am alice, remember me', { exact: true })).toHaveCount(0);
   await saveScreenshot(ownerPage, 'words-private');
   const ownerSocket = io(base, { transports: ['websocket'], extraHeaders: { authorization: `Bearer ${token}`, origin: base } });

@@ -1,6 +1,8 @@
+import { OwnerSees } from '@/components/people/owner-sees';
 import { JoinForm } from '@/components/web-auth/join-form';
 
 export const metadata = { title: 'Join · AgentCSD' };
+export const dynamic = 'force-dynamic';
 
 /** An invite link (issue 61 §1): make a passkey for the invited person on this device. */
 export default async function JoinPage({ params }: { params: Promise<{ token: string }> }) {
@@ -12,6 +14,7 @@ export default async function JoinPage({ params }: { params: Promise<{ token: st
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
           Create a passkey on this device to sign in to the assistant&apos;s pages: your conversations, their minds, your memories and your cards. No password — your phone or computer keeps the key.
         </p>
+        <OwnerSees />
       </div>
       <JoinForm token={token} />
     </div>
