@@ -12,7 +12,7 @@ import { backupService } from './lib/backup/backup-service';
 import { checkBackends, describeAvailability } from './lib/setup/backend-availability';
 import { attachSocketServer } from './lib/realtime/socket-server';
 import { isLoopbackAddress, type GuardOptions } from './lib/security/request-guard';
-import { acceptTokenFromUrl, guardRequest, limitConnections, parseRequestTarget, refuse } from './lib/security/http-entry';
+import { acceptTokenFromUrl, guardRequest, hotReloadAllowed, limitConnections, parseRequestTarget, refuse } from './lib/security/http-entry';
 import { hardeningHeaders, newNonce, policyForPath } from './lib/security/content-security-policy';
 import { closeDb, getDb, storeLocation } from './lib/store/db';
 import { keptAccessToken } from './lib/security/access-token';
@@ -195,8 +195,7 @@ if (dev && app) {
   const handleUpgrade = app.getUpgradeHandler();
   httpServer.on('upgrade', (request, socket, head) => {
     if (request.url?.startsWith('/socket.io/')) return;
-    const verdict = guardRequest(request, guard, 'GET');
-    if (!verdict.ok) {
+    if (!hotReloadAllowed(guardRequest(request, guard, 'GET'), request.url)) {
       socket.destroy();
       return;
     }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { malformedCookies, malformedTargets } from '@/test/fixtures/malformed-requests';
 import { policyForPath } from './content-security-policy';
-import { acceptTokenFromUrl, guardRequest, parseRequestTarget } from './http-entry';
+import { acceptTokenFromUrl, guardRequest, hotReloadAllowed, parseRequestTarget } from './http-entry';
 import { sameToken, type GuardOptions } from './request-guard';
 
 const open: GuardOptions = { port: 3000, extraHosts: [] };
@@ -117,5 +117,19 @@ describe('answers’ content security policy (issue 41 §10)', () => {
   it('API answers, shared files among them, are sandboxed with nothing allowed; pages get the page policy', () => {
     for (const path of ['/api/files/abc', '/api/sessions', '/api']) expect(policyForPath(path, { nonce: 'n', dev: false })).toBe("default-src 'none'; frame-ancestors 'none'; sandbox");
     for (const path of ['/', '/settings', '/apix', '/sessions/api/files']) expect(policyForPath(path, { nonce: 'n', dev: false })).toContain("script-src 'self' 'nonce-n'");
+  });
+});
+
+describe('Next’s hot-reload socket in `npm run dev` (issue 75 §3)', () => {
+  const hmr = (input: { cookie?: string; host?: string; origin?: string; url?: string }) => hotReloadAllowed(guardRequest(request({ url: '/_next/webpack-hmr?id=1', origin: 'http://localhost:3000', ...input }), withToken, 'GET'), input.url ?? '/_next/webpack-hmr?id=1');
+  it('opens without the owner’s token — a person’s page, a stranger’s sign-in page hydrate — on Next’s own path only', () => {
+    expect(hmr({})).toBe(true);
+    expect(hmr({ cookie: 'agentcsd_token=secret-token' })).toBe(true);
+    expect(hmr({ url: '/api/sessions' })).toBe(false);
+    expect(hmr({ url: '/socket.io/?EIO=4' })).toBe(false);
+  });
+  it('never past the Host and Origin rules', () => {
+    expect(hmr({ host: 'evil.example' })).toBe(false);
+    expect(hmr({ origin: 'http://evil.example' })).toBe(false);
   });
 });

@@ -132,3 +132,14 @@ export function acceptTokenFromUrl(request: IncomingMessage, response: ServerRes
   response.end();
   return true;
 }
+
+/**
+ * Whether Next's hot-reload socket (`npm run dev`) opens for this handshake (issue 75 §3): for
+ * whoever may load a page — the owner, a signed-in person, a stranger on the sign-in and invite
+ * pages — since without it no page of theirs hydrates; it carries the build's updates, never data.
+ * Host and Origin still hold: only the missing token is let pass, and only on Next's own path.
+ */
+export function hotReloadAllowed(verdict: GuardVerdict, url: string | undefined): boolean {
+  if (verdict.ok) return true;
+  return verdict.code === 'unauthorized' && (url ?? '').startsWith('/_next/');
+}
