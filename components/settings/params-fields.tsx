@@ -15,6 +15,8 @@ export interface ParamsFormValue {
   dormant_after_days: string;
   dream_hour: string;
   dream_after: string;
+  /** The conversation's time zone (IANA), or empty for the server's clock. */
+  time_zone: string;
   /** "22:00-07:00", or empty for none. */
   quiet_hours: string;
   /** The built-in tools the Internal Dialog may use. */
@@ -35,6 +37,7 @@ export function toParamsFormValue(params: SessionParams): ParamsFormValue {
     dormant_after_days: params.dormant_after_days === undefined ? '' : String(params.dormant_after_days),
     dream_hour: params.dream_hour === undefined ? '' : String(params.dream_hour),
     dream_after: params.dream_after === undefined ? '' : String(params.dream_after),
+    time_zone: params.time_zone ?? '',
     quiet_hours: params.quiet_hours ?? '',
     tools: params.tools ?? [...BUILTIN_TOOL_NAMES],
     ...(params.mcp_servers && { mcp_servers: params.mcp_servers }),
@@ -53,6 +56,7 @@ export function toParamsPayload(value: ParamsFormValue): SessionParams {
     ...(value.dormant_after_days.trim() !== '' && { dormant_after_days: Number(value.dormant_after_days) }),
     ...(value.dream_hour.trim() !== '' && { dream_hour: Number(value.dream_hour) }),
     ...(value.dream_after.trim() !== '' && { dream_after: Number(value.dream_after) }),
+    ...(value.time_zone.trim() !== '' && { time_zone: value.time_zone.trim() }),
     ...(value.quiet_hours.trim() !== '' && { quiet_hours: value.quiet_hours.trim() }),
     tools: BUILTIN_TOOL_NAMES.filter((name) => value.tools.includes(name)),
     ...(value.mcp_servers && { mcp_servers: value.mcp_servers }),
@@ -118,7 +122,11 @@ export function ParamsFields(props: {
         <input className="field" type="number" min={1} max={365} placeholder="14" value={value.dormant_after_days} onChange={(event) => set({ dormant_after_days: event.target.value })} />
       </label>
       <label className="block text-sm">
-        <span className="mb-1 block font-medium">Dreams at (hour of the night, server&apos;s clock)</span>
+        <span className="mb-1 block font-medium">Time zone (its nights, quiet hours and “until 08:00”)</span>
+        <input className="field" type="text" placeholder="the server’s clock, or e.g. Europe/Madrid" value={value.time_zone} onChange={(event) => set({ time_zone: event.target.value })} />
+      </label>
+      <label className="block text-sm">
+        <span className="mb-1 block font-medium">Dreams at (hour of the night)</span>
         <input className="field" type="number" min={0} max={23} placeholder="3" value={value.dream_hour} onChange={(event) => set({ dream_hour: event.target.value })} />
       </label>
       <label className="block text-sm">

@@ -3,6 +3,7 @@
 // `c_model` is the Internal Dialog's model (the seed's conscious layer, which answers) and
 // `s_model` the Subconscious's (the cheap one in the perpetual loop) — the UI says those names.
 import { z } from 'zod';
+import { timeZoneSchema } from './time-zone';
 import { sameKeyScope } from './key-scope';
 import { backendKinds, defaultModelIds, type BackendKind } from './model-catalog';
 
@@ -57,7 +58,9 @@ export const sessionParamsSchema = z
     spontaneous_cap: z.number().int().min(0).max(100),
     /** How deep rest gets while nothing new arrives (lib/mind/rest.ts); absent = 6 hours. */
     rest_ceiling_minutes: z.number().int().min(5).max(1440).optional(),
-    /** The hour of the night (server's clock, 0–23) when a resting mind dreams (consolidates); absent = 3. */
+    /** The conversation's time zone (its persona's household): dreaming, quiet hours and `<rest>until 08:00` keep it; absent = the server's clock. */
+    time_zone: timeZoneSchema.optional(),
+    /** The hour of the night (the session's time zone, 0–23) when a resting mind dreams (consolidates); absent = 3. */
     dream_hour: z.number().int().min(0).max(23).optional(),
     /** Pieces of news since the last dream after which it dreams once the user is away, without waiting for the night; absent = 40. */
     dream_after: z.number().int().min(1).max(100_000).optional(),

@@ -52,17 +52,41 @@ export function restLimits(params: Pick<SessionParams, 'rest_ceiling_minutes' | 
 
 const UNITS: Record<string, number> = { s: 1_000, sec: 1_000, second: 1_000, m: 60_000, min: 60_000, minute: 60_000, h: 3600_000, hr: 3600_000, hour: 3600_000, d: 86_400_000, day: 86_400_000 };
 
-/** The next `hh:mm` on the server's clock after `now` (today, or tomorrow once it has passed). */
-function nextClockTime(now: number, hours: number, minutes: number): number {
-  const at = new Date(now);
-  at.setHours(hours, minutes, 0, 0);
-  if (at.getTime() <= now) at.setDate(at.getDate() + 1);
-  return at.getTime();
+/** The time of day at `at` — hours, minutes, seconds — in `timeZone`, or on the server's clock without one. */
+function clockAt(at: number, timeZone: string | undefined): { hours: number; minutes: number; seconds: number } {
+  if (!timeZone) {
+    const date = new Date(at);
+    return { hours: date.getHours(), minutes: date.getMinutes(), seconds: date.getSeconds() };
+  }
+  const parts = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).formatToParts(at);
+  const part = (type: string) => Number(parts.find((each) => each.type === type)!.value);
+  return { hours: part('hour'), minutes: part('minute'), seconds: part('second') };
 }
 
-/** The next `hour:00` on the server's clock after `after`: when a resting mind dreams. */
-export function nextDreamAt(after: number, hour: number): number {
-  return nextClockTime(after, hour, 0);
+/** `HH:MM` at `at` in the session's time zone (or on the server's clock): how the mind is told the time. */
+export function clockText(at: number, timeZone?: string): string {
+  const { hours, minutes } = clockAt(at, timeZone);
+  return `${String(hours).padStart(2, '0')}:${String(minutes).padStart(2, '0')}`;
+}
+
+/** The next `hh:mm` after `now` (today, or tomorrow once it has passed), in `timeZone` or on the server's clock. */
+function nextClockTime(now: number, hours: number, minutes: number, timeZone?: string): number {
+  if (!timeZone) {
+    const at = new Date(now);
+    at.setHours(hours, minutes, 0, 0);
+    if (at.getTime() <= now) at.setDate(at.getDate() + 1);
+    return at.getTime();
+  }
+  const clock = clockAt(now, timeZone);
+  let ahead = hours * 60 + minutes - (clock.hours * 60 + clock.minutes);
+  const startOfMinute = now - clock.seconds * 1_000 - (now % 1_000);
+  if (ahead <= 0) ahead += 1_440;
+  return startOfMinute + ahead * 60_000;
+}
+
+/** The next `hour:00` after `after` (the session's time zone, or the server's clock): when a resting mind dreams. */
+export function nextDreamAt(after: number, hour: number, timeZone?: string): number {
+  return nextClockTime(after, hour, 0, timeZone);
 }
 
 /**
@@ -70,11 +94,11 @@ export function nextDreamAt(after: number, hour: number): number {
  * (`dreamAfter` pieces of news since the last dream) as soon as the user has been away `awayMs`;
  * otherwise at the night's hour after that. Null: nothing new to dream on.
  */
-export function dreamAt(input: { newsSeen: number; dreamtAtNews: number; lastUserAt: number; awayMs: number; hour: number; dreamAfter: number }): number | null {
+export function dreamAt(input: { newsSeen: number; dreamtAtNews: number; lastUserAt: number; awayMs: number; hour: number; dreamAfter: number; timeZone?: string }): number | null {
   if (input.dreamtAtNews === input.newsSeen) return null;
   const away = input.lastUserAt + input.awayMs;
   const material = input.newsSeen - Math.max(0, input.dreamtAtNews);
-  return material >= input.dreamAfter ? away : nextDreamAt(away, input.hour);
+  return material >= input.dreamAfter ? away : nextDreamAt(away, input.hour, input.timeZone);
 }
 
 /**
@@ -82,7 +106,7 @@ export function dreamAt(input: { newsSeen: number; dreamtAtNews: number; lastUse
  * speak" (or anything else after "until": something must happen), a reason after a dash, a colon or
  * "because". Null for empty or unreadable words (no rest: the mind paces itself as usual).
  */
-export function parseRest(text: string, now: number): ChosenRest | null {
+export function parseRest(text: string, now: number, timeZone?: string): ChosenRest | null {
   const words = text.trim().replace(/\s+/g, ' ');
   const reasonOf = (rest: string) => rest.replace(/^\s*(?:[—–:;,.-]|because\b|so\b)\s*/i, '').trim();
   const span = /^for\s+(\d+(?:\.\d+)?)\s*([a-z]+)\b/i.exec(words);
@@ -99,22 +123,22 @@ export function parseRest(text: string, now: number): ChosenRest | null {
     if (meridiem === 'am' && hours === 12) hours = 0;
     const minutes = Number(clock[2] ?? 0);
     if (hours > 23 || minutes > 59) return null;
-    return bounded({ until: nextClockTime(now, hours, minutes), reason: reasonOf(words.slice(clock[0].length)) }, now);
+    return bounded({ until: nextClockTime(now, hours, minutes, timeZone), reason: reasonOf(words.slice(clock[0].length)) }, now);
   }
   // "until they speak", "until the task ends": something must happen.
   if (/^until\s+\S/i.test(words)) return { until: null, reason: words.slice(6).trim() };
   return null;
 }
 
-/** When the quiet hours (`"22:00-07:00"`, the server's clock) that hold `now` end; null outside them or without any. */
-export function quietUntil(now: number, spec: string | undefined): number | null {
+/** When the quiet hours (`"22:00-07:00"`, the session's time zone or the server's clock) that hold `now` end; null outside them or without any. */
+export function quietUntil(now: number, spec: string | undefined, timeZone?: string): number | null {
   const parts = spec ? /^(\d{1,2}):(\d{2})-(\d{1,2}):(\d{2})$/.exec(spec) : null;
   if (!parts) return null;
   const [from, to] = [Number(parts[1]) * 60 + Number(parts[2]), Number(parts[3]) * 60 + Number(parts[4])];
-  const at = new Date(now);
-  const minute = at.getHours() * 60 + at.getMinutes();
+  const clock = clockAt(now, timeZone);
+  const minute = clock.hours * 60 + clock.minutes;
   const inside = from <= to ? minute >= from && minute < to : minute >= from || minute < to;
-  return inside ? nextClockTime(now, Math.floor(to / 60), to % 60) : null;
+  return inside ? nextClockTime(now, Math.floor(to / 60), to % 60, timeZone) : null;
 }
 
 /** A chosen rest within the app's limits: at least a minute, at most a day. */

@@ -3,8 +3,9 @@
 // a message wakes it at once; a rest it chose ("until 08:00") holds until then and its reason comes
 // back in the prompt, so a promise for later is kept once; idle thoughts fold into one.
 import { describe, expect, it } from 'vitest';
+import { defaultParams, sessionParamsSchema } from '@/lib/config/model-config';
 import { consolidationSystemPrompt } from '@/lib/memory/consolidation';
-import { dreamAt, parseRest, planRest, restLimits } from '@/lib/mind/rest';
+import { clockText, dreamAt, parseRest, planRest, quietUntil, restLimits } from '@/lib/mind/rest';
 import { settle } from '@/test/support/fake-clock';
 import { subconsciousReply } from '@/test/support/scripted-backend';
 import { createSession, nextCycleDelay, useMindHarness } from '@/test/support/mind-harness';
@@ -41,6 +42,24 @@ describe('the rest rules (lib/mind/rest.ts)', () => {
     expect(planRest({ ...base, quietCycles: 1, chosen: { until: 7 * HOUR, reason: 'later' }, sinceNewsMs: fortnight })).toEqual({ kind: 'dormant', at: null });
     expect(planRest({ ...base, quietCycles: 1, sinceNewsMs: fortnight - 1 })).toEqual({ kind: 'awake', at: 5_000 });
     expect(planRest({ ...base, quietCycles: 1, news: true, sinceNewsMs: fortnight })).toEqual({ kind: 'awake', at: 5_000 });
+  });
+});
+
+describe('the session’s time zone (its household’s clock, not the server’s)', () => {
+  const now = Date.UTC(2026, 10, 22, 21, 15); // 21:15 UTC: 22:15 in Madrid, 06:15 tomorrow in Tokyo
+  it('a rest until 08:00, quiet hours, the night’s dream and the time the mind is told are the household’s', () => {
+    expect(parseRest('until 08:00 — wish them luck', now, 'Europe/Madrid')!.until).toBe(Date.UTC(2026, 10, 23, 7, 0));
+    expect(parseRest('until 08:00', now, 'Asia/Tokyo')!.until).toBe(Date.UTC(2026, 10, 22, 23, 0)); // 08:00 there is in 1 h 45 min
+    expect(quietUntil(now, '22:00-07:00', 'Europe/Madrid')).toBe(Date.UTC(2026, 10, 23, 6, 0));
+    expect(quietUntil(now, '22:00-07:00', 'Asia/Tokyo')).toBe(Date.UTC(2026, 10, 22, 22, 0)); // 06:15 there: quiet until 07:00
+    expect(quietUntil(now, '09:00-17:00', 'Asia/Tokyo')).toBeNull();
+    expect(clockText(now, 'Europe/Madrid')).toBe('22:15');
+    expect(clockText(now, 'Asia/Tokyo')).toBe('06:15');
+    // Left at 21:15 UTC (06:15 in Tokyo): it dreams at 03:00 Tokyo time, the next night.
+    expect(dreamAt({ newsSeen: 5, dreamtAtNews: -1, lastUserAt: now, awayMs: 10 * 60_000, hour: 3, dreamAfter: 40, timeZone: 'Asia/Tokyo' })).toBe(Date.UTC(2026, 10, 23, 18, 0));
+    // A session's time zone is a real one.
+    expect(sessionParamsSchema.safeParse({ ...defaultParams, time_zone: 'Europe/Madrid' }).success).toBe(true);
+    expect(sessionParamsSchema.safeParse({ ...defaultParams, time_zone: 'Mars/Olympus' }).success).toBe(false);
   });
 });
 

@@ -6,7 +6,7 @@
 // it dreams once per stretch of news — at night, or sooner after enough of it (rest.ts's dreamAt):
 // the memory's consolidation of what was said (lib/memory), no Subconscious call.
 import { cycleDelayMs, foragingWindowMs, type Activity } from '@/lib/mind/pacing';
-import { defaultDreamAfter, defaultDreamHour, dreamAt, isDormant, parseRest, planRest, quietUntil, restLimits, type ChosenRest, type RestPlan } from '@/lib/mind/rest';
+import { clockText, defaultDreamAfter, defaultDreamHour, dreamAt, isDormant, parseRest, planRest, quietUntil, restLimits, type ChosenRest, type RestPlan } from '@/lib/mind/rest';
 import type { SessionParams } from '@/lib/config/model-config';
 import type { Clock } from '@/lib/clock/clock';
 import type { MindRestState, SpontaneousOutcome } from '@/lib/mind/events';
@@ -74,10 +74,11 @@ export class MindRest {
   }
 
   /** A cycle begins: the news it reads; whether it has none (`idle`); the reason of a rest that ran out (for its prompt). */
-  beginCycle(news: number, pacing: SessionParams['pacing']): { restEnded: string | null; idle: boolean } {
+  beginCycle(news: number, params: Pick<SessionParams, 'pacing' | 'time_zone'>): { restEnded: string | null; idle: boolean } {
+    const { pacing } = params;
     this.newsAtCycleStart = news;
     const ended = this.ranOut;
-    const hhmm = (at: number) => new Date(at).toTimeString().slice(0, 5);
+    const hhmm = (at: number) => clockText(at, params.time_zone);
     const now = hhmm(this.clock.now());
     if (ended?.quiet) return { idle: false, restEnded: `The quiet hours are over (${hhmm(ended.until ?? this.clock.now())}); during them you wanted to say: ${ended.reason}. It is now ${now}.` };
     const restEnded = ended ? `Your rest${ended.until === null ? '' : ` until ${hhmm(ended.until)}`} is over; you chose it${ended.reason ? ` because: ${ended.reason}` : ''}. It is now ${now}.` : null;
@@ -86,12 +87,12 @@ export class MindRest {
   }
 
   /** A cycle was persisted: it read the news it began with; `restWords`: its <rest>, if any. */
-  cyclePersisted(restWords: string): void {
+  cyclePersisted(restWords: string, timeZone?: string): void {
     const fresh = this.newsAtCycleStart !== this.newsSeen;
     this.quietCycles = fresh ? 1 : this.quietCycles + 1;
     this.newsSeen = this.newsAtCycleStart;
     this.ranOut = null;
-    this.chosen = restWords.trim() ? parseRest(restWords, this.clock.now()) : null;
+    this.chosen = restWords.trim() ? parseRest(restWords, this.clock.now(), timeZone) : null;
   }
 
   /** The Subconscious loop: cycles and the rests between them until the mind stops; parked at the resume gate while paused. */
@@ -118,7 +119,7 @@ export class MindRest {
    * mind rests until the hours end and is asked again then, with what it wanted to say.
    */
   unlessQuiet(verdict: SpontaneousOutcome, sLoud: string, params: SessionParams): SpontaneousOutcome {
-    const until = verdict === 'started' ? quietUntil(this.clock.now(), params.quiet_hours) : null;
+    const until = verdict === 'started' ? quietUntil(this.clock.now(), params.quiet_hours, params.time_zone) : null;
     if (until === null) return verdict;
     this.chosen = { until, reason: sLoud.trim() || 'you wanted to speak', quiet: true };
     return 'quiet';
@@ -150,7 +151,7 @@ export class MindRest {
       // whether the next thought is hours away or minutes (a slow cycle may end after the user left).
       const dreamsAt =
         this.plan.kind !== 'dormant' && params.pacing === 'adaptive'
-          ? dreamAt({ newsSeen: this.newsSeen, dreamtAtNews: this.dreamtAtNews, lastUserAt: input.lastUserAt(), awayMs: foragingWindowMs, hour: params.dream_hour ?? defaultDreamHour, dreamAfter: params.dream_after ?? defaultDreamAfter })
+          ? dreamAt({ newsSeen: this.newsSeen, dreamtAtNews: this.dreamtAtNews, lastUserAt: input.lastUserAt(), awayMs: foragingWindowMs, hour: params.dream_hour ?? defaultDreamHour, dreamAfter: params.dream_after ?? defaultDreamAfter, ...(params.time_zone && { timeZone: params.time_zone }) })
           : null;
       if (dreamsAt !== null && dreamsAt <= now && until > now) {
         this.dreamtAtNews = this.newsSeen;

@@ -297,7 +297,7 @@ export class SessionMind {
     const cycle = this.memory.shared.cycle + 1;
     this.cycleRunning = true;
     this.cycleRequested = false;
-    const { restEnded, idle } = this.rest.beginCycle(this.memory.news, this.session.params.pacing);
+    const { restEnded, idle } = this.rest.beginCycle(this.memory.news, this.session.params);
     this.deps.bus.emit('cycle-start', this.session.id, { cycle });
     this.emitState();
     // One engine run per cycle; the mind's stop aborts it (the engine's cancel is the shutdown's).
@@ -321,7 +321,7 @@ export class SessionMind {
         break;
       case 'persisted':
         this.health.success('subconscious');
-        this.rest.cyclePersisted(outcome.rest);
+        this.rest.cyclePersisted(outcome.rest, this.session.params.time_zone);
         await yieldToIO();
         this.announceCycle(outcome);
         break;
