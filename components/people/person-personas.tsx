@@ -4,6 +4,7 @@
 // these (and those their chats are bound to); a trusted person may use any, so nothing to give.
 import { useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
+import { savePersonLimit } from './person-limits';
 
 interface Props {
   personId: string;
@@ -27,10 +28,8 @@ export function PersonPersonas({ personId, name, role, limits, onSaved, onError 
   const given = Array.isArray(limits?.personas) ? (limits.personas as string[]) : [];
   const give = async (persona: string, yes: boolean) => {
     const personas = yes ? [...new Set([...given, persona])] : given.filter((each) => each !== persona);
-    const { personas: _old, ...rest } = limits ?? {};
-    const merged = personas.length ? { ...rest, personas } : rest;
     try {
-      await apiFetch(`/api/people/${encodeURIComponent(personId)}`, { method: 'PATCH', body: { limits: Object.keys(merged).length ? merged : null } });
+      await savePersonLimit(personId, limits, 'personas', personas.length ? personas : null);
       onSaved();
     } catch (caught) {
       onError((caught as Error).message);

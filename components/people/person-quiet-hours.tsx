@@ -4,7 +4,7 @@
 // agent's unprompted words wait — on every chat of theirs and their phone — and the page says how
 // many wait and until when; a card someone must decide still goes out, as does an answer asked for.
 import { useState } from 'react';
-import { apiFetch } from '@/components/api-client';
+import { savePersonLimit } from './person-limits';
 
 export interface QuietHoursJson {
   from: string;
@@ -29,10 +29,8 @@ export function PersonQuietHours({ personId, name, limits, quiet, waiting, onSav
   const [to, setTo] = useState(quiet?.to ?? '07:00');
   const [zone, setZone] = useState(quiet?.time_zone ?? browserZone());
   const save = async (next: QuietHoursJson | null) => {
-    const { quiet_hours: _old, ...rest } = limits ?? {};
-    const merged = next ? { ...rest, quiet_hours: next } : rest;
     try {
-      await apiFetch(`/api/people/${encodeURIComponent(personId)}`, { method: 'PATCH', body: { limits: Object.keys(merged).length ? merged : null } });
+      await savePersonLimit(personId, limits, 'quiet_hours', next);
       onSaved();
     } catch (caught) {
       onError((caught as Error).message);

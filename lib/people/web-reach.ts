@@ -68,18 +68,18 @@ export async function reachWeb(person: PersonRecord, method: string, pathname: s
 
 /**
  * Whether a person may start a session of this persona — on their pages or with a chat's /new: the
- * owner and a trusted person any persona; a guest only one the owner gave them (a chat bound to
- * the persona or to a session of it), never one a session they opened themselves would grant.
+ * owner and a trusted person any persona; a guest only one the owner gave them (on People, or a
+ * chat bound to the persona or to a session of it), never one a session they opened themselves would grant.
  */
 export async function startSessionWith(person: PersonRecord, persona: string): Promise<Answer> {
   if (person.role !== 'guest') return { verdict: 'allow' };
-  return (await grantedPersonas(person.id)).has(persona) ? { verdict: 'allow' } : { verdict: 'refuse', reason: `a guest starts sessions only with the personas the owner gave them; ask the owner for ${persona}` };
+  return (await grantedPersonas(person)).has(persona) ? { verdict: 'allow' } : { verdict: 'refuse', reason: `a guest starts sessions only with the personas the owner gave them; ask the owner for ${persona}` };
 }
 
 /** The personas a person may start a session with, from all there are (see startSessionWith). */
 export async function personasFor(person: PersonRecord, all: readonly string[]): Promise<string[]> {
   if (person.role !== 'guest') return [...all];
-  const own = await grantedPersonas(person.id);
+  const own = await grantedPersonas(person);
   return all.filter((name) => own.has(name));
 }
 

@@ -159,15 +159,20 @@ describe('a resting mind', () => {
     expect(last.match(/idle thought/g)).toHaveLength(2); // the thought that read the news, and the latest idle one
   });
 
+  /** Two things said and answered (four messages: enough for the memory to consolidate); how many dreams the Subconscious's model was asked for. */
+  async function toldTwoThings(h: ReturnType<typeof harness>, sessionId: string): Promise<() => number> {
+    await h.events.waitFor('subconscious-output');
+    await h.orchestrator.sendUserMessage(sessionId, { text: 'My sister Ana lives in Madrid.' });
+    await h.events.waitFor('turn-end');
+    await h.orchestrator.sendUserMessage(sessionId, { text: 'She visits in May.' });
+    await h.events.waitFor('turn-end', { count: 2 });
+    return () => h.s.calls.filter((call) => call.system[0]?.text === consolidationSystemPrompt).length;
+  }
+
   it('dreams at night: what was said is consolidated at 03:00, once, not when the user has just left', async () => {
     const h = harness({ cFallback: { text: '<ID_loud>Noted.</ID_loud><ID_quiet>they told me about Ana</ID_quiet>' } });
     const session = await createSession(h);
-    await h.events.waitFor('subconscious-output');
-    await h.orchestrator.sendUserMessage(session.id, { text: 'My sister Ana lives in Madrid.' });
-    await h.events.waitFor('turn-end');
-    await h.orchestrator.sendUserMessage(session.id, { text: 'She visits in May.' });
-    await h.events.waitFor('turn-end', { count: 2 }); // four messages: enough for the memory to consolidate
-    const dreams = () => h.s.calls.filter((call) => call.system[0]?.text === consolidationSystemPrompt).length;
+    const dreams = await toldTwoThings(h, session.id);
     const night = new Date(h.clock.now());
     night.setHours(3, 0, 0, 0);
     if (night.getTime() <= h.clock.now() + 10 * 60_000) night.setDate(night.getDate() + 1);
@@ -185,12 +190,7 @@ describe('a resting mind', () => {
   it('dreams sooner after enough news: ten minutes after the user left', async () => {
     const h = harness({ cFallback: { text: '<ID_loud>Noted.</ID_loud><ID_quiet>ok</ID_quiet>' } });
     const session = await createSession(h, { dream_after: 2 });
-    await h.events.waitFor('subconscious-output');
-    await h.orchestrator.sendUserMessage(session.id, { text: 'My sister Ana lives in Madrid.' });
-    await h.events.waitFor('turn-end');
-    await h.orchestrator.sendUserMessage(session.id, { text: 'She visits in May.' });
-    await h.events.waitFor('turn-end', { count: 2 }); // four messages: enough for the memory to consolidate
-    const dreams = () => h.s.calls.filter((call) => call.system[0]?.text === consolidationSystemPrompt).length;
+    const dreams = await toldTwoThings(h, session.id);
     await h.clock.advance(9 * 60_000);
     expect(dreams()).toBe(0);
     await h.clock.advance(2 * 60_000);

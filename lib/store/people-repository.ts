@@ -348,14 +348,13 @@ export async function memoriesOfPerson(personId: string): Promise<number> {
 }
 
 /**
- * The personas the owner gave this person (issue 72 §2.4): each chat of theirs the owner bound to a
- * persona, or to a session (its persona). Not the sessions that happen to exist: a session the
+ * The personas the owner gave this person (issues 72 §2.4, 75 §4): those given on People, and each
+ * chat of theirs the owner bound to a persona or to a session (its persona). Not the sessions that happen to exist: a session the
  * person opened themselves grants nothing more.
  */
-export async function grantedPersonas(personId: string): Promise<Set<string>> {
-  const bindings = await (await getDb()).channelBinding.findMany({ where: { personId }, select: { persona: true, session: { select: { personaName: true } } } });
-  const given = (await findPerson(personId))?.limits?.personas ?? [];
-  return new Set([...given, ...bindings.flatMap((row) => [row.persona, row.session?.personaName].filter((name): name is string => Boolean(name)))]);
+export async function grantedPersonas(person: Pick<PersonRecord, 'id' | 'limits'>): Promise<Set<string>> {
+  const bindings = await (await getDb()).channelBinding.findMany({ where: { personId: person.id }, select: { persona: true, session: { select: { personaName: true } } } });
+  return new Set([...(person.limits?.personas ?? []), ...bindings.flatMap((row) => [row.persona, row.session?.personaName].filter((name): name is string => Boolean(name)))]);
 }
 
 /** The household's choice (issue 61 §6): the owner's pages show that people's conversations exist, their cost and cards, not their words. */
