@@ -15,7 +15,7 @@ import { isLoopbackAddress, type GuardOptions } from './lib/security/request-gua
 import { acceptTokenFromUrl, guardRequest, hotReloadAllowed, limitConnections, parseRequestTarget, refuse } from './lib/security/http-entry';
 import { hardeningHeaders, newNonce, policyForPath } from './lib/security/content-security-policy';
 import { closeDb, getDb, storeLocation } from './lib/store/db';
-import { keptAccessToken } from './lib/security/access-token';
+import { holdGuard, keptAccessToken, signInIsOn } from './lib/security/access-token';
 import { decideEntry, dropServerHeaders, PEER_HEADER, peerOf, trustedProxies, visitorHeaders, type Visitor } from './lib/web-auth/web-entry';
 import { publicOrigin } from './lib/web-auth/relying-party';
 import { Presence } from './lib/web-auth/presence';
@@ -43,10 +43,12 @@ const guard: GuardOptions = {
     ...env.AGENTCSD_ALLOWED_HOSTS.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean),
     ...(exposed && env.HOST !== '0.0.0.0' && env.HOST !== '::' ? [env.HOST.toLowerCase()] : []),
   ],
-  // Made once and kept in the data folder: a restart does not lock the owner out (issue 75 §5).
-  accessToken: env.AGENTCSD_ACCESS_TOKEN ?? (exposed || publicUrl ? keptAccessToken(paths.dataDir) : undefined),
+  // Made once and kept in the data folder: a restart does not lock the owner out (issue 75 §5). On
+  // loopback the first invite turns it on (issue 75 §2), and it stays on at every start after.
+  accessToken: env.AGENTCSD_ACCESS_TOKEN ?? (exposed || publicUrl || signInIsOn(paths.dataDir) ? keptAccessToken(paths.dataDir) : undefined),
   ...(publicUrl && { publicUrl }),
 };
+holdGuard(guard);
 
 // `npm run worker`: another process on the same PostgreSQL that runs sessions' minds and tasks
 // but serves no pages (only the tool server the Claude Code CLI calls back).
@@ -214,7 +216,7 @@ httpServer.listen(env.PORT, env.HOST, () => {
   console.log(`> AgentCSD ${worker ? 'worker ' : ''}ready on http://${shown}:${env.PORT} (${dev ? 'development' : 'production'})`);
   console.log(`> data: ${paths.dataDir}  personas: ${paths.personasDir}`);
   if (guard.accessToken) {
-    const where = publicUrl ? `served at ${publicUrl.origin}` : exposed ? 'bound to a non-loopback address' : 'an access token is set';
+    const where = publicUrl ? `served at ${publicUrl.origin}` : exposed ? 'bound to a non-loopback address' : env.AGENTCSD_ACCESS_TOKEN ? 'an access token is set' : 'sign-in is on (people were invited)';
     console.log(`> ${where}: open ${publicUrl?.origin ?? `http://${shown}:${env.PORT}`}/?token=${guard.accessToken}`);
   }
   // What can answer here, in the background: the home page shows it, and the terminal too.

@@ -12,7 +12,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         <p className="text-sm text-zinc-600 dark:text-zinc-400">Use the passkey you made from your invite — on this phone or computer, or another one nearby.</p>
       </div>
       <SignInForm next={typeof next === 'string' ? next : undefined} />
-      <p className="text-xs text-zinc-600 dark:text-zinc-400">No passkey yet? Ask the owner for an invite link. The owner can also open the link with the access token printed at start-up.</p>
+      <p className="text-xs text-zinc-600 dark:text-zinc-400">No passkey yet? Ask the owner for an invite link. The owner signs in with their own passkey, or opens their owner’s link once: it is kept in the data folder’s <code>access-token</code> file and printed at each start.</p>
     </div>
   );
 }

@@ -2,11 +2,9 @@
 
 // An invite's page (issue 61 §1): the invited person names this device and makes a passkey on it;
 // the invite is used up and this browser is signed in.
-import { startRegistration } from '@simplewebauthn/browser';
 import { useState } from 'react';
-import { ApiRequestError, apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
-import { errorText } from '@/lib/errors/error-text';
+import { makePasskey } from './make-passkey';
 
 export function JoinForm({ token }: { token: string }) {
   const [name, setName] = useState('My phone');
@@ -16,12 +14,10 @@ export function JoinForm({ token }: { token: string }) {
     setBusy(true);
     setError(null);
     try {
-      const { options } = await apiFetch<{ options: Parameters<typeof startRegistration>[0]['optionsJSON'] }>('/api/auth/passkey/register/options', { method: 'POST', body: { invite: token } });
-      const credential = await startRegistration({ optionsJSON: options });
-      await apiFetch('/api/auth/passkey/register/verify', { method: 'POST', body: { credential, name: name.trim() || 'Passkey' } });
+      await makePasskey(name.trim() || 'Passkey', token);
       window.location.assign('/');
     } catch (caught) {
-      setError(caught instanceof ApiRequestError ? caught.message : `No passkey was made: ${errorText(caught)}`);
+      setError((caught as Error).message);
       setBusy(false);
     }
   };

@@ -2,10 +2,10 @@
 
 // "My devices" (issue 61 §1): the person's passkeys (named, renamed, revoked), the browsers signed
 // in as them (ended from here), a passkey for this device, and signing out.
-import { startRegistration } from '@simplewebauthn/browser';
 import { useCallback, useEffect, useState } from 'react';
-import { ApiRequestError, apiFetch } from '@/components/api-client';
+import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
+import { makePasskey } from './make-passkey';
 import { SignOutButton } from './sign-out-button';
 import { errorText } from '@/lib/errors/error-text';
 
@@ -29,12 +29,10 @@ export function MyDevices() {
   const addPasskey = async () => {
     setError(null);
     try {
-      const { options } = await apiFetch<{ options: Parameters<typeof startRegistration>[0]['optionsJSON'] }>('/api/auth/passkey/register/options', { method: 'POST', body: {} });
-      const credential = await startRegistration({ optionsJSON: options });
-      await apiFetch('/api/auth/passkey/register/verify', { method: 'POST', body: { credential, name: 'This device' } });
+      await makePasskey('This device');
       load();
     } catch (caught) {
-      setError(caught instanceof ApiRequestError ? caught.message : `No passkey was made: ${errorText(caught)}`);
+      setError((caught as Error).message);
     }
   };
   const notify = async () => {

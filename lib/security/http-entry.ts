@@ -6,6 +6,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { checkRequest, sameToken, tokenFromHeaders, type GuardOptions, type GuardVerdict } from '@/lib/security/request-guard';
+import { tokenCookie } from './access-token';
 
 /** Time to send the request head; a browser sends it at once. */
 export const HEADERS_TIMEOUT_MS = 10_000;
@@ -110,8 +111,6 @@ export function limitConnections(server: Server, perPeer = UNAUTHENTICATED_CONNE
   return (socket) => release(socket, socket.remoteAddress ?? 'unknown');
 }
 
-const TOKEN_COOKIE_SECONDS = 30 * 24 * 3600;
-
 /**
  * Jupyter-style: `/?token=…` once sets an HttpOnly cookie and redirects the token out of the URL.
  * True when it answered (a 303 with the cookie); the token is compared in constant time.
@@ -127,7 +126,7 @@ export function acceptTokenFromUrl(request: IncomingMessage, response: ServerRes
   response.writeHead(303, {
     location: `${target.pathname}${search ? `?${search}` : ''}`,
     // Kept 30 days (the token survives restarts, access-token.ts): the owner's browser stays the owner's.
-    'set-cookie': `agentcsd_token=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${TOKEN_COOKIE_SECONDS}${options.publicUrl?.protocol === 'https:' ? '; Secure' : ''}`,
+    'set-cookie': tokenCookie(token, options.publicUrl?.protocol === 'https:'),
   });
   response.end();
   return true;
