@@ -78,6 +78,13 @@ export default async function RootLayout({ children }: { children: React.ReactNo
                     </li>
                   ))}
                 </ul>
+                {/* A person's phone: who is signed in here, and signing out (issue 75 §6). */}
+                {visitor.kind === 'person' && (
+                  <div className="mt-2 space-y-2 border-t border-zinc-200 px-3 pt-3 text-sm dark:border-zinc-700">
+                    <p>Signed in as {visitor.person.name}</p>
+                    <SignOutButton />
+                  </div>
+                )}
               </nav>
             </FoldingMenu>
             )}

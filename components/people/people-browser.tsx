@@ -10,6 +10,7 @@ import { apiFetch } from '@/components/api-client';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { AddPerson } from './add-person';
+import { PersonaAsks, type AskingPerson } from './persona-asks';
 import { PersonDetail } from './person-detail';
 import { WordsPrivacy } from './words-privacy';
 import { errorText } from '@/lib/errors/error-text';
@@ -19,6 +20,8 @@ interface PersonJson {
   name: string;
   role: 'owner' | 'trusted' | 'guest';
   identities: { id: string; kind: string; sender: string }[];
+  limits: Record<string, unknown> | null;
+  persona_request: AskingPerson['persona_request'];
 }
 
 function PersonItem(props: { person: PersonJson; others: PersonJson[]; opened: boolean; onChanged: (notice: string) => void; onError: (message: string) => void }) {
@@ -139,6 +142,15 @@ export function PeopleBrowser() {
           {notice}
         </p>
       )}
+      <PersonaAsks
+        people={people}
+        onGiven={(message) => {
+          setError(null);
+          setNotice(message);
+          void load();
+        }}
+        onError={setError}
+      />
       <WordsPrivacy onError={setError} />
       <AddPerson
         onAdded={(person) => {

@@ -11,7 +11,7 @@ import { ElicitationCard } from './elicitation-card';
 import { Composer, type MessageAttachment } from './composer';
 import { MessageWithAttachments } from './attachment-blocks';
 import { FilePreviews, splitFileLines } from './file-previews';
-import { formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
+import { EmptyLayer, formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
 
 /** The agent's words, and the files it showed (show_file) below them. */
 function AgentWords(props: { content: string }) {
@@ -54,6 +54,8 @@ export function ChatPanel(props: {
   onStop: () => void;
   onLoadEarlier: () => void;
   onError: (message: string) => void;
+  /** Whose words these are, when they are not the owner's to read (then nothing to write here either). */
+  wordsOf?: string;
 }) {
   const { state } = props;
   // Calls a person decides on are cards in the chat, among the messages by time; those of the
@@ -81,7 +83,7 @@ export function ChatPanel(props: {
       labelledBy="panel-external"
       scrollRef={scroller}
       footer={
-        <Composer
+        props.wordsOf ? undefined : <Composer
           sessionId={state.session?.id ?? ''}
           blindModel={state.session && seesImages(state.session.models.c_model) === false ? state.session.models.c_model.model : null}
           paused={paused}
@@ -93,7 +95,7 @@ export function ChatPanel(props: {
       }
     >
       <LoadEarlier visible={state.history.external.nextBefore !== null} onClick={props.onLoadEarlier} />
-      {messages.length === 0 && !streaming && <p className="text-zinc-500">No messages yet. Say something to start.</p>}
+      {messages.length === 0 && !streaming && <EmptyLayer wordsOf={props.wordsOf} empty="No messages yet. Say something to start." />}
       <ol className="space-y-3" aria-label="Messages">
         {timeline.map((item) =>
           item.kind === 'message' ? (

@@ -6,7 +6,7 @@ import { internalTurns, type SessionState, type TurnView } from './session-state
 import { StatusPill, ToolOutput, callSubject } from './tool-call-card';
 import { FilePreviews, splitFileLines } from './file-previews';
 import { fileLinesIn } from '@/lib/attachments/file-line';
-import { formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
+import { EmptyLayer, formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
 
 function Thought(props: { kind: 'loud' | 'quiet'; text: string; streaming?: boolean }) {
   const loud = props.kind === 'loud';
@@ -87,7 +87,7 @@ const TurnItem = memo(function TurnItem({ turn, calls, output }: { turn: TurnVie
 });
 
 /** The Internal Dialog: each turn's ID_loud and ID_quiet, live, with what started it. */
-export function InternalPanel(props: { state: SessionState; onLoadEarlier: () => void }) {
+export function InternalPanel(props: { state: SessionState; onLoadEarlier: () => void; wordsOf?: string }) {
   const { state } = props;
   const turns = useMemo(() => internalTurns(state.history.internal.messages), [state.history.internal.messages]);
   const streaming = state.streaming;
@@ -95,7 +95,7 @@ export function InternalPanel(props: { state: SessionState; onLoadEarlier: () =>
   return (
     <PanelFrame title="Internal Dialog" subtitle="What it says (ID_loud) and what it keeps to itself (ID_quiet)" labelledBy="panel-internal" scrollRef={scroller}>
       <LoadEarlier visible={state.history.internal.nextBefore !== null} onClick={props.onLoadEarlier} />
-      {turns.length === 0 && !streaming && <p className="text-zinc-500">No turns yet.</p>}
+      {turns.length === 0 && !streaming && <EmptyLayer wordsOf={props.wordsOf} empty="No turns yet." />}
       <ol className="space-y-4" aria-label="Turns">
         {turns.map((turn) => (
           <TurnItem key={turn.turnId} turn={turn} calls={callsOfTurn(state, turn.turnId)} output={state.toolOutput} />

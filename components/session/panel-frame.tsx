@@ -38,7 +38,7 @@ export function PanelFrame(props: {
   return (
     <section
       aria-labelledby={props.labelledBy}
-      className="flex h-[72vh] min-h-[420px] flex-col rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900"
+      className="flex h-[calc(100dvh-14rem)] min-h-[320px] flex-col lg:h-[72vh] lg:min-h-[420px] rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900"
     >
       <header className="border-b border-zinc-200 px-4 py-2 dark:border-zinc-800">
         <h2 id={props.labelledBy} className="font-semibold">
@@ -63,5 +63,15 @@ export function LoadEarlier(props: { visible: boolean; onClick: () => void }) {
         Load earlier
       </button>
     </div>
+  );
+}
+
+/** An empty layer whose words are not the owner's to read (issue 61 §6, issue 75 §7): whose they are, instead of "nothing yet". */
+export function EmptyLayer({ wordsOf, empty }: { wordsOf?: string; empty: string }) {
+  if (!wordsOf) return <p className="text-zinc-500">{empty}</p>;
+  return (
+    <p className="text-zinc-500" data-testid="words-kept">
+      What is said here stays with {wordsOf}: it is kept for them, and not shown to you.
+    </p>
   );
 }

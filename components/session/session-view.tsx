@@ -33,6 +33,7 @@ import { useSessionSocket, type ConnectionState } from './use-session-socket';
 import { LayerTabList, layerTabs, panelId, tabId, useLayerTabs } from './layer-tabs';
 import { useBackgroundNotices } from './background-notices';
 import { errorText } from '@/lib/errors/error-text';
+import { ViewerProvider } from './viewer-context';
 
 const pageSize = 100;
 const layers: HistoryLayer[] = ['external', 'internal', 'subconscious'];
@@ -87,6 +88,8 @@ export function SessionView({ sessionId, asPerson = false }: { sessionId: string
   const loading = useRef(false);
   const [people, setPeople] = useState<SessionPersonJson[]>([]);
   const [wordsPrivate, setWordsPrivate] = useState(false);
+  // A phone shows the conversation first (issue 75 §6): the page's actions fold behind "More".
+  const [actionsOpen, setActionsOpen] = useState(false);
 
   const load = useCallback(async () => {
     if (loading.current) return;
@@ -216,13 +219,16 @@ export function SessionView({ sessionId, asPerson = false }: { sessionId: string
   // The mind keeps its latest failure (or retry) until that layer succeeds: a page opened later
   // sees it too.
   const latestError = state.mind?.lastError ?? null;
+  // Whose words the owner does not read here (issue 75 §7), named in each layer instead of "nothing yet".
+  const wordsOf = wordsPrivate ? people.filter((person) => person.role !== 'owner').map((person) => person.name).join(', ') || 'the people in it' : undefined;
   return (
-    <div className="space-y-4">
-      <div className="flex flex-wrap items-center gap-3">
+    <ViewerProvider value={asPerson}>
+    <div className="flex flex-col gap-4">
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
         <Link href="/" className="text-sm text-indigo-700 hover:underline dark:text-indigo-300">
           ← Sessions
         </Link>
-        <h1 className="text-2xl font-semibold">{session.name}</h1>
+        <h1 className="text-lg font-semibold lg:text-2xl">{session.name}</h1>
         <StatusBadge status={session.status} />
         {state.mind?.degraded && session.status === 'active' && (
           <span className="rounded-full bg-red-100 px-2 py-0.5 text-xs font-medium text-red-800 dark:bg-red-950 dark:text-red-300">degraded</span>
@@ -239,8 +245,18 @@ export function SessionView({ sessionId, asPerson = false }: { sessionId: string
           </Link>
         )}
         <MindLine mind={state.mind} status={session.status} />
-        <div className="ml-auto flex flex-wrap items-center gap-3">
+        <span className="ml-auto">
           <ConnectionIndicator state={socket.state} />
+        </span>
+        <button type="button" className="btn lg:hidden" aria-expanded={actionsOpen} aria-controls="session-actions" onClick={() => setActionsOpen((open) => !open)}>
+          More
+        </button>
+        <div id="session-actions" className={`${actionsOpen ? 'flex' : 'hidden'} w-full flex-wrap items-center gap-3 lg:flex lg:w-auto`}>
+          {(Object.keys(state.tasks).length > 0 || (!asPerson && !wordsPrivate)) && (
+            <a className="btn lg:hidden" href="#tasks-and-schedules" onClick={() => setActionsOpen(false)}>
+              Tasks{!asPerson && !wordsPrivate ? ' and schedules' : ''}
+            </a>
+          )}
           {notices.permission === 'default' && (
             <button type="button" className="btn" onClick={() => void notices.enable()} title="A system notification when the agent speaks on its own, a card waits or a task ends while this tab is in the background">
               Notify me
@@ -270,7 +286,7 @@ export function SessionView({ sessionId, asPerson = false }: { sessionId: string
       <ErrorBanner message={error} />
       {wordsPrivate && (
         <p role="status" data-testid="words-private" className="rounded-md border border-indigo-200 bg-indigo-50 px-3 py-2 text-sm text-indigo-900 dark:border-indigo-900 dark:bg-indigo-950 dark:text-indigo-100">
-          What is said here stays with {people.filter((person) => person.role !== 'owner').map((person) => person.name).join(', ') || 'the people in it'}: you see that it exists, what it costs and the cards you decide (<SettingsLink section="people" />).
+          What is said here stays with {wordsOf}: you see that it exists, what it costs and the cards you decide (<SettingsLink section="people" />).
         </p>
       )}
       {!asPerson && <ModelBanner
@@ -294,15 +310,18 @@ export function SessionView({ sessionId, asPerson = false }: { sessionId: string
           {latestError.layer === 'internal' ? 'Internal Dialog' : 'Subconscious'} at {formatTime(latestError.at)}: {latestError.message}
         </p>
       )}
-      <TasksPanel sessionId={sessionId} tasks={state.tasks} onError={setError} />
-      {!asPerson && !wordsPrivate && <SchedulesPanel sessionId={sessionId} live={state.schedules} onError={setError} />}
+      {/* Above the layers on a wide screen; on a phone after them, reached from "More". */}
+      <div id="tasks-and-schedules" className="order-last flex flex-col gap-4 empty:hidden lg:order-none">
+        <TasksPanel sessionId={sessionId} tasks={state.tasks} onError={setError} />
+        {!asPerson && !wordsPrivate && <SchedulesPanel sessionId={sessionId} live={state.schedules} onError={setError} />}
+      </div>
       <LayerTabList active={tabs.active} onSelect={tabs.setActive} news={tabs.news} />
       <div className="grid gap-4 lg:grid-cols-3">
         {layerTabs.map(({ key }) => (
           <div key={key} id={panelId(key)} role="tabpanel" aria-labelledby={tabId(key)} className={`min-w-0 ${tabs.active === key ? '' : 'hidden lg:block'}`}>
-            {key === 'external' && <ChatPanel state={state} onSend={send} onStop={() => void stopReply()} onLoadEarlier={() => void loadEarlier('external')} onError={setError} />}
-            {key === 'internal' && <InternalPanel state={state} onLoadEarlier={() => void loadEarlier('internal')} />}
-            {key === 'subconscious' && <SubconsciousPanel state={state} onLoadEarlier={() => void loadEarlier('subconscious')} />}
+            {key === 'external' && <ChatPanel state={state} onSend={send} onStop={() => void stopReply()} onLoadEarlier={() => void loadEarlier('external')} onError={setError} wordsOf={wordsOf} />}
+            {key === 'internal' && <InternalPanel state={state} onLoadEarlier={() => void loadEarlier('internal')} wordsOf={wordsOf} />}
+            {key === 'subconscious' && <SubconsciousPanel state={state} onLoadEarlier={() => void loadEarlier('subconscious')} wordsOf={wordsOf} />}
           </div>
         ))}
       </div>
@@ -342,5 +361,6 @@ export function SessionView({ sessionId, asPerson = false }: { sessionId: string
         </div>
       </details>}
     </div>
+    </ViewerProvider>
   );
 }

@@ -2,7 +2,7 @@
 
 import { memo, useMemo } from 'react';
 import { latestMood, subconsciousCycles, type CycleView, type SessionState } from './session-state';
-import { formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
+import { EmptyLayer, formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
 import type { ConsolidationJson } from '@/lib/mind/events';
 
 /** A stable colour per mood, so the timeline shows when the mood changes. */
@@ -107,7 +107,7 @@ const CycleItem = memo(function CycleItem({ cycle }: { cycle: CycleView }) {
 });
 
 /** The Subconscious: every cycle's S_loud, S_quiet, mood and criteria and trigger; the mood now. */
-export function SubconsciousPanel(props: { state: SessionState; onLoadEarlier: () => void }) {
+export function SubconsciousPanel(props: { state: SessionState; onLoadEarlier: () => void; wordsOf?: string }) {
   const { state } = props;
   const cycles = useMemo(() => subconsciousCycles(state.history.subconscious.messages, state.moods), [state.history.subconscious.messages, state.moods]);
   const mood = latestMood(state);
@@ -135,7 +135,7 @@ export function SubconsciousPanel(props: { state: SessionState; onLoadEarlier: (
       }
     >
       <LoadEarlier visible={state.history.subconscious.nextBefore !== null} onClick={props.onLoadEarlier} />
-      {cycles.length === 0 && <p className="text-zinc-500">No cycles yet.</p>}
+      {cycles.length === 0 && <EmptyLayer wordsOf={props.wordsOf} empty="No cycles yet." />}
       <ol className="space-y-3" aria-label="Cycles">
         {cycles.map((cycle) => (
           <CycleItem key={cycle.cycle} cycle={cycle} />

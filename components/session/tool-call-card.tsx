@@ -2,6 +2,7 @@
 
 import { decisionAuthorWords } from '@/lib/store/tool-call-types';
 import { SettingsLink } from '@/components/settings/settings-link';
+import { useAsPerson } from './viewer-context';
 import { memo, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { fileLinesIn } from '@/lib/attachments/file-line';
@@ -85,6 +86,7 @@ function decisionLine(call: ToolCallJson): string | null {
 export const ToolCallCard = memo(function ToolCallCard(props: { call: ToolCallJson; liveOutput?: string; via?: string; onError: (message: string) => void }) {
   // What the server answered a decision made here: shown at once, whether or not the socket's
   // event has come yet (red-team round 4: a 200 whose card still looked waiting).
+  const asPerson = useAsPerson();
   const [answered, setAnswered] = useState<ToolCallJson | null>(null);
   const call = answered && props.call.status === 'awaiting_approval' ? answered : props.call;
   const [reason, setReason] = useState('');
@@ -195,7 +197,15 @@ export const ToolCallCard = memo(function ToolCallCard(props: { call: ToolCallJs
               </label>
             </div>
             <p className="text-xs text-zinc-600 dark:text-zinc-400">
-              Away from this page? Cards reach a paired phone too: <SettingsLink section="channels" />.
+              {asPerson ? (
+                <>
+                  Away from this page? Your phone can tell you of cards: <SettingsLink section="devices" />.
+                </>
+              ) : (
+                <>
+                  Away from this page? Cards reach a paired phone too: <SettingsLink section="channels" />.
+                </>
+              )}
             </p>
           </div>
         )}

@@ -2,11 +2,12 @@
 
 // A signed-in person starts a session of their own (issue 61 §3) with a persona they may use, on
 // the owner's default models.
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import type { PersonaSummaryJson, SessionJson } from './session-types';
+import { AskForPersona } from './ask-for-persona';
 import { PersonaSelect } from './persona-select';
 
 export function PersonNewSession() {
@@ -15,22 +16,18 @@ export function PersonNewSession() {
   const [persona, setPersona] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
-  useEffect(() => {
+  const load = useCallback(() => {
     apiFetch<{ personas: PersonaSummaryJson[] }>('/api/personas').then(
       (list) => {
         setPersonas(list.personas);
-        setPersona(list.personas[0]?.name ?? '');
+        setPersona((chosen) => chosen || (list.personas[0]?.name ?? ''));
       },
       (caught: Error) => setError(caught.message),
     );
   }, []);
-  // A guest the owner has given no persona yet: who to ask, rather than an empty form (issue 75 §4).
-  if (personas?.length === 0)
-    return (
-      <p className="rounded-lg border border-amber-200 bg-amber-50 p-4 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950 dark:text-amber-200" data-testid="no-personas">
-        You have no one to talk to yet: ask the owner to give you a persona (on their People page, under your name). Once they do, you start a conversation here.
-      </p>
-    );
+  useEffect(load, [load]);
+  // A guest the owner has given no persona yet: who to ask, and asking, rather than an empty form (issue 75 §4).
+  if (personas?.length === 0) return <AskForPersona onGiven={load} />;
   return (
     <form
       aria-label="New session"

@@ -108,10 +108,11 @@ export function SessionList() {
             <thead className="border-b border-zinc-200 text-xs uppercase text-zinc-500 dark:border-zinc-800">
               <tr>
                 <th scope="col" className="px-3 py-2">Name</th>
-                <th scope="col" className="px-3 py-2">Persona</th>
+                {/* At phone width the table fits the screen: the persona goes under the name, the dates go. */}
+                <th scope="col" className="hidden px-3 py-2 sm:table-cell">Persona</th>
                 <th scope="col" className="px-3 py-2">Status</th>
-                <th scope="col" className="px-3 py-2">Created</th>
-                <th scope="col" className="px-3 py-2">Last activity</th>
+                <th scope="col" className="hidden px-3 py-2 lg:table-cell">Created</th>
+                <th scope="col" className="hidden px-3 py-2 md:table-cell">Last activity</th>
                 <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
               </tr>
             </thead>
@@ -137,8 +138,9 @@ export function SessionList() {
                         {session.name}
                       </Link>
                     )}
+                    <span className="block text-xs text-zinc-500 sm:hidden">{session.persona}</span>
                   </td>
-                  <td className="px-3 py-2">
+                  <td className="hidden px-3 py-2 sm:table-cell">
                     {session.persona}
                     {session.parent_session_id && (
                       <span className="ml-2 rounded-full bg-indigo-100 px-2 py-0.5 text-xs text-indigo-800 dark:bg-indigo-950 dark:text-indigo-300" title="Worked on a task another session delegated">
@@ -152,10 +154,10 @@ export function SessionList() {
                     )}
                   </td>
                   <td className="px-3 py-2"><StatusBadge status={session.dormant ? 'dormant' : session.status} /></td>
-                  <td className="px-3 py-2 whitespace-nowrap">{formatTime(session.created_at)}</td>
-                  <td className="px-3 py-2 whitespace-nowrap">{formatTime(session.last_activity_at)}</td>
-                  <td className="px-3 py-2 text-right whitespace-nowrap">
-                    <button type="button" className="btn mr-2" aria-label={`Rename ${session.name}`} onClick={() => setRenaming({ id: session.id, name: session.name })}>
+                  <td className="hidden px-3 py-2 whitespace-nowrap lg:table-cell">{formatTime(session.created_at)}</td>
+                  <td className="hidden px-3 py-2 whitespace-nowrap md:table-cell">{formatTime(session.last_activity_at)}</td>
+                  <td className="px-3 py-2 text-right sm:whitespace-nowrap">
+                    <button type="button" className="btn mb-1 mr-2 sm:mb-0" aria-label={`Rename ${session.name}`} onClick={() => setRenaming({ id: session.id, name: session.name })}>
                       Rename
                     </button>
                     <button type="button" className="btn" aria-label={`Delete ${session.name}`} onClick={() => setDeleting(session)}>

@@ -6,8 +6,8 @@ import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { makePasskey } from './make-passkey';
+import { NotifyMe } from './notify-me';
 import { SignOutButton } from './sign-out-button';
-import { errorText } from '@/lib/errors/error-text';
 
 interface Devices {
   passkeys: { id: string; name: string; created_at: string; last_used_at: string | null }[];
@@ -20,7 +20,6 @@ const button = 'rounded-md border border-zinc-300 px-3 py-1.5 text-sm hover:bg-z
 export function MyDevices() {
   const [devices, setDevices] = useState<Devices | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [notifying, setNotifying] = useState(false);
   const load = useCallback(() => {
     apiFetch<Devices>('/api/auth/devices').then(setDevices, (caught: Error) => setError(caught.message));
   }, []);
@@ -35,20 +34,6 @@ export function MyDevices() {
       setError((caught as Error).message);
     }
   };
-  const notify = async () => {
-    setError(null);
-    try {
-      if (!('serviceWorker' in navigator) || !('PushManager' in window)) throw new Error('this browser cannot receive notifications (on an iPhone, add the app to the Home Screen first)');
-      if ((await Notification.requestPermission()) !== 'granted') throw new Error('notifications are not allowed for this site');
-      const { public_key } = await apiFetch<{ public_key: string }>('/api/push/key');
-      const registration = await navigator.serviceWorker.ready;
-      const subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: public_key });
-      await apiFetch('/api/push/subscriptions', { method: 'POST', body: subscription.toJSON() });
-      setNotifying(true);
-    } catch (caught) {
-      setError(`No notifications on this device: ${errorText(caught)}`);
-    }
-  };
   return (
     <div className="space-y-6">
       <ErrorBanner message={error} />
@@ -57,11 +42,7 @@ export function MyDevices() {
           Notifications
         </h2>
         <p className="text-sm text-zinc-600 dark:text-zinc-400">Cards you may decide, and the agent speaking up in your conversations, while no page of yours is open.</p>
-        {notifying ? <p className="text-sm">This device is notified.</p> : (
-          <button type="button" className={button} onClick={() => void notify()}>
-            Notify me on this device
-          </button>
-        )}
+        <NotifyMe />
       </section>
       <section aria-labelledby="passkeys-heading" className="space-y-2">
         <h2 id="passkeys-heading" className="text-lg font-semibold">

@@ -36,6 +36,8 @@ export const PERSON_ROUTES: readonly Rule[] = [
   rule(READ, '/api/memories'),
   rule(READ, '/api/spending'),
   rule(READ, '/api/personas'),
+  // A guest asks the owner for someone to talk to (issue 75 §4); the route asks askForPersonaRule.
+  rule([...READ, 'POST'], '/api/persona-requests'),
   rule(READ, '/api/health'),
   // Notifications on their devices (issue 61 §5), and the service worker that shows them.
   rule(READ, '/api/push/key'),
@@ -74,6 +76,12 @@ export async function reachWeb(person: PersonRecord, method: string, pathname: s
 export async function startSessionWith(person: PersonRecord, persona: string): Promise<Answer> {
   if (person.role !== 'guest') return { verdict: 'allow' };
   return (await grantedPersonas(person)).has(persona) ? { verdict: 'allow' } : { verdict: 'refuse', reason: `a guest starts sessions only with the personas the owner gave them; ask the owner for ${persona}` };
+}
+
+/** Whether a person may ask the owner for a persona (issue 75 §4): a guest, who has only those given; the others have every one. */
+export function askForPersonaRule(person: PersonRecord): Answer {
+  if (person.role === 'guest') return { verdict: 'allow' };
+  return { verdict: 'refuse', reason: person.role === 'owner' ? 'the owner has every persona' : 'a trusted person may talk to every persona already' };
 }
 
 /** The personas a person may start a session with, from all there are (see startSessionWith). */

@@ -85,6 +85,9 @@ const ALICE_MAY = [
   'GET /api/memories',
   'GET /api/spending',
   'GET /api/personas',
+  // Asking the owner for a persona (issue 75 §4): the route refuses whoever has every one already.
+  'GET /api/persona-requests',
+  'POST /api/persona-requests',
   'GET /api/health',
   'GET /api/keys',
   'POST /api/keys',

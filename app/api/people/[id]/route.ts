@@ -4,6 +4,7 @@ import { patchPersonSchema, personDetail, personJson, personParamsSchema } from 
 import { peopleChangeRule } from '@/lib/people/rights';
 import { deletePerson, findPerson, updatePerson } from '@/lib/store/people-repository';
 import { endWebSessionsOf } from '@/lib/store/web-auth-repository';
+import { dropPersonaRequest } from '@/lib/store/persona-requests';
 import { signInSurvives } from '@/lib/people/web-reach';
 
 export const dynamic = 'force-dynamic';
@@ -33,6 +34,8 @@ export const PATCH = handle(async (request, context: Context) => {
   const updated = (await updatePerson(id, patch))!;
   // Demoted (fewer rights), their signed-in browsers sign in again under the new role's rules (issue 61 §2).
   if (!signInSurvives(person.role, updated.role)) await endWebSessionsOf(id);
+  // Given a persona (or made trusted), a guest's request for one is answered.
+  if (updated.role !== 'guest' || updated.limits?.personas?.length) await dropPersonaRequest(id);
   return Response.json({ person: personJson(updated) });
 });
 
@@ -42,5 +45,6 @@ export const DELETE = handle(async (_request, context: Context) => {
   const may = peopleChangeRule({ personId: id, change: 'forget' });
   if (may.verdict === 'refuse') throw new ApiError('conflict', may.reason);
   if (!(await deletePerson(id))) throw new ApiError('not_found', `No person ${id}`);
+  await dropPersonaRequest(id);
   return new Response(null, { status: 204 });
 });
