@@ -15,7 +15,7 @@ const chromiumPath = process.env.PLAYWRIGHT_CHROMIUM_PATH ?? (fs.existsSync('/us
 // first run): one after another, beside the specs of the shared server — which also run one after
 // another (they share its data and scripted mind). Two workers in all; most of the own-server specs'
 // time is spent waiting on restarts and held calls.
-const ownServers = /\/(access-token|crash|disk-full|first-run|https-caddy|one-process|task-crash|web-sign-in)\.spec\.ts$/;
+const ownServers = /\/(access-token|crash|disk-full|first-run|household|https-caddy|one-process|task-crash|web-sign-in)\.spec\.ts$/;
 
 const chromium = {
   ...devices['Desktop Chrome'],

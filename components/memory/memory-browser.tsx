@@ -150,6 +150,11 @@ export function MemoryBrowser({ readOnly = false }: { readOnly?: boolean }) {
   }, [load]);
 
   async function search() {
+    // Before the personas have loaded there is no one to search (issue 75 §9): said, not sent.
+    if (!persona) {
+      setError(personas.length === 0 ? 'The personas are still loading (or there are none yet): search once one is chosen above.' : 'Choose a persona first.');
+      return;
+    }
     try {
       setResults((await apiFetch<{ results: RecallResult[] }>(`/api/personas/${encodeURIComponent(persona)}/recall?q=${encodeURIComponent(query)}&k=20`)).results);
       setError(null);
@@ -195,7 +200,7 @@ export function MemoryBrowser({ readOnly = false }: { readOnly?: boolean }) {
             <span className="mb-1 block font-medium">Search what it remembers</span>
             <input className="field" value={query} onChange={(event) => setQuery(event.target.value)} placeholder="e.g. the user's dog" />
           </label>
-          <button type="submit" className="btn">
+          <button type="submit" className="btn" disabled={!persona}>
             Search
           </button>
         </form>

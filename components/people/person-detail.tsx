@@ -7,6 +7,7 @@
 import Link from 'next/link';
 import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
+import { SettingsLink } from '@/components/settings/settings-link';
 import { InvitePerson } from './invite-person';
 import { PersonPersonas } from './person-personas';
 import { PersonWeb, type PersonWebJson } from './person-web';
@@ -91,7 +92,13 @@ export function PersonDetail({ personId, name, onError }: { personId: string; na
           {detail.messages_today.limit !== null ? ` of ${detail.messages_today.limit}` : ''}, ${detail.spent_today.toFixed(4)} spent · {detail.memories} memor{detail.memories === 1 ? 'y' : 'ies'} from their conversations
         </p>
         {!owner && <PersonWeb personId={personId} name={name} web={detail.web} onChanged={() => void load()} onError={onError} />}
-        <InvitePerson personId={personId} name={name} onError={onError} />
+        {owner ? (
+          <p className="mt-2 text-zinc-500">
+            You sign in with your own passkey: <SettingsLink section="devices" />.
+          </p>
+        ) : (
+          <InvitePerson personId={personId} name={name} onError={onError} />
+        )}
         <PersonPersonas personId={personId} name={name} role={detail.person.role} limits={detail.person.limits} onSaved={() => void load()} onError={onError} />
         <PersonQuietHours
           personId={personId}

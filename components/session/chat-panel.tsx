@@ -36,7 +36,7 @@ const Bubble = memo(function Bubble(props: { message: MessageJson; queued: boole
         } ${message.spontaneous ? 'ring-2 ring-amber-400/70' : ''}`}
       >
         {mine ? <MessageWithAttachments content={message.content} /> : <AgentWords content={message.content} />}
-        <p className={`mt-1 flex flex-wrap gap-2 text-[11px] ${mine ? 'text-indigo-100' : 'text-zinc-500'}`}>
+        <p className={`mt-1 flex flex-wrap gap-2 text-[11px] ${mine ? 'text-indigo-100' : 'text-zinc-600 dark:text-zinc-400'}`}>
           <time dateTime={message.created_at}>{formatTime(message.created_at)}</time>
           {message.spontaneous && <span className="font-medium text-amber-700 dark:text-amber-300">spoke on its own</span>}
           {message.interrupted && <span className="font-medium">stopped before the end</span>}

@@ -1,6 +1,7 @@
 'use client';
 
 import { useCallback, useEffect, useState } from 'react';
+import { SettingsLink } from '@/components/settings/settings-link';
 import { apiFetch } from '@/components/api-client';
 import type { SettingsJson } from '@/components/settings/settings-types';
 import type { Probe } from '@/lib/backends/detect-backends';
@@ -150,6 +151,11 @@ export function ModelsStatus() {
                   <strong>{name}</strong>: {probe.message}. {probe.step}
                 </li>
               ))}
+            {/* Not only the servers probed on their usual ports (issue 75 §9). */}
+            <li>
+              <strong>Any other OpenAI-compatible server</strong> (vLLM, LocalAI, llama.cpp’s server, a hosted one): in <SettingsLink section="models" /> choose
+              “OpenAI-compatible” for each layer, give its address (…/v1) and a key if it needs one, then <em>Fetch models</em> and <em>Test connection</em>.
+            </li>
           </ul>
         </div>
       )}

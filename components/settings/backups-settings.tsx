@@ -4,6 +4,7 @@
 // folder's backups with their size, age and a download. `npm run restore` brings one back.
 import { useCallback, useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { ScrollX } from '@/components/ui/scroll-x';
 import { errorText } from '@/lib/errors/error-text';
@@ -57,6 +58,8 @@ export function BackupsSettings() {
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
   const [now, setNow] = useState(() => Date.now());
+  // No passphrase saved: asked first whether to leave the secrets out (issue 75 §9), never silently.
+  const [askingSecrets, setAskingSecrets] = useState(false);
 
   const load = useCallback(
     () =>
@@ -118,7 +121,7 @@ export function BackupsSettings() {
       </p>
       {error && <ErrorBanner message={error} />}
       <div className="flex flex-wrap items-center gap-3">
-        <button type="button" className="rounded bg-zinc-900 px-3 py-1.5 text-sm text-white disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900" onClick={backUpNow} disabled={!view || running}>
+        <button type="button" className="rounded bg-zinc-900 px-3 py-1.5 text-sm text-white disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900" onClick={() => (view?.schedule.passphrase_set ? void backUpNow() : setAskingSecrets(true))} disabled={!view || running}>
           Back up now
         </button>
         {job && (
@@ -134,6 +137,20 @@ export function BackupsSettings() {
         )}
       </div>
 
+      <ConfirmDialog
+        open={askingSecrets}
+        title="Back up without the secrets?"
+        message="No passphrase is saved, so this backup leaves the sealing key and the saved API keys out: after a restore, channel tokens and keys are typed again. To keep them, cancel, type a passphrase below and save the schedule first."
+        confirmLabel="Back up without secrets"
+        onCancel={() => {
+          setAskingSecrets(false);
+          document.querySelector<HTMLInputElement>('input[aria-label="Passphrase"]')?.focus();
+        }}
+        onConfirm={() => {
+          setAskingSecrets(false);
+          void backUpNow();
+        }}
+      />
       <h3 className="text-sm font-medium">In {view?.schedule.folder ?? '…'}</h3>
       {view && view.backups.length === 0 && <p className="text-sm text-zinc-500">No backups yet.</p>}
       {view && view.backups.length > 0 && (

@@ -84,6 +84,9 @@ export function ChannelsSettings() {
       } else if (action === 'delete') {
         if (!window.confirm(`Delete ${channel.name}, its pairings and bindings?`)) return;
         await apiFetch(`/api/channels/${channel.id}`, { method: 'DELETE' });
+        // What was said of it (a failed test or save) goes with it (issue 75 §9).
+        setError(null);
+        setNotice(`${channel.name} deleted.`);
       } else {
         await apiFetch('/api/channels', { method: 'PUT', body: { id: channel.id, kind: channel.kind, name: channel.name, enabled: !channel.enabled, config: { ...channel.config, ...(channel.kind === 'irc' && { port: Number(channel.config.port) }) } } });
       }

@@ -9,6 +9,7 @@ import { errorText } from '@/lib/errors/error-text';
 interface ConnectionReport {
   ok: boolean;
   latency_ms: number;
+  warning?: string;
   error?: { kind: string; message: string; status?: number };
 }
 
@@ -57,7 +58,12 @@ export function ConnectionCheck(props: { id: string; value: LayerFormValue; stor
       </button>
       <span role="status" aria-live="polite" id={`${props.id}-connection`}>
         {busy && 'Checking…'}
-        {report?.ok && <span className="text-green-700 dark:text-green-400">Connected in {report.latency_ms} ms</span>}
+        {report?.ok && !report.warning && <span className="text-green-700 dark:text-green-400">Connected in {report.latency_ms} ms</span>}
+        {report?.ok && report.warning && (
+          <span className="text-amber-800 dark:text-amber-300">
+            Connected in {report.latency_ms} ms — {report.warning}
+          </span>
+        )}
         {report && !report.ok && (
           <span className="text-red-700 dark:text-red-400">
             Failed ({report.error?.kind}{report.error?.status ? ` ${report.error.status}` : ''}): {report.error?.message}

@@ -5,6 +5,7 @@ import { useState } from 'react';
 /** A Slack app's settings, with the steps from the manifest AgentCSD ships: its two tokens (write-only) and the Web API's address. */
 export function SlackFields(props: { appToken: string; onAppToken: (value: string) => void; botToken: string; onBotToken: (value: string) => void; saved: Record<string, unknown>; api: string; onApi: (value: string) => void }) {
   const [manifest, setManifest] = useState<string | null>(null);
+  const [copied, setCopied] = useState(false);
   const hint = (value: unknown) => (value ? `(set, ${String(value)}; leave empty to keep)` : '');
   return (
     <div className="space-y-2">
@@ -24,7 +25,14 @@ export function SlackFields(props: { appToken: string; onAppToken: (value: strin
         </li>
         <li>Write to the app in a DM: it answers with a pairing code to approve here. In a channel, invite it and say <code>/agentcsd join &lt;persona&gt;</code>.</li>
       </ol>
-      {manifest !== null && <pre className="max-h-64 overflow-auto rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-900" aria-label="Slack app manifest">{manifest}</pre>}
+      {manifest !== null && (
+        <div className="space-y-1">
+          <button type="button" className="btn" onClick={() => navigator.clipboard.writeText(manifest).then(() => setCopied(true), () => setCopied(false))}>
+            {copied ? 'Copied' : 'Copy the manifest'}
+          </button>
+          <pre className="max-h-64 overflow-auto rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-900" aria-label="Slack app manifest">{manifest}</pre>
+        </div>
+      )}
       <div className="grid gap-2 sm:grid-cols-2">
         <label className="flex flex-col text-sm">
           App-level token {hint(props.saved.app_token)}

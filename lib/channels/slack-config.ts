@@ -6,8 +6,11 @@ import { z } from 'zod';
 import { withoutNul } from '@/lib/config/text-schema';
 import { keepOrSeal, MASK, maskedSecret, openSecret } from './channel-secrets';
 
+// A token that starts right but is too short says so (issue 75 §9: a pasted half read "must start xapp-").
 const token = (prefix: string, where: string) =>
-  withoutNul(z.string().trim().max(300, 'a token is at most 300 characters')).refine((value) => value === '' || value.startsWith(MASK) || new RegExp(`^${prefix}-[\\w-]{10,}$`).test(value), `must be a token starting ${prefix}- (${where})`);
+  withoutNul(z.string().trim().max(300, 'a token is at most 300 characters'))
+    .refine((value) => value === '' || value.startsWith(MASK) || value.startsWith(`${prefix}-`), `must be a token starting ${prefix}- (${where})`)
+    .refine((value) => !value.startsWith(`${prefix}-`) || new RegExp(`^${prefix}-[\\w-]{10,}$`).test(value), `looks cut short or has a stray character: copy the whole ${prefix}-… token again (${where})`);
 
 export const slackConfigSchema = z
   .object({

@@ -38,7 +38,7 @@ export function computeAppVersion(root: string = process.cwd()): string {
   for (const file of files) {
     hash.update(`${file}\0`);
     // Line endings do not make a new version (a checkout on Windows is the same release).
-    hash.update(fs.readFileSync(path.join(root, file), 'utf8').replace(/\r\n/g, '\n'));
+    hash.update(fs.readFileSync(/*turbopackIgnore: true*/ path.join(/*turbopackIgnore: true*/ root, file), 'utf8').replace(/\r\n/g, '\n'));
     hash.update('\0');
   }
   return `${pkg.version ?? '0.0.0'}+${newestMigration(root).split('_')[0]}.${hash.digest('hex').slice(0, 12)}`;

@@ -114,7 +114,7 @@ const repairedFiles = processSlot('store.repaired-logs', () => new Set<string>()
 export function appendLogRecords(input: { sessionId: string; file: LogFile; records: LogRecord[] }): void {
   if (input.records.length === 0) return;
   const dir = sessionLogDir(input.sessionId);
-  const file = path.join(dir, logFiles[input.file]);
+  const file = path.join(/*turbopackIgnore: true*/ dir, logFiles[input.file]);
   if (!repairedFiles.has(file)) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     repairTornTail(file);
@@ -143,7 +143,7 @@ export function appendToolCallLog(input: { sessionId: string; call: object }): v
 export function countLogLines(input: { sessionId: string; file: LogFile }): number {
   let bytes: Buffer;
   try {
-    bytes = fs.readFileSync(path.join(sessionLogDir(input.sessionId), logFiles[input.file]));
+    bytes = fs.readFileSync(/*turbopackIgnore: true*/ path.join(/*turbopackIgnore: true*/ sessionLogDir(input.sessionId), logFiles[input.file]));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
     throw error;
@@ -157,7 +157,7 @@ export function countLogLines(input: { sessionId: string; file: LogFile }): numb
 export function readLogRecords(input: { sessionId: string; file: LogFile }): LogRecord[] {
   let text: string;
   try {
-    text = fs.readFileSync(path.join(sessionLogDir(input.sessionId), logFiles[input.file]), 'utf8');
+    text = fs.readFileSync(/*turbopackIgnore: true*/ path.join(/*turbopackIgnore: true*/ sessionLogDir(input.sessionId), logFiles[input.file]), 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;

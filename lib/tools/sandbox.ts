@@ -263,7 +263,7 @@ export async function runSandboxed(request: SandboxRunRequest): Promise<SandboxR
   let child: ChildProcessByStdio<null, Readable, Readable>;
   try {
     const { file, args } = sandboxCommand({ ...request, staged });
-    child = spawn(file, args, {
+    child = spawn(/*turbopackIgnore: true*/ file, args, {
       cwd: '/',
       env: bareEnvironment({ PATH: process.env.PATH ?? SANDBOX_PATH }), // nothing of ours reaches even the wrappers
       detached: true, // its own process group, killed as one
@@ -353,7 +353,7 @@ export function prepareWorkspaceOwnership(target: string): void {
 export function letSandboxReach(dataDir: string): void {
   if (!runningAsRoot()) return;
   for (const folder of [dataDir, path.join(dataDir, 'workspaces')]) {
-    const mode = fs.statSync(folder).mode & 0o777;
+    const mode = fs.statSync(/*turbopackIgnore: true*/ folder).mode & 0o777;
     if ((mode & 0o001) === 0) fs.chmodSync(folder, (mode | 0o711) & ~0o066);
   }
 }

@@ -23,6 +23,12 @@ describe('POST /api/backends/test', () => {
     expect(report).toMatchObject({ ok: true, reply: 'OK', latency_ms: expect.any(Number) });
   });
 
+  it('says so when the server answered for a model it does not list (issue 75 §9)', async () => {
+    const report = await (await backendTest.POST(post({ config: config({ model: 'sonnet' }) }), undefined)).json();
+    expect(report).toMatchObject({ ok: true, warning: expect.stringContaining('does not list “sonnet”') });
+    expect((await (await backendTest.POST(post({ config: config() }), undefined)).json()).warning).toBeUndefined();
+  });
+
   it('reports the exact provider error', async () => {
     fake.failNext({ kind: 'status', status: 401, message: 'Incorrect API key provided' });
     const report = await (await backendTest.POST(post({ config: config() }), undefined)).json();
