@@ -19,6 +19,7 @@ const storeTests = [
   'test/tasks/*.test.ts',
   'test/channels/telegram.test.ts',
   'test/channels/people.test.ts',
+  'test/voice/telegram-voice.test.ts',
   'test/security/people-leak-corpus.test.ts',
   'test/security/benign-sessions.test.ts',
   'test/security/benign-week.test.ts',

@@ -1,8 +1,9 @@
 // What an attached file is (issue 33, ARCHITECTURE §19), decided by its bytes, never by the name or
 // the MIME type a browser claimed: a file that says it is a PNG but is HTML is HTML. Images are
 // PNG, JPEG, WebP and GIF; an SVG is text with markup (it can carry script), never an image; a PDF
-// is a document. The name is made safe to show and to store: no path, no control characters.
-export type FileKind = 'image' | 'pdf' | 'text' | 'binary';
+// is a document; Ogg, WebM, WAV, MP3 and MP4 audio (voice notes, recordings: issue 76) is audio.
+// The name is made safe to show and to store: no path, no control characters.
+export type FileKind = 'image' | 'pdf' | 'audio' | 'text' | 'binary';
 
 export interface Classified {
   kind: FileKind;
@@ -22,6 +23,18 @@ export function sniff(bytes: Uint8Array): 'image/png' | 'image/jpeg' | 'image/we
   if (startsWith(bytes, [0x52, 0x49, 0x46, 0x46]) && startsWith(bytes, [0x57, 0x45, 0x42, 0x50], 8)) return 'image/webp';
   if (startsWith(bytes, [0x47, 0x49, 0x46, 0x38, 0x37, 0x61]) || startsWith(bytes, [0x47, 0x49, 0x46, 0x38, 0x39, 0x61])) return 'image/gif';
   if (startsWith(bytes, [0x25, 0x50, 0x44, 0x46, 0x2d])) return 'application/pdf';
+  return null;
+}
+
+export type AudioType = 'audio/ogg' | 'audio/webm' | 'audio/wav' | 'audio/mpeg' | 'audio/mp4';
+
+/** The audio type of the bytes, by their container's signature; null when none matches. */
+export function sniffAudio(bytes: Uint8Array): AudioType | null {
+  if (startsWith(bytes, [0x4f, 0x67, 0x67, 0x53])) return 'audio/ogg'; // OggS (opus, vorbis)
+  if (startsWith(bytes, [0x1a, 0x45, 0xdf, 0xa3])) return 'audio/webm'; // EBML (a browser's MediaRecorder)
+  if (startsWith(bytes, [0x52, 0x49, 0x46, 0x46]) && startsWith(bytes, [0x57, 0x41, 0x56, 0x45], 8)) return 'audio/wav';
+  if (startsWith(bytes, [0x49, 0x44, 0x33]) || (bytes[0] === 0xff && (bytes[1]! & 0xe0) === 0xe0)) return 'audio/mpeg';
+  if (startsWith(bytes, [0x66, 0x74, 0x79, 0x70], 4) && /^(M4A |M4B |mp42|isom|3gp)/.test(String.fromCharCode(...bytes.subarray(8, 12)))) return 'audio/mp4';
   return null;
 }
 
@@ -71,7 +84,18 @@ export function safeFileName(given: string): string {
   return name || 'file';
 }
 
-const extensionFor: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/webp': '.webp', 'image/gif': '.gif', 'application/pdf': '.pdf' };
+const extensionFor: Record<string, string> = {
+  'image/png': '.png',
+  'image/jpeg': '.jpg',
+  'image/webp': '.webp',
+  'image/gif': '.gif',
+  'application/pdf': '.pdf',
+  'audio/ogg': '.ogg',
+  'audio/webm': '.webm',
+  'audio/wav': '.wav',
+  'audio/mpeg': '.mp3',
+  'audio/mp4': '.m4a',
+};
 
 /** What the upload is, by its bytes; the claimed type only explains a note. */
 export function classify(input: { name: string; claimedType?: string | null; bytes: Uint8Array }): Classified {
@@ -83,6 +107,8 @@ export function classify(input: { name: string; claimedType?: string | null; byt
     const lie = claimed && claimed !== 'application/octet-stream' && claimed !== sniffed && !(claimed === 'image/jpg' && sniffed === 'image/jpeg');
     return { kind, mimeType: sniffed, name: withExtension(name, sniffed), ...(lie && { note: `sent as ${claimed}, but the file is ${sniffed}` }) };
   }
+  const audio = sniffAudio(input.bytes);
+  if (audio) return { kind: 'audio', mimeType: audio, name: withExtension(name, audio) };
   const text = looksLikeText(input.bytes);
   const svg = text && /<svg[\s>]/i.test(new TextDecoder().decode(input.bytes.subarray(0, 4096)));
   const claimedImage = claimed.startsWith('image/');
@@ -94,6 +120,6 @@ export function classify(input: { name: string; claimedType?: string | null; byt
 function withExtension(name: string, mimeType: string): string {
   const wanted = extensionFor[mimeType]!;
   const lower = name.toLowerCase();
-  if (lower.endsWith(wanted) || (wanted === '.jpg' && lower.endsWith('.jpeg'))) return name;
+  if (lower.endsWith(wanted) || (wanted === '.jpg' && lower.endsWith('.jpeg')) || (wanted === '.ogg' && /\.(oga|opus)$/.test(lower)) || (wanted === '.mp3' && lower.endsWith('.mpga'))) return name;
   return safeFileName(`${name.replace(/\.[A-Za-z0-9]{1,8}$/, '')}${wanted}`);
 }

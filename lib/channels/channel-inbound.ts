@@ -32,6 +32,7 @@ import { allowanceRefusal, authored, boundSession, chatActor, openPersonalSessio
 import { handleGroupMessage } from './channel-groups';
 import { inSpan } from '@/lib/telemetry/traces';
 import { errorText } from '@/lib/errors/error-text';
+import { hearVoiceNote } from './voice-notes';
 import { startSessionWith } from '@/lib/people/web-reach';
 import { messageRefusal } from '@/lib/config/message-text';
 import { processSlot } from '@/lib/process/process-state';
@@ -91,8 +92,8 @@ async function receive(context: InboundContext, message: InboundMessage): Promis
   if (!binding) return offerPairing(context, message);
   // The paired identity is here (it wrote): what waited for it goes now.
   if ((await releaseHeldOutbox(context.channel.id, deliveryAddress(binding), context.now())) > 0) context.wake();
-  const text = message.text.trim();
-  if (!text) return;
+  let text = message.text.trim();
+  if (!text && !message.voice) return;
 
   const command = /^[/!](status|pause|resume|stop|new|approve|always|deny|answer)(?:@\w+)?(?:\s+([\s\S]*))?$/i.exec(text);
   const bound = await boundSession(context.host, binding);
@@ -109,6 +110,22 @@ async function receive(context: InboundContext, message: InboundMessage): Promis
     if (!binding.persona || !binding.personId) return reply(context, deliveryAddress(binding), 'No session is bound here now.');
     // A person's first message to a persona opens their own session of it.
     session = await openPersonalSession(context.host, binding, binding.persona);
+  }
+
+  // A voice note is its words, the recording kept beside them; one not heard is said, and kept (issue 76 §2).
+  let files = message.files ?? [];
+  if (message.voice) {
+    // Past the allowance the speech server is not asked either: refused as the model would be.
+    const spentFirst = (await allowanceRefusal(binding.personId, context.now())) ?? (await spentRefusal(session.id, context.now()));
+    if (spentFirst) return reply(context, deliveryAddress(binding), spentFirst);
+    const heard = await hearVoiceNote(message.voice);
+    const recording = message.voice.refused ? [] : [{ name: message.voice.name, claimedType: message.voice.claimedType, bytes: message.voice.bytes }];
+    if ('problem' in heard) {
+      if (recording.length) await keepFiles(session.id, recording);
+      return reply(context, deliveryAddress(binding), `Your voice note was not heard: ${heard.problem}.${recording.length ? ' It is kept with the conversation.' : ''} Write it instead, or send it again.`);
+    }
+    text = text ? `${heard.text}\n\n${text}` : heard.text;
+    files = [...recording, ...files];
   }
 
   // A reply to a task's question answers it.
@@ -128,10 +145,10 @@ async function receive(context: InboundContext, message: InboundMessage): Promis
   const spent = (await allowanceRefusal(binding.personId, context.now())) ?? (await spentRefusal(session.id, context.now()));
   if (spent) return reply(context, deliveryAddress(binding), spent);
   try {
-    const files = message.files?.length ? await keepFiles(session.id, message.files) : { ids: [], refused: [] };
-    const withRefusals = files.refused.length > 0 ? `${content}\n\nNot kept: ${files.refused.join('; ')}` : content;
+    const kept = files.length ? await keepFiles(session.id, files) : { ids: [], refused: [] };
+    const withRefusals = kept.refused.length > 0 ? `${content}\n\nNot kept: ${kept.refused.join('; ')}` : content;
     context.expectReply?.(session.id, withRefusals, deliveryAddress(binding));
-    const stored = await context.host.sendUserMessage(session.id, withRefusals, { ...(message.untrustedSource && { untrustedSource: message.untrustedSource }), fileIds: files.ids });
+    const stored = await context.host.sendUserMessage(session.id, withRefusals, { ...(message.untrustedSource && { untrustedSource: message.untrustedSource }), fileIds: kept.ids });
     await recordInbound({ messageId: stored.id, sessionId: session.id, bindingId: binding.id }); // its answer comes back here
   } catch (error) {
     if (error instanceof SessionPausedError) {

@@ -29,6 +29,8 @@ export interface InboundMessage {
   repeatSince?: Date;
   /** Where a command's answer goes instead of the chat (Slack's slash command: seen by its sender only). */
   commandReplyTo?: string;
+  /** A voice note (issue 76 §2): transcribed into `text` by channel-inbound.ts, the recording kept beside it. */
+  voice?: { name: string; claimedType: string | null; bytes: Buffer; seconds?: number; /** Not fetched, and why. */ refused?: string };
   /** Files that came with it (a mail's attachments): kept in the session through the upload checks. */
   files?: { name: string; claimedType: string | null; bytes: Buffer; /** Not fetched, and why (the adapter refused it). */ refused?: string }[];
 }

@@ -12,6 +12,7 @@ import { ChannelSendError, type ChannelAdapter, type InboundHandlers } from './c
 import { toTelegramMessages } from './format';
 import { signCallback } from './card-callback';
 import { errorText } from '@/lib/errors/error-text';
+import { fetchSpoken, spokenMedia } from './telegram-files';
 
 const POLL_TIMEOUT_S = 25;
 const RETRY_MS = [1_000, 2_000, 5_000, 15_000, 30_000, 60_000];
@@ -121,6 +122,19 @@ export class TelegramChannel implements ChannelAdapter {
         text: this.me?.username ? message.text.replace(new RegExp(`@${this.me.username}\\b`, 'gi'), '').trim() || message.text : message.text,
         ...(message.reply_to_message && { replyTo: String(message.reply_to_message.message_id) }),
         ...(group && { group }),
+      });
+      return;
+    }
+    // A voice note in a private chat (issue 76 §2): its bytes fetched here, heard by channel-inbound.ts.
+    const spoken = message?.from && !message.from.is_bot && message.chat.type === 'private' ? spokenMedia(message) : null;
+    if (message?.from && spoken) {
+      const from = message.from;
+      await handlers.message({
+        sender: `telegram:${from.id}`,
+        senderName: from.username ? `@${from.username}` : [from.first_name, from.last_name].filter(Boolean).join(' '),
+        address: String(message.chat.id),
+        text: message.caption ?? '',
+        voice: await fetchSpoken(this.api, this.config, spoken, (text) => this.scrub(text)),
       });
       return;
     }

@@ -27,7 +27,8 @@ export async function readUpload(row: UploadRecord): Promise<{ bytes: Buffer; he
   const bytes = await uploadBytes(row);
   // A file the agent viewed or showed may have been rewritten since: only the bytes recorded are served.
   if (typeof bytes === 'string') throw new ApiError(/changed/.test(bytes) ? 'gone' : 'not_found', bytes);
-  const inline = row.kind === 'image';
+  // A picture is shown and a recording played in the page; anything else is a download.
+  const inline = row.kind === 'image' || row.kind === 'audio';
   return {
     bytes,
     headers: {

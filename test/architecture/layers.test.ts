@@ -24,6 +24,7 @@ export const floors: Record<string, number> = {
   'lib/mind': 4, // the mind kernel: events, tags, pacing, tokens, model calls, outcomes
   'lib/people': 4.2, // the rights authority (issue 58): who may do what, asked by every path above it
   'lib/web-auth': 4.3, // people on the web (issue 61): passkeys, signed-in browsers, invites, who a request is
+  'lib/voice': 4.4, // speech to text and back (issue 76): the speech server's settings and its calls
   'lib/browser': 4.5, // the agent's Chromium: its launcher, egress proxy and sessions (issue 45); the tools drive it
   'lib/tools': 5,
   'lib/mcp': 5.5, // MCP servers as tools (issue 66 §2): the client, its OAuth, catalog, screening, attachments and elicitations, on the tool contract below

@@ -5,8 +5,10 @@
 // are never returned again); sendMessage checks chat_id, text (1–4096 characters after entity
 // parsing) and parse_mode HTML (only the documented tags, balanced — else 400 "can't parse
 // entities"), and inline keyboards' callback_data (1–64 bytes); editMessageText,
-// editMessageReplyMarkup, answerCallbackQuery and getMe. Tests inject 429 with retry_after and
-// 5xx answers, and play a user (messages, replies, button presses).
+// editMessageReplyMarkup, answerCallbackQuery and getMe; getFile and `GET /file/bot<token>/<path>`
+// for a voice note's bytes (past 20 MB getFile answers "file is too big", as the Bot API does).
+// Tests inject 429 with retry_after and 5xx answers, and play a user (messages, replies, button
+// presses, voice notes).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -30,6 +32,10 @@ export interface FakeTelegram {
   userWritesInGroup(user: { id: number; username?: string; first_name?: string }, group: { id: number; title: string }, text: string): number;
   /** A user writes to the bot in a private chat; returns the update id. */
   userWrites(user: { id: number; username?: string; first_name?: string }, text: string, replyTo?: number): number;
+  /** A user sends a voice note (or an audio file, or a round video) in a private chat; returns the update id. */
+  userSpeaks(user: { id: number; username?: string; first_name?: string }, audio: { bytes: Uint8Array; kind?: 'voice' | 'audio'; mimeType?: string; duration?: number; claimedSize?: number }): number;
+  /** getFile calls and file downloads, in order. */
+  fileRequests: string[];
   /** A user presses a button under one of the bot's messages. */
   userPresses(user: { id: number }, messageId: number, data: string): number;
   /** The next `count` calls of `method` answer this error instead. */
@@ -76,6 +82,8 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   /** The long poll waiting now: a new getUpdates ends it with 409, as the Bot API does. */
   let polling: (() => void) | null = null;
   const recentSends: number[] = [];
+  const files = new Map<string, { bytes: Uint8Array; path: string; size: number }>();
+  const fileRequests: string[] = [];
   const fake = { sent: [] as SentMessage[], calls: [] as FakeTelegram['calls'], callbackAnswers: [] as FakeTelegram['callbackAnswers'] };
 
   const push = (update: Record<string, unknown>) => {
@@ -143,6 +151,13 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
       message.replyMarkup = body.reply_markup as SentMessage['replyMarkup'];
       return true;
     },
+    getFile: (body) => {
+      const file = files.get(String(body.file_id));
+      fileRequests.push(`getFile ${String(body.file_id)}`);
+      if (!file) throw { code: 400, description: 'Bad Request: invalid file_id' };
+      if (file.size > 20 * 1024 * 1024) throw { code: 400, description: 'Bad Request: file is too big' };
+      return { file_id: body.file_id, file_unique_id: `u${String(body.file_id)}`, file_size: file.size, file_path: file.path };
+    },
     answerCallbackQuery: (body) => {
       fake.callbackAnswers.push({ id: String(body.callback_query_id), ...(typeof body.text === 'string' && { text: body.text }) });
       return true;
@@ -154,6 +169,13 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', async () => {
       const answer = (status: number, body: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(request.url ?? '');
+      if (download && request.method === 'GET') {
+        fileRequests.push(`download ${download[2]}`);
+        const file = download[1] === token ? [...files.values()].find((candidate) => candidate.path === download[2]) : undefined;
+        if (!file) return answer(404, { ok: false, error_code: 404, description: 'Not Found' });
+        return response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(file.bytes.byteLength) }).end(Buffer.from(file.bytes));
+      }
       const match = /^\/bot([^/]+)\/(\w+)$/.exec(request.url ?? '');
       if (!match) return answer(404, { ok: false, error_code: 404, description: 'Not Found' });
       if (match[1] !== token) return answer(401, { ok: false, error_code: 401, description: 'Unauthorized' });
@@ -205,6 +227,18 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
       return push({
         update_id: nextUpdateId++,
         message: { message_id: nextMessageId++, date: Math.floor(Date.now() / 1000), chat: { id: user.id, type: 'private', first_name: from.first_name }, from, text, ...(replyTo && { reply_to_message: { message_id: replyTo, date: 0, chat: { id: user.id, type: 'private' } } }) },
+      });
+    },
+    fileRequests,
+    userSpeaks(user, audio) {
+      const from = { id: user.id, is_bot: false, first_name: user.first_name ?? 'Ana', ...(user.username && { username: user.username }) };
+      const fileId = `AwACAgQAAxkBAAI${files.size + 1}`;
+      const kind = audio.kind ?? 'voice';
+      files.set(fileId, { bytes: audio.bytes, path: `${kind === 'voice' ? 'voice' : 'music'}/file_${files.size + 1}.${kind === 'voice' ? 'oga' : 'ogg'}`, size: audio.claimedSize ?? audio.bytes.byteLength });
+      const media = { file_id: fileId, file_unique_id: `u${fileId}`, duration: audio.duration ?? 2, mime_type: audio.mimeType ?? 'audio/ogg', file_size: audio.claimedSize ?? audio.bytes.byteLength, ...(kind === 'audio' && { file_name: 'recording.ogg' }) };
+      return push({
+        update_id: nextUpdateId++,
+        message: { message_id: nextMessageId++, date: Math.floor(Date.now() / 1000), chat: { id: user.id, type: 'private', first_name: from.first_name }, from, [kind]: media },
       });
     },
     userWritesInGroup(user, group, text) {

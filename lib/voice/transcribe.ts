@@ -1,0 +1,66 @@
+// Speech to text on an OpenAI-compatible server (issue 76 §1): `POST {base}/audio/transcriptions`,
+// multipart (file, model, response_format=json, language), as OpenAI's API, speaches and
+// whisper.cpp's server take it. The audio goes as it came (Whisper servers read ogg/opus, mp3, m4a,
+// webm and wav); a refusal or a dead server is said in one line, never a silent empty text.
+import { normaliseBaseURL } from '@/lib/backends/openai-compatible-backend';
+import { errorText } from '@/lib/errors/error-text';
+import type { TranscriptionServer } from './voice-settings';
+
+/** OpenAI's own cap for one file; a voice note is far smaller. */
+export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
+
+export class TranscriptionError extends Error {
+  constructor(
+    readonly kind: 'too_large' | 'refused' | 'unreachable' | 'empty',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'TranscriptionError';
+  }
+}
+
+export interface Transcript {
+  text: string;
+  /** Seconds of audio, when the server says (verbose_json); for the allowances. */
+  seconds?: number;
+}
+
+export async function transcribe(server: TranscriptionServer, audio: { bytes: Uint8Array; filename: string; mimeType: string }, options: { signal?: AbortSignal } = {}): Promise<Transcript> {
+  if (audio.bytes.byteLength > MAX_AUDIO_BYTES) throw new TranscriptionError('too_large', `The recording is ${Math.round(audio.bytes.byteLength / 1024 / 1024)} MiB: at most 25 MiB is transcribed`);
+  const form = new FormData();
+  form.set('file', new Blob([new Uint8Array(audio.bytes)], { type: audio.mimeType }), audio.filename);
+  form.set('model', server.model);
+  form.set('response_format', 'json');
+  if (server.language) form.set('language', server.language);
+  const url = `${normaliseBaseURL(server.endpoint)}/audio/transcriptions`;
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'POST', body: form, headers: server.apiKey ? { authorization: `Bearer ${server.apiKey}` } : {}, signal: options.signal ?? AbortSignal.timeout(120_000) });
+  } catch (error) {
+    throw new TranscriptionError('unreachable', `The speech server at ${new URL(url).host} did not answer: ${errorText(error)}`, { cause: error });
+  }
+  const body = await response.text();
+  if (!response.ok) throw new TranscriptionError('refused', `The speech server refused the recording (${response.status}): ${serverMessage(body)}`);
+  let parsed: { text?: unknown; duration?: unknown };
+  try {
+    parsed = JSON.parse(body) as typeof parsed;
+  } catch (error) {
+    throw new TranscriptionError('refused', `The speech server's answer was not JSON: ${body.slice(0, 120)}`, { cause: error });
+  }
+  const text = typeof parsed.text === 'string' ? parsed.text.trim() : '';
+  if (!text) throw new TranscriptionError('empty', 'No words were heard in the recording');
+  return { text, ...(typeof parsed.duration === 'number' && { seconds: parsed.duration }) };
+}
+
+/** OpenAI's `{error: {message}}`, or the body's first words. */
+function serverMessage(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: string } | string; detail?: string };
+    const message = typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? parsed.detail);
+    if (message) return message.slice(0, 300);
+  } catch {
+    // not JSON: its text below
+  }
+  return body.slice(0, 300) || 'no reason given';
+}
