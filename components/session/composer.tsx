@@ -1,6 +1,7 @@
 'use client';
 
 import { useEffect, useRef, useState } from 'react';
+import { TalkButton } from './talk-button';
 import { apiFetch } from '@/components/api-client';
 import type { McpAttachment } from '@/lib/mcp/mcp-attachments';
 import { AttachButton, AttachedFileChips, useAttachedFiles } from './file-attach';
@@ -219,8 +220,18 @@ export function Composer(props: {
         }}
       />
       <div className="flex items-center justify-end gap-2">
-        <span className="mr-auto">
+        <span className="mr-auto flex flex-wrap gap-2">
           <AttachButton disabled={props.paused} onFiles={(files) => void uploads.add(files)} />
+          <TalkButton
+            sessionId={props.sessionId}
+            disabled={props.paused || sending}
+            onHeard={(heard) => {
+              uploads.keep(heard.file);
+              if (heard.text) setDraft((before) => (before.trim() ? `${before.trimEnd()} ${heard.text}` : heard.text!));
+              if (heard.problem) props.onError(heard.problem);
+            }}
+            onError={props.onError}
+          />
         </span>
         {props.streaming && (
           <button type="button" className="btn" onClick={props.onStop}>

@@ -51,7 +51,15 @@ export function useAttachedFiles(sessionId: string, onError: (message: string) =
     }
   }
 
-  return { files, uploading, add, remove: (id: string) => setFiles((before) => before.filter((file) => file.id !== id)), clear: () => setFiles([]) };
+  return {
+    files,
+    uploading,
+    add,
+    /** A file already kept by the server (a push-to-talk recording). */
+    keep: (file: AttachedFile) => setFiles((before) => [...before, file]),
+    remove: (id: string) => setFiles((before) => before.filter((file) => file.id !== id)),
+    clear: () => setFiles([]),
+  };
 }
 
 export function AttachButton(props: { disabled: boolean; onFiles: (files: File[]) => void }) {

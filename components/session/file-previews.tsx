@@ -28,6 +28,16 @@ function FilePreview(props: { file: FileLineMatch }) {
       </a>
     );
   }
+  // A recording (a voice note, push-to-talk: issue 76): played here, and marked as spoken.
+  if (file.facts.startsWith('audio,') && !failed) {
+    return (
+      <span className="flex flex-wrap items-center gap-2 text-xs" data-testid="file-audio">
+        <span aria-hidden="true">🎤</span>
+        <span>spoken</span>
+        <audio controls preload="none" src={url} aria-label={`Recording ${name}`} className="h-8 max-w-full" onError={() => setFailed(true)} />
+      </span>
+    );
+  }
   return (
     <a href={url} className="inline-block rounded bg-black/10 px-2 py-0.5 font-mono text-xs hover:underline dark:bg-white/10" data-testid="file-chip" title={file.facts}>
       {failed ? `⚠ ${name} (changed since it was shared)` : `📄 ${name} · ${file.facts.split(', ').at(-1)}`}

@@ -64,3 +64,33 @@ function serverMessage(body: string): string {
   }
   return body.slice(0, 300) || 'no reason given';
 }
+
+/** A second of silence as 16 kHz mono WAV: what *Test* sends (any speech server decodes it). */
+export function silentWav(seconds = 1): Uint8Array {
+  const samples = Math.round(16_000 * seconds);
+  const bytes = Buffer.alloc(44 + samples * 2);
+  bytes.write('RIFF', 0);
+  bytes.writeUInt32LE(36 + samples * 2, 4);
+  bytes.write('WAVEfmt ', 8);
+  bytes.writeUInt32LE(16, 16);
+  bytes.writeUInt16LE(1, 20); // PCM
+  bytes.writeUInt16LE(1, 22); // mono
+  bytes.writeUInt32LE(16_000, 24);
+  bytes.writeUInt32LE(32_000, 28);
+  bytes.writeUInt16LE(2, 32);
+  bytes.writeUInt16LE(16, 34);
+  bytes.write('data', 36);
+  bytes.writeUInt32LE(samples * 2, 40);
+  return new Uint8Array(bytes);
+}
+
+/** *Test* for Settings › Voice: the server heard a second of silence (words or none) — or why not. */
+export async function testTranscription(server: TranscriptionServer): Promise<{ ok: true; latency_ms: number } | { ok: false; error: string }> {
+  const started = performance.now();
+  try {
+    await transcribe(server, { bytes: silentWav(), filename: 'test.wav', mimeType: 'audio/wav' }, { signal: AbortSignal.timeout(30_000) });
+  } catch (error) {
+    if (!(error instanceof TranscriptionError) || error.kind !== 'empty') return { ok: false, error: errorText(error) };
+  }
+  return { ok: true, latency_ms: Math.round(performance.now() - started) };
+}

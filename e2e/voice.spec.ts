@@ -1,0 +1,75 @@
+// Push-to-talk in Chromium (issue 76 §3) with a fake microphone playing real speech (espeak-ng's
+// WAV through --use-file-for-fake-audio-capture): Settings › Voice points at a loopback speech
+// server running pocketsphinx and *Test* answers; on the session page 🎤 Talk records, the words come
+// back into the composer to edit, the recording is attached, and once sent the message shows it as
+// spoken with a player — and the agent answers the words.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, expect, test, type Browser } from '@playwright/test';
+import { spokenAudio, startSpeechServer, type SpeechServer } from '../test/fakes/speech-server';
+import { SessionPage } from './support/pages';
+import { saveScreenshot } from './support/screenshots';
+
+let speech: SpeechServer;
+let microphone: Browser;
+const wav = path.join(os.tmpdir(), `agentcsd-e2e-speech-${process.pid}.wav`);
+
+test.beforeAll(async () => {
+  speech = await startSpeechServer();
+  // A pause first and last: the fake microphone loops the file, and the recording catches it whole.
+  fs.writeFileSync(wav, await spokenAudio(', , , what is the weather like today , , , , ,', 'wav'));
+  const launch = test.info().project.use.launchOptions;
+  microphone = await chromium.launch({
+    ...(launch?.executablePath && { executablePath: launch.executablePath }),
+    args: [...(launch?.args ?? []), '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${wav}`],
+  });
+});
+
+test.afterAll(async ({ request }) => {
+  await request.put('/api/voice-settings', { data: { transcription: null } });
+  await microphone?.close();
+  await speech?.close();
+  fs.rmSync(wav, { force: true });
+});
+
+test('Settings › Voice, then push-to-talk: recorded, heard, edited, sent as spoken, answered', async ({ request, baseURL }) => {
+  test.setTimeout(90_000);
+  const context = await microphone.newContext({ baseURL, viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+
+  await page.goto('/settings/voice');
+  const form = page.getByRole('form', { name: 'Speech server' });
+  await form.getByLabel('Server address (…/v1)').fill(speech.url);
+  await form.getByLabel('Model').fill('whisper-1');
+  await form.getByRole('button', { name: 'Test' }).click();
+  await expect(form.getByRole('status')).toContainText(/The server answered in \d+ ms/);
+  await form.getByRole('button', { name: 'Save' }).click();
+  await expect(form.getByRole('status')).toContainText('Saved');
+  await saveScreenshot(page, 'settings-voice');
+
+  const created = await request.post('/api/sessions', { data: { persona: 'iris', name: 'Spoken to' } });
+  expect(created.status()).toBe(201);
+  const { session } = (await created.json()) as { session: { id: string } };
+  await page.goto(`/sessions/${session.id}`);
+  const chat = new SessionPage(page);
+  await chat.chat.getByRole('button', { name: '🎤 Talk' }).click();
+  const stop = chat.chat.getByRole('button', { name: /Stop \(\d+ s\)/ });
+  await expect(stop).toBeVisible();
+  await expect(stop).toHaveText(/Stop \([4-9] s\)/, { timeout: 15_000 });
+  await stop.click();
+  // The words come back to edit; the recording is attached beside them.
+  await expect(chat.input).toHaveValue(/weather/, { timeout: 20_000 });
+  await expect(chat.chat.getByLabel('Files to send')).toContainText('recording');
+  await chat.input.fill(`${await chat.input.inputValue()} please`);
+  await page.keyboard.press('Enter');
+
+  const mine = chat.messages.filter({ hasText: 'please' });
+  await expect(mine.getByTestId('file-audio')).toContainText('spoken');
+  await expect(mine.getByLabel(/^Recording /)).toBeVisible();
+  await expect(chat.messages.filter({ hasText: /You said: .*weather.*please/ })).toBeVisible({ timeout: 30_000 });
+  await saveScreenshot(page, 'session-push-to-talk');
+  expect(speech.received.at(-1)).toMatchObject({ model: 'whisper-1', type: expect.stringMatching(/^audio\/(webm|ogg)/) });
+  await request.delete(`/api/sessions/${session.id}`);
+  await context.close();
+});

@@ -1,0 +1,51 @@
+// Settings › Voice over REST (issue 76 §1): the speech server saved with its key sealed and never
+// sent back; *Test* uses the stored key when none is typed, and says in the server's words what is
+// wrong; a bad language or an unknown field is a 400; null turns voice notes' hearing off.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as settingsRoute from '@/app/api/voice-settings/route';
+import * as testRoute from '@/app/api/voice-settings/test/route';
+import { getDb } from '@/lib/store/db';
+import { transcriptionServer } from '@/lib/voice/voice-settings';
+import { startSpeechServer, type SpeechServer } from '@/test/fakes/speech-server';
+import { useTempAppDirs } from '@/test/support/temp-app-dirs';
+
+useTempAppDirs();
+let speech: SpeechServer;
+beforeAll(async () => {
+  speech = await startSpeechServer({ apiKey: 'sk-voice-secret' });
+});
+afterAll(() => speech.close());
+
+const request = (method: string, body?: unknown) => new Request('http://localhost:3000/api/voice-settings', { method, headers: { 'content-type': 'application/json' }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+const json = async (response: Response | Promise<Response>) => {
+  const answer = await response;
+  return { status: answer.status, body: (await answer.json()) as Record<string, any> };
+};
+
+describe('Settings › Voice', () => {
+  it('keeps the key sealed and never sends it back; Test uses it when none is typed', async () => {
+    expect((await json(settingsRoute.GET(request('GET'), {}))).body).toEqual({ transcription: null });
+    const saved = await json(settingsRoute.PUT(request('PUT', { transcription: { endpoint: speech.url, model: 'whisper-1', language: 'en', api_key: 'sk-voice-secret' } }), {}));
+    expect(saved).toEqual({ status: 200, body: { transcription: { endpoint: speech.url, model: 'whisper-1', language: 'en', api_key_set: true } } });
+    const row = await (await getDb()).setting.findUnique({ where: { key: 'voice' } });
+    expect(row!.value).not.toContain('sk-voice-secret');
+    expect((await transcriptionServer())?.apiKey).toBe('sk-voice-secret');
+
+    expect((await json(testRoute.POST(request('POST', { transcription: { endpoint: speech.url, model: 'whisper-1' } }), {}))).body).toMatchObject({ ok: true, latency_ms: expect.any(Number) });
+    expect(speech.received.at(-1)).toMatchObject({ authorization: 'Bearer sk-voice-secret', filename: 'test.wav', type: 'audio/wav' });
+    expect((await json(testRoute.POST(request('POST', { transcription: { endpoint: speech.url, model: 'whisper-1', api_key: 'sk-wrong' } }), {}))).body).toEqual({ ok: false, error: expect.stringContaining('Incorrect API key provided') });
+    expect((await json(testRoute.POST(request('POST', { transcription: { endpoint: 'http://127.0.0.1:9/v1', model: 'whisper-1' } }), {}))).body).toEqual({ ok: false, error: expect.stringContaining('did not answer') });
+
+    // Saved again without a key: the stored one stays.
+    await settingsRoute.PUT(request('PUT', { transcription: { endpoint: speech.url, model: 'whisper-large' } }), {});
+    expect(await transcriptionServer()).toEqual({ endpoint: speech.url, model: 'whisper-large', apiKey: 'sk-voice-secret' });
+  });
+
+  it('refuses what is not a server, and turns off with null', async () => {
+    expect((await json(settingsRoute.PUT(request('PUT', { transcription: { endpoint: 'not a url', model: 'x' } }), {}))).status).toBe(400);
+    expect((await json(settingsRoute.PUT(request('PUT', { transcription: { endpoint: speech.url, model: 'x', language: 'english' } }), {}))).body.error.message).toContain('two-letter language code');
+    expect((await json(settingsRoute.PUT(request('PUT', { transcription: { endpoint: speech.url, model: 'x' }, tts: true }), {}))).status).toBe(400);
+    expect((await json(settingsRoute.PUT(request('PUT', { transcription: null }), {}))).body).toEqual({ transcription: null });
+    expect(await transcriptionServer()).toBeNull();
+  });
+});
