@@ -72,3 +72,18 @@ export function handle<C>(handler: (request: Request, context: C) => Promise<Res
     }
   };
 }
+
+/**
+ * A multipart form of at most `limit` bytes: 415 with `what` when the body is not one (say what to
+ * send), 413 past the limit before the rest is read, 400 when it does not parse.
+ */
+export async function readMultipartForm(request: Request, limit: number, what: string): Promise<FormData> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^multipart\/form-data\s*;/i.test(type)) throw new ApiError('unsupported_media_type', what);
+  const body = await readLimitedBytes(request, limit);
+  try {
+    return await new Response(new Uint8Array(body), { headers: { 'content-type': type } }).formData();
+  } catch {
+    throw new ApiError('validation_failed', 'The body is not a valid multipart form');
+  }
+}

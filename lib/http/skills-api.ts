@@ -11,7 +11,7 @@ import { listSkills, SKILL_LIMITS, type Skill, type SkillSource } from '@/lib/sk
 import { SkillImportError, skillFilePath, unzipSkill } from '@/lib/skills/skill-import';
 import { readMcpSettings } from '@/lib/store/settings-repository';
 import { ApiError } from './api-error';
-import { readLimitedBytes } from './route-helpers';
+import { readMultipartForm } from './route-helpers';
 
 export const skillScopeSchema = z.object({ persona: personaNameSchema.optional() }).strict();
 
@@ -59,16 +59,7 @@ export async function setPersonaSkill(persona: string, name: string, enabled: bo
 
 /** The import form: a zip archive, or a folder's files by their paths. */
 export async function readSkillForm(request: Request): Promise<{ files: Map<string, Buffer>; replace: boolean; scope: { persona?: string } }> {
-  if (!/^multipart\/form-data\s*;/i.test(request.headers.get('content-type') ?? '')) {
-    throw new ApiError('unsupported_media_type', 'Send the skill as multipart/form-data: a .zip in "archive", or the folder\'s files in "files"');
-  }
-  const body = await readLimitedBytes(request, SKILL_LIMITS.totalBytes + 1024 * 1024);
-  let form: FormData;
-  try {
-    form = await new Response(new Uint8Array(body), { headers: { 'content-type': request.headers.get('content-type')! } }).formData();
-  } catch {
-    throw new ApiError('validation_failed', 'The body is not a valid multipart form');
-  }
+  const form = await readMultipartForm(request, SKILL_LIMITS.totalBytes + 1024 * 1024, 'Send the skill as multipart/form-data: a .zip in "archive", or the folder\'s files in "files"');
   const persona = form.get('persona');
   const scope = skillScopeSchema.safeParse({ persona: typeof persona === 'string' && persona ? persona : undefined });
   if (!scope.success) throw new ApiError('validation_failed', 'persona must be a persona name');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { readEnv } from '@/lib/config/env';
 import { ApiError } from '@/lib/http/api-error';
-import { handle, parseParams, readLimitedBytes } from '@/lib/http/route-helpers';
+import { handle, parseParams, readMultipartForm } from '@/lib/http/route-helpers';
 import { acceptUpload } from '@/lib/http/uploads';
 import { findSession } from '@/lib/store/sessions-repository';
 import { listUploads, uploadJson } from '@/lib/store/uploads-repository';
@@ -19,18 +19,9 @@ const fileSchema = z.object({ name: z.string().max(1_000), type: z.string().max(
 export const POST = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const { id } = parseParams(await context.params, sessionParamsSchema);
   if (!(await findSession({ id }))) throw new ApiError('not_found', `No session ${id}`);
-  if (!/^multipart\/form-data\s*;/i.test(request.headers.get('content-type') ?? '')) {
-    throw new ApiError('unsupported_media_type', 'Send the file as multipart/form-data with a "file" field');
-  }
   const limit = readEnv().AGENTCSD_UPLOAD_MAX_MB * 1024 * 1024;
   // The form's own bytes on top of the file: a little room for the boundary and headers.
-  const body = await readLimitedBytes(request, limit + 64 * 1024);
-  let form: FormData;
-  try {
-    form = await new Response(new Uint8Array(body), { headers: { 'content-type': request.headers.get('content-type')! } }).formData();
-  } catch {
-    throw new ApiError('validation_failed', 'The body is not a valid multipart form');
-  }
+  const form = await readMultipartForm(request, limit + 64 * 1024, 'Send the file as multipart/form-data with a "file" field');
   const file = form.get('file');
   if (!(file instanceof File) || !fileSchema.safeParse({ name: file.name, type: file.type, size: file.size }).success) {
     throw new ApiError('validation_failed', 'The form needs one "file" field holding a file');
