@@ -2,7 +2,7 @@
 // WAV through --use-file-for-fake-audio-capture): Settings › Voice points at a loopback speech
 // server running pocketsphinx and *Test* answers; on the session page 🎤 Talk records, the words come
 // back into the composer to edit, the recording is attached, and once sent the message shows it as
-// spoken with a player — and the agent answers the words.
+// spoken with a player — and the agent answers the words, which *Read aloud* hands to the browser's voices.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -69,6 +69,15 @@ test('Settings › Voice, then push-to-talk: recorded, heard, edited, sent as sp
   await expect(mine.getByLabel(/^Recording /)).toBeVisible();
   await expect(chat.messages.filter({ hasText: /You said: .*weather.*please/ })).toBeVisible({ timeout: 30_000 });
   await saveScreenshot(page, 'session-push-to-talk');
+
+  // Read aloud with the browser's own voices: what is handed to speechSynthesis is the reply's words.
+  await page.evaluate(() => {
+    const said: string[] = [];
+    (window as unknown as { said: string[] }).said = said;
+    window.speechSynthesis.speak = (utterance: SpeechSynthesisUtterance) => void said.push(utterance.text);
+  });
+  await chat.messages.filter({ hasText: /You said: .*weather/ }).getByRole('button', { name: 'Read aloud' }).click();
+  expect(await page.evaluate(() => (window as unknown as { said: string[] }).said)).toEqual([expect.stringMatching(/^You said: .*weather.*please$/)]);
   expect(speech.received.at(-1)).toMatchObject({ model: 'whisper-1', type: expect.stringMatching(/^audio\/(webm|ogg)/) });
   await request.delete(`/api/sessions/${session.id}`);
   await context.close();

@@ -11,6 +11,7 @@ import { ElicitationCard } from './elicitation-card';
 import { Composer, type MessageAttachment } from './composer';
 import { MessageWithAttachments } from './attachment-blocks';
 import { FilePreviews, splitFileLines } from './file-previews';
+import { ReadAloud } from './read-aloud';
 import { EmptyLayer, formatTime, LoadEarlier, PanelFrame, useStickToBottom } from './panel-frame';
 
 /** The agent's words, and the files it showed (show_file) below them. */
@@ -41,6 +42,7 @@ const Bubble = memo(function Bubble(props: { message: MessageJson; queued: boole
           {message.spontaneous && <span className="font-medium text-amber-700 dark:text-amber-300">spoke on its own</span>}
           {message.interrupted && <span className="font-medium">stopped before the end</span>}
           {props.queued && <span className="font-medium">queued</span>}
+          {!mine && <ReadAloud text={splitFileLines(message.content).text} />}
         </p>
       </div>
     </li>

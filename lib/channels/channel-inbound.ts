@@ -32,7 +32,7 @@ import { allowanceRefusal, authored, boundSession, chatActor, openPersonalSessio
 import { handleGroupMessage } from './channel-groups';
 import { inSpan } from '@/lib/telemetry/traces';
 import { errorText } from '@/lib/errors/error-text';
-import { hearVoiceNote } from './voice-notes';
+import { hearVoiceNote, spokenPart } from './voice-notes';
 import { startSessionWith } from '@/lib/people/web-reach';
 import { messageRefusal } from '@/lib/config/message-text';
 import { processSlot } from '@/lib/process/process-state';
@@ -93,7 +93,8 @@ async function receive(context: InboundContext, message: InboundMessage): Promis
   // The paired identity is here (it wrote): what waited for it goes now.
   if ((await releaseHeldOutbox(context.channel.id, deliveryAddress(binding), context.now())) > 0) context.wake();
   let text = message.text.trim();
-  if (!text && !message.voice) return;
+  const spoken = spokenPart(message);
+  if (!text && !spoken.voice) return;
 
   const command = /^[/!](status|pause|resume|stop|new|approve|always|deny|answer)(?:@\w+)?(?:\s+([\s\S]*))?$/i.exec(text);
   const bound = await boundSession(context.host, binding);
@@ -113,13 +114,13 @@ async function receive(context: InboundContext, message: InboundMessage): Promis
   }
 
   // A voice note is its words, the recording kept beside them; one not heard is said, and kept (issue 76 §2).
-  let files = message.files ?? [];
-  if (message.voice) {
+  let files = spoken.files;
+  if (spoken.voice) {
     // Past the allowance the speech server is not asked either: refused as the model would be.
     const spentFirst = (await allowanceRefusal(binding.personId, context.now())) ?? (await spentRefusal(session.id, context.now()));
     if (spentFirst) return reply(context, deliveryAddress(binding), spentFirst);
-    const heard = await hearVoiceNote(message.voice);
-    const recording = message.voice.refused ? [] : [{ name: message.voice.name, claimedType: message.voice.claimedType, bytes: message.voice.bytes }];
+    const heard = await hearVoiceNote(spoken.voice);
+    const recording = spoken.voice.refused ? [] : [{ name: spoken.voice.name, claimedType: spoken.voice.claimedType, bytes: spoken.voice.bytes }];
     if ('problem' in heard) {
       if (recording.length) await keepFiles(session.id, recording);
       return reply(context, deliveryAddress(binding), `Your voice note was not heard: ${heard.problem}.${recording.length ? ' It is kept with the conversation.' : ''} Write it instead, or send it again.`);

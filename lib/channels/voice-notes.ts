@@ -1,6 +1,8 @@
 // A voice note from a chat, heard (issue 76 §2): transcribed on the speech server Settings › Voice
 // names; what goes wrong — no server, a recording not fetched, a refusal — comes back as words for
-// the person, and the recording is kept all the same (channel-inbound.ts).
+// the person, and the recording is kept all the same (channel-inbound.ts). A chat's attached
+// recording (a Slack audio clip, a mail's voice memo) is heard the same way: known by its bytes.
+import { sniffAudio } from '@/lib/attachments/file-kind';
 import { errorText } from '@/lib/errors/error-text';
 import { transcribe } from '@/lib/voice/transcribe';
 import { transcriptionServer } from '@/lib/voice/voice-settings';
@@ -17,4 +19,14 @@ export async function hearVoiceNote(voice: NonNullable<InboundMessage['voice']>)
   } catch (error) {
     return { problem: errorText(error) };
   }
+}
+
+/** A message's spoken part: its voice note, or else the first attached file that is audio by its bytes (taken out of `files`). */
+export function spokenPart(message: Pick<InboundMessage, 'voice' | 'files'>): { voice: NonNullable<InboundMessage['voice']> | null; files: NonNullable<InboundMessage['files']> } {
+  const files = message.files ?? [];
+  if (message.voice) return { voice: message.voice, files };
+  const index = files.findIndex((file) => !file.refused && sniffAudio(file.bytes) !== null);
+  if (index < 0) return { voice: null, files };
+  const file = files[index]!;
+  return { voice: { name: file.name, claimedType: sniffAudio(file.bytes), bytes: file.bytes }, files: files.filter((_, at) => at !== index) };
 }

@@ -22,6 +22,8 @@ import { channelInputSchema, mergeChannelConfig, publicChannelConfig } from '@/l
 import { approveAndBind, approvePairingSchema } from '@/lib/channels/channel-pairing';
 import { createAdapter } from '@/lib/channels/channel-service';
 import { startFakeSlack, type FakeSlack, type SlackUser } from '@/test/fakes/fake-slack-server';
+import { spokenAudio, startSpeechServer } from '@/test/fakes/speech-server';
+import { saveTranscriptionServer } from '@/lib/voice/voice-settings';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { taskScript } from '@/test/fakes/task-script';
 import { claimedPng } from '@/test/support/hostile-files';
@@ -168,6 +170,21 @@ describe('a session over Slack', () => {
     expect(uploads.map((upload) => [upload.name, upload.mimeType])).toEqual([['photo.png', 'image/png']]);
     expect((await filed())!.content).toMatch(/Not kept: bomb\.png was refused: .*; elsewhere\.png: not fetched: its address is not Slack’s file host/);
     await expect.poll(() => lastTo(ana), { timeout: 15_000 }).toContain('Here are the files.');
+  }, 60_000);
+
+  it('hears an audio clip a person shares: its words are her message, the clip kept as audio (issue 76 §2)', async () => {
+    const speech = await startSpeechServer();
+    try {
+      await saveTranscriptionServer({ endpoint: speech.url, model: 'whisper-1' });
+      const clip = Buffer.from(await spokenAudio('what is the weather like today', 'webm'));
+      slack.userDMs(ana, '', { files: [{ name: 'audio_message.webm', mimetype: 'audio/webm', bytes: clip }] });
+      await expect.poll(() => lastTo(ana), { timeout: 20_000 }).toMatch(/weather/);
+      expect((await listUploads(sessionId)).filter((upload) => upload.kind === 'audio').map((upload) => upload.mimeType)).toEqual(['audio/webm']);
+      expect(speech.received.at(-1)).toMatchObject({ filename: 'audio_message.webm', type: 'audio/webm' });
+    } finally {
+      await saveTranscriptionServer(null);
+      await speech.close();
+    }
   }, 60_000);
 
   it('the AI side panel: the persona’s prompts, a title, the mood and criteria as the status, the reply streamed', async () => {
