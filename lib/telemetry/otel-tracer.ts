@@ -125,6 +125,12 @@ function opening(facts: SpanFacts): { name: string; kind: SpanKind; attributes: 
         kind: SpanKind.SERVER,
         attributes: { [ATTR_HTTP_REQUEST_METHOD]: 'POST', [ATTR_HTTP_ROUTE]: DOOR_ROUTES[facts.door], [ATTR_GEN_AI_AGENT_NAME]: facts.persona, 'agentcsd.door': facts.door },
       };
+    case 'speech':
+      return {
+        name: `${facts.operation} ${facts.model}`,
+        kind: SpanKind.CLIENT,
+        attributes: { [ATTR_GEN_AI_REQUEST_MODEL]: facts.model, 'server.address': facts.server, 'agentcsd.speech.operation': facts.operation, 'agentcsd.speech.bytes': facts.bytes },
+      };
     case 'channel': {
       const send = facts.operation === 'send';
       return {

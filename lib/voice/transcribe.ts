@@ -4,6 +4,7 @@
 // webm and wav); a refusal or a dead server is said in one line, never a silent empty text.
 import { normaliseBaseURL } from '@/lib/backends/openai-compatible-backend';
 import { errorText } from '@/lib/errors/error-text';
+import { inSpan } from '@/lib/telemetry/traces';
 import type { TranscriptionServer } from './voice-settings';
 
 /** OpenAI's own cap for one file; a voice note is far smaller. */
@@ -26,7 +27,13 @@ export interface Transcript {
   seconds?: number;
 }
 
-export async function transcribe(server: TranscriptionServer, audio: { bytes: Uint8Array; filename: string; mimeType: string }, options: { signal?: AbortSignal } = {}): Promise<Transcript> {
+/** One recording heard, as a `transcribe <model>` span (the traces show where the time went). */
+export function transcribe(server: TranscriptionServer, audio: { bytes: Uint8Array; filename: string; mimeType: string }, options: { signal?: AbortSignal } = {}): Promise<Transcript> {
+  const host = URL.canParse(server.endpoint) ? new URL(server.endpoint).host : server.endpoint;
+  return inSpan({ kind: 'speech', operation: 'transcribe', model: server.model, server: host, bytes: audio.bytes.byteLength }, () => heardOn(server, audio, options));
+}
+
+async function heardOn(server: TranscriptionServer, audio: { bytes: Uint8Array; filename: string; mimeType: string }, options: { signal?: AbortSignal }): Promise<Transcript> {
   if (audio.bytes.byteLength > MAX_AUDIO_BYTES) throw new TranscriptionError('too_large', `The recording is ${Math.round(audio.bytes.byteLength / 1024 / 1024)} MiB: at most 25 MiB is transcribed`);
   const form = new FormData();
   form.set('file', new Blob([new Uint8Array(audio.bytes)], { type: audio.mimeType }), audio.filename);
