@@ -8,6 +8,7 @@ import { agentBrowserTable, benchAgentBrowser } from './agent-browser';
 import { benchPromptCache, cacheTable } from './prompt-cache';
 import { benchStreamingPath, loadTable, streamingTable } from './streaming-path';
 import { benchChannels, channelsTable } from './channels';
+import { benchVoice, voiceTable } from './voice';
 import { benchEmail, emailTable } from './email';
 import { benchDiscord, discordTable } from './discord';
 import { benchSlack, slackTable } from './slack';
@@ -63,6 +64,9 @@ console.log(loadTable(streaming));
 
 console.log('\n## Channels: a message from a chat against one from the page; the outbox against a throttling Bot API\n');
 console.log(channelsTable(await benchChannels({ samples: quick ? 10 : 40, outboxMessages: 300 })));
+
+console.log('\n## Voice: a voice note on Telegram against the same words typed\n');
+console.log(voiceTable(await benchVoice({ samples: quick ? 5 : 15 })));
 
 console.log('\n## Email: a signed mail against a message from the page; replies to the SMTP server\n');
 console.log(emailTable(await benchEmail({ samples: quick ? 10 : 30, mails: 300 })));

@@ -94,6 +94,8 @@ for (const [index, round] of rounds.entries()) {
     const keptToken = () => fs.readFileSync(path.join(server.dataDir, 'access-token'), 'utf8').trim();
 
     test.beforeAll(async () => {
+      // `npm run dev` starts Next and compiles the walk's pages first: minutes, on a busy two-core machine.
+      test.setTimeout(round.dev ? 360_000 : 90_000);
       const root = `test-results/e2e-household-${index}`;
       fs.rmSync(root, { recursive: true, force: true });
       server = await spawnServer({ root, port, dev: round.dev, env: round.publicUrl ? { AGENTCSD_PUBLIC_URL: base } : {} });

@@ -248,14 +248,19 @@ export function SessionView({ sessionId, asPerson = false }: { sessionId: string
         <span className="ml-auto">
           <ConnectionIndicator state={socket.state} />
         </span>
-        <button type="button" className="btn lg:hidden" aria-expanded={actionsOpen} aria-controls="session-actions" onClick={() => setActionsOpen((open) => !open)}>
-          More
-        </button>
+        {/* .btn is unlayered CSS and beats a utility's display: the wrapper hides it on a wide screen. */}
+        <span className="lg:hidden">
+          <button type="button" className="btn" aria-expanded={actionsOpen} aria-controls="session-actions" onClick={() => setActionsOpen((open) => !open)}>
+            More
+          </button>
+        </span>
         <div id="session-actions" className={`${actionsOpen ? 'flex' : 'hidden'} w-full flex-wrap items-center gap-3 lg:flex lg:w-auto`}>
           {(Object.keys(state.tasks).length > 0 || (!asPerson && !wordsPrivate)) && (
-            <a className="btn lg:hidden" href="#tasks-and-schedules" onClick={() => setActionsOpen(false)}>
-              Tasks{!asPerson && !wordsPrivate ? ' and schedules' : ''}
-            </a>
+            <span className="lg:hidden">
+              <a className="btn" href="#tasks-and-schedules" onClick={() => setActionsOpen(false)}>
+                Tasks{!asPerson && !wordsPrivate ? ' and schedules' : ''}
+              </a>
+            </span>
           )}
           {notices.permission === 'default' && (
             <button type="button" className="btn" onClick={() => void notices.enable()} title="A system notification when the agent speaks on its own, a card waits or a task ends while this tab is in the background">

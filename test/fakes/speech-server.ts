@@ -16,6 +16,8 @@ export interface SpeechServer {
   url: string;
   /** Each upload as received: its form fields and the file's name, type and size. */
   received: { model: string | null; response_format: string | null; language: string | null; filename: string; type: string; bytes: number; authorization: string | undefined }[];
+  /** How long the engine (ffmpeg and pocketsphinx) took for each recording it heard, in ms. */
+  engineMs: number[];
   /** The next request answers this status and message instead. */
   failNext(status: number, message: string): void;
   close(): Promise<void>;
@@ -41,6 +43,7 @@ export async function hear(bytes: Uint8Array): Promise<{ text: string; seconds: 
 
 export async function startSpeechServer(options: { apiKey?: string } = {}): Promise<SpeechServer> {
   const received: SpeechServer['received'] = [];
+  const engineMs: number[] = [];
   let failure: { status: number; message: string } | null = null;
   const server = http.createServer((request, response) => {
     void (async () => {
@@ -64,7 +67,9 @@ export async function startSpeechServer(options: { apiKey?: string } = {}): Prom
       if (!(file instanceof File)) return openAIError(response, 400, "1 validation error for Request\nbody -> file\n  field required", 'file');
       let heard: { text: string; seconds: number };
       try {
+        const started = performance.now();
         heard = await hear(new Uint8Array(await file.arrayBuffer()));
+        engineMs.push(performance.now() - started);
       } catch {
         return openAIError(response, 400, 'Invalid file format. Supported formats: [flac, m4a, mp3, mp4, mpeg, mpga, oga, ogg, wav, webm]', 'file');
       }
@@ -79,6 +84,7 @@ export async function startSpeechServer(options: { apiKey?: string } = {}): Prom
   return {
     url: `http://127.0.0.1:${port}/v1`,
     received,
+    engineMs,
     failNext: (status, message) => (failure = { status, message }),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
