@@ -86,6 +86,10 @@ async function chat(page: Page, text: string): Promise<void> {
 
 for (const [index, round] of rounds.entries()) {
   test.describe(round.name, () => {
+    // Known flake (issue 75 note): `next dev` started from the test runner now and then reloads a
+    // page in a loop on each hot-reload connect ("[Fast Refresh] rebuilding" → reload), with the same
+    // chunks each time; not seen from a clean shell. A dev round runs again on a fresh server once.
+    if (round.dev) test.describe.configure({ retries: 1 });
     const port = firstPort + index;
     const base = `http://localhost:${port}`;
     let server: SpawnedServer;
