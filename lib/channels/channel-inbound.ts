@@ -116,8 +116,9 @@ async function receive(context: InboundContext, message: InboundMessage): Promis
   // A voice note is its words, the recording kept beside them; one not heard is said, and kept (issue 76 §2).
   let files = spoken.files;
   if (spoken.voice) {
-    // Past the allowance the speech server is not asked either: refused as the model would be.
-    const spentFirst = (await allowanceRefusal(binding.personId, context.now())) ?? (await spentRefusal(session.id, context.now()));
+    // Past the conversation's allowance the speech server is not asked either (the person's count of
+    // messages is taken once, below, as for a typed one: allowanceRefusal consumes one).
+    const spentFirst = await spentRefusal(session.id, context.now());
     if (spentFirst) return reply(context, deliveryAddress(binding), spentFirst);
     const heard = await hearVoiceNote(spoken.voice);
     const recording = spoken.voice.refused ? [] : [{ name: spoken.voice.name, claimedType: spoken.voice.claimedType, bytes: spoken.voice.bytes }];

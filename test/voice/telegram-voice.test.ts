@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { channelInputSchema, mergeChannelConfig } from '@/lib/channels/channel-config';
 import { approveAndBind, approvePairingSchema } from '@/lib/channels/channel-pairing';
 import { Orchestrator } from '@/lib/orchestrator/orchestrator';
-import { listOpenPairings, saveChannel } from '@/lib/store/channels-repository';
+import { listBindings, listOpenPairings, saveChannel } from '@/lib/store/channels-repository';
+import { messagesToday } from '@/lib/store/people-repository';
 import { readWholeSession } from '@/lib/store/messages-repository';
 import { readSettings, writeSettings } from '@/lib/store/settings-repository';
 import { listUploads } from '@/lib/store/uploads-repository';
@@ -82,6 +83,9 @@ describe('a voice note on Telegram', () => {
     expect(uploads).toHaveLength(2);
     expect(uploads[1]).toMatchObject({ kind: 'audio', mimeType: 'audio/ogg', messageId: expect.any(Number) });
     expect(speech.received.at(-1)).toMatchObject({ model: 'whisper-1', language: 'en', filename: 'voice-note.ogg', type: 'audio/ogg' });
+    // One voice note is one of her messages today, as a typed one (the unheard one was none).
+    const [binding] = await listBindings({ channelId });
+    expect(await messagesToday(binding!.personId!, new Date())).toBe(1);
   });
 
   it('a server that refuses, a corrupt note and one past the size cap: each said in the chat, nothing sent to the model', async () => {

@@ -27,7 +27,12 @@ export const POST = handle(async (request) => {
   const may = askForPersonaRule(visitor.person);
   if (may.verdict === 'refuse') throw new ApiError('unprocessable', `Nothing to ask: ${may.reason}`);
   const { note } = await readJsonBody(request, bodySchema, 4096);
-  const asked = await askForPersona(visitor.person.id, note || null, new Date());
+  const now = new Date();
+  const before = await personaRequestOf(visitor.person.id);
+  // Asked again within the hour: the note is updated (the first asking's time kept), the owner's phones are not woken again.
+  const again = before !== null && now.getTime() - Date.parse(before.asked_at) < 3600_000;
+  const asked = await askForPersona(visitor.person.id, note || null, again ? new Date(before.asked_at) : now);
+  if (again) return Response.json({ request: asked }, { status: 201 });
   // The owner's phones hear of it; a failed push leaves the request on the People page all the same.
   void pushToPerson(OWNER_ID, { title: `${visitor.person.name} asks for someone to talk to`, body: note || 'Give them a persona on People', url: '/people', tag: `persona-request-${visitor.person.id}` }).catch((error: unknown) =>
     console.error('[push] the persona request was not sent to the owner', errorText(error)),
