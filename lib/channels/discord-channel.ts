@@ -12,6 +12,7 @@ import type { OutboxPayload } from '@/lib/store/channels-repository';
 import { ChannelSendError, type ChannelAdapter, type InboundHandlers } from './channel-types';
 import type { DiscordConfig } from './discord-config';
 import { signCallback } from './card-callback';
+import { discordVoice } from './discord-files';
 import { toDiscordMessages } from './format';
 
 const RETRY_MS = [1_000, 5_000, 15_000, 30_000, 60_000];
@@ -103,7 +104,9 @@ export class DiscordChannel implements ChannelAdapter {
     const senderName = `@${message.author.username}`;
     const replyTo = message.reference?.messageId;
     if (!message.guildId) {
-      return handlers.message({ sender, senderName, address: `user:${message.author.id}`, text: message.content, ...(replyTo && { replyTo }) });
+      // A voice message (or an audio file) in a DM is heard (issue 76 §2).
+      const voice = await discordVoice(message, this.config.api_root);
+      return handlers.message({ sender, senderName, address: `user:${message.author.id}`, text: message.content, ...(replyTo && { replyTo }), ...(voice && { voice }) });
     }
     if (!this.config.guild_channels.includes(message.channelId)) return; // a channel the owner did not pick
     const addressed = message.mentions.users.has(me.id) || message.mentions.repliedUser?.id === me.id;

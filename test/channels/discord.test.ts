@@ -14,6 +14,9 @@ import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import { channelInputSchema, mergeChannelConfig, publicChannelConfig } from '@/lib/channels/channel-config';
 import { approveAndBind, approvePairingSchema } from '@/lib/channels/channel-pairing';
 import { createAdapter } from '@/lib/channels/channel-service';
+import { spokenAudio, startSpeechServer } from '@/test/fakes/speech-server';
+import { saveTranscriptionServer } from '@/lib/voice/voice-settings';
+import { mayFetchAttachment } from '@/lib/channels/discord-files';
 import { startFakeDiscord, type DiscordUser, type FakeDiscord } from '@/test/fakes/fake-discord-server';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { taskScript } from '@/test/fakes/task-script';
@@ -120,6 +123,33 @@ describe('a session over Discord', () => {
     await expect.poll(() => inGuild().at(-1)?.content ?? '', { timeout: 15_000 }).toContain('what is the plan?');
     expect(inGuild().slice(before).some((message) => message.content.includes('among ourselves'))).toBe(false);
   }, 60_000);
+
+  it('hears a voice message in a DM from Discord’s CDN only, and says why one is not heard (issue 76 §2)', async () => {
+    const speech = await startSpeechServer();
+    try {
+      await saveTranscriptionServer({ endpoint: speech.url, model: 'whisper-1' });
+      discord.userSpeaks(ana, await spokenAudio('what is the weather like today', 'ogg'));
+      await expect.poll(() => lastTo(ana), { timeout: 20_000 }).toMatch(/You said: .*weather/);
+      expect(discord.downloads.at(-1)).toMatch(/\/voice-message\.ogg$/);
+      expect(speech.received.at(-1)).toMatchObject({ filename: 'voice-message.ogg', type: 'audio/ogg' });
+      // Past the cap by the size Discord states: not even fetched, and she is told.
+      const downloads = discord.downloads.length;
+      discord.userSpeaks(ana, new Uint8Array(8), { size: 400 * 1024 * 1024 });
+      await expect.poll(() => lastTo(ana), { timeout: 15_000 }).toContain('Your voice note was not heard: the recording is larger than');
+      expect(discord.downloads.length).toBe(downloads);
+    } finally {
+      await saveTranscriptionServer(null);
+      await speech.close();
+    }
+  }, 60_000);
+
+  it('a voice message naming another address is not fetched (the token and the person’s audio stay with Discord)', () => {
+    expect(mayFetchAttachment('https://cdn.discordapp.com/attachments/1/2/voice-message.ogg', 'https://discord.com/api')).toBe(true);
+    expect(mayFetchAttachment('https://collector.example/voice-message.ogg', 'https://discord.com/api')).toBe(false);
+    expect(mayFetchAttachment('http://cdn.discordapp.com/attachments/1/2/a.ogg', 'https://discord.com/api')).toBe(false);
+    expect(mayFetchAttachment('https://user:pw@cdn.discordapp.com/a.ogg', 'https://discord.com/api')).toBe(false);
+    expect(mayFetchAttachment('https://cdn.discordapp.com.evil.example/a.ogg', 'https://discord.com/api')).toBe(false);
+  });
 
   it('a 429 storm: every message delivered once, in order', async () => {
     await expect.poll(async () => (await outboxCounts(channelId)).pending, { timeout: 20_000 }).toBe(0);

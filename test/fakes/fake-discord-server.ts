@@ -7,7 +7,9 @@
 // POST /users/@me/channels (a DM), GET /channels/:id, POST /channels/:id/messages (content 1–2000
 // characters, components: buttons with custom_id ≤ 100), PUT /applications/:id/commands,
 // POST /interactions/:id/:token/callback. A 429 carries `retry_after` (seconds) in the body and
-// `Retry-After` / `X-RateLimit-*` headers, as Discord sends them.
+// `Retry-After` / `X-RateLimit-*` headers, as Discord sends them. A voice message (flags
+// IS_VOICE_MESSAGE, one Ogg/Opus attachment with duration and waveform) is served from
+// `/attachments/…` on the same server, as Discord's CDN serves it: no token asked.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -43,6 +45,10 @@ export interface FakeDiscord {
   maxLive(): number;
   /** A user writes to the bot in a DM. */
   userWrites(user: DiscordUser, text: string): string;
+  /** A user sends a voice message in their DM (the app's microphone button); returns its id. */
+  userSpeaks(user: DiscordUser, bytes: Uint8Array, options?: { size?: number }): string;
+  /** Attachment downloads, by path. */
+  downloads: string[];
   /** A user writes in the guild's channel; `mention` puts the bot in the message's mentions. */
   userWritesInGuild(user: DiscordUser, text: string, mention: boolean): string;
   /** A user presses a button under a message the bot sent (in the DM it was sent to). */
@@ -100,7 +106,15 @@ export async function startFakeDiscord(options: { heartbeatMs?: number } = {}): 
     for (const socket of live) socket.send(payload);
   };
 
+  const attachments = new Map<string, Uint8Array>();
+  const downloads: string[] = [];
   const server = http.createServer((request, response) => {
+    const file = request.method === 'GET' ? attachments.get(new URL(request.url!, 'http://x').pathname) : undefined;
+    if (file) {
+      downloads.push(new URL(request.url!, 'http://x').pathname);
+      response.writeHead(200, { 'content-type': 'audio/ogg', 'content-length': String(file.byteLength) }).end(Buffer.from(file));
+      return;
+    }
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
@@ -257,6 +271,18 @@ export async function startFakeDiscord(options: { heartbeatMs?: number } = {}): 
     userWrites(user, text) {
       remember(user);
       const message = messageJson(user, dmChannel(user.id), text);
+      dispatch('MESSAGE_CREATE', message);
+      return message.id;
+    },
+    downloads,
+    userSpeaks(user, bytes, options = {}) {
+      remember(user);
+      const id = nextId();
+      const path = `/attachments/${dmChannel(user.id)}/${id}/voice-message.ogg`;
+      attachments.set(path, bytes);
+      const url = `http://127.0.0.1:${port}${path}`;
+      const attachment = { id, filename: 'voice-message.ogg', size: options.size ?? bytes.byteLength, url, proxy_url: url, content_type: 'audio/ogg', duration_secs: 2.5, waveform: 'AAAAAAAAAAAA' };
+      const message = messageJson(user, dmChannel(user.id), '', { flags: 8192, attachments: [attachment] });
       dispatch('MESSAGE_CREATE', message);
       return message.id;
     },
