@@ -30,8 +30,13 @@ export function VoiceSettings() {
       setLanguage(json.transcription.language ?? '');
     }
   };
+  const [found, setFound] = useState<{ name: string; endpoint: string; model: string }[]>([]);
   useEffect(() => {
-    apiFetch<VoiceJson>('/api/voice-settings').then(fill, (caught: Error) => setError(caught.message));
+    apiFetch<VoiceJson>('/api/voice-settings').then((json) => {
+      fill(json);
+      // None set yet: look for one on this machine, as the home page looks for Ollama.
+      if (!json.transcription) apiFetch<{ found: typeof found }>('/api/voice-settings/detect').then((answer) => setFound(answer.found), () => undefined);
+    }, (caught: Error) => setError(caught.message));
   }, []);
   const typed = () => ({ endpoint: endpoint.trim(), model: model.trim(), ...(language.trim() && { language: language.trim() }), ...(apiKey && { api_key: apiKey }) });
   const run = async (work: () => Promise<void>) => {
@@ -73,6 +78,22 @@ export function VoiceSettings() {
         Groq or OpenAI (then the audio leaves this machine). {loaded && !loaded.transcription && <strong>None is set: voice notes are kept but not heard.</strong>}
       </p>
       <ErrorBanner message={error} />
+      {found.map((server) => (
+        <p key={server.endpoint} className="flex flex-wrap items-center gap-2 rounded-md border border-green-300 bg-green-50 p-2 text-sm dark:border-green-800 dark:bg-green-950" data-testid="speech-found">
+          Found {server.name} at <code>{server.endpoint}</code> ({server.model}).
+          <button
+            type="button"
+            className={button}
+            onClick={() => {
+              setEndpoint(server.endpoint);
+              setModel(server.model);
+              setStatus('Filled in: Test it, then Save.');
+            }}
+          >
+            Use it
+          </button>
+        </p>
+      ))}
       <form
         aria-label="Speech server"
         className="grid gap-3 sm:grid-cols-2"

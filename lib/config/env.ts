@@ -37,6 +37,8 @@ const envSchema = z.object({
   /** Where the first-run check looks for local OpenAI-compatible servers. */
   AGENTCSD_OLLAMA_URL: z.string().url().default('http://127.0.0.1:11434/v1'),
   AGENTCSD_LMSTUDIO_URL: z.string().url().default('http://127.0.0.1:1234/v1'),
+  /** Where Settings › Voice looks for a speech server (issue 76): speaches' port, whisper.cpp's server's; comma-separated. */
+  AGENTCSD_SPEECH_URLS: z.string().default('http://127.0.0.1:8000/v1,http://127.0.0.1:8080/v1'),
   OPENAI_API_KEY: z.string().optional(),
   /** Seed 003's *Working* pause between a task's steps. */
   AGENTCSD_TASK_STEP_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),

@@ -47,6 +47,8 @@ export async function startSpeechServer(options: { apiKey?: string } = {}): Prom
   let failure: { status: number; message: string } | null = null;
   const server = http.createServer((request, response) => {
     void (async () => {
+      // As speaches lists what it can load (its registry of speech models).
+      if (request.method === 'GET' && request.url === '/v1/models') return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'speaches-ai/Kokoro-82M-v1.0-ONNX', object: 'model', owned_by: 'speaches-ai' }, { id: 'Systran/faster-whisper-small', object: 'model', owned_by: 'Systran' }] }));
       if (request.method !== 'POST' || request.url !== '/v1/audio/transcriptions') return openAIError(response, 404, `Unknown request URL: ${request.method} ${request.url}`);
       if (options.apiKey && request.headers.authorization !== `Bearer ${options.apiKey}`) return openAIError(response, 401, 'Incorrect API key provided');
       const chunks: Buffer[] = [];

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as settingsRoute from '@/app/api/voice-settings/route';
 import * as testRoute from '@/app/api/voice-settings/test/route';
+import * as detectRoute from '@/app/api/voice-settings/detect/route';
 import { getDb } from '@/lib/store/db';
 import { transcriptionServer } from '@/lib/voice/voice-settings';
 import { startSpeechServer, type SpeechServer } from '@/test/fakes/speech-server';
@@ -39,6 +40,19 @@ describe('Settings › Voice', () => {
     // Saved again without a key: the stored one stays.
     await settingsRoute.PUT(request('PUT', { transcription: { endpoint: speech.url, model: 'whisper-large' } }), {});
     expect(await transcriptionServer()).toEqual({ endpoint: speech.url, model: 'whisper-large', apiKey: 'sk-voice-secret' });
+  });
+
+  it('finds a speech server on the addresses it is told to look at (speaches lists its models); nothing where none answers', async () => {
+    const saved = process.env.AGENTCSD_SPEECH_URLS;
+    process.env.AGENTCSD_SPEECH_URLS = `${speech.url},http://127.0.0.1:9/v1`;
+    try {
+      expect((await json(detectRoute.GET(request('GET'), {}))).body).toEqual({ found: [{ name: 'speaches', endpoint: speech.url, model: 'Systran/faster-whisper-small' }] });
+      process.env.AGENTCSD_SPEECH_URLS = 'http://127.0.0.1:9/v1';
+      expect((await json(detectRoute.GET(request('GET'), {}))).body).toEqual({ found: [] });
+    } finally {
+      if (saved === undefined) delete process.env.AGENTCSD_SPEECH_URLS;
+      else process.env.AGENTCSD_SPEECH_URLS = saved;
+    }
   });
 
   it('refuses what is not a server, and turns off with null', async () => {
