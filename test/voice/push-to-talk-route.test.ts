@@ -9,6 +9,7 @@ import * as voiceRoute from '@/app/api/sessions/[id]/voice/route';
 import { defaultModels, defaultParams } from '@/lib/config/model-config';
 import { insertSession } from '@/lib/store/sessions-repository';
 import { listUploads } from '@/lib/store/uploads-repository';
+import { replaceAllowances, reserve, settle, type AllowanceRecord } from '@/lib/store/allowances-repository';
 import { saveTranscriptionServer } from '@/lib/voice/voice-settings';
 import { spokenAudio, startSpeechServer, type SpeechServer } from '@/test/fakes/speech-server';
 import { useTempAppDirs } from '@/test/support/temp-app-dirs';
@@ -47,6 +48,18 @@ describe('push-to-talk', () => {
     expect(served.headers.get('content-type')).toBe('audio/webm');
     expect(served.headers.get('content-disposition')).toMatch(/^inline/);
     expect(served.headers.get('content-security-policy')).toContain('sandbox');
+  });
+
+  it('past the day’s allowance the speech server is not asked; the recording is kept and the person told', async () => {
+    const allowance: AllowanceRecord = { id: 'persona:p', scope: 'persona', scopeId: 'p', usdPerDay: null, tokensPerDay: 100, timeZone: 'UTC' };
+    await replaceAllowances([allowance], new Date());
+    const held = await reserve([allowance], { usd: 0, tokens: 100 }, new Date());
+    if (held.ok) await settle(held.reservation, { usd: 0, tokens: 100 });
+    const asked = speech.received.length;
+    const answer = await talk(await spokenAudio('hello', 'webm'));
+    expect(answer).toMatchObject({ status: 201, json: { file: { file_kind: 'audio' }, text: null, problem: expect.stringContaining('allowance') } });
+    expect(speech.received.length).toBe(asked);
+    await replaceAllowances([], new Date());
   });
 
   it('a refusal keeps the recording; what is not a recording, or not a form, changes nothing', async () => {

@@ -8,6 +8,7 @@ import { ApiError } from '@/lib/http/api-error';
 import { handle, parseParams, readMultipartForm } from '@/lib/http/route-helpers';
 import { prepareUpload, storeUpload } from '@/lib/http/uploads';
 import { errorText } from '@/lib/errors/error-text';
+import { spend } from '@/lib/people/rights';
 import { findSession } from '@/lib/store/sessions-repository';
 import { uploadJson } from '@/lib/store/uploads-repository';
 import { transcribe } from '@/lib/voice/transcribe';
@@ -31,6 +32,9 @@ export const POST = handle(async (request, context: { params: Promise<{ id: stri
   const prepared = await prepareUpload({ name: file.name || 'recording.webm', claimedType: file.type || null, bytes });
   if (prepared.kind !== 'audio') throw new ApiError('unprocessable', `That is not a recording (${prepared.mimeType}): send it with + Attach instead`);
   const row = await storeUpload(id, prepared);
+  // Past the day's allowance the speech server is not asked, as no model would be (the recording is kept).
+  const spent = await spend(id, new Date());
+  if (spent.verdict === 'refuse') return Response.json({ file: uploadJson(row), text: null, problem: spent.reason }, { status: 201 });
   const server = await transcriptionServer();
   if (!server) return Response.json({ file: uploadJson(row), text: null, problem: 'Nothing hears recordings here yet: the owner sets a speech server in Settings › Voice. The recording is attached; type your words too.' }, { status: 201 });
   try {
