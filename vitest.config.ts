@@ -20,6 +20,8 @@ const storeTests = [
   'test/channels/telegram.test.ts',
   'test/channels/people.test.ts',
   'test/voice/telegram-voice.test.ts',
+  'test/voice/push-to-talk-route.test.ts',
+  'test/voice/voice-settings-route.test.ts',
   'test/security/people-leak-corpus.test.ts',
   'test/security/benign-sessions.test.ts',
   'test/security/benign-week.test.ts',
