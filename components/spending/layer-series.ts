@@ -12,6 +12,7 @@ export const LAYER_SERIES: Series[] = [
   { key: 'consolidation', name: 'Consolidation', color: '#65a30d' },
   { key: 'summary', name: 'Summaries', color: '#ca8a04' },
   { key: 'embeddings', name: 'Embeddings', color: '#db2777' },
+  { key: 'speech', name: 'Speech', color: '#0d9488' },
   { key: 'delegation', name: 'Specialists', color: '#ea580c' },
   { key: 'other', name: 'Other', color: '#71717a' },
 ];

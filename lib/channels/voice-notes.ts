@@ -4,18 +4,19 @@
 // recording (a Slack audio clip, a mail's voice memo) is heard the same way: known by its bytes.
 import { sniffAudio } from '@/lib/attachments/file-kind';
 import { errorText } from '@/lib/errors/error-text';
-import { transcribe } from '@/lib/voice/transcribe';
+import { transcribeFor } from '@/lib/voice/speech-meter';
 import { transcriptionServer } from '@/lib/voice/voice-settings';
 import type { InboundMessage } from './channel-types';
 
 export type Heard = { text: string } | { problem: string };
 
-export async function hearVoiceNote(voice: NonNullable<InboundMessage['voice']>): Promise<Heard> {
+/** The voice note heard for a conversation (its minutes counted on the conversation's allowances). */
+export async function hearVoiceNote(sessionId: string, voice: NonNullable<InboundMessage['voice']>): Promise<Heard> {
   if (voice.refused) return { problem: voice.refused };
   const server = await transcriptionServer();
   if (!server) return { problem: 'voice notes are not heard here yet (the owner sets a speech server in Settings › Voice)' };
   try {
-    return { text: (await transcribe(server, { bytes: voice.bytes, filename: voice.name, mimeType: voice.claimedType ?? 'application/octet-stream' })).text };
+    return { text: (await transcribeFor(sessionId, server, { bytes: voice.bytes, filename: voice.name, mimeType: voice.claimedType ?? 'application/octet-stream' })).text };
   } catch (error) {
     return { problem: errorText(error) };
   }

@@ -95,7 +95,7 @@ export const sessionImportSchema = z
       .array(
         z
           .object({
-            layer: z.enum(['internal', 'subconscious', 'summary', 'memory', 'embeddings', 'test']),
+            layer: z.enum(['internal', 'subconscious', 'summary', 'memory', 'embeddings', 'speech', 'test']),
             backend: z.string().max(40),
             model: z.string().max(200),
             started_at: isoDate,

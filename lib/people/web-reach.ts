@@ -28,7 +28,7 @@ export const PERSON_ROUTES: readonly Rule[] = [
   rule([...READ, 'POST'], '/api/sessions'),
   rule(READ, `/api/sessions/(${UUID})`, { session: true }),
   rule(READ, `/api/sessions/(${UUID})/(?:history|tool-calls|elicitations|tasks|context|consolidations|browser|export)`, { session: true }),
-  rule(['POST'], `/api/sessions/(${UUID})/(?:messages|uploads|voice|stop-turn|browser|browser/input)`, { session: true }),
+  rule(['POST'], `/api/sessions/(${UUID})/(?:messages|uploads|voice|speech|stop-turn|browser|browser/input)`, { session: true }),
   // A card, or a file of a conversation: the route finds its session and asks again.
   rule(['POST'], `/api/tool-calls/(${ID})/(?:decision|cancel)`),
   rule(READ, `/api/files/(${UUID})`),

@@ -128,3 +128,9 @@ export async function replyToMessage(input: { sessionId: string; messageId: numb
   const answer = await db.message.findFirst({ where: { sessionId: input.sessionId, turnId: asked.turnId, tag: 'ED_agent' }, select: { content: true } });
   return answer?.content ?? '';
 }
+
+/** One message of the External Dialog of a session (what is said in the chat), or null. */
+export async function findChatMessage(input: { sessionId: string; id: number }): Promise<{ id: number; tag: string; content: string } | null> {
+  const db = await getDb();
+  return db.message.findFirst({ where: { id: input.id, sessionId: input.sessionId, layer: 'external' }, select: { id: true, tag: true, content: true } });
+}

@@ -9,8 +9,9 @@ import type { Layer, MessageRecord, MoodAndCriteriaRecord } from './messages-rep
 import { storableNullableText, storableText } from './storable-text';
 
 /** 'memory': the Subconscious's consolidation while the user is away (lib/memory/consolidation.ts).
-  `embeddings`: an embeddings endpoint's calls (recall by meaning, indexing), their own layer on Spending. */
-export type CallLayer = 'internal' | 'subconscious' | 'summary' | 'memory' | 'embeddings';
+  `embeddings`: an embeddings endpoint's calls (recall by meaning, indexing), their own layer on Spending.
+  `speech`: recordings heard and replies said on a speech server (lib/voice/speech-meter.ts). */
+export type CallLayer = 'internal' | 'subconscious' | 'summary' | 'memory' | 'embeddings' | 'speech';
 
 export interface UsageTotals {
   calls: number;
@@ -30,7 +31,7 @@ export function emptyUsageTotals(): UsageTotals {
 
 /** Zero usage for every layer. */
 export function emptyUsageByLayer(): Record<CallLayer, UsageTotals> {
-  return { internal: emptyUsageTotals(), subconscious: emptyUsageTotals(), summary: emptyUsageTotals(), memory: emptyUsageTotals(), embeddings: emptyUsageTotals() };
+  return { internal: emptyUsageTotals(), subconscious: emptyUsageTotals(), summary: emptyUsageTotals(), memory: emptyUsageTotals(), embeddings: emptyUsageTotals(), speech: emptyUsageTotals() };
 }
 
 export type SummaryLayer = 'internal' | 'subconscious';

@@ -5,7 +5,7 @@
 import { getDb, getStore } from './db';
 import { localDay } from './allowances-repository';
 
-export type SpendingLayer = 'internal' | 'tasks' | 'subconscious' | 'consolidation' | 'summary' | 'embeddings' | 'delegation' | 'other';
+export type SpendingLayer = 'internal' | 'tasks' | 'subconscious' | 'consolidation' | 'summary' | 'embeddings' | 'speech' | 'delegation' | 'other';
 
 export interface SpendingDay {
   day: string;
@@ -23,7 +23,7 @@ export interface SessionSpending {
   tokens: number;
 }
 
-const CATEGORY = `CASE WHEN s.parent_session_id IS NOT NULL THEN 'delegation' WHEN l.layer = 'internal' AND l.trace_id IS NOT NULL THEN 'tasks' WHEN l.layer = 'memory' THEN 'consolidation' WHEN l.layer IN ('internal', 'subconscious', 'summary', 'embeddings') THEN l.layer ELSE 'other' END`;
+const CATEGORY = `CASE WHEN s.parent_session_id IS NOT NULL THEN 'delegation' WHEN l.layer = 'internal' AND l.trace_id IS NOT NULL THEN 'tasks' WHEN l.layer = 'memory' THEN 'consolidation' WHEN l.layer IN ('internal', 'subconscious', 'summary', 'embeddings', 'speech') THEN l.layer ELSE 'other' END`;
 const TOKENS = 'l.input_tokens + l.output_tokens + l.cache_read_tokens + l.cache_write_tokens';
 
 /** Calls of the sessions a person is in (their own spending, issue 61). */

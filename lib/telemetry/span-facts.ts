@@ -12,8 +12,8 @@ export type SpanFacts =
   | { kind: 'channel'; operation: 'receive' | 'send'; channel: string; channelId: string; outboxId?: number }
   | { kind: 'chat'; backend: string; model: string; sessionId: string; layer: string; maxTokens: number }
   | { kind: 'tool'; name: string; callId: string; sessionId: string; decision?: string; decidedBy?: string }
-  /** A recording heard on the speech server (issue 76): `transcribe <model>`, its size and the server. */
-  | { kind: 'speech'; operation: 'transcribe'; model: string; server: string; bytes: number }
+  /** A recording heard, or words said, on the speech server (issue 76): `transcribe <model>` or `speak <model>`, the bytes sent and the server. */
+  | { kind: 'speech'; operation: 'transcribe' | 'speak'; model: string; server: string; bytes: number }
   /** A card waiting for a person's decision: its own span, beside the run it may lead to. */
   | { kind: 'approval'; name: string; callId: string; sessionId: string };
 

@@ -60,8 +60,8 @@ async function heardOn(server: TranscriptionServer, audio: { bytes: Uint8Array; 
   return { text, ...(typeof parsed.duration === 'number' && { seconds: parsed.duration }) };
 }
 
-/** OpenAI's `{error: {message}}`, or the body's first words. */
-function serverMessage(body: string): string {
+/** OpenAI's `{error: {message}}` (FastAPI's `{detail}`), or the body's first words. */
+export function serverMessage(body: string): string {
   try {
     const parsed = JSON.parse(body) as { error?: { message?: string } | string; detail?: string };
     const message = typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? parsed.detail);

@@ -139,7 +139,7 @@ describe('a daily allowance at the model boundary', () => {
     const notice = { scope: 'app' as const, scope_id: '', day: '2026-11-27', unit: 'usd' as const, spent: 4.1, limit: 5, message: "82% of today's allowance for the app is spent ($4.10 of $5.00); at the limit the agent stops calling models until midnight UTC." };
     const event = { type: 'allowance.notice' as const, sessionId: randomUUID(), seq: 1, at: new Date().toISOString(), bootId: 'b', ...notice };
     const woken: string[] = [];
-    const queued = await pushEvent({ session: async () => null, talksTo: async () => false, takeAnswerTargets: async () => [], noteTurnStart: () => undefined, channelRunsHere: () => true, wake: (id) => woken.push(id), now: () => new Date() }, event);
+    const queued = await pushEvent({ session: async () => null, talksTo: async () => false, takeAnswerTargets: async () => ({ bindings: [], spoken: [] }), noteTurnStart: () => undefined, channelRunsHere: () => true, wake: (id) => woken.push(id), now: () => new Date() }, event);
     expect(queued).toBe(1);
     const rows = await dueOutbox(channelId, new Date(Date.now() + 1_000));
     expect(rows.map((row) => [row.address, row.payload.text])).toEqual([['1', `Spending: ${notice.message}`]]);

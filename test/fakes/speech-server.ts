@@ -1,8 +1,10 @@
 // An OpenAI-compatible speech-to-text server on loopback that runs a real engine (issue 76): POST
 // /v1/audio/transcriptions takes the multipart upload as OpenAI's API does (file, model,
 // response_format json | text | verbose_json, language), decodes any format with Debian's ffmpeg and
-// hears it with Debian's pocketsphinx. Errors in OpenAI's shape: 400 for a missing field or a file
-// that does not decode, 401 for a wrong key. Weak (pocketsphinx): tests assert key words.
+// hears it with Debian's pocketsphinx; POST /v1/audio/speech (JSON: model, input, voice,
+// response_format mp3 | opus | wav) says the input with espeak-ng, as Kokoro-FastAPI would with its own
+// voice. Errors in OpenAI's shape: 400 for a missing field or a file that does not decode, 401 for a
+// wrong key. Weak (pocketsphinx): tests assert key words.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -16,6 +18,8 @@ export interface SpeechServer {
   url: string;
   /** Each upload as received: its form fields and the file's name, type and size. */
   received: { model: string | null; response_format: string | null; language: string | null; filename: string; type: string; bytes: number; authorization: string | undefined }[];
+  /** Each speech request as received (its JSON body). */
+  said: { model?: unknown; input?: unknown; voice?: unknown; response_format?: unknown; authorization: string | undefined }[];
   /** How long the engine (ffmpeg and pocketsphinx) took for each recording it heard, in ms. */
   engineMs: number[];
   /** The next request answers this status and message instead. */
@@ -41,16 +45,46 @@ export async function hear(bytes: Uint8Array): Promise<{ text: string; seconds: 
   }
 }
 
+const SPEECH_TYPES: Record<string, string> = { mp3: 'audio/mpeg', opus: 'audio/ogg', wav: 'audio/wav' };
+
+/** OpenAI's /v1/audio/speech, said by espeak-ng. */
+async function say(request: http.IncomingMessage, response: http.ServerResponse, said: SpeechServer['said']): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return openAIError(response, 400, 'We could not parse the JSON body of your request.');
+  }
+  said.push({ model: body.model, input: body.input, voice: body.voice, response_format: body.response_format, authorization: request.headers.authorization });
+  if (typeof body.model !== 'string' || !body.model) return openAIError(response, 400, "you must provide a model parameter", 'model');
+  if (typeof body.input !== 'string' || !body.input) return openAIError(response, 400, "[{'type': 'missing', 'loc': ('body', 'input'), 'msg': 'Field required'}]", 'input');
+  if (typeof body.voice !== 'string' || !body.voice) return openAIError(response, 400, "[{'type': 'missing', 'loc': ('body', 'voice'), 'msg': 'Field required'}]", 'voice');
+  const format = typeof body.response_format === 'string' ? body.response_format : 'mp3';
+  if (!SPEECH_TYPES[format]) return openAIError(response, 400, `Invalid response_format: ${format}`, 'response_format');
+  const audio = await spokenAudio(body.input, format === 'opus' ? 'ogg' : format === 'mp3' ? 'mp3' : 'wav');
+  response.writeHead(200, { 'content-type': SPEECH_TYPES[format], 'content-length': String(audio.byteLength) }).end(Buffer.from(audio));
+}
+
 export async function startSpeechServer(options: { apiKey?: string } = {}): Promise<SpeechServer> {
   const received: SpeechServer['received'] = [];
+  const said: SpeechServer['said'] = [];
   const engineMs: number[] = [];
   let failure: { status: number; message: string } | null = null;
   const server = http.createServer((request, response) => {
     void (async () => {
       // As speaches lists what it can load (its registry of speech models).
       if (request.method === 'GET' && request.url === '/v1/models') return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'speaches-ai/Kokoro-82M-v1.0-ONNX', object: 'model', owned_by: 'speaches-ai' }, { id: 'Systran/faster-whisper-small', object: 'model', owned_by: 'Systran' }] }));
-      if (request.method !== 'POST' || request.url !== '/v1/audio/transcriptions') return openAIError(response, 404, `Unknown request URL: ${request.method} ${request.url}`);
+      const known = request.method === 'POST' && (request.url === '/v1/audio/transcriptions' || request.url === '/v1/audio/speech');
+      if (!known) return openAIError(response, 404, `Unknown request URL: ${request.method} ${request.url}`);
       if (options.apiKey && request.headers.authorization !== `Bearer ${options.apiKey}`) return openAIError(response, 401, 'Incorrect API key provided');
+      if (failure && request.url === '/v1/audio/speech') {
+        const { status, message } = failure;
+        failure = null;
+        return openAIError(response, status, message);
+      }
+      if (request.url === '/v1/audio/speech') return say(request, response, said);
       const chunks: Buffer[] = [];
       for await (const chunk of request) chunks.push(chunk as Buffer);
       const form = await new Request('http://speech.local/', { method: 'POST', headers: { 'content-type': request.headers['content-type'] ?? '' }, body: Buffer.concat(chunks) })
@@ -86,6 +120,7 @@ export async function startSpeechServer(options: { apiKey?: string } = {}): Prom
   return {
     url: `http://127.0.0.1:${port}/v1`,
     received,
+    said,
     engineMs,
     failNext: (status, message) => (failure = { status, message }),
     close: () => new Promise((resolve) => server.close(() => resolve())),
@@ -93,14 +128,14 @@ export async function startSpeechServer(options: { apiKey?: string } = {}): Prom
 }
 
 /** Real speech to test with: espeak-ng says the words; ffmpeg makes it `format` (ogg: opus, as a Telegram voice note). */
-export async function spokenAudio(words: string, format: 'wav' | 'ogg' | 'webm' = 'wav'): Promise<Uint8Array> {
+export async function spokenAudio(words: string, format: 'wav' | 'ogg' | 'webm' | 'mp3' = 'wav'): Promise<Uint8Array> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'agentcsd-espeak-'));
   try {
     const wav = path.join(folder, 'said.wav');
     await run('espeak-ng', ['-v', 'en-us', '-s', '140', '-w', wav, words]);
     if (format === 'wav') return new Uint8Array(fs.readFileSync(wav));
     const out = path.join(folder, `said.${format}`);
-    await run('ffmpeg', ['-loglevel', 'error', '-y', '-i', wav, '-c:a', 'libopus', '-b:a', '24k', out]);
+    await run('ffmpeg', ['-loglevel', 'error', '-y', '-i', wav, ...(format === 'mp3' ? ['-c:a', 'libmp3lame', '-b:a', '48k'] : ['-c:a', 'libopus', '-b:a', '24k']), out]);
     return new Uint8Array(fs.readFileSync(out));
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });

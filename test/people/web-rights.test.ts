@@ -78,7 +78,7 @@ const ALICE_MAY = [
   'POST /api/sessions',
   'GET /api/sessions/<own>',
   ...['history', 'tool-calls', 'elicitations', 'tasks', 'context', 'consolidations', 'browser', 'export'].map((part) => `GET /api/sessions/<own>/${part}`),
-  ...['messages', 'uploads', 'voice', 'stop-turn', 'browser', 'browser/input'].map((part) => `POST /api/sessions/<own>/${part}`),
+  ...['messages', 'uploads', 'voice', 'speech', 'stop-turn', 'browser', 'browser/input'].map((part) => `POST /api/sessions/<own>/${part}`),
   'POST /api/tool-calls/<id>/decision',
   'POST /api/tool-calls/<id>/cancel',
   'GET /api/files/<own>',

@@ -11,7 +11,7 @@ import { errorText } from '@/lib/errors/error-text';
 import { spend } from '@/lib/people/rights';
 import { findSession } from '@/lib/store/sessions-repository';
 import { uploadJson } from '@/lib/store/uploads-repository';
-import { transcribe } from '@/lib/voice/transcribe';
+import { transcribeFor } from '@/lib/voice/speech-meter';
 import { transcriptionServer } from '@/lib/voice/voice-settings';
 import { sessionParamsSchema } from '../schema';
 
@@ -38,7 +38,7 @@ export const POST = handle(async (request, context: { params: Promise<{ id: stri
   const server = await transcriptionServer();
   if (!server) return Response.json({ file: uploadJson(row), text: null, problem: 'Nothing hears recordings here yet: the owner sets a speech server in Settings › Voice. The recording is attached; type your words too.' }, { status: 201 });
   try {
-    const heard = await transcribe(server, { bytes, filename: row.name, mimeType: row.mimeType });
+    const heard = await transcribeFor(id, server, { bytes, filename: row.name, mimeType: row.mimeType });
     return Response.json({ file: uploadJson(row), text: heard.text }, { status: 201 });
   } catch (error) {
     return Response.json({ file: uploadJson(row), text: null, problem: `Not heard: ${errorText(error)}. The recording is attached; type your words too.` }, { status: 201 });
