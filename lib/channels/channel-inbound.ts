@@ -33,6 +33,7 @@ import { handleGroupMessage } from './channel-groups';
 import { inSpan } from '@/lib/telemetry/traces';
 import { errorText } from '@/lib/errors/error-text';
 import { hearVoiceNote, spokenPart } from './voice-notes';
+import { voiceCommand } from './voice-replies';
 import { startSessionWith } from '@/lib/people/web-reach';
 import { messageRefusal } from '@/lib/config/message-text';
 import { processSlot } from '@/lib/process/process-state';
@@ -96,7 +97,7 @@ async function receive(context: InboundContext, message: InboundMessage): Promis
   const spoken = spokenPart(message);
   if (!text && !spoken.voice) return;
 
-  const command = /^[/!](status|pause|resume|stop|new|approve|always|deny|answer)(?:@\w+)?(?:\s+([\s\S]*))?$/i.exec(text);
+  const command = /^[/!](status|pause|resume|stop|new|approve|always|deny|answer|voice)(?:@\w+)?(?:\s+([\s\S]*))?$/i.exec(text);
   const bound = await boundSession(context.host, binding);
   if (command && !text.includes('\n')) {
     const name = command[1]!.toLowerCase();
@@ -120,7 +121,7 @@ async function receive(context: InboundContext, message: InboundMessage): Promis
     // messages is taken once, below, as for a typed one: allowanceRefusal consumes one).
     const spentFirst = await spentRefusal(session.id, context.now());
     if (spentFirst) return reply(context, deliveryAddress(binding), spentFirst);
-    const heard = await hearVoiceNote(spoken.voice);
+    const heard = await hearVoiceNote(session.id, spoken.voice);
     const recording = spoken.voice.refused ? [] : [{ name: spoken.voice.name, claimedType: spoken.voice.claimedType, bytes: spoken.voice.bytes }];
     if ('problem' in heard) {
       if (recording.length) await keepFiles(session.id, recording);
@@ -268,6 +269,7 @@ async function runCommand(context: InboundContext, binding: BindingRecord, sessi
     const decision: CardDecision = name === 'deny' ? 'deny' : name === 'always' ? 'always' : 'approve';
     return reply(context, to, (await decideCard(context, binding, outboxId, decision, match![2]?.trim())).text);
   }
+  if (name === 'voice') return reply(context, to, await voiceCommand(context.channel.kind, binding, argument));
   if (!session) return reply(context, to, 'No session is bound here now.');
   switch (name) {
     case 'status':

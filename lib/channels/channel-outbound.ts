@@ -44,8 +44,8 @@ export interface OutboundContext {
   session(sessionId: string): Promise<SessionRecord | null>;
   /** Whether the binding talks to this session now (a persona binding: its latest active session). */
   talksTo(binding: BindingRecord, session: SessionRecord): Promise<boolean>;
-  /** Bindings whose messages the turn answered (they sent them from their chat). */
-  takeAnswerTargets(sessionId: string, turnId: string): Promise<string[]>;
+  /** Bindings whose messages the turn answered (they sent them from their chat); `spoken`: those that sent a voice note. */
+  takeAnswerTargets(sessionId: string, turnId: string): Promise<{ bindings: string[]; spoken: string[] }>;
   noteTurnStart(sessionId: string, turnId: string, answering: number[]): void;
   channelRunsHere(channelId: string): boolean;
   wake(channelId: string): void;
@@ -57,6 +57,7 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
   let kind: Kind;
   let payload: OutboxPayload;
   let answerTo: string[] = [];
+  let spokenBy: string[] = [];
   // A specialist's task shown in its parent's session (lib/orchestrator/delegation-host.ts): the
   // parent's own events say what the person needs (its task blocked with the question). Its cards
   // do reach the parent's chat: they wait for the person like the parent's own.
@@ -68,7 +69,7 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
       context.noteTurnStart(event.sessionId, event.turnId, event.answering);
       return 0;
     case 'turn-end': {
-      answerTo = await context.takeAnswerTargets(event.sessionId, event.turnId);
+      ({ bindings: answerTo, spoken: spokenBy } = await context.takeAnswerTargets(event.sessionId, event.turnId));
       const text = event.messages.filter((message) => message.tag === 'ED_agent').map((message) => message.content).join('\n\n').trim();
       if (!text) return 0;
       kind = event.spontaneous ? 'spontaneous' : event.taskId ? 'task' : 'speech';
@@ -125,8 +126,9 @@ export async function pushEvent(context: OutboundContext, event: OrchestratorEve
     }
     // Quiet hours — the chat's and its person's — hold words, never an answer asked for or a card.
     const wait = effective === 'answer' || effective === 'card' ? 0 : longestQuiet([binding.quietHours, binding.personId ? (await personOf(binding.personId))?.limits?.quiet_hours : null], context.now());
-    // A weak identity (IRC without an account) hears that a card waits, never what it holds.
-    const sent = payload.card && isWeakIdentity(binding.sender) ? weakCardNotice(event) : payload;
+    // A weak identity (IRC without an account) hears that a card waits, never what it holds; a voice
+    // note is answered by voice too where the person asked for it (/voice on, issue 76 §4).
+    const sent = payload.card && isWeakIdentity(binding.sender) ? weakCardNotice(event) : asked && binding.voiceReplies && spokenBy.includes(binding.id) ? { ...payload, voice: { sessionId: session.id } } : payload;
     await enqueueOutbox({ channelId: binding.channelId, address: deliveryAddress(binding), payload: sent, ...(wait > 0 && { nextAt: new Date(context.now().getTime() + wait * 60_000) }) });
     queued++;
     context.wake(binding.channelId);

@@ -30,7 +30,7 @@ export const approvePairingSchema = z
   .refine((value) => (value.session_id === undefined) !== (value.persona === undefined), 'bind to a session_id or to a persona, one of the two');
 export type ApprovePairingInput = z.infer<typeof approvePairingSchema>;
 
-export const bindingPatchSchema = z.object({ push: pushSchema.optional(), quiet_hours: quietHoursSchema.nullable().optional() }).strict();
+export const bindingPatchSchema = z.object({ push: pushSchema.optional(), quiet_hours: quietHoursSchema.nullable().optional(), voice_replies: z.boolean().optional() }).strict();
 
 export function bindingJson(binding: BindingRecord) {
   return {
@@ -44,6 +44,7 @@ export function bindingJson(binding: BindingRecord) {
     persona: binding.persona,
     push: binding.push,
     quiet_hours: binding.quietHours,
+    voice_replies: binding.voiceReplies,
     created_at: binding.createdAt.toISOString(),
   };
 }

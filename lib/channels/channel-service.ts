@@ -4,7 +4,7 @@
 // failures back off per message, and a permanent refusal fails that message only). Pushes come
 // from the event bus (channel-outbound.ts). State and traffic counts are what the Channels page
 // shows.
-import { findChannel, inboundBindings, listChannels, saveChannel, dueOutbox, markOutboxHeld, markOutboxRetry, markOutboxSent, nextOutboxAt, outboxCounts, type ChannelRecord } from '@/lib/store/channels-repository';
+import { findChannel, inboundBindings, spokenInboundBindings, listChannels, saveChannel, dueOutbox, markOutboxHeld, markOutboxRetry, markOutboxSent, nextOutboxAt, outboxCounts, type ChannelRecord } from '@/lib/store/channels-repository';
 import { openChannelConfig, sealedLegacyConfig, type IrcConfig, type TelegramConfig } from './channel-config';
 import type { EmailConfig } from './email-config';
 import type { DiscordConfig } from './discord-config';
@@ -192,7 +192,7 @@ export class ChannelService {
         const key = `${sessionId}:${turnId}`;
         const answering = this.turnAnswering.get(key) ?? [];
         this.turnAnswering.delete(key);
-        return inboundBindings(sessionId, answering);
+        return { bindings: await inboundBindings(sessionId, answering), spoken: await spokenInboundBindings(sessionId, answering) };
       },
       noteTurnStart: (sessionId, turnId, answering) => {
         if (answering.length > 0) this.turnAnswering.set(`${sessionId}:${turnId}`, answering);

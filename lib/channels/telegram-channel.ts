@@ -4,7 +4,7 @@
 // whose callback data is signed (a forged or tampered button is refused). The token never leaves
 // this file in an error: every message is scrubbed of it.
 import { scrubSecret } from './channel-secrets';
-import { Api, GrammyError, HttpError } from 'grammy';
+import { Api, GrammyError, HttpError, InputFile } from 'grammy';
 import type { Update } from 'grammy/types';
 import { readOffset, writeOffset, type OutboxPayload } from '@/lib/store/channels-repository';
 import type { TelegramConfig } from './channel-config';
@@ -13,6 +13,7 @@ import { toTelegramMessages } from './format';
 import { signCallback } from './card-callback';
 import { errorText } from '@/lib/errors/error-text';
 import { fetchSpoken, spokenMedia } from './telegram-files';
+import { voiceNoteFor } from './voice-replies';
 
 const POLL_TIMEOUT_S = 25;
 const RETRY_MS = [1_000, 2_000, 5_000, 15_000, 30_000, 60_000];
@@ -176,7 +177,17 @@ export class TelegramChannel implements ChannelAdapter {
         throw this.sendError(error);
       }
     }
+    if (payload.voice && first) await this.sendVoiceNote(address, payload.voice.sessionId, payload.text, Number(first));
     return first;
+  }
+
+  /** The answer to a voice note as a voice note too, under its text (issue 76 §4); the text is sent whatever becomes of it. */
+  private async sendVoiceNote(address: string, sessionId: string, text: string, textMessageId: number): Promise<void> {
+    const note = await voiceNoteFor(sessionId, text);
+    if (!note) return;
+    await this.api
+      .sendVoice(address, new InputFile(note.bytes, 'reply.ogg'), { reply_parameters: { message_id: textMessageId, allow_sending_without_reply: true } })
+      .catch((error: unknown) => console.warn(`[channels] telegram: the voice reply was not sent (its text was): ${this.describe(error)}`));
   }
 
   /** A decided card loses its buttons and says what became of it. */

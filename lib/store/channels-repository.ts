@@ -49,6 +49,8 @@ export interface BindingRecord {
   createdAt: Date;
   /** The person this sender is (issue 42); null only for a binding made before people existed. */
   personId: string | null;
+  /** Their voice notes are answered with a voice note too (issue 76 §4), where the chat takes one. */
+  voiceReplies: boolean;
 }
 
 export interface OutboxPayload {
@@ -66,6 +68,8 @@ export interface OutboxPayload {
   };
   /** A task's question: a reply to this message answers it. */
   question?: { taskId: string; sessionId: string };
+  /** An answer to a voice note: said as a voice note too, counted on this session's allowances (issue 76 §4). */
+  voice?: { sessionId: string };
 }
 
 export interface OutboxRecord {
@@ -149,7 +153,7 @@ export async function approvePairing(channelId: string, code: string, now: Date)
 
 // ── Bindings ───────────────────────────────────────────────────────────────────────────────
 
-export async function saveBinding(input: Omit<BindingRecord, 'createdAt' | 'personId'> & { personId?: string | null }): Promise<BindingRecord> {
+export async function saveBinding(input: Omit<BindingRecord, 'createdAt' | 'personId' | 'voiceReplies'> & { personId?: string | null; voiceReplies?: boolean }): Promise<BindingRecord> {
   const data = {
     senderName: input.senderName,
     address: input.address,
@@ -158,6 +162,7 @@ export async function saveBinding(input: Omit<BindingRecord, 'createdAt' | 'pers
     push: input.push,
     quietHours: input.quietHours ? JSON.stringify(input.quietHours) : null,
     ...(input.personId !== undefined && { personId: input.personId }),
+    ...(input.voiceReplies !== undefined && { voiceReplies: input.voiceReplies }),
   };
   const row = await (await getDb()).channelBinding.upsert({
     where: { channelId_sender: { channelId: input.channelId, sender: input.sender } },
@@ -181,8 +186,9 @@ export async function listBindings(where: { sessionId?: string | null; channelId
   return (await (await getDb()).channelBinding.findMany({ where, orderBy: { createdAt: 'asc' } })).map(bindingRecord);
 }
 
-export async function updateBinding(id: string, patch: { push?: PushMode; quietHours?: QuietHours | null; sessionId?: string | null }): Promise<BindingRecord | null> {
+export async function updateBinding(id: string, patch: { push?: PushMode; quietHours?: QuietHours | null; sessionId?: string | null; voiceReplies?: boolean }): Promise<BindingRecord | null> {
   const data = {
+    ...(patch.voiceReplies !== undefined && { voiceReplies: patch.voiceReplies }),
     ...(patch.push && { push: patch.push }),
     ...(patch.quietHours !== undefined && { quietHours: patch.quietHours ? JSON.stringify(patch.quietHours) : null }),
     ...(patch.sessionId !== undefined && { sessionId: patch.sessionId }),
@@ -282,6 +288,17 @@ export async function outboxCounts(channelId: string): Promise<Record<OutboxReco
 /** A user message came from this binding's chat: its answer goes back there. */
 export async function recordInbound(input: { messageId: number; sessionId: string; bindingId: string }): Promise<void> {
   await (await getDb()).channelInbound.upsert({ where: { messageId: input.messageId }, create: input, update: {} });
+}
+
+/** Of the bindings that sent these messages, those whose message came as a recording (an audio file sent with it: a voice note). */
+export async function spokenInboundBindings(sessionId: string, messageIds: number[]): Promise<string[]> {
+  if (messageIds.length === 0) return [];
+  const db = await getDb();
+  const spoken = await db.upload.findMany({ where: { sessionId, messageId: { in: messageIds }, mimeType: { startsWith: 'audio/' } }, select: { messageId: true } });
+  const ids = [...new Set(spoken.map((row) => row.messageId).filter((id): id is number => id !== null))];
+  if (ids.length === 0) return [];
+  const rows = await db.channelInbound.findMany({ where: { sessionId, messageId: { in: ids } }, select: { bindingId: true } });
+  return [...new Set(rows.map((row) => row.bindingId))];
 }
 
 /** The bindings that sent any of these messages (a turn answers them). */

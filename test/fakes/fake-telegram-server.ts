@@ -6,7 +6,8 @@
 // parsing) and parse_mode HTML (only the documented tags, balanced — else 400 "can't parse
 // entities"), and inline keyboards' callback_data (1–64 bytes); editMessageText,
 // editMessageReplyMarkup, answerCallbackQuery and getMe; getFile and `GET /file/bot<token>/<path>`
-// for a voice note's bytes (past 20 MB getFile answers "file is too big", as the Bot API does).
+// for a voice note's bytes (past 20 MB getFile answers "file is too big", as the Bot API does);
+// sendVoice as multipart/form-data (the `voice` file must be Ogg/Opus, MP3 or M4A, as documented).
 // Tests inject 429 with retry_after and 5xx answers, and play a user (messages, replies, button
 // presses, voice notes).
 import http from 'node:http';
@@ -21,8 +22,20 @@ export interface SentMessage {
   at: number;
 }
 
+export interface SentVoice {
+  chatId: string;
+  messageId: number;
+  bytes: Buffer;
+  /** The container by its bytes. */
+  format: 'ogg-opus' | 'mp3' | 'm4a';
+  replyTo?: number;
+  at: number;
+}
+
 export interface FakeTelegram {
   apiRoot: string;
+  /** Voice notes the bot sent (sendVoice). */
+  voices: SentVoice[];
   token: string;
   bot: { id: number; username: string };
   sent: SentMessage[];
@@ -69,6 +82,33 @@ function parseHtml(html: string): string | null {
   return stack.length === 0 ? text : null;
 }
 
+/**
+ * A multipart body as the Bot API reads it — leniently, as grammY writes it (`name=` without a space,
+ * an unquoted filename) where undici's FormData refuses it: fields as strings, files as bytes, and a
+ * field saying `attach://<name>` replaced by the file part of that name (grammY sends files so).
+ */
+function multipartFields(body: Buffer, contentType: string): Record<string, unknown> {
+  const boundary = /boundary="?([^";]+)"?/.exec(contentType)?.[1];
+  if (!boundary) throw new Error('no boundary');
+  const parts: Record<string, string | Buffer> = {};
+  const delimiter = Buffer.from(`--${boundary}`);
+  for (let at = body.indexOf(delimiter); at >= 0; ) {
+    const next = body.indexOf(delimiter, at + delimiter.length);
+    if (next < 0) break;
+    const part = body.subarray(at + delimiter.length + 2, next - 2); // past CRLF, before the CRLF of the next delimiter
+    const split = part.indexOf('\r\n\r\n');
+    if (split < 0) throw new Error('a part without headers');
+    const headers = part.subarray(0, split).toString('utf8');
+    const name = /name="([^"]*)"|name=([^;\r\n]+)/i.exec(headers);
+    if (!name) throw new Error('a part without a name');
+    const content = part.subarray(split + 4);
+    parts[name[1] ?? name[2]!.trim()] = /filename=/i.test(headers) ? Buffer.from(content) : content.toString('utf8');
+    at = next;
+  }
+  const attached = (value: string | Buffer) => (typeof value === 'string' && value.startsWith('attach://') ? (parts[value.slice('attach://'.length)] ?? value) : value);
+  return Object.fromEntries(Object.entries(parts).map(([key, value]) => [key, attached(value)]));
+}
+
 export async function startFakeTelegram(options: { token?: string } = {}): Promise<FakeTelegram> {
   const token = options.token ?? '123456789:AAFakeTokenForTestsOnly_abcdefghijk';
   const bot = { id: 987654321, username: 'agentcsd_test_bot' };
@@ -84,7 +124,7 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   const recentSends: number[] = [];
   const files = new Map<string, { bytes: Uint8Array; path: string; size: number }>();
   const fileRequests: string[] = [];
-  const fake = { sent: [] as SentMessage[], calls: [] as FakeTelegram['calls'], callbackAnswers: [] as FakeTelegram['callbackAnswers'] };
+  const fake = { sent: [] as SentMessage[], voices: [] as SentVoice[], calls: [] as FakeTelegram['calls'], callbackAnswers: [] as FakeTelegram['callbackAnswers'] };
 
   const push = (update: Record<string, unknown>) => {
     updates.push(update);
@@ -158,6 +198,17 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
       if (file.size > 20 * 1024 * 1024) throw { code: 400, description: 'Bad Request: file is too big' };
       return { file_id: body.file_id, file_unique_id: `u${String(body.file_id)}`, file_size: file.size, file_path: file.path };
     },
+    sendVoice: (body) => {
+      if (body.chat_id === undefined || body.chat_id === '') throw { code: 400, description: 'Bad Request: chat_id is empty' };
+      const file = body.voice;
+      if (!(file instanceof Buffer) || file.byteLength === 0) throw { code: 400, description: 'Bad Request: there is no voice in the request' };
+      const format = file.toString('latin1', 0, 4) === 'OggS' && file.includes('OpusHead') ? 'ogg-opus' : file.toString('latin1', 0, 3) === 'ID3' || (file[0] === 0xff && (file[1]! & 0xe0) === 0xe0) ? 'mp3' : file.toString('latin1', 4, 8) === 'ftyp' ? 'm4a' : null;
+      if (!format) throw { code: 400, description: 'Bad Request: wrong file type: a voice note is OGG/Opus, MP3 or M4A' };
+      const replyTo = typeof body.reply_parameters === 'string' ? (JSON.parse(body.reply_parameters) as { message_id?: number }).message_id : undefined;
+      const voice: SentVoice = { chatId: String(body.chat_id), messageId: nextMessageId++, bytes: file, format, ...(replyTo && { replyTo }), at: Date.now() };
+      fake.voices.push(voice);
+      return { message_id: voice.messageId, date: Math.floor(Date.now() / 1000), chat: { id: Number(body.chat_id), type: 'private' }, voice: { file_id: `sent-voice-${voice.messageId}`, file_unique_id: `sv${voice.messageId}`, duration: 1, mime_type: 'audio/ogg', file_size: file.byteLength } };
+    },
     answerCallbackQuery: (body) => {
       fake.callbackAnswers.push({ id: String(body.callback_query_id), ...(typeof body.text === 'string' && { text: body.text }) });
       return true;
@@ -181,8 +232,12 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
       if (match[1] !== token) return answer(401, { ok: false, error_code: 401, description: 'Unauthorized' });
       const method = match[2]!;
       let body: Record<string, unknown> = {};
+      const contentType = request.headers['content-type'] ?? '';
       try {
-        body = chunks.length > 0 ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
+        if (contentType.startsWith('multipart/form-data')) {
+          // A file upload (sendVoice): fields as strings (objects JSON-encoded), files as their bytes.
+          body = multipartFields(Buffer.concat(chunks), contentType);
+        } else body = chunks.length > 0 ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
       } catch {
         return answer(400, { ok: false, error_code: 400, description: 'Bad Request: invalid JSON' });
       }

@@ -13,7 +13,7 @@ import { messagesToday } from '@/lib/store/people-repository';
 import { readWholeSession } from '@/lib/store/messages-repository';
 import { readSettings, writeSettings } from '@/lib/store/settings-repository';
 import { listUploads } from '@/lib/store/uploads-repository';
-import { saveTranscriptionServer } from '@/lib/voice/voice-settings';
+import { saveSpeechVoice, saveTranscriptionServer } from '@/lib/voice/voice-settings';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { startFakeTelegram, type FakeTelegram } from '@/test/fakes/fake-telegram-server';
 import { mindScript } from '@/test/fakes/mind-script';
@@ -102,5 +102,50 @@ describe('a voice note on Telegram', () => {
     expect(telegram.fileRequests.length).toBe(downloads); // not even asked for
     expect(model.requests.slice(asked).some((request) => JSON.stringify(request.body).includes('hello there'))).toBe(false);
     expect((await userMessages()).length).toBe(1);
+  });
+});
+
+describe('voice replies on Telegram (per chat, off until /voice on)', { timeout: 60_000 }, () => {
+  const speechCalls = async () => (await readWholeSession({ sessionId })).calls.filter((call) => call.layer === 'speech');
+
+  it('off by default: a voice note is answered with text only; /voice says so', async () => {
+    await saveSpeechVoice({ engine: 'espeak', voice: 'en' });
+    const before = textsTo().length;
+    telegram.userWrites(ana, '/voice');
+    await expect.poll(() => textsTo().slice(before).join('\n'), { timeout: 10_000 }).toContain('Voice replies here are off');
+    telegram.userSpeaks(ana, { bytes: await spokenAudio('what is the weather like today', 'ogg') });
+    await expect.poll(() => textsTo().slice(before).join('\n'), { timeout: 20_000 }).toMatch(/You said: .*weather/);
+    expect(telegram.voices).toEqual([]);
+  });
+
+  it('on: the answer to a voice note comes as an Ogg/Opus voice note too, under its text, counted as speech', async () => {
+    const before = textsTo().length;
+    telegram.userWrites(ana, '/voice on');
+    await expect.poll(() => textsTo().slice(before).join('\n'), { timeout: 10_000 }).toContain('Voice replies on');
+    expect((await listBindings({ channelId }))[0]!.voiceReplies).toBe(true);
+    const spokenBefore = (await speechCalls()).length;
+    telegram.userSpeaks(ana, { bytes: await spokenAudio('what is the weather like today', 'ogg') });
+    await expect.poll(() => telegram.voices.length, { timeout: 30_000 }).toBe(1);
+    const [voice] = telegram.voices;
+    const answer = telegram.sent.find((message) => message.messageId === voice!.replyTo);
+    expect(answer?.text).toMatch(/You said: .*weather/);
+    expect(voice).toMatchObject({ chatId: String(ana.id), format: 'ogg-opus' });
+    expect(voice!.bytes.byteLength).toBeGreaterThan(1_000);
+    // Heard by the same engine: real speech, saying the answer's words.
+    const heard = await fetch(`${speech.url}/audio/transcriptions`, { method: 'POST', body: (() => { const form = new FormData(); form.set('file', new Blob([new Uint8Array(voice!.bytes)], { type: 'audio/ogg' }), 'reply.ogg'); form.set('model', 'whisper-1'); return form; })() });
+    expect(((await heard.json()) as { text: string }).text).toMatch(/said|weather/);
+    const calls = (await speechCalls()).slice(spokenBefore);
+    expect(calls.map((call) => [call.backend, call.model, call.error])).toEqual([['speech_to_text', 'whisper-1', null], ['espeak', 'espeak-ng', null]]);
+  });
+
+  it('a typed message is answered with text only, and /voice off stops the voice notes', async () => {
+    const before = textsTo().length;
+    telegram.userWrites(ana, 'just typing now');
+    await expect.poll(() => textsTo().slice(before).join('\n'), { timeout: 20_000 }).toContain('You said: just typing now');
+    telegram.userWrites(ana, '/voice off');
+    await expect.poll(() => textsTo().slice(before).join('\n'), { timeout: 10_000 }).toContain('Voice replies off');
+    telegram.userSpeaks(ana, { bytes: await spokenAudio('one more question', 'ogg') });
+    await expect.poll(() => textsTo().slice(before).filter((text) => text.startsWith('You said')).length, { timeout: 20_000 }).toBe(2);
+    expect(telegram.voices).toHaveLength(1);
   });
 });

@@ -29,13 +29,13 @@ export const GET = handle(async (_request, context: { params: Promise<{ id: stri
   return Response.json({ bindings: await bindingsOf(session.id, session.personaName) });
 });
 
-/** Changes what each binding is pushed and its quiet hours. */
+/** Changes what each binding is pushed, its quiet hours and whether its voice notes are answered by voice. */
 export const PUT = handle(async (request, context: { params: Promise<{ id: string }> }) => {
   const session = await requireSession(context.params);
   const body = await readJsonBody(request, putSchema);
   const mine = new Set((await bindingsOf(session.id, session.personaName)).map((binding) => binding.id));
   const foreign = body.bindings.find((binding) => !mine.has(binding.id));
   if (foreign) throw new ApiError('not_found', `No binding ${foreign.id} on this session`);
-  for (const { id, push, quiet_hours } of body.bindings) await updateBinding(id, { ...(push && { push }), ...(quiet_hours !== undefined && { quietHours: quiet_hours }) });
+  for (const { id, push, quiet_hours, voice_replies } of body.bindings) await updateBinding(id, { ...(push && { push }), ...(quiet_hours !== undefined && { quietHours: quiet_hours }), ...(voice_replies !== undefined && { voiceReplies: voice_replies }) });
   return Response.json({ bindings: await bindingsOf(session.id, session.personaName) });
 });
