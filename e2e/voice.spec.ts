@@ -27,7 +27,7 @@ test.beforeAll(async () => {
 });
 
 test.afterAll(async ({ request }) => {
-  await request.put('/api/voice-settings', { data: { transcription: null } });
+  await request.put('/api/voice-settings', { data: { transcription: null, speech: null } });
   await microphone?.close();
   await speech?.close();
   fs.rmSync(wav, { force: true });
@@ -76,9 +76,37 @@ test('Settings › Voice, then push-to-talk: recorded, heard, edited, sent as sp
     (window as unknown as { said: string[] }).said = said;
     window.speechSynthesis.speak = (utterance: SpeechSynthesisUtterance) => void said.push(utterance.text);
   });
-  await chat.messages.filter({ hasText: /You said: .*weather/ }).getByRole('button', { name: 'Read aloud' }).click();
-  expect(await page.evaluate(() => (window as unknown as { said: string[] }).said)).toEqual([expect.stringMatching(/^You said: .*weather.*please$/)]);
+  const reply = chat.messages.filter({ hasText: /You said: .*weather/ });
+  await reply.getByRole('button', { name: 'Read aloud' }).click();
+  await expect.poll(() => page.evaluate(() => (window as unknown as { said: string[] }).said)).toEqual([expect.stringMatching(/^You said: .*weather.*please$/)]);
   expect(speech.received.at(-1)).toMatchObject({ model: 'whisper-1', type: expect.stringMatching(/^audio\/(webm|ogg)/) });
+
+  // A voice on the server (espeak-ng here): Test plays a sample, Save keeps it, and Read aloud is
+  // then a player with the reply said on the server — the browser's voices are not used.
+  await page.goto('/settings/voice');
+  const voice = page.getByRole('form', { name: 'Voice for replies' });
+  await voice.getByLabel(/espeak-ng on this machine/).check();
+  await voice.getByRole('button', { name: 'Test voice' }).click();
+  await expect(voice.getByRole('status')).toContainText(/Said in \d+ ms/, { timeout: 20_000 });
+  await expect(voice.getByLabel('The voice, saying a sample sentence')).toBeVisible();
+  await voice.getByRole('button', { name: 'Save voice' }).click();
+  await expect(voice.getByRole('status')).toContainText('Saved');
+  await saveScreenshot(page, 'settings-voice-replies');
+  const speechCalls = async () => ((await (await request.get(`/api/sessions/${session.id}`)).json()) as { usage: Record<string, { calls: number }> }).usage.speech?.calls ?? 0;
+  const heardOnly = await speechCalls(); // the push-to-talk recording, heard
+  await page.goto(`/sessions/${session.id}`);
+  await page.evaluate(() => {
+    (window as unknown as { said: string[] }).said = [];
+    window.speechSynthesis.speak = (utterance: SpeechSynthesisUtterance) => void (window as unknown as { said: string[] }).said.push(utterance.text);
+  });
+  await chat.messages.filter({ hasText: /You said: .*weather/ }).getByRole('button', { name: 'Read aloud' }).click();
+  const player = chat.messages.filter({ hasText: /You said: .*weather/ }).getByLabel('The reply, read aloud');
+  await expect(player).toBeVisible({ timeout: 20_000 });
+  await expect.poll(() => player.evaluate((audio: HTMLAudioElement) => audio.readyState), { timeout: 10_000 }).toBeGreaterThan(0); // the browser decoded it
+  expect(await page.evaluate(() => (window as unknown as { said: string[] }).said)).toEqual([]);
+  // Said on the server, it is counted: the session's usage has the speech calls (espeak-ng is free).
+  expect(heardOnly).toBe(1);
+  await expect.poll(speechCalls).toBe(2);
   await request.delete(`/api/sessions/${session.id}`);
   await context.close();
 });

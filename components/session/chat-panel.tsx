@@ -26,7 +26,7 @@ function AgentWords(props: { content: string }) {
 }
 
 /** Memoised: a streaming reply re-renders the chat on every delta, but not the stored bubbles. */
-const Bubble = memo(function Bubble(props: { message: MessageJson; queued: boolean }) {
+const Bubble = memo(function Bubble(props: { sessionId: string; message: MessageJson; queued: boolean }) {
   const { message } = props;
   const mine = message.tag === 'ED_user';
   return (
@@ -42,7 +42,7 @@ const Bubble = memo(function Bubble(props: { message: MessageJson; queued: boole
           {message.spontaneous && <span className="font-medium text-amber-700 dark:text-amber-300">spoke on its own</span>}
           {message.interrupted && <span className="font-medium">stopped before the end</span>}
           {props.queued && <span className="font-medium">queued</span>}
-          {!mine && <ReadAloud text={splitFileLines(message.content).text} />}
+          {!mine && <ReadAloud sessionId={props.sessionId} messageId={message.id} text={splitFileLines(message.content).text} />}
         </p>
       </div>
     </li>
@@ -101,7 +101,7 @@ export function ChatPanel(props: {
       <ol className="space-y-3" aria-label="Messages">
         {timeline.map((item) =>
           item.kind === 'message' ? (
-            <Bubble key={`m${item.message.id}`} message={item.message} queued={isQueued(item.message, state)} />
+            <Bubble key={`m${item.message.id}`} sessionId={state.session?.id ?? ''} message={item.message} queued={isQueued(item.message, state)} />
           ) : (
             <ToolCallCard key={item.call.id} call={item.call} via={via(item.call)} liveOutput={state.toolOutput[item.call.id]} onError={props.onError} />
           ),

@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
-import { errorText } from '@/lib/errors/error-text';
+import { useBusyAction } from '@/components/ui/use-busy-action';
 
 interface VoiceJson {
   transcription: { endpoint: string; model: string; language: string | null; api_key_set: boolean } | null;
@@ -19,9 +19,7 @@ export function VoiceSettings() {
   const [model, setModel] = useState('Systran/faster-whisper-small');
   const [language, setLanguage] = useState('');
   const [apiKey, setApiKey] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [status, setStatus] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, status, setStatus, run } = useBusyAction();
   const fill = (json: VoiceJson) => {
     setLoaded(json);
     if (json.transcription) {
@@ -39,18 +37,6 @@ export function VoiceSettings() {
     }, (caught: Error) => setError(caught.message));
   }, []);
   const typed = () => ({ endpoint: endpoint.trim(), model: model.trim(), ...(language.trim() && { language: language.trim() }), ...(apiKey && { api_key: apiKey }) });
-  const run = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    setStatus(null);
-    try {
-      await work();
-    } catch (caught) {
-      setError(errorText(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
   const save = () =>
     run(async () => {
       fill(await apiFetch<VoiceJson>('/api/voice-settings', { method: 'PUT', body: { transcription: typed() } }));

@@ -11,6 +11,7 @@ import { SettingsForm } from '@/components/settings/settings-form';
 import { settingsSection, type SettingsSlug } from '@/components/settings/settings-sections';
 import { SettingsTravel } from '@/components/settings/settings-travel';
 import { ToolsSettings } from '@/components/settings/tools-settings';
+import { ReplyVoiceSettings } from '@/components/settings/reply-voice-settings';
 import { VoiceSettings } from '@/components/settings/voice-settings';
 import { SkillsBrowser } from '@/components/skills/skills-browser';
 import Link from 'next/link';
@@ -22,7 +23,12 @@ const contents: Record<SettingsSlug, () => React.ReactNode> = {
   mcp: () => <McpServersSettings />,
   memory: () => <MemorySettings />,
   channels: () => <ChannelsSettings />,
-  voice: () => <VoiceSettings />,
+  voice: () => (
+    <>
+      <VoiceSettings />
+      <ReplyVoiceSettings />
+    </>
+  ),
   skills: () => <SkillsBrowser />,
   people: () => <PeopleBrowser />,
   access: () => <AccessSettings />,
