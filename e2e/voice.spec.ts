@@ -70,13 +70,26 @@ test('Settings › Voice, then push-to-talk: recorded, heard, edited, sent as sp
   await expect(chat.messages.filter({ hasText: /You said: .*weather.*please/ })).toBeVisible({ timeout: 30_000 });
   await saveScreenshot(page, 'session-push-to-talk');
 
+  // *Send when heard* (kept by this browser): the words go as soon as they are heard, the recording with them.
+  await chat.chat.getByLabel('Send when heard').check();
+  await page.reload();
+  await expect(chat.chat.getByLabel('Send when heard')).toBeChecked();
+  const spokenBefore = await chat.messages.getByTestId('file-audio').count();
+  await chat.chat.getByRole('button', { name: '🎤 Talk' }).click();
+  await expect(stop).toHaveText(/Stop \([4-9] s\)/, { timeout: 15_000 });
+  await stop.click();
+  await expect(chat.messages.getByTestId('file-audio')).toHaveCount(spokenBefore + 1, { timeout: 20_000 });
+  await expect(chat.input).toHaveValue('');
+  await expect(chat.messages.filter({ hasText: /You said: .*weather/ })).toHaveCount(2, { timeout: 30_000 });
+  await chat.chat.getByLabel('Send when heard').uncheck();
+
   // Read aloud with the browser's own voices: what is handed to speechSynthesis is the reply's words.
   await page.evaluate(() => {
     const said: string[] = [];
     (window as unknown as { said: string[] }).said = said;
     window.speechSynthesis.speak = (utterance: SpeechSynthesisUtterance) => void said.push(utterance.text);
   });
-  const reply = chat.messages.filter({ hasText: /You said: .*weather/ });
+  const reply = chat.messages.filter({ hasText: /You said: .*weather.*please/ });
   await reply.getByRole('button', { name: 'Read aloud' }).click();
   await expect.poll(() => page.evaluate(() => (window as unknown as { said: string[] }).said)).toEqual([expect.stringMatching(/^You said: .*weather.*please$/)]);
   expect(speech.received.at(-1)).toMatchObject({ model: 'whisper-1', type: expect.stringMatching(/^audio\/(webm|ogg)/) });
@@ -93,20 +106,20 @@ test('Settings › Voice, then push-to-talk: recorded, heard, edited, sent as sp
   await expect(voice.getByRole('status')).toContainText('Saved');
   await saveScreenshot(page, 'settings-voice-replies');
   const speechCalls = async () => ((await (await request.get(`/api/sessions/${session.id}`)).json()) as { usage: Record<string, { calls: number }> }).usage.speech?.calls ?? 0;
-  const heardOnly = await speechCalls(); // the push-to-talk recording, heard
+  const heardOnly = await speechCalls(); // the two push-to-talk recordings, heard
   await page.goto(`/sessions/${session.id}`);
   await page.evaluate(() => {
     (window as unknown as { said: string[] }).said = [];
     window.speechSynthesis.speak = (utterance: SpeechSynthesisUtterance) => void (window as unknown as { said: string[] }).said.push(utterance.text);
   });
-  await chat.messages.filter({ hasText: /You said: .*weather/ }).getByRole('button', { name: 'Read aloud' }).click();
-  const player = chat.messages.filter({ hasText: /You said: .*weather/ }).getByLabel('The reply, read aloud');
+  await chat.messages.filter({ hasText: /You said: .*weather.*please/ }).getByRole('button', { name: 'Read aloud' }).click();
+  const player = chat.messages.filter({ hasText: /You said: .*weather.*please/ }).getByLabel('The reply, read aloud');
   await expect(player).toBeVisible({ timeout: 20_000 });
   await expect.poll(() => player.evaluate((audio: HTMLAudioElement) => audio.readyState), { timeout: 10_000 }).toBeGreaterThan(0); // the browser decoded it
   expect(await page.evaluate(() => (window as unknown as { said: string[] }).said)).toEqual([]);
   // Said on the server, it is counted: the session's usage has the speech calls (espeak-ng is free).
-  expect(heardOnly).toBe(1);
-  await expect.poll(speechCalls).toBe(2);
+  expect(heardOnly).toBe(2);
+  await expect.poll(speechCalls).toBe(3);
   await request.delete(`/api/sessions/${session.id}`);
   await context.close();
 });

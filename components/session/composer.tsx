@@ -1,10 +1,10 @@
 'use client';
 
 import { useEffect, useRef, useState } from 'react';
-import { TalkButton } from './talk-button';
+import { TalkButton, useSendAtOnce } from './talk-button';
 import { apiFetch } from '@/components/api-client';
 import type { McpAttachment } from '@/lib/mcp/mcp-attachments';
-import { AttachButton, AttachedFileChips, useAttachedFiles } from './file-attach';
+import { AttachButton, AttachedFileChips, useAttachedFiles, type AttachedFile } from './file-attach';
 
 /** What a message may carry: MCP resources and prompts, and uploaded files. */
 export type MessageAttachment = McpAttachment | { kind: 'file'; id: string };
@@ -49,6 +49,7 @@ export function Composer(props: {
   const [choices, setChoices] = useState<Choice[] | null>(null);
   const [asking, setAsking] = useState<{ server: string; prompt: McpPromptInfo; values: Record<string, string> } | null>(null);
   const [sending, setSending] = useState(false);
+  const [sendAtOnce, setSendAtOnce] = useSendAtOnce();
   const [dragging, setDragging] = useState(false);
   const input = useRef<HTMLTextAreaElement>(null);
 
@@ -109,17 +110,24 @@ export function Composer(props: {
     input.current?.focus();
   }
 
-  async function send() {
-    const text = draft.trim();
-    if ((!text && uploads.files.length === 0) || uploads.uploading.length > 0 || sending) return;
+  /** Sends the draft (and, from push-to-talk with *Send when heard*, the words and recording just heard). */
+  async function send(heard?: { text: string; file: AttachedFile }) {
+    const text = heard ? (draft.trim() ? `${draft.trimEnd()} ${heard.text}` : heard.text).trim() : draft.trim();
+    const files = heard ? [...uploads.files, heard.file] : uploads.files;
+    if ((!text && files.length === 0) || uploads.uploading.length > 0 || sending) return heard && keepHeard(heard);
     setSending(true);
-    if (await props.onSend(text, [...chips.map((chip) => chip.attachment), ...uploads.files.map((file) => ({ kind: 'file' as const, id: file.id }))])) {
+    if (await props.onSend(text, [...chips.map((chip) => chip.attachment), ...files.map((file) => ({ kind: 'file' as const, id: file.id }))])) {
       setDraft('');
       setChips([]);
       uploads.clear();
-    }
+    } else if (heard) keepHeard(heard); // not sent: the words and the recording wait in the composer
     setSending(false);
     input.current?.focus();
+  }
+
+  function keepHeard(heard: { text: string | null; file: AttachedFile }) {
+    uploads.keep(heard.file);
+    if (heard.text) setDraft((before) => (before.trim() ? `${before.trimEnd()} ${heard.text}` : heard.text!));
   }
 
   const used = chips.reduce((sum, chip) => sum + (chip.tokens ?? 0), 0);
@@ -226,12 +234,16 @@ export function Composer(props: {
             sessionId={props.sessionId}
             disabled={props.paused || sending}
             onHeard={(heard) => {
-              uploads.keep(heard.file);
-              if (heard.text) setDraft((before) => (before.trim() ? `${before.trimEnd()} ${heard.text}` : heard.text!));
+              if (heard.text && sendAtOnce) void send({ text: heard.text, file: heard.file });
+              else keepHeard(heard);
               if (heard.problem) props.onError(heard.problem);
             }}
             onError={props.onError}
           />
+          <label className="flex items-center gap-1 text-xs text-zinc-600 dark:text-zinc-400" title="Push-to-talk sends your words as soon as they are heard, without stopping to edit them (this browser remembers it)">
+            <input type="checkbox" checked={sendAtOnce} onChange={(event) => setSendAtOnce(event.target.checked)} />
+            Send when heard
+          </label>
         </span>
         {props.streaming && (
           <button type="button" className="btn" onClick={props.onStop}>

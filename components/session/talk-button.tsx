@@ -3,7 +3,8 @@
 // Push-to-talk (issue 76 §3), phone first: tap to record (MediaRecorder, the browser's own Opus in
 // WebM or Ogg), tap again to stop; the recording goes to this app's server, which keeps it and hears
 // it on the speech server the owner set (Settings › Voice) — never to the browser maker's service.
-// The words come back into the composer to edit before they go, the recording attached beside them.
+// The words come back into the composer to edit before they go, the recording attached beside them —
+// or, with *Send when heard* ticked (kept in this browser), go at once.
 import { useEffect, useRef, useState } from 'react';
 import { errorText } from '@/lib/errors/error-text';
 import type { AttachedFile } from './file-attach';
@@ -11,11 +12,30 @@ import type { AttachedFile } from './file-attach';
 type Heard = { file: AttachedFile; text: string | null; problem?: string };
 
 const MAX_SECONDS = 120;
+const SEND_AT_ONCE_KEY = 'agentcsd.talk.send-at-once';
+
+/** *Send when heard*: this browser's choice, read back on load. */
+export function useSendAtOnce(): [boolean, (on: boolean) => void] {
+  const [on, setOn] = useState(false);
+  useEffect(() => setOn(window.localStorage.getItem(SEND_AT_ONCE_KEY) === 'on'), []);
+  return [
+    on,
+    (next) => {
+      setOn(next);
+      window.localStorage.setItem(SEND_AT_ONCE_KEY, next ? 'on' : 'off');
+    },
+  ];
+}
 
 export function TalkButton(props: { sessionId: string; disabled: boolean; onHeard: (heard: Heard) => void; onError: (message: string) => void }) {
   const [state, setState] = useState<'idle' | 'starting' | 'recording' | 'hearing'>('idle');
   const [seconds, setSeconds] = useState(0);
   const recorder = useRef<MediaRecorder | null>(null);
+  // The recording ends in a closure made when it started: it answers to the composer as it is now.
+  const latest = useRef(props);
+  useEffect(() => {
+    latest.current = props;
+  });
   useEffect(() => () => recorder.current?.stream.getTracks().forEach((track) => track.stop()), []);
   useEffect(() => {
     if (state !== 'recording') return;
@@ -34,9 +54,9 @@ export function TalkButton(props: { sessionId: string; disabled: boolean; onHear
       const response = await fetch(`/api/sessions/${props.sessionId}/voice`, { method: 'POST', body: form });
       const payload = (await response.json().catch(() => null)) as (Heard & { error?: { message: string } }) | null;
       if (!response.ok || !payload?.file) throw new Error(payload?.error?.message ?? `The recording was not taken (${response.status})`);
-      props.onHeard(payload);
+      latest.current.onHeard(payload);
     } catch (caught) {
-      props.onError(errorText(caught));
+      latest.current.onError(errorText(caught));
     } finally {
       setState('idle');
     }
