@@ -9,6 +9,7 @@ import type { ChannelRecord } from '@/lib/store/channels-repository';
 import { emailConfigSchema, mergeEmailConfig, publicEmailConfig, type EmailConfig } from './email-config';
 import { discordConfigSchema, mergeDiscordConfig, publicDiscordConfig, type DiscordConfig } from './discord-config';
 import { mergeSlackConfig, publicSlackConfig, slackConfigSchema, type SlackConfig } from './slack-config';
+import { mergeWhatsAppConfig, publicWhatsAppConfig, whatsappConfigSchema, type WhatsAppConfig } from './whatsapp-config';
 import { keepOrSeal, MASK, maskedSecret, openSecret, sealStored } from './channel-secrets';
 
 export { MASK };
@@ -48,18 +49,20 @@ export const channelInputSchema = z.discriminatedUnion('kind', [
   z.object({ id: z.string().uuid().optional(), kind: z.literal('email'), name: z.string().trim().min(1).max(80), enabled: z.boolean().default(true), config: emailConfigSchema }).strict(),
   z.object({ id: z.string().uuid().optional(), kind: z.literal('discord'), name: z.string().trim().min(1).max(80), enabled: z.boolean().default(true), config: discordConfigSchema }).strict(),
   z.object({ id: z.string().uuid().optional(), kind: z.literal('slack'), name: z.string().trim().min(1).max(80), enabled: z.boolean().default(true), config: slackConfigSchema }).strict(),
+  z.object({ id: z.string().uuid().optional(), kind: z.literal('whatsapp'), name: z.string().trim().min(1).max(80), enabled: z.boolean().default(true), config: whatsappConfigSchema }).strict(),
 ]);
 export type ChannelInput = z.infer<typeof channelInputSchema>;
 
 
 /** The config to store: write-only secrets kept when the form left them empty or masked; the callback key made once. */
-export function mergeChannelConfig(input: ChannelInput & { id: string }, previous: ChannelRecord | null): TelegramConfig | IrcConfig | EmailConfig | DiscordConfig | SlackConfig {
+export function mergeChannelConfig(input: ChannelInput & { id: string }, previous: ChannelRecord | null): TelegramConfig | IrcConfig | EmailConfig | DiscordConfig | SlackConfig | WhatsAppConfig {
   const before = previous?.kind === input.kind ? (previous.config as Record<string, string | undefined>) : {};
   const callbackSecret = before.callback_secret ?? randomBytes(32).toString('base64url');
   if (input.kind === 'telegram') return { ...input.config, token: keepOrSeal(input.id, 'token', input.config.token, before.token), callback_secret: callbackSecret };
   if (input.kind === 'email') return mergeEmailConfig(input.id, input.config, before as Partial<EmailConfig>, callbackSecret);
   if (input.kind === 'discord') return mergeDiscordConfig(input.id, input.config, before as Partial<DiscordConfig>, callbackSecret);
   if (input.kind === 'slack') return mergeSlackConfig(input.id, input.config, before as Partial<SlackConfig>, callbackSecret);
+  if (input.kind === 'whatsapp') return mergeWhatsAppConfig(input.id, input.config, before as Partial<WhatsAppConfig>, callbackSecret);
   return { ...input.config, password: keepOrSeal(input.id, 'password', input.config.password, before.password) };
 }
 
@@ -83,6 +86,7 @@ export function publicChannelConfig(channel: ChannelRecord): Record<string, unkn
   if (channel.kind === 'email') return publicEmailConfig(channel.id, channel.config as EmailConfig);
   if (channel.kind === 'discord') return publicDiscordConfig(channel.id, channel.config as DiscordConfig);
   if (channel.kind === 'slack') return publicSlackConfig(channel.id, channel.config as SlackConfig);
+  if (channel.kind === 'whatsapp') return publicWhatsAppConfig(channel.id, channel.config as WhatsAppConfig);
   if (channel.kind === 'telegram') {
     config.token = maskedSecret(channel.id, 'token', config.token as string | undefined);
     delete config.callback_secret;

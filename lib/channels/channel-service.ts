@@ -9,7 +9,8 @@ import { openChannelConfig, sealedLegacyConfig, type IrcConfig, type TelegramCon
 import type { EmailConfig } from './email-config';
 import type { DiscordConfig } from './discord-config';
 import type { SlackConfig } from './slack-config';
-import { ChannelSendError, RecipientAwayError, type ChannelAdapter, type ChannelHost, type ChannelState, type ReplyStream } from './channel-types';
+import type { WhatsAppConfig } from './whatsapp-config';
+import { ChannelSendError, RecipientAwayError, type ChannelAdapter, type ChannelHost, type ChannelState, type ChannelWebhookAnswer, type ChannelWebhookRequest, type ReplyStream } from './channel-types';
 import { chatMind } from './chat-mind';
 import { ReplyStreams } from './reply-streams';
 import { handleButton, handleMessage, type InboundContext, type InboundCounters } from './channel-inbound';
@@ -36,6 +37,10 @@ export async function createAdapter(channel: Pick<ChannelRecord, 'id' | 'kind' |
   if (channel.kind === 'slack') {
     const [{ SlackChannel }, { openSlackConfig }] = await Promise.all([import('./slack-channel'), import('./slack-config')]);
     return new SlackChannel(channel.id, openSlackConfig(channel.id, channel.config as SlackConfig));
+  }
+  if (channel.kind === 'whatsapp') {
+    const [{ WhatsAppChannel }, { openWhatsAppConfig }] = await Promise.all([import('./whatsapp-channel'), import('./whatsapp-config')]);
+    return new WhatsAppChannel(channel.id, openWhatsAppConfig(channel.id, channel.config as WhatsAppConfig));
   }
   if (channel.kind === 'email') {
     const [{ EmailChannel }, { openEmailConfig }] = await Promise.all([import('./email-channel'), import('./email-config')]);
@@ -90,6 +95,11 @@ class ChannelRuntime {
       },
     });
     this.wake();
+  }
+
+  /** A webhook's request for this channel's adapter; null when it takes none (or is stopping). */
+  webhook(request: ChannelWebhookRequest): Promise<ChannelWebhookAnswer> | null {
+    return this.stopped || !this.adapter?.receiveWebhook ? null : this.adapter.receiveWebhook(request);
   }
 
   /** A stream for a reply to this address, where the adapter shows one while it is written. */
@@ -274,6 +284,11 @@ export class ChannelService {
   tellOwner(text: string): void {
     const outbound = this.outbound;
     if (outbound) this.pushing = this.pushing.then(() => pushToOwner(outbound, text)).catch((error: unknown) => console.error('[channels] push failed', error));
+  }
+
+  /** A provider's webhook for a channel running here (WhatsApp); null: not running in this process. */
+  webhook(channelId: string, request: ChannelWebhookRequest): Promise<ChannelWebhookAnswer> | null {
+    return this.runtimes.get(channelId)?.webhook(request) ?? null;
   }
 
   /** Wakes a channel's sender (a message queued from a route). */

@@ -112,6 +112,22 @@ export interface ChannelAdapter {
   test(): Promise<string>;
   /** A stream for the reply a turn writes to this address, where the provider shows one (null: the outbox posts it whole). */
   openStream?(address: string): ReplyStream | null;
+  /** A provider that delivers by webhook (WhatsApp): the request as it came, answered only once what it holds is recorded. */
+  receiveWebhook?(request: ChannelWebhookRequest): Promise<ChannelWebhookAnswer>;
+}
+
+/** A webhook's request to a channel (`/api/channels/:id/<kind>`): nothing in it is trusted before the adapter checked it. */
+export interface ChannelWebhookRequest {
+  method: string;
+  query: URLSearchParams;
+  headers: Headers;
+  raw: Uint8Array;
+}
+
+export interface ChannelWebhookAnswer {
+  status: number;
+  body: string;
+  contentType: 'text/plain' | 'application/json';
 }
 
 /** What the channels ask of the app: the same calls as the page's socket and buttons. */

@@ -144,25 +144,30 @@ export const SLACK_MAX_CHARS = 4000;
 /** The three characters Slack's mrkdwn reads as markup: escaped, so no `<!channel>` or `<@U…>` comes from a model. */
 const escapeSlack = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** Inline Markdown as Slack mrkdwn: *bold*, _italic_, ~strike~, <url|label>, • lists, headings as bold. */
-function inlineMrkdwn(text: string): string {
+/**
+ * Inline Markdown in a chat's own single marks (Slack's mrkdwn, WhatsApp's): *bold*, _italic_,
+ * ~strike~, • lists, headings as bold; inline code kept; each chat its escaping and its links.
+ */
+function inlineMarks(text: string, escape: (text: string) => string, link: (label: string, url: string) => string): string {
   return text
     .split(/(`[^`\n]+`)/)
     .map((part) => {
-      if (/^`[^`\n]+`$/.test(part)) return escapeSlack(part);
+      if (/^`[^`\n]+`$/.test(part)) return escape(part);
       const bold = '\u0001';
-      return escapeSlack(part)
+      return escape(part)
         .replace(/^(\s*)[-*+] +/gm, '$1• ')
         .replace(/^#{1,6} +(.+)$/gm, `${bold}$1${bold}`)
         .replace(/\*\*([^*\n]+)\*\*/g, `${bold}$1${bold}`)
         .replace(/__([^_\n]+)__/g, `${bold}$1${bold}`)
         .replace(/(^|[^\w*])\*([^*\n]+)\*(?=[^\w*]|$)/g, '$1_$2_')
         .replace(/~~([^~\n]+)~~/g, '~$1~')
-        .replace(/\[([^\]\n]+)\]\((https?:\/\/[^\s)|]+)\)/g, (_, label: string, url: string) => `<${url}|${label.replace(/\|/g, '∣')}>`)
+        .replace(/\[([^\]\n]+)\]\((https?:\/\/[^\s)|]+)\)/g, (_, label: string, url: string) => link(label, url))
         .replaceAll(bold, '*');
     })
     .join('');
 }
+
+const inlineMrkdwn = (text: string) => inlineMarks(text, escapeSlack, (label, url) => `<${url}|${label.replace(/\|/g, '∣')}>`);
 
 /** Markdown as Slack messages (issue 62): mrkdwn, each at most 4,000 characters, a code block cut in two closed and reopened. */
 export function toSlackMessages(markdown: string, limit = SLACK_MAX_CHARS): string[] {
@@ -171,6 +176,25 @@ export function toSlackMessages(markdown: string, limit = SLACK_MAX_CHARS): stri
   for (const block of markdownBlocks(markdown)) {
     if (block.kind === 'code') rendered.push(...cutToFit(block.text, fence, limit).map(fence));
     else if (block.text.trim()) rendered.push(...cutToFit(block.text.trim(), inlineMrkdwn, limit).map(inlineMrkdwn));
+  }
+  return joinPieces(rendered, limit);
+}
+
+// ── WhatsApp ───────────────────────────────────────────────────────────────────────────────
+
+/** A WhatsApp text message's body: at most 4,096 characters. */
+export const WHATSAPP_MAX_CHARS = 4096;
+
+/** WhatsApp's marks; a link as its label and its address (WhatsApp shows an address as a link). */
+const inlineWhatsApp = (text: string) => inlineMarks(text, (plain) => plain, (label, url) => (label === url ? url : `${label} (${url})`));
+
+/** Markdown as WhatsApp messages (issue 77 §2): its marks, each at most 4,096 characters, a code block cut in two closed and reopened. */
+export function toWhatsAppMessages(markdown: string, limit = WHATSAPP_MAX_CHARS): string[] {
+  const fence = (text: string) => `\`\`\`\n${text}\n\`\`\``;
+  const rendered: string[] = [];
+  for (const block of markdownBlocks(markdown)) {
+    if (block.kind === 'code') rendered.push(...cutToFit(block.text, fence, limit).map(fence));
+    else if (block.text.trim()) rendered.push(...cutToFit(block.text.trim(), inlineWhatsApp, limit).map(inlineWhatsApp));
   }
   return joinPieces(rendered, limit);
 }

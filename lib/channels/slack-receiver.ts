@@ -7,9 +7,7 @@
 // channel's offsets).
 import { SocketModeClient } from '@slack/socket-mode';
 import { LogLevel, type App, type Logger, type Receiver } from '@slack/bolt';
-import { readOffset, writeOffset } from '@/lib/store/channels-repository';
-
-const SEEN_KEPT = 500;
+import { SeenEvents } from './seen-events';
 
 /** Bolt's and the Socket Mode client's log lines, warnings and errors only, with the tokens taken out. */
 export function quietLogger(scrub: (text: string) => string): Logger {
@@ -23,28 +21,6 @@ export function quietLogger(scrub: (text: string) => string): Logger {
     getLevel: () => LogLevel.WARN,
     setName: () => {},
   };
-}
-
-/** The ids of the events this channel finished, newest last (kept across restarts). */
-class SeenEvents {
-  private ids: string[] | null = null;
-  private writing: Promise<void> = Promise.resolve();
-
-  constructor(private readonly key: string) {}
-
-  async has(id: string): Promise<boolean> {
-    this.ids ??= JSON.parse((await readOffset(this.key)) ?? '[]') as string[];
-    return this.ids.includes(id);
-  }
-
-  async add(id: string): Promise<void> {
-    await this.has(id);
-    this.ids!.push(id);
-    if (this.ids!.length > SEEN_KEPT) this.ids!.splice(0, this.ids!.length - SEEN_KEPT);
-    const snapshot = JSON.stringify(this.ids);
-    this.writing = this.writing.then(() => writeOffset(this.key, snapshot));
-    await this.writing;
-  }
 }
 
 interface SocketEvent {

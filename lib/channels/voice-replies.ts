@@ -10,11 +10,11 @@ import { spokenText } from '@/lib/voice/spoken-text';
 import { speechVoice } from '@/lib/voice/voice-settings';
 
 /** The chats whose adapter sends a voice note. */
-const SENDS_VOICE: ReadonlySet<ChannelKind> = new Set(['telegram']);
+const SENDS_VOICE: ReadonlySet<ChannelKind> = new Set(['telegram', 'whatsapp']);
 
 /** `/voice`, `/voice on`, `/voice off` from a person's chat → what to tell them. */
 export async function voiceCommand(kind: ChannelKind, binding: BindingRecord, argument: string): Promise<string> {
-  if (!SENDS_VOICE.has(kind)) return 'Voice replies are sent on Telegram; here the answers come as text.';
+  if (!SENDS_VOICE.has(kind)) return 'Voice replies are sent on Telegram and WhatsApp; here the answers come as text.';
   const wanted = argument.toLowerCase();
   if (wanted !== 'on' && wanted !== 'off') return `Voice replies here are ${binding.voiceReplies ? 'on' : 'off'}. Send /voice on to hear the answer to a voice note as a voice note too, /voice off to stop.`;
   await updateBinding(binding.id, { voiceReplies: wanted === 'on' });

@@ -22,7 +22,7 @@ import { ROLE_TRAITS, TOOL_TRAITS, traitsOf, TRAIT_WORDS, type ToolTrait } from 
 import { personaExists } from '@/lib/personas/persona-files';
 
 /** Where a decision or a message came from: the page, a chat kind, a door key, or a rule. */
-export type Via = 'page' | 'telegram' | 'discord' | 'irc' | 'email' | 'slack' | `door:${string}` | `rule:${string}`;
+export type Via = 'page' | 'telegram' | 'discord' | 'irc' | 'email' | 'slack' | 'whatsapp' | `door:${string}` | `rule:${string}`;
 
 /** Who asks: a person (null: nobody paired), on which path; `weakIdentity` when anyone could wear it (and why). */
 export interface Actor {

@@ -57,7 +57,8 @@ export function guardRequest(request: IncomingMessage, options: GuardOptions, me
     if (!target) {
       return { ok: false, status: 400, code: 'bad_request', message: 'The request target must be a path on this server' };
     }
-    const webhook = method.toUpperCase() === 'POST' && /^\/api\/hooks\/[^/]+$/.test(target.pathname);
+    // A webhook from another server: a session's hook (POST), or a chat provider's (WhatsApp: GET to verify, POST to deliver).
+    const webhook = (method.toUpperCase() === 'POST' && /^\/api\/hooks\/[^/]+$/.test(target.pathname)) || (['GET', 'POST'].includes(method.toUpperCase()) && /^\/api\/channels\/[0-9a-f-]{36}\/whatsapp$/.test(target.pathname));
     const oauthCallback = method.toUpperCase() === 'GET' && target.pathname === '/oauth/callback' && target.searchParams.has('state');
     const shellAsset = ['GET', 'HEAD'].includes(method.toUpperCase()) && /^\/(?:manifest\.webmanifest|icons\/[a-z0-9-]+\.png)$/.test(target.pathname);
     // The doors for other clients (issue 46): a key of Settings › Access, checked by the route, stands for Origin and token.

@@ -4,7 +4,7 @@
 // confirmed once.
 import { getDb } from './db';
 
-export type ChannelKind = 'telegram' | 'irc' | 'email' | 'discord' | 'slack';
+export type ChannelKind = 'telegram' | 'irc' | 'email' | 'discord' | 'slack' | 'whatsapp';
 export type PushMode = 'all' | 'spontaneous' | 'cards';
 
 export interface ChannelRecord {
@@ -84,6 +84,8 @@ export interface OutboxRecord {
   error: string | null;
   createdAt: Date;
   sentAt: Date | null;
+  /** What the provider said became of it once sent (WhatsApp): delivered, read, or failed and why. */
+  delivery: string | null;
 }
 
 type ChannelRow = Awaited<ReturnType<Awaited<ReturnType<typeof getDb>>['channel']['findUniqueOrThrow']>>;
@@ -252,6 +254,33 @@ export async function markOutboxSent(id: number, providerMessageId: string | nul
 
 export async function markOutboxRetry(id: number, nextAt: Date, error: string, failed = false): Promise<void> {
   await (await getDb()).channelOutbox.updateMany({ where: { id, state: 'pending' }, data: { nextAt, error, attempts: { increment: 1 }, ...(failed && { state: 'failed' }) } });
+}
+
+/** The order a sent message's statuses move in (they may arrive out of it): a later one never goes back. */
+const DELIVERY_RANK: Record<string, number> = { sent: 0, delivered: 1, read: 2 };
+
+/**
+ * What the provider says became of a message it took (WhatsApp's statuses, issue 77 §2): delivered
+ * and read move forward only; failed marks the row failed with the reason, whatever came before.
+ */
+export async function markOutboxDelivery(channelId: string, providerMessageId: string, status: 'sent' | 'delivered' | 'read' | 'failed', reason?: string): Promise<number> {
+  const db = await getDb();
+  if (status === 'failed') {
+    const { count } = await db.channelOutbox.updateMany({ where: { channelId, providerMessageId, state: 'sent' }, data: { state: 'failed', delivery: 'failed', error: reason ?? 'the provider could not deliver it' } });
+    return count;
+  }
+  const earlier = Object.keys(DELIVERY_RANK).filter((name) => DELIVERY_RANK[name]! < DELIVERY_RANK[status]!);
+  const { count } = await db.channelOutbox.updateMany({ where: { channelId, providerMessageId, state: 'sent', OR: [{ delivery: null }, { delivery: { in: earlier } }] }, data: { delivery: status } });
+  return count;
+}
+
+/** A message the provider took but could not deliver for now (outside WhatsApp's window): pending again, waiting for its recipient. */
+export async function holdSentOutbox(channelId: string, providerMessageId: string, reason: string, nextAt: Date): Promise<number> {
+  const { count } = await (await getDb()).channelOutbox.updateMany({
+    where: { channelId, providerMessageId, state: 'sent' },
+    data: { state: 'pending', providerMessageId: null, sentAt: null, delivery: null, nextAt, error: `${HELD_PREFIX}${reason}` },
+  });
+  return count;
 }
 
 /** How a held message's error starts (releaseHeldOutbox finds them by it). */

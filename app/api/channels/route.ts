@@ -7,6 +7,7 @@ import { findChannel, listChannels, saveChannel } from '@/lib/store/channels-rep
 import { ApiError } from '@/lib/http/api-error';
 import type { EmailConfig } from '@/lib/channels/email-config';
 import type { SlackConfig } from '@/lib/channels/slack-config';
+import type { WhatsAppConfig } from '@/lib/channels/whatsapp-config';
 
 export const dynamic = 'force-dynamic';
 
@@ -27,6 +28,10 @@ export const PUT = handle(async (request) => {
   if (input.kind === 'slack') {
     const missing = (['app_token', 'bot_token'] as const).find((field) => !(config as SlackConfig)[field]);
     if (missing) throw new ApiError('validation_failed', `Invalid body: config.${missing} is required (docs/channels.md › Slack says where Slack shows it)`);
+  }
+  if (input.kind === 'whatsapp') {
+    const missing = (['access_token', 'app_secret'] as const).find((field) => !(config as WhatsAppConfig)[field]);
+    if (missing) throw new ApiError('validation_failed', `Invalid body: config.${missing} is required (docs/channels.md › WhatsApp says where Meta shows it)`);
   }
   if (input.kind === 'email') {
     const missing = (['imap', 'smtp'] as const).filter((part) => !(config as EmailConfig)[part].password);
