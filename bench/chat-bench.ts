@@ -33,7 +33,7 @@ export interface ChatBench {
 }
 
 /** The app with one channel of `kind` (its fake already running), paired to a new session by `pair` (a stranger's first words). */
-export async function startChatBench(input: { kind: ChannelKind; config: Record<string, unknown>; pair(): Promise<void> | void }): Promise<ChatBench> {
+export async function startChatBench(input: { kind: ChannelKind; config: Record<string, unknown>; pair(app: { orchestrator: Orchestrator; channelId: string }): Promise<void> | void }): Promise<ChatBench> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `agentcsd-bench-${input.kind}-`));
   fs.chmodSync(dataDir, 0o755);
   process.env.AGENTCSD_DATA_DIR = dataDir;
@@ -47,7 +47,7 @@ export async function startChatBench(input: { kind: ChannelKind; config: Record<
   const layer = { backend: 'openai_compatible' as const, model: 'fake-large', max_tokens: 256, endpoint: `${model.url}/v1` };
   const session = await orchestrator.createSession({ persona: 'iris', models: { c_model: layer, s_model: { ...layer, model: 'fake-small' } }, params: { pacing: 'adaptive' } });
   while ((await orchestrator.channels!.status(channelId)).state.kind !== 'connected') await new Promise((resolve) => setTimeout(resolve, 20));
-  await input.pair();
+  await input.pair({ orchestrator, channelId });
   while ((await listOpenPairings(channelId, new Date())).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
   const [pairing] = await listOpenPairings(channelId, new Date());
   await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing!.code, session_id: session.id, share: true }));

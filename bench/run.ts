@@ -12,6 +12,7 @@ import { benchVoice, voiceTable } from './voice';
 import { benchEmail, emailTable } from './email';
 import { benchDiscord, discordTable } from './discord';
 import { benchSlack, slackTable } from './slack';
+import { benchWhatsApp, whatsappTable } from './whatsapp';
 import { backupTables, benchBackupSize, benchFirstTokenDuringBackup } from './backup';
 import { benchTriggers, triggersTable } from './triggers';
 import { benchToolSearch, toolSearchTable } from './tool-search';
@@ -76,6 +77,9 @@ console.log(discordTable(await benchDiscord({ samples: quick ? 10 : 30, stormMes
 
 console.log('\n## Slack: a message in the AI side panel against one from the page, the reply streamed\n');
 console.log(slackTable(await benchSlack({ samples: quick ? 10 : 30 })));
+
+console.log('\n## WhatsApp: a message by Meta\'s webhook against one from the page\n');
+console.log(whatsappTable(await benchWhatsApp({ samples: quick ? 10 : 30 })));
 
 console.log('\n## Schedules: slot to model call, and 1,000 schedules waiting\n');
 console.log(triggersTable(await benchTriggers({ reminders: quick ? 10 : 30, schedules: 1_000, idleMs: quick ? 10_000 : 20_000 })));

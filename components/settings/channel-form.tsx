@@ -4,8 +4,9 @@ import { useState } from 'react';
 import { EmailChannelFields, emailConfigBody, emailFieldsFrom } from './email-channel-fields';
 import { DiscordFields } from './discord-channel-fields';
 import { SlackFields } from './slack-channel-fields';
+import { WhatsAppFields, whatsappConfigBody, whatsappFieldsFrom } from './whatsapp-channel-fields';
 
-type Kind = 'telegram' | 'irc' | 'email' | 'discord' | 'slack';
+type Kind = 'telegram' | 'irc' | 'email' | 'discord' | 'slack' | 'whatsapp';
 
 export interface ChannelJson {
   id: string;
@@ -20,7 +21,7 @@ export interface ChannelJson {
 
 /** Adding (or editing) one channel: a Telegram or Discord bot's token, a Slack app's two tokens, an IRC server, nick and channels, or a mail account. Secrets are write-only. */
 /** A name for each kind of channel, as a household would call it. */
-const PLACEHOLDERS: Record<string, string> = { telegram: 'My phone', email: 'Assistant’s mailbox', irc: 'Libera', discord: 'Family server', slack: 'Family workspace' };
+const PLACEHOLDERS: Record<string, string> = { telegram: 'My phone', email: 'Assistant’s mailbox', irc: 'Libera', discord: 'Family server', slack: 'Family workspace', whatsapp: 'Family WhatsApp' };
 
 export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJson | null; onSave: (body: unknown) => Promise<void>; onCancel: () => void }) {
   const config = editing?.config ?? {};
@@ -41,6 +42,7 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
   const [discordApi, setDiscordApi] = useState(String(editing?.kind === 'discord' ? config.api_root : 'https://discord.com/api'));
   const [appToken, setAppToken] = useState('');
   const [slackApi, setSlackApi] = useState(String(editing?.kind === 'slack' ? config.api_root : 'https://slack.com/api/'));
+  const [whatsapp, setWhatsapp] = useState(() => whatsappFieldsFrom(editing?.kind === 'whatsapp' ? config : {}));
   const savedSmtp = (config.smtp ?? {}) as { user?: string };
   const [sameAccount, setSameAccount] = useState(editing?.kind !== 'email' || savedSmtp.user === ((config.imap ?? {}) as { user?: string }).user);
 
@@ -48,7 +50,7 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
     event.preventDefault();
     setBusy(true);
     try {
-      const base = { ...(editing && { id: editing.id }), kind, name: name.trim() || (kind === 'telegram' ? 'Telegram' : kind === 'discord' ? 'Discord' : kind === 'slack' ? 'Slack' : kind === 'email' ? email.address.trim() || 'Mail' : host), enabled: editing?.enabled ?? true };
+      const base = { ...(editing && { id: editing.id }), kind, name: name.trim() || (kind === 'telegram' ? 'Telegram' : kind === 'discord' ? 'Discord' : kind === 'slack' ? 'Slack' : kind === 'whatsapp' ? 'WhatsApp' : kind === 'email' ? email.address.trim() || 'Mail' : host), enabled: editing?.enabled ?? true };
       await onSave(
         kind === 'telegram'
           ? { ...base, config: { token, api_root: apiRoot.trim() } }
@@ -58,6 +60,8 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
               ? { ...base, config: { token, guild_channels: guildChannels.split(/[\s,]+/).filter(Boolean), api_root: discordApi.trim() } }
             : kind === 'slack'
               ? { ...base, config: { app_token: appToken, bot_token: token, api_root: slackApi.trim() } }
+            : kind === 'whatsapp'
+              ? { ...base, config: whatsappConfigBody(whatsapp) }
             : { ...base, config: { host: host.trim(), port, tls, nick: nick.trim(), account: account.trim(), password, channels: rooms.split(/[\s,]+/).filter(Boolean) } },
       );
     } finally {
@@ -77,6 +81,7 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
             <option value="email">Email (IMAP and SMTP)</option>
             <option value="discord">Discord bot</option>
             <option value="slack">Slack app</option>
+            <option value="whatsapp">WhatsApp (Meta’s Cloud API)</option>
           </select>
         </label>
         <label className="flex flex-col text-sm">
@@ -84,7 +89,9 @@ export function ChannelForm({ editing, onSave, onCancel }: { editing: ChannelJso
           <input className="field" value={name} onChange={(event) => setName(event.target.value)} placeholder={PLACEHOLDERS[kind] ?? 'Family chat'} />
         </label>
       </div>
-      {kind === 'slack' ? (
+      {kind === 'whatsapp' ? (
+        <WhatsAppFields value={whatsapp} onChange={setWhatsapp} saved={editing?.kind === 'whatsapp' ? config : {}} />
+      ) : kind === 'slack' ? (
         <SlackFields appToken={appToken} onAppToken={setAppToken} botToken={token} onBotToken={setToken} saved={editing?.kind === 'slack' ? config : {}} api={slackApi} onApi={setSlackApi} />
       ) : kind === 'discord' ? (
         <DiscordFields token={token} onToken={setToken} savedToken={config.token} guildChannels={guildChannels} onGuildChannels={setGuildChannels} api={discordApi} onApi={setDiscordApi} />

@@ -102,7 +102,7 @@ export function ChannelsSettings() {
         Channels
       </h2>
       <p className="text-sm text-zinc-500">
-        Talk to a session from Telegram, Discord, Slack, IRC or email. Nobody gets through until you approve the pairing code they were sent; approval cards can be decided from there too.
+        Talk to a session from Telegram, WhatsApp, Discord, Slack, IRC or email. Nobody gets through until you approve the pairing code they were sent; approval cards can be decided from there too.
       </p>
       <ErrorBanner message={error} />
       {notice && (
@@ -116,7 +116,7 @@ export function ChannelsSettings() {
           <li key={channel.id} className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800" data-testid="channel">
             <div className="flex flex-wrap items-center justify-between gap-2">
               <div>
-                <strong>{channel.name}</strong> <span className="text-xs text-zinc-500">{channel.kind === 'telegram' ? 'Telegram' : channel.kind === 'discord' ? 'Discord' : channel.kind === 'slack' ? 'Slack' : channel.kind === 'email' ? `Email ${String(channel.config.address)}` : `IRC ${String(channel.config.host)}`}</span>
+                <strong>{channel.name}</strong> <span className="text-xs text-zinc-500">{channel.kind === 'telegram' ? 'Telegram' : channel.kind === 'discord' ? 'Discord' : channel.kind === 'slack' ? 'Slack' : channel.kind === 'whatsapp' ? `WhatsApp ${String(channel.config.phone_number_id)}` : channel.kind === 'email' ? `Email ${String(channel.config.address)}` : `IRC ${String(channel.config.host)}`}</span>
                 <p className="text-sm" data-testid="channel-state">
                   {channel.enabled ? stateText(channel.state) : 'disabled'}
                 </p>
@@ -124,6 +124,11 @@ export function ChannelsSettings() {
                   {channel.counters.received} received · {channel.counters.ignored} from strangers (ignored) · {channel.outbox.sent} sent · {channel.outbox.pending} waiting
                   {channel.outbox.failed > 0 && ` · ${channel.outbox.failed} failed`}
                 </p>
+                {channel.kind === 'whatsapp' && (
+                  <p className="break-all text-xs text-zinc-500" data-testid="whatsapp-webhook">
+                    Meta’s webhook: <code>{`${typeof window === 'undefined' ? '' : window.location.origin}${String(channel.config.webhook_path)}`}</code> · verify token <code>{String(channel.config.verify_token)}</code> · field <code>messages</code>
+                  </p>
+                )}
               </div>
               <div className="flex gap-2">
                 <button type="button" className="btn" onClick={() => act(channel, 'test')}>
