@@ -17,6 +17,8 @@ export interface ChannelJson {
   state: { kind: 'connecting' | 'connected' | 'rate_limited' | 'failed' | 'stopped' | 'elsewhere'; retryAt?: string; reason?: string; until?: string; detail?: string };
   counters: { received: number; ignored: number; sent: number };
   outbox: { pending: number; sent: number; failed: number };
+  /** Why the newest held message waits for its recipient. */
+  waiting?: string | null;
 }
 
 /** Adding (or editing) one channel: a Telegram or Discord bot's token, a Slack app's two tokens, an IRC server, nick and channels, or a mail account. Secrets are write-only. */

@@ -124,6 +124,11 @@ export function ChannelsSettings() {
                   {channel.counters.received} received · {channel.counters.ignored} from strangers (ignored) · {channel.outbox.sent} sent · {channel.outbox.pending} waiting
                   {channel.outbox.failed > 0 && ` · ${channel.outbox.failed} failed`}
                 </p>
+                {channel.waiting && (
+                  <p className="text-xs text-amber-700 dark:text-amber-400" data-testid="channel-waiting">
+                    Waiting: {channel.waiting}
+                  </p>
+                )}
                 {channel.kind === 'whatsapp' && (
                   <p className="break-all text-xs text-zinc-500" data-testid="whatsapp-webhook">
                     Meta’s webhook: <code>{`${typeof window === 'undefined' ? '' : window.location.origin}${String(channel.config.webhook_path)}`}</code> · verify token <code>{String(channel.config.verify_token)}</code> · field <code>messages</code>

@@ -97,14 +97,17 @@ export function publicChannelConfig(channel: ChannelRecord): Record<string, unkn
 export const channelIdSchema = z.object({ id: z.string().uuid('the channel id is a UUID') }).strict();
 
 /** A channel as GET /api/channels shows it: secrets masked, its live state and counts. */
-export function channelJson(channel: ChannelRecord, status: { state: unknown; counters: unknown; outbox: unknown }) {
+export function channelJson(channel: ChannelRecord, status: { state: unknown; counters: unknown; outbox: unknown; waiting?: string | null }) {
   return {
     id: channel.id,
     kind: channel.kind,
     name: channel.name,
     enabled: channel.enabled,
     config: publicChannelConfig(channel),
-    ...status,
+    state: status.state,
+    counters: status.counters,
+    outbox: status.outbox,
+    waiting: status.waiting ?? null,
     created_at: channel.createdAt.toISOString(),
     updated_at: channel.updatedAt.toISOString(),
   };

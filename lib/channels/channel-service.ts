@@ -4,7 +4,7 @@
 // failures back off per message, and a permanent refusal fails that message only). Pushes come
 // from the event bus (channel-outbound.ts). State and traffic counts are what the Channels page
 // shows.
-import { findChannel, inboundBindings, spokenInboundBindings, listChannels, saveChannel, dueOutbox, markOutboxHeld, markOutboxRetry, markOutboxSent, nextOutboxAt, outboxCounts, type ChannelRecord } from '@/lib/store/channels-repository';
+import { findChannel, heldReason, inboundBindings, spokenInboundBindings, listChannels, saveChannel, dueOutbox, markOutboxHeld, markOutboxRetry, markOutboxSent, nextOutboxAt, outboxCounts, type ChannelRecord } from '@/lib/store/channels-repository';
 import { openChannelConfig, sealedLegacyConfig, type IrcConfig, type TelegramConfig } from './channel-config';
 import type { EmailConfig } from './email-config';
 import type { DiscordConfig } from './discord-config';
@@ -54,6 +54,8 @@ export interface ChannelStatus {
   state: ChannelState;
   counters: InboundCounters & { sent: number };
   outbox: { pending: number; sent: number; failed: number };
+  /** Why the newest held message waits for its recipient (the Channels page says it), or null. */
+  waiting: string | null;
 }
 
 class ChannelRuntime {
@@ -302,6 +304,7 @@ export class ChannelService {
       state: runtime?.state ?? (this.leased && this.enabledIds.has(channelId) ? { kind: 'elsewhere' } : { kind: 'stopped' }),
       counters: runtime?.counters ?? { received: 0, ignored: 0, sent: 0 },
       outbox: await outboxCounts(channelId),
+      waiting: await heldReason(channelId),
     };
   }
 }

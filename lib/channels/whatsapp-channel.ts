@@ -32,6 +32,8 @@ export class WhatsAppChannel implements ChannelAdapter {
   private handlers: InboundHandlers | null = null;
   private readonly graph: WhatsAppGraph;
   private readonly seen: SeenEvents;
+  /** Messages whose handling began: one begun and not seen finished may be stored already (a crash between the two). */
+  private readonly begun: SeenEvents;
   /** A message being handled now: a delivery of it again waits for it, then finds it seen. */
   private readonly running = new Map<string, Promise<void>>();
 
@@ -41,6 +43,7 @@ export class WhatsAppChannel implements ChannelAdapter {
   ) {
     this.graph = new WhatsAppGraph(config);
     this.seen = new SeenEvents(`${channelId}:whatsapp-messages`);
+    this.begun = new SeenEvents(`${channelId}:whatsapp-begun`);
   }
 
   async start(handlers: InboundHandlers): Promise<void> {
@@ -88,7 +91,10 @@ export class WhatsAppChannel implements ChannelAdapter {
     const already = this.running.get(message.id);
     if (already) return already;
     if (await this.seen.has(message.id)) return;
-    const run = this.handle(message, handlers).then(() => this.seen.add(message.id));
+    // Handed over again after its handling began (a crash before it was noted): its words may be stored already.
+    const retried = await this.begun.has(message.id);
+    if (!retried) await this.begun.add(message.id);
+    const run = this.handle(message, handlers, retried).then(() => this.seen.add(message.id));
     this.running.set(message.id, run);
     try {
       await run;
@@ -97,7 +103,7 @@ export class WhatsAppChannel implements ChannelAdapter {
     }
   }
 
-  private async handle(message: WhatsAppMessage, handlers: InboundHandlers): Promise<void> {
+  private async handle(message: WhatsAppMessage, handlers: InboundHandlers, retried: boolean): Promise<void> {
     if (message.type === 'reaction') return;
     const sentAt = new Date(Number(message.timestamp) * 1000);
     await this.noteWindow(message.from, sentAt);
@@ -109,7 +115,7 @@ export class WhatsAppChannel implements ChannelAdapter {
     }
     // Read, and "typing…" while the mind works (dismissed when the answer goes, or after 25 s).
     void this.graph.readAndType(message.id).catch((error: unknown) => console.warn(`[channels] whatsapp: not marked read: ${errorText(error)}`));
-    const inbound: InboundMessage = { sender, senderName: message.senderName, address: message.from, text: messageText(message), mayRepeat: true, repeatSince: sentAt, ...(message.context?.id && { replyTo: message.context.id }) };
+    const inbound: InboundMessage = { sender, senderName: message.senderName, address: message.from, text: messageText(message), ...(retried && { mayRepeat: true, repeatSince: sentAt }), ...(message.context?.id && { replyTo: message.context.id }) };
     const media = message.audio ?? message.image ?? message.document ?? message.video ?? message.sticker;
     if (media) {
       const fetched = await this.graph.media(media.id, media.file_size);

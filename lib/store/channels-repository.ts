@@ -297,6 +297,12 @@ export async function releaseHeldOutbox(channelId: string, address: string, now:
   return count;
 }
 
+/** Why the newest message held for its recipient waits (a WhatsApp number outside its window, an IRC nick away), or null. */
+export async function heldReason(channelId: string): Promise<string | null> {
+  const row = await (await getDb()).channelOutbox.findFirst({ where: { channelId, state: 'pending', error: { startsWith: HELD_PREFIX } }, orderBy: { id: 'desc' }, select: { error: true } });
+  return row?.error ? row.error.slice(HELD_PREFIX.length) : null;
+}
+
 /** What waits to be sent to these chats (quiet hours, a recipient away): how many, and until when the last of them waits. */
 export async function waitingOutbox(chats: readonly { channelId: string; address: string }[], now: Date): Promise<{ count: number; until: Date | null }> {
   if (chats.length === 0) return { count: 0, until: null };

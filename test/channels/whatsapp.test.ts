@@ -16,7 +16,8 @@ import { getDb } from '@/lib/store/db';
 import { readWholeSession } from '@/lib/store/messages-repository';
 import { listToolCalls } from '@/lib/store/tool-calls-repository';
 import { readSettings, writeSettings } from '@/lib/store/settings-repository';
-import { saveTranscriptionServer } from '@/lib/voice/voice-settings';
+import { saveSpeechVoice, saveTranscriptionServer } from '@/lib/voice/voice-settings';
+import { listUploads } from '@/lib/store/uploads-repository';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@/test/fakes/fake-openai-server';
 import { startFakeWhatsApp, type FakeWhatsApp } from '@/test/fakes/fake-whatsapp';
 import { spokenAudio, startSpeechServer, type SpeechServer } from '@/test/fakes/speech-server';
@@ -116,6 +117,7 @@ describe('WhatsApp through the Cloud API', { timeout: 60_000 }, () => {
     expect(await whatsapp.redeliver(hello.payload)).toBe(200);
     // The process died after storing it and before noting it handled: the redelivery is still the same message.
     await writeOffset(`${channelId}:whatsapp-messages`, '[]');
+    await getOrchestrator().channels!.reload(channelId); // a new process: the offsets read afresh
     expect(await whatsapp.redeliver(hello.payload)).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await userMessages()).filter((text) => text.includes('Hi there'))).toHaveLength(1);
@@ -159,6 +161,29 @@ describe('WhatsApp through the Cloud API', { timeout: 60_000 }, () => {
     await expect.poll(() => textsTo(ana).some((text) => /You said: .*weather/.test(text)) || textsTo(ana).slice(-3), { timeout: 20_000 }).toBe(true);
     expect((await userMessages()).some((text) => /weather/.test(text))).toBe(true);
     expect(speech.received.at(-1)).toMatchObject({ filename: 'voice-note.ogg' });
+
+    // /voice on: the answer to her next voice note comes as a voice note too (uploaded, then sent under the text).
+    await whatsapp.userWrites(ana, '/voice on');
+    await expect.poll(() => textsTo(ana).at(-1), { timeout: 10_000 }).toContain('Voice replies on');
+    await saveSpeechVoice({ engine: 'espeak', voice: 'en' });
+    await whatsapp.userSends(ana, { kind: 'audio', bytes: await spokenAudio('what is the weather like today', 'ogg'), mimeType: 'audio/ogg; codecs=opus', voice: true });
+    await expect.poll(() => whatsapp.sent.filter((message) => message.type === 'audio').length, { timeout: 30_000 }).toBe(1);
+    const audio = whatsapp.sent.find((message) => message.type === 'audio')!;
+    const text = whatsapp.sent.filter((message) => message.type === 'text' && message.at <= audio.at).at(-1)!;
+    expect(audio.body).toMatchObject({ audio: { id: expect.any(String) }, context: { message_id: text.id } });
+  });
+
+  it('an image comes through the upload checks, kept with the conversation', async () => {
+    const { default: sharp } = await import('sharp');
+    const image = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#25d366' } }).jpeg().toBuffer();
+    await whatsapp.userSends(ana, { kind: 'image', bytes: image, mimeType: 'image/jpeg', caption: 'our new door' });
+    await expect.poll(async () => (await listUploads(sessionId)).some((upload) => upload.kind === 'image' && upload.mimeType === 'image/jpeg'), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => textsTo(ana).some((text) => text.includes('You said: our new door')), { timeout: 15_000 }).toBe(true);
+    // A file is what its bytes are, not what WhatsApp's mime type claims: a page posing as a PDF is kept as plain text.
+    await whatsapp.userSends(ana, { kind: 'document', bytes: new TextEncoder().encode('<html><script>alert(1)</script>'), mimeType: 'application/pdf', filename: 'invoice.pdf', caption: 'the invoice' });
+    await expect.poll(async () => (await listUploads(sessionId)).find((upload) => upload.name === 'invoice.pdf'), { timeout: 15_000 }).toMatchObject({ kind: 'text', mimeType: 'text/plain' });
+    await expect.poll(() => textsTo(ana).some((text) => text.includes('You said: the invoice')), { timeout: 15_000 }).toBe(true);
+    await expect.poll(async () => (await outboxCounts(channelId)).pending, { timeout: 10_000 }).toBe(0);
   });
 
   it('outside the 24-hour window the words wait, said why, and go when the person writes; a template sends them at once', async () => {
@@ -169,6 +194,8 @@ describe('WhatsApp through the Cloud API', { timeout: 60_000 }, () => {
     expect((await waitingOutbox([{ channelId, address: ana.wa_id }], new Date())).count).toBe(1);
     const held = await (await getDb()).channelOutbox.findFirst({ where: { channelId, state: 'pending' } });
     expect(held!.error).toContain("outside WhatsApp's 24-hour window for +15551230001: it waits until they write");
+    const listed = (await (await channelsRoute.GET(new Request('http://127.0.0.1:3000/api/channels'), undefined)).json()) as { channels: { waiting: string | null }[] };
+    expect(listed.channels[0]!.waiting).toMatch(/^outside WhatsApp's 24-hour window/); // what the Channels page says
     // She writes: the window opens, what waited goes, and her message is answered.
     const before = textsTo(ana).length;
     await whatsapp.userWrites(ana, 'I am back');
