@@ -5,7 +5,7 @@ export const settingsSections = [
   { slug: 'tools', title: 'Tools and trust', blurb: 'The sandbox, the built-in tools, the standing rules that decide a call, and the sources whose content you trust.', doc: 'docs/tools-and-safety.md' },
   { slug: 'mcp', title: 'MCP servers', blurb: 'Servers whose tools the agent may use: their state, sign-in, and each tool’s rule.', doc: 'docs/tools-and-safety.md' },
   { slug: 'memory', title: 'Memory', blurb: 'How recall searches (words, or meaning too) and how conversations become facts while you are away.', doc: 'docs/memory.md' },
-  { slug: 'channels', title: 'Channels', blurb: 'Telegram, Discord, Slack, IRC and email: the bots, apps and mailboxes the agent talks through, and the pairing codes waiting for you.', doc: 'docs/channels.md' },
+  { slug: 'channels', title: 'Channels', blurb: 'Telegram, WhatsApp, Discord, Slack, IRC and email: the bots, numbers, apps and mailboxes the agent talks through, and the pairing codes waiting for you.', doc: 'docs/channels.md' },
   { slug: 'voice', title: 'Voice', blurb: 'The speech server voice notes and push-to-talk are heard on, the voice replies are said in, and where the audio goes.', doc: 'docs/voice.md' },
   { slug: 'skills', title: 'Skills', blurb: 'Folders with a SKILL.md the agent loads when a task calls for them.', doc: 'docs/tasks-and-specialists.md' },
   { slug: 'people', title: 'People', blurb: 'Everyone who talks to the agent, their role and their own conversations and memories.', doc: 'docs/channels.md' },
