@@ -91,6 +91,7 @@ class ChannelRuntime {
       message: (message) => handleMessage(context, message),
       button: (button) => handleButton(context, button),
       mind: (sender) => chatMind(this.service.host, this.channel.id, sender),
+      wake: () => this.wake(),
       state: (state) => {
         this.state = state;
         if (state.kind === 'connected') this.wake();

@@ -53,6 +53,8 @@ export interface InboundHandlers {
   state(state: ChannelState): void;
   /** What the sender's own conversation shows of its mind now (Slack's side panel), or null for a stranger. */
   mind?(sender: string): Promise<ChatMind | null>;
+  /** The outbox has something due again (a message the provider handed back: WhatsApp's window). */
+  wake?(): void;
 }
 
 /** What a chat may show of the mind it talks to while it works (chat-mind.ts; Slack's side panel). */

@@ -134,7 +134,7 @@ export class WhatsAppChannel implements ChannelAdapter {
     if (status.status === 'failed' && error?.code === OUTSIDE_WINDOW && status.recipient_id) {
       await this.noteWindow(status.recipient_id, new Date(0));
       // With a template it goes again at once, as one; else it waits for the person to write.
-      await holdSentOutbox(this.channelId, status.id, this.waitReason(status.recipient_id), new Date(Date.now() + (this.config.template ? 0 : WINDOW_MS)));
+      if (await holdSentOutbox(this.channelId, status.id, this.waitReason(status.recipient_id), new Date(Date.now() + (this.config.template ? 0 : WINDOW_MS)))) this.handlers?.wake?.();
       return;
     }
     const reason = error ? `WhatsApp could not deliver it (${error.code ?? '?'}): ${error.error_data?.details ?? error.message ?? error.title ?? 'no reason given'}` : undefined;

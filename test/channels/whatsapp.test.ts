@@ -214,6 +214,13 @@ describe('WhatsApp through the Cloud API', { timeout: 60_000 }, () => {
     await expect.poll(() => whatsapp.sent.some((message) => message.type === 'template' && JSON.stringify(message.body).includes('You said: an old message')), { timeout: 15_000 }).toBe(true);
     const template = whatsapp.sent.find((message) => message.type === 'template')!;
     expect(template.body.template).toMatchObject({ name: 'agentcsd_update', language: { code: 'en' } });
+    // The app thought the window open, Meta did not (it fails the message by status 131047): sent again at once, as the template.
+    await writeOffset(`${channelId}:whatsapp-window:${ana.wa_id}`, String(Date.now()));
+    whatsapp.ageWindow(ana.wa_id, 25 * 60 * 60 * 1000);
+    await getOrchestrator().sendUserMessage(sessionId, { text: 'said while the window closed unseen' });
+    await expect.poll(() => whatsapp.sent.some((message) => message.type === 'template' && JSON.stringify(message.body).includes('said while the window closed unseen')), { timeout: 15_000 }).toBe(true);
+    expect(whatsapp.sent.some((message) => message.type === 'text' && JSON.stringify(message.body).includes('said while the window closed unseen'))).toBe(true); // the first try, failed by status
+    await expect.poll(async () => (await outboxCounts(channelId)).pending, { timeout: 10_000 }).toBe(0);
     expect((await listBindings({ channelId })).find((binding) => binding.sender === 'wa:+15551230001')).toBeDefined();
     expect(await stored()).toBeGreaterThan(0);
   });
