@@ -68,9 +68,9 @@ afterAll(async () => {
   await model?.close();
 });
 
-describe('WhatsApp through the Cloud API', { timeout: 60_000 }, () => {
+describe('WhatsApp through the Cloud API', { timeout: 120_000 }, () => {
   it('is connected once the Graph API knows the number; answers Meta’s handshake with our verify token only', async () => {
-    await expect.poll(async () => (await getOrchestrator().channels!.status(channelId)).state, { timeout: 10_000 }).toMatchObject({ kind: 'connected', detail: expect.stringContaining('+1 555-0100 (AgentCSD Family)') });
+    await expect.poll(async () => (await getOrchestrator().channels!.status(channelId)).state, { timeout: 30_000 }).toMatchObject({ kind: 'connected', detail: expect.stringContaining('+1 555-0100 (AgentCSD Family)') });
     const listed = (await (await channelsRoute.GET(new Request('http://127.0.0.1:3000/api/channels'), undefined)).json()) as { channels: { config: Record<string, unknown> }[] };
     expect(listed.channels[0]!.config).toMatchObject({ access_token: `••••${whatsapp.accessToken.slice(-4)}`, app_secret: `••••${whatsapp.appSecret.slice(-4)}`, webhook_path: `/api/channels/${channelId}/whatsapp` });
     expect(JSON.stringify(listed)).not.toContain(whatsapp.accessToken);
@@ -81,7 +81,7 @@ describe('WhatsApp through the Cloud API', { timeout: 60_000 }, () => {
 
   it('a stranger gets one pairing code and reaches no model; forged and unsigned deliveries are refused, nothing stored', async () => {
     await whatsapp.userWrites(stranger, 'hello, who are you?');
-    await expect.poll(() => textsTo(stranger).length, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => textsTo(stranger).length, { timeout: 30_000 }).toBe(1);
     const [pairing] = await listOpenPairings(channelId, new Date());
     expect(pairing).toMatchObject({ sender: 'wa:+15559990002', senderName: 'Mallory', firstText: 'hello, who are you?' });
     expect(textsTo(stranger)[0]).toContain(pairing!.code);
@@ -102,16 +102,16 @@ describe('WhatsApp through the Cloud API', { timeout: 60_000 }, () => {
     const pairing = (await listOpenPairings(channelId, new Date())).find((open) => open.sender === 'wa:+15551230001')!;
     await approveAndBind(channelId, approvePairingSchema.parse({ code: pairing.code, session_id: sessionId, role: 'trusted', share: true }));
     getOrchestrator().channels!.wake(channelId);
-    await expect.poll(() => textsTo(ana).at(-1), { timeout: 10_000 }).toMatch(/^Paired/);
+    await expect.poll(() => textsTo(ana).at(-1), { timeout: 30_000 }).toMatch(/^Paired/);
 
     const hello = await whatsapp.userWrites(ana, 'Hi there, **friend**');
     expect(hello.status).toBe(200);
-    await expect.poll(() => textsTo(ana).filter((text) => text.includes('You said: Hi there')).length, { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => textsTo(ana).filter((text) => text.includes('You said: Hi there')).length, { timeout: 30_000 }).toBe(1);
     expect(textsTo(ana).find((text) => text.includes('You said: Hi there'))).toContain('*friend*'); // WhatsApp's bold, not Markdown's
     expect(whatsapp.reads).toContainEqual({ messageId: hello.id, typing: true });
     // Statuses come back into the outbox.
-    await expect.poll(async () => (await outboxCounts(channelId)).pending, { timeout: 10_000 }).toBe(0);
-    await expect.poll(async () => (await (await getDb()).channelOutbox.findMany({ where: { channelId, address: ana.wa_id } })).every((row) => row.delivery === 'delivered'), { timeout: 10_000 }).toBe(true);
+    await expect.poll(async () => (await outboxCounts(channelId)).pending, { timeout: 30_000 }).toBe(0);
+    await expect.poll(async () => (await (await getDb()).channelOutbox.findMany({ where: { channelId, address: ana.wa_id } })).every((row) => row.delivery === 'delivered'), { timeout: 30_000 }).toBe(true);
 
     // Meta delivers it again (it doubted the first): acknowledged, not answered twice.
     expect(await whatsapp.redeliver(hello.payload)).toBe(200);
@@ -126,7 +126,7 @@ describe('WhatsApp through the Cloud API', { timeout: 60_000 }, () => {
 
   it('a card comes as reply buttons: decided by its person’s press, once; a stranger’s or a tampered press changes nothing', async () => {
     await whatsapp.userWrites(ana, 'Please do it [[tools]]');
-    await expect.poll(() => whatsapp.sent.filter((message) => message.type === 'interactive').length, { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => whatsapp.sent.filter((message) => message.type === 'interactive').length, { timeout: 30_000 }).toBeGreaterThan(0);
     const card = whatsapp.sent.find((message) => message.type === 'interactive' && JSON.stringify(message.body).includes('bash'))!;
     const buttons = (card.body.interactive as { action: { buttons: { reply: { id: string; title: string } }[] } }).action.buttons.map((button) => button.reply);
     expect(buttons.map((button) => button.title)).toEqual(['Approve', 'Always here', 'Deny']);
@@ -136,35 +136,35 @@ describe('WhatsApp through the Cloud API', { timeout: 60_000 }, () => {
 
     await whatsapp.userPresses(stranger, approve, 'Approve');
     await whatsapp.userPresses(ana, approve.replace(/.$/, (last) => (last === 'A' ? 'B' : 'A')), 'Approve');
-    await expect.poll(() => [...textsTo(stranger), ...textsTo(ana)].filter((text) => text.includes('not valid')).length, { timeout: 10_000 }).toBe(2);
+    await expect.poll(() => [...textsTo(stranger), ...textsTo(ana)].filter((text) => text.includes('not valid')).length, { timeout: 30_000 }).toBe(2);
     expect((await bash())?.status).toBe('awaiting_approval');
 
     const before = textsTo(ana).length;
     await whatsapp.userPresses(ana, approve, 'Approve');
     await whatsapp.userPresses(ana, approve, 'Approve');
-    await expect.poll(async () => (await bash())?.status, { timeout: 20_000 }).toMatch(/running|succeeded/);
-    await expect.poll(() => textsTo(ana).slice(before).filter((text) => /approved|not awaiting|already|running|succeeded/i.test(text)).length, { timeout: 10_000 }).toBe(2);
+    await expect.poll(async () => (await bash())?.status, { timeout: 40_000 }).toMatch(/running|succeeded/);
+    await expect.poll(() => textsTo(ana).slice(before).filter((text) => /approved|not awaiting|already|running|succeeded/i.test(text)).length, { timeout: 30_000 }).toBe(2);
     const [decided, again] = textsTo(ana).slice(before).filter((text) => /approved|not awaiting|already|running|succeeded/i.test(text));
     expect(decided).toMatch(/approved/i);
     expect(again).toMatch(/not awaiting|already|running|succeeded/i);
     // The turn's other card, denied by its Deny button: the turn ends.
-    await expect.poll(() => whatsapp.sent.some((message) => message.type === 'interactive' && JSON.stringify(message.body).includes('python')), { timeout: 20_000 }).toBe(true);
+    await expect.poll(() => whatsapp.sent.some((message) => message.type === 'interactive' && JSON.stringify(message.body).includes('python')), { timeout: 40_000 }).toBe(true);
     const python = whatsapp.sent.find((message) => message.type === 'interactive' && JSON.stringify(message.body).includes('python'))!;
     const deny = (python.body.interactive as { action: { buttons: { reply: { id: string; title: string } }[] } }).action.buttons.find((button) => button.reply.title === 'Deny')!.reply.id;
     await whatsapp.userPresses(ana, deny, 'Deny');
-    await expect.poll(async () => (await listToolCalls({ sessionId })).find((call) => call.name === 'python')?.status, { timeout: 20_000 }).toBe('denied');
+    await expect.poll(async () => (await listToolCalls({ sessionId })).find((call) => call.name === 'python')?.status, { timeout: 40_000 }).toBe('denied');
   });
 
   it('a voice note is fetched from Meta with the token and heard', async () => {
     await saveTranscriptionServer({ endpoint: speech.url, model: 'whisper-1', language: 'en' });
     await whatsapp.userSends(ana, { kind: 'audio', bytes: await spokenAudio('what is the weather like today', 'ogg'), mimeType: 'audio/ogg; codecs=opus', voice: true });
-    await expect.poll(() => textsTo(ana).some((text) => /You said: .*weather/.test(text)) || textsTo(ana).slice(-3), { timeout: 20_000 }).toBe(true);
+    await expect.poll(() => textsTo(ana).some((text) => /You said: .*weather/.test(text)) || textsTo(ana).slice(-3), { timeout: 40_000 }).toBe(true);
     expect((await userMessages()).some((text) => /weather/.test(text))).toBe(true);
     expect(speech.received.at(-1)).toMatchObject({ filename: 'voice-note.ogg' });
 
     // /voice on: the answer to her next voice note comes as a voice note too (uploaded, then sent under the text).
     await whatsapp.userWrites(ana, '/voice on');
-    await expect.poll(() => textsTo(ana).at(-1), { timeout: 10_000 }).toContain('Voice replies on');
+    await expect.poll(() => textsTo(ana).at(-1), { timeout: 30_000 }).toContain('Voice replies on');
     await saveSpeechVoice({ engine: 'espeak', voice: 'en' });
     await whatsapp.userSends(ana, { kind: 'audio', bytes: await spokenAudio('what is the weather like today', 'ogg'), mimeType: 'audio/ogg; codecs=opus', voice: true });
     await expect.poll(() => whatsapp.sent.filter((message) => message.type === 'audio').length, { timeout: 30_000 }).toBe(1);
@@ -177,21 +177,22 @@ describe('WhatsApp through the Cloud API', { timeout: 60_000 }, () => {
     const { default: sharp } = await import('sharp');
     const image = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#25d366' } }).jpeg().toBuffer();
     await whatsapp.userSends(ana, { kind: 'image', bytes: image, mimeType: 'image/jpeg', caption: 'our new door' });
-    await expect.poll(async () => (await listUploads(sessionId)).some((upload) => upload.kind === 'image' && upload.mimeType === 'image/jpeg'), { timeout: 15_000 }).toBe(true);
-    await expect.poll(() => textsTo(ana).some((text) => text.includes('You said: our new door')), { timeout: 15_000 }).toBe(true);
+    await expect.poll(async () => (await listUploads(sessionId)).some((upload) => upload.kind === 'image' && upload.mimeType === 'image/jpeg'), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => textsTo(ana).some((text) => text.includes('You said: our new door')), { timeout: 30_000 }).toBe(true);
     // A file is what its bytes are, not what WhatsApp's mime type claims: a page posing as a PDF is kept as plain text.
     await whatsapp.userSends(ana, { kind: 'document', bytes: new TextEncoder().encode('<html><script>alert(1)</script>'), mimeType: 'application/pdf', filename: 'invoice.pdf', caption: 'the invoice' });
-    await expect.poll(async () => (await listUploads(sessionId)).find((upload) => upload.name === 'invoice.pdf'), { timeout: 15_000 }).toMatchObject({ kind: 'text', mimeType: 'text/plain' });
-    await expect.poll(() => textsTo(ana).some((text) => text.includes('You said: the invoice')), { timeout: 15_000 }).toBe(true);
-    await expect.poll(async () => (await outboxCounts(channelId)).pending, { timeout: 10_000 }).toBe(0);
+    await expect.poll(async () => (await listUploads(sessionId)).find((upload) => upload.name === 'invoice.pdf'), { timeout: 30_000 }).toMatchObject({ kind: 'text', mimeType: 'text/plain' });
+    await expect.poll(() => textsTo(ana).some((text) => text.includes('You said: the invoice')), { timeout: 30_000 }).toBe(true);
+    await expect.poll(async () => (await outboxCounts(channelId)).pending, { timeout: 30_000 }).toBe(0);
   });
 
   it('outside the 24-hour window the words wait, said why, and go when the person writes; a template sends them at once', async () => {
     // Meta takes the message, then fails it by status (131047): it waits for Ana, with the reason.
     whatsapp.ageWindow(ana.wa_id, 25 * 60 * 60 * 1000);
     await getOrchestrator().sendUserMessage(sessionId, { text: 'from the page, while Ana is away' });
-    await expect.poll(async () => (await outboxCounts(channelId)).pending, { timeout: 15_000 }).toBe(1);
-    expect((await waitingOutbox([{ channelId, address: ana.wa_id }], new Date())).count).toBe(1);
+    // Sent, failed by its status, then held (pending again, due only when she writes).
+    await expect.poll(async () => (await waitingOutbox([{ channelId, address: ana.wa_id }], new Date())).count, { timeout: 40_000 }).toBe(1);
+    expect((await outboxCounts(channelId)).pending).toBe(1);
     const held = await (await getDb()).channelOutbox.findFirst({ where: { channelId, state: 'pending' } });
     expect(held!.error).toContain("outside WhatsApp's 24-hour window for +15551230001: it waits until they write");
     const listed = (await (await channelsRoute.GET(new Request('http://127.0.0.1:3000/api/channels'), undefined)).json()) as { channels: { waiting: string | null }[] };
@@ -199,28 +200,28 @@ describe('WhatsApp through the Cloud API', { timeout: 60_000 }, () => {
     // She writes: the window opens, what waited goes, and her message is answered.
     const before = textsTo(ana).length;
     await whatsapp.userWrites(ana, 'I am back');
-    await expect.poll(() => textsTo(ana).slice(before).some((text) => text.includes('while Ana is away')), { timeout: 15_000 }).toBe(true);
-    await expect.poll(() => textsTo(ana).slice(before).some((text) => text.includes('You said: I am back')), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => textsTo(ana).slice(before).some((text) => text.includes('while Ana is away')), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => textsTo(ana).slice(before).some((text) => text.includes('You said: I am back')), { timeout: 30_000 }).toBe(true);
 
     // With the owner's template: words outside the window go at once, as the template's parameter.
     const channel = (await (await channelsRoute.GET(new Request('http://127.0.0.1:3000/api/channels'), undefined)).json()) as { channels: { id: string; config: Record<string, unknown> }[] };
     const config = channel.channels.find((found) => found.id === channelId)!.config;
     const saved = await channelsRoute.PUT(new Request('http://127.0.0.1:3000/api/channels', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: channelId, kind: 'whatsapp', name: 'Family WhatsApp', config: { phone_number_id: config.phone_number_id, access_token: config.access_token, app_secret: config.app_secret, verify_token: config.verify_token, api_root: config.api_root, template: { name: 'agentcsd_update', language: 'en' } } }) }), undefined);
     expect(saved.status).toBe(200);
-    await expect.poll(async () => (await getOrchestrator().channels!.status(channelId)).state.kind, { timeout: 10_000 }).toBe('connected');
+    await expect.poll(async () => (await getOrchestrator().channels!.status(channelId)).state.kind, { timeout: 30_000 }).toBe('connected');
     // Her last message was a day ago (the app's note of the window and Meta's agree).
     await writeOffset(`${channelId}:whatsapp-window:${ana.wa_id}`, '0');
     await whatsapp.userWrites(ana, 'an old message', Date.now() - 25 * 60 * 60 * 1000);
-    await expect.poll(() => whatsapp.sent.some((message) => message.type === 'template' && JSON.stringify(message.body).includes('You said: an old message')), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => whatsapp.sent.some((message) => message.type === 'template' && JSON.stringify(message.body).includes('You said: an old message')), { timeout: 30_000 }).toBe(true);
     const template = whatsapp.sent.find((message) => message.type === 'template')!;
     expect(template.body.template).toMatchObject({ name: 'agentcsd_update', language: { code: 'en' } });
     // The app thought the window open, Meta did not (it fails the message by status 131047): sent again at once, as the template.
     await writeOffset(`${channelId}:whatsapp-window:${ana.wa_id}`, String(Date.now()));
     whatsapp.ageWindow(ana.wa_id, 25 * 60 * 60 * 1000);
     await getOrchestrator().sendUserMessage(sessionId, { text: 'said while the window closed unseen' });
-    await expect.poll(() => whatsapp.sent.some((message) => message.type === 'template' && JSON.stringify(message.body).includes('said while the window closed unseen')), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => whatsapp.sent.some((message) => message.type === 'template' && JSON.stringify(message.body).includes('said while the window closed unseen')), { timeout: 30_000 }).toBe(true);
     expect(whatsapp.sent.some((message) => message.type === 'text' && JSON.stringify(message.body).includes('said while the window closed unseen'))).toBe(true); // the first try, failed by status
-    await expect.poll(async () => (await outboxCounts(channelId)).pending, { timeout: 10_000 }).toBe(0);
+    await expect.poll(async () => (await outboxCounts(channelId)).pending, { timeout: 30_000 }).toBe(0);
     expect((await listBindings({ channelId })).find((binding) => binding.sender === 'wa:+15551230001')).toBeDefined();
     expect(await stored()).toBeGreaterThan(0);
   });

@@ -105,7 +105,7 @@ describe('a voice note on Telegram', () => {
   });
 });
 
-describe('voice replies on Telegram (per chat, off until /voice on)', { timeout: 60_000 }, () => {
+describe('voice replies on Telegram (per chat, off until /voice on)', { timeout: 120_000 }, () => {
   const speechCalls = async () => (await readWholeSession({ sessionId })).calls.filter((call) => call.layer === 'speech');
 
   it('off by default: a voice note is answered with text only; /voice says so', async () => {
