@@ -84,6 +84,11 @@ export function askForPersonaRule(person: PersonRecord): Answer {
   return { verdict: 'refuse', reason: person.role === 'owner' ? 'the owner has every persona' : 'a trusted person may talk to every persona already' };
 }
 
+/** Whether a person's request for a persona is answered (issue 75 §4): they may no longer ask, or the owner gave them personas. */
+export function personaRequestAnswered(person: PersonRecord): boolean {
+  return askForPersonaRule(person).verdict === 'refuse' || Boolean(person.limits?.personas?.length);
+}
+
 /** The personas a person may start a session with, from all there are (see startSessionWith). */
 export async function personasFor(person: PersonRecord, all: readonly string[]): Promise<string[]> {
   if (person.role !== 'guest') return [...all];

@@ -5,7 +5,7 @@ import { peopleChangeRule } from '@/lib/people/rights';
 import { deletePerson, findPerson, updatePerson } from '@/lib/store/people-repository';
 import { endWebSessionsOf } from '@/lib/store/web-auth-repository';
 import { dropPersonaRequest } from '@/lib/store/persona-requests';
-import { signInSurvives } from '@/lib/people/web-reach';
+import { personaRequestAnswered, signInSurvives } from '@/lib/people/web-reach';
 
 export const dynamic = 'force-dynamic';
 
@@ -34,8 +34,8 @@ export const PATCH = handle(async (request, context: Context) => {
   const updated = (await updatePerson(id, patch))!;
   // Demoted (fewer rights), their signed-in browsers sign in again under the new role's rules (issue 61 §2).
   if (!signInSurvives(person.role, updated.role)) await endWebSessionsOf(id);
-  // Given a persona (or made trusted), a guest's request for one is answered.
-  if (updated.role !== 'guest' || updated.limits?.personas?.length) await dropPersonaRequest(id);
+  // Given a persona (or made trusted), a guest's request for one is answered (the rights authority says when).
+  if (personaRequestAnswered(updated)) await dropPersonaRequest(id);
   return Response.json({ person: personJson(updated) });
 });
 
