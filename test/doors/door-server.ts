@@ -9,6 +9,8 @@ import * as messagesRoute from '@/app/v1/agentcsd/sessions/[id]/messages/route';
 import * as stopRoute from '@/app/v1/agentcsd/sessions/[id]/stop/route';
 import * as decisionRoute from '@/app/v1/agentcsd/tool-calls/[id]/decision/route';
 import * as completionsRoute from '@/app/v1/chat/completions/route';
+import * as responsesRoute from '@/app/v1/responses/route';
+import * as responseRoute from '@/app/v1/responses/[id]/route';
 import * as modelsRoute from '@/app/v1/models/route';
 import * as keysRoute from '@/app/api/keys/route';
 import { startOrchestrator } from '@/lib/orchestrator/orchestrator';
@@ -22,6 +24,9 @@ type Handler = (request: Request) => Promise<Response>;
 const routes: [string, RegExp, Handler][] = [
   ['GET', /^\/v1\/models$/, modelsRoute.GET],
   ['POST', /^\/v1\/chat\/completions$/, completionsRoute.POST],
+  ['POST', /^\/v1\/responses$/, responsesRoute.POST],
+  ['GET', /^\/v1\/responses\/[^/]+$/, responseRoute.GET],
+  ['DELETE', /^\/v1\/responses\/[^/]+$/, responseRoute.DELETE],
   ['POST', /^\/v1\/agentcsd\/sessions$/, sessionsRoute.POST],
   ['POST', /^\/v1\/agentcsd\/sessions\/[^/]+\/messages$/, messagesRoute.POST],
   ['POST', /^\/v1\/agentcsd\/sessions\/[^/]+\/stop$/, stopRoute.POST],

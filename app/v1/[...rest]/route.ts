@@ -3,7 +3,7 @@
 export const dynamic = 'force-dynamic';
 
 const notFound = () =>
-  Response.json({ error: { message: 'No such door path: /v1/models, /v1/chat/completions and /v1/agentcsd/… are served here (docs/doors.md).', type: 'invalid_request_error', param: null, code: 'not_found' } }, { status: 404 });
+  Response.json({ error: { message: 'No such door path: /v1/models, /v1/chat/completions, /v1/responses and /v1/agentcsd/… are served here (docs/doors.md).', type: 'invalid_request_error', param: null, code: 'not_found' } }, { status: 404 });
 
 export const GET = notFound;
 export const POST = notFound;
