@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from 'react';
 import { apiFetch } from '@/components/api-client';
-import { LayerModelFields } from '@/components/settings/layer-model-fields';
+import { LayerWithFallbacks } from '@/components/settings/fallback-fields';
 import { toLayerFormValue, toLayerPayload } from '@/components/settings/layer-form-value';
 import { ParamsFields, toParamsFormValue, toParamsPayload } from '@/components/settings/params-fields';
 import { ErrorBanner } from '@/components/ui/error-banner';
@@ -54,8 +54,8 @@ export function SessionSettings(props: { session: SessionJson; onSaved: (session
       )}
       <ParamsFields value={form.params} onChange={(params) => update({ params })} graphTools={graph && !graph.from_default ? graph.capabilities.builtinTools : undefined} />
       <div className="grid gap-4 lg:grid-cols-2">
-        <LayerModelFields id="session-c" legend="Internal Dialog (C_model)" description="Answers and keeps private thoughts." value={form.c_model} onChange={(c_model) => update({ c_model })} />
-        <LayerModelFields id="session-s" legend="Subconscious (S_model)" description="The perpetual loop; a cheap, fast model." value={form.s_model} onChange={(s_model) => update({ s_model })} />
+        <LayerWithFallbacks id="session-c" legend="Internal Dialog (C_model)" description="Answers and keeps private thoughts." value={form.c_model} onChange={(c_model) => update({ c_model })} />
+        <LayerWithFallbacks id="session-s" legend="Subconscious (S_model)" description="The perpetual loop; a cheap, fast model." value={form.s_model} onChange={(s_model) => update({ s_model })} />
       </div>
       <ErrorBanner message={error} />
       <div className="flex items-center gap-3">

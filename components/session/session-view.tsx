@@ -10,6 +10,7 @@ import { StatusBadge } from '@/components/sessions/session-list';
 import type { SessionJson } from '@/components/sessions/session-types';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { ModelBanner } from './model-banner';
+import { FallbackNotice } from './fallback-notice';
 import { OverrideButton } from '@/components/spending/override-button';
 import { UntrustedBanner } from './untrusted-banner';
 import { BrowserPanel } from './browser-panel';
@@ -302,6 +303,7 @@ export function SessionView({ sessionId, asPerson = false }: { sessionId: string
           setSettingsVersion((version) => version + 1); // the settings form shows the new model
         }}
       />}
+      {!asPerson && <FallbackNotice fallbacks={state.mind?.fallbacks} />}
       {!asPerson && <UntrustedBanner session={session} toolCalls={state.toolCalls} onCleared={(saved) => dispatch({ type: 'session', session: saved })} />}
       {state.mind?.degraded && session.status === 'active' && <ErrorBanner message={state.mind.degraded} />}
       {!asPerson && state.mind?.degraded?.includes("today's allowance") && <OverrideButton onError={setError} />}

@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { apiFetch } from '@/components/api-client';
-import { LayerModelFields } from '@/components/settings/layer-model-fields';
+import { LayerWithFallbacks } from '@/components/settings/fallback-fields';
 import { toLayerFormValue, toLayerPayload, type LayerFormValue } from '@/components/settings/layer-form-value';
 import type { SettingsJson } from '@/components/settings/settings-types';
 import { ErrorBanner } from '@/components/ui/error-banner';
@@ -67,8 +67,8 @@ export function NewSessionForm() {
       </button>
       {showModels && models && (
         <div className="grid gap-3 lg:grid-cols-2">
-          <LayerModelFields id="new-c-model" legend="Internal Dialog (C_model)" description="Prefilled from Settings." value={models.c_model} onChange={(c_model) => setModels({ ...models, c_model })} />
-          <LayerModelFields id="new-s-model" legend="Subconscious (S_model)" description="Prefilled from Settings." value={models.s_model} onChange={(s_model) => setModels({ ...models, s_model })} />
+          <LayerWithFallbacks id="new-c-model" legend="Internal Dialog (C_model)" description="Prefilled from Settings." value={models.c_model} onChange={(c_model) => setModels({ ...models, c_model })} />
+          <LayerWithFallbacks id="new-s-model" legend="Subconscious (S_model)" description="Prefilled from Settings." value={models.s_model} onChange={(s_model) => setModels({ ...models, s_model })} />
         </div>
       )}
       <ErrorBanner message={error} />

@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { apiFetch } from '@/components/api-client';
 import type { ModelListing } from '@/lib/config/model-catalog';
-import { toLayerPayload, type LayerFormValue } from './layer-form-value';
+import { toModelPayload, type LayerFormValue } from './layer-form-value';
 import { errorText } from '@/lib/errors/error-text';
 
 interface ConnectionReport {
@@ -18,7 +18,7 @@ export function ConnectionCheck(props: { id: string; value: LayerFormValue; stor
   const [report, setReport] = useState<ConnectionReport | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const body = () => ({ config: toLayerPayload(props.value), ...(props.storedKeyOf && !props.value.api_key && !props.value.clear_key && { use_stored_key_of: props.storedKeyOf }) });
+  const body = () => ({ config: toModelPayload(props.value), ...(props.storedKeyOf && !props.value.api_key && !props.value.clear_key && { use_stored_key_of: props.storedKeyOf }) });
 
   async function test() {
     setBusy(true);

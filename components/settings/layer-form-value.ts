@@ -1,7 +1,7 @@
 // A layer's model settings as the form holds them (strings while typed), and the payload the API
 // takes: shared by the fields and the connection check beside them.
 import type { BackendKind } from '@/lib/config/model-catalog';
-import type { PublicLayerModelConfig } from '@/lib/config/model-config';
+import type { PublicFallbackModelConfig, PublicLayerModelConfig } from '@/lib/config/model-config';
 
 export interface LayerFormValue {
   backend: BackendKind;
@@ -18,9 +18,11 @@ export interface LayerFormValue {
   api_key_hint?: string;
   /** The endpoint the stored key was saved with: it goes nowhere else (lib/config/key-scope.ts). */
   key_endpoint: string;
+  /** The models tried in order when this one cannot serve a call (issue 78 §2); a fallback has none of its own. */
+  fallbacks: LayerFormValue[];
 }
 
-export function toLayerFormValue(config: PublicLayerModelConfig): LayerFormValue {
+export function toLayerFormValue(config: PublicLayerModelConfig | PublicFallbackModelConfig): LayerFormValue {
   return {
     backend: config.backend,
     model: config.model,
@@ -33,11 +35,17 @@ export function toLayerFormValue(config: PublicLayerModelConfig): LayerFormValue
     api_key_set: config.api_key_set,
     api_key_hint: config.api_key_hint,
     key_endpoint: config.endpoint ?? '',
+    fallbacks: 'fallbacks' in config && config.fallbacks ? config.fallbacks.map(toLayerFormValue) : [],
   };
 }
 
-/** The API payload: the key is sent only when typed, or as "" to clear it. */
+/** The API payload: the key is sent only when typed, or as "" to clear it; the fallbacks always (none clears them). */
 export function toLayerPayload(value: LayerFormValue) {
+  return { ...toModelPayload(value), fallbacks: value.fallbacks.map(toModelPayload) };
+}
+
+/** One model's payload (a layer's own fields, or a fallback's). */
+export function toModelPayload(value: LayerFormValue) {
   return {
     backend: value.backend,
     model: value.model.trim(),

@@ -5,7 +5,7 @@ import { apiFetch } from '@/components/api-client';
 import { ErrorBanner } from '@/components/ui/error-banner';
 import { useSave } from '@/components/ui/use-save';
 import { useUnsavedChanges } from '@/components/ui/unsaved-changes';
-import { LayerModelFields } from './layer-model-fields';
+import { LayerWithFallbacks } from './fallback-fields';
 import { toLayerFormValue, toLayerPayload, type LayerFormValue } from './layer-form-value';
 import { ParamsFields, toParamsFormValue, toParamsPayload, type ParamsFormValue } from './params-fields';
 import type { SettingsJson } from './settings-types';
@@ -52,7 +52,7 @@ export function SettingsForm() {
 
   return (
     <form onSubmit={save} className="space-y-5" aria-label="Default settings">
-      <LayerModelFields
+      <LayerWithFallbacks
         id="c-model"
         legend="Internal Dialog (C_model)"
         description="The strong model that answers the user and keeps private thoughts."
@@ -60,7 +60,7 @@ export function SettingsForm() {
         storedKeyOf="c_model"
         onChange={(c_model) => update({ c_model })}
       />
-      <LayerModelFields
+      <LayerWithFallbacks
         id="s-model"
         legend="Subconscious (S_model)"
         description="The cheap model that runs in a perpetual loop and sets mood and criteria."

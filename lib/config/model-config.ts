@@ -13,30 +13,49 @@ const httpUrl = z
   .url({ message: 'must be a full URL such as http://localhost:11434/v1' })
   .refine((value) => /^https?:\/\//i.test(value), { message: 'must start with http:// or https://' });
 
+const layerFields = {
+  backend: z.enum(backendKinds, {
+    message: `backend must be one of ${backendKinds.join(', ')}`,
+  }),
+  model: z.string().trim().min(1, 'model is required').max(200),
+  max_tokens: z.number().int().min(1).max(200_000),
+  endpoint: httpUrl.optional(),
+  /** Write-only. An empty string clears a stored key; absent keeps the stored one. */
+  api_key: z.string().max(500).optional(),
+  cli_path: z.string().trim().min(1).max(1000).optional(),
+  /** Context window in tokens; absent means the model's known default. */
+  context_window: z.number().int().min(1024).max(10_000_000).optional(),
+};
+
+const endpointRequired = (config: { backend: string; endpoint?: string }, context: z.RefinementCtx) => {
+  if (config.backend === 'openai_compatible' && !config.endpoint) {
+    context.addIssue({
+      code: 'custom',
+      path: ['endpoint'],
+      message: 'endpoint is required for an OpenAI-compatible server (e.g. http://localhost:11434/v1)',
+    });
+  }
+};
+
+/** A model a layer falls back to (issue 78 §2): a layer's own fields, no fallbacks of its own. */
+export const fallbackModelConfigSchema = z.object(layerFields).strict().superRefine(endpointRequired);
+export type FallbackModelConfig = z.infer<typeof fallbackModelConfigSchema>;
+
+/** The most fallbacks a layer names. */
+export const MAX_FALLBACKS = 3;
+
 export const layerModelConfigSchema = z
   .object({
-    backend: z.enum(backendKinds, {
-      message: `backend must be one of ${backendKinds.join(', ')}`,
-    }),
-    model: z.string().trim().min(1, 'model is required').max(200),
-    max_tokens: z.number().int().min(1).max(200_000),
-    endpoint: httpUrl.optional(),
-    /** Write-only. An empty string clears a stored key; absent keeps the stored one. */
-    api_key: z.string().max(500).optional(),
-    cli_path: z.string().trim().min(1).max(1000).optional(),
-    /** Context window in tokens; absent means the model's known default. */
-    context_window: z.number().int().min(1024).max(10_000_000).optional(),
+    ...layerFields,
+    /**
+     * Tried in order when a call fails with what another backend could serve (rate limited past
+     * its retries, overloaded, out of quota, unreachable, timed out, a server error) before the
+     * reply has spoken (lib/mind/failover.ts); absent = none.
+     */
+    fallbacks: z.array(fallbackModelConfigSchema).max(MAX_FALLBACKS, `at most ${MAX_FALLBACKS} fallbacks`).optional(),
   })
   .strict()
-  .superRefine((config, context) => {
-    if (config.backend === 'openai_compatible' && !config.endpoint) {
-      context.addIssue({
-        code: 'custom',
-        path: ['endpoint'],
-        message: 'endpoint is required for an OpenAI-compatible server (e.g. http://localhost:11434/v1)',
-      });
-    }
-  });
+  .superRefine(endpointRequired);
 
 export type LayerModelConfig = z.infer<typeof layerModelConfigSchema>;
 
@@ -92,16 +111,26 @@ export const defaultParams: SessionParams = {
   spontaneous_cap: 3,
 };
 
-/** What a browser may see of a layer's configuration: the key is replaced by a hint. */
-export interface PublicLayerModelConfig extends Omit<LayerModelConfig, 'api_key'> {
+/** What a browser may see of a layer's configuration: each key (its fallbacks' too) replaced by a hint. */
+export interface PublicFallbackModelConfig extends Omit<FallbackModelConfig, 'api_key'> {
   api_key_set: boolean;
   api_key_hint?: string;
 }
+export interface PublicLayerModelConfig extends Omit<LayerModelConfig, 'api_key' | 'fallbacks'> {
+  api_key_set: boolean;
+  api_key_hint?: string;
+  fallbacks?: PublicFallbackModelConfig[];
+}
 
-export function toPublicLayerConfig(config: LayerModelConfig): PublicLayerModelConfig {
+function withoutKey<T extends { api_key?: string }>(config: T): Omit<T, 'api_key'> & { api_key_set: boolean; api_key_hint?: string } {
   const { api_key: apiKey, ...rest } = config;
   if (!apiKey) return { ...rest, api_key_set: false };
   return { ...rest, api_key_set: true, api_key_hint: `…${apiKey.slice(-4)}` };
+}
+
+export function toPublicLayerConfig(config: LayerModelConfig): PublicLayerModelConfig {
+  const { fallbacks, ...layer } = config;
+  return { ...withoutKey(layer), ...(fallbacks && { fallbacks: fallbacks.map(withoutKey) }) };
 }
 
 export function toPublicModels(models: ModelsConfig) {
@@ -110,9 +139,18 @@ export function toPublicModels(models: ModelsConfig) {
 
 /**
  * Merges a submitted layer config with the stored one: a missing api_key keeps the stored key
- * (the browser never had it), an empty string removes it.
+ * (the browser never had it), an empty string removes it; the same for each fallback's.
  */
 export function mergeLayerConfig(submitted: LayerModelConfig, stored?: LayerModelConfig): LayerModelConfig {
+  const { fallbacks, ...layer } = submitted;
+  const merged = mergeKey(layer, stored);
+  // Absent fallbacks keep the stored ones; an empty list clears them. A fallback keeps the stored
+  // key of the one at its place, under the same scope rule.
+  if (!fallbacks) return stored?.fallbacks?.length ? { ...merged, fallbacks: stored.fallbacks } : merged;
+  return fallbacks.length > 0 ? { ...merged, fallbacks: fallbacks.map((fallback, index) => mergeKey(fallback, stored?.fallbacks?.[index])) } : merged;
+}
+
+function mergeKey<T extends FallbackModelConfig>(submitted: T, stored?: FallbackModelConfig): T {
   if (submitted.api_key === undefined) {
     // Keep a stored key only for the same backend and the same endpoint (origin) it was saved
     // with: a caller choosing the endpoint must not be able to borrow it (key-scope.ts).
@@ -121,7 +159,7 @@ export function mergeLayerConfig(submitted: LayerModelConfig, stored?: LayerMode
   }
   if (submitted.api_key === '') {
     const { api_key: _removed, ...rest } = submitted;
-    return rest;
+    return rest as T;
   }
   return submitted;
 }

@@ -14,7 +14,7 @@ import { storePersonaSnapshot } from '@/lib/store/session-files';
 import { hashArgs } from '@/lib/store/tool-calls-repository';
 import { deleteSession, type SessionRecord } from '@/lib/store/sessions-repository';
 import { readSettings } from '@/lib/store/settings-repository';
-import { layerModelConfigSchema, sessionParamsSchema, type ModelsConfig } from '@/lib/config/model-config';
+import { layerModelConfigSchema, sessionParamsSchema, type FallbackModelConfig, type ModelsConfig } from '@/lib/config/model-config';
 import { personaContentSchema, personaNameSchema } from '@/lib/personas/persona-name';
 import { storableText } from '@/lib/store/storable-text';
 import { readEnv } from '@/lib/config/env';
@@ -36,10 +36,14 @@ const cycle = z.number().int().min(0).max(1_000_000_000);
 const tokens = z.number().int().min(0).max(1_000_000_000_000);
 
 /** A layer as export wrote it (public shape): the key fields are dropped, never read. */
+const keyFieldsDropped = ({ api_key_set: _set, api_key_hint: _hint, api_key: _key, ...layer }: Record<string, unknown>) => layer;
 const exportedLayerSchema = z
-  .object({ api_key_set: z.boolean().optional(), api_key_hint: z.string().optional(), api_key: z.unknown().optional() })
-  .passthrough()
-  .transform(({ api_key_set: _set, api_key_hint: _hint, api_key: _key, ...layer }) => layer)
+  .record(z.string(), z.unknown())
+  .transform((layer) => {
+    const dropped = keyFieldsDropped(layer);
+    // Its fallbacks' keys too (issue 78 §2).
+    return Array.isArray(dropped.fallbacks) ? { ...dropped, fallbacks: dropped.fallbacks.map((fallback: unknown) => (fallback && typeof fallback === 'object' ? keyFieldsDropped(fallback as Record<string, unknown>) : fallback)) } : dropped;
+  })
   .pipe(layerModelConfigSchema);
 
 const tagsByLayer = { external: ['ED_user', 'ED_agent'], internal: ['ID_loud', 'ID_quiet'], subconscious: ['S_loud', 'S_quiet', 'trigger'] } as const;
@@ -268,8 +272,18 @@ export function safeImportedModels(models: ModelsConfig, defaults: ModelsConfig)
       const { api_key: _key, ...rest } = fallback;
       return rest;
     }
-    const { cli_path: _path, ...rest } = imported;
-    return imported.backend === 'claude_code_cli' && fallback.cli_path ? { ...rest, cli_path: fallback.cli_path } : rest;
+    const { cli_path: _path, fallbacks, ...rest } = imported;
+    const own = (config: FallbackModelConfig) => {
+      const { cli_path: _theirs, ...kept } = config;
+      return config.backend === 'claude_code_cli' && fallback.cli_path ? { ...kept, cli_path: fallback.cli_path } : kept;
+    };
+    // Its fallbacks by the same rule (issue 78 §2): one that points off this machine is left out.
+    const safe = fallbacks?.flatMap((config, index) => {
+      if (!config.endpoint || loopbackHosts.test(new URL(config.endpoint).hostname)) return [own(config)];
+      notes.push(`${name}: the file's fallback ${index + 1} points at ${new URL(config.endpoint).host}, not on this machine; it is left out`);
+      return [];
+    });
+    return { ...own(rest), ...(safe?.length && { fallbacks: safe }) };
   };
   return { models: { c_model: layer('c_model'), s_model: layer('s_model') }, notes };
 }

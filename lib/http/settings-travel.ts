@@ -27,8 +27,8 @@ import { errorText } from '@/lib/errors/error-text';
 import { appPaths } from '@/lib/config/env';
 
 const withoutKey = (layer: LayerModelConfig) => {
-  const { api_key: _key, ...rest } = layer;
-  return rest;
+  const { api_key: _key, fallbacks, ...rest } = layer;
+  return { ...rest, ...(fallbacks && { fallbacks: fallbacks.map(({ api_key: _fallbackKey, ...fallback }) => fallback) }) };
 };
 
 export const settingsFileSchema = z

@@ -36,6 +36,8 @@ export interface MindState {
   consecutiveSpontaneous: number;
   /** The latest failure, until that layer next succeeds: a page opened later still sees why. */
   lastError: { layer: 'internal' | 'subconscious'; kind: string; message: string; at: string } | null;
+  /** Layers answering on a fallback model while their first one cools down (issue 78 §2): which, why, until when. */
+  fallbacks?: { layer: string; backend: string; model: string; reason: string; until: string }[];
 }
 
 /** How a trigger was handled: a turn started, the cap held it back, or a turn was already coming. */

@@ -3,6 +3,8 @@
 import type { BackendErrorKind } from '@/lib/backends/backend-error';
 import type { EventPayloads, MindState } from '@/lib/mind/events';
 import { degradedAfterFailures, failureBackoffMs, longestBackoffMs, needsNewSettings } from '@/lib/mind/pacing';
+import type { FallbackInUse } from '@/lib/mind/failover';
+import type { CallLayer } from '@/lib/store/mind-repository';
 
 export type MindLayer = 'internal' | 'subconscious';
 
@@ -14,6 +16,8 @@ export class LayerHealth {
   degraded: string | null = null;
   /** The Subconscious does not call before this time (clock ms). */
   backoffUntil = 0;
+  /** Per call layer, the fallback that answers while its first model cools down (issue 78 §2). */
+  readonly fallbacks: Partial<Record<CallLayer, FallbackInUse>> = {};
 
   constructor(
     private readonly now: () => number,
@@ -52,6 +56,7 @@ export class LayerHealth {
   reset(): void {
     this.success('internal');
     this.success('subconscious');
+    for (const layer of Object.keys(this.fallbacks) as CallLayer[]) delete this.fallbacks[layer];
   }
 }
 

@@ -19,6 +19,7 @@ import { TokenCalibration } from '@/lib/mind/token-budget';
 import { BrowserPool } from '@/lib/browser/browser-pool';
 import { appPaths, readEnv } from '@/lib/config/env';
 import path from 'node:path';
+import { FALLBACK_COOL_DOWN_MS } from '@/lib/mind/failover';
 
 function appBrowser(): BrowserPool {
   const env = readEnv();
@@ -37,6 +38,8 @@ export interface MindDependencies {
   calibration: TokenCalibration;
   /** A model call that sends nothing for this long is abandoned (see model-call.ts). */
   stallTimeoutMs: number;
+  /** After a layer failed over to a fallback, how long its first model rests (lib/mind/failover.ts). */
+  fallbackCoolDownMs: number;
   /** Shared by every session: cycles wait while a reply runs (see foreground-gate.ts). */
   foreground: ForegroundGate;
   /** Wakes a step waiting for a person's decision on a tool call. */
@@ -73,6 +76,7 @@ export function mindDependencies(
     memoryLimit: options.memoryLimit ?? 1000,
     calibration: options.calibration ?? new TokenCalibration(),
     stallTimeoutMs: options.stallTimeoutMs ?? 120_000,
+    fallbackCoolDownMs: options.fallbackCoolDownMs ?? FALLBACK_COOL_DOWN_MS,
     foreground: options.foreground ?? new ForegroundGate(clock),
     approvals: options.approvals ?? new ApprovalBroker(),
     toolServer: options.toolServer ?? { current: null },

@@ -15,9 +15,10 @@ import { ownerOverride } from '@/lib/people/rights';
 import type { ModelCallResult } from '@/lib/mind/model-call';
 import type { CallLayer, UsageTotals } from '@/lib/store/mind-repository';
 import { logFailure } from '@/lib/store/store-faults';
+import { failoverReason, modelChain } from '@/lib/mind/failover';
 
 /** What a mind's model calls use of its dependencies. */
-export type ModelCallDependencies = Pick<MindDependencies, 'bus' | 'clock' | 'createBackend' | 'retryPolicy' | 'random' | 'stallTimeoutMs' | 'calibration'>;
+export type ModelCallDependencies = Pick<MindDependencies, 'bus' | 'clock' | 'createBackend' | 'retryPolicy' | 'random' | 'stallTimeoutMs' | 'fallbackCoolDownMs' | 'calibration'>;
 
 export function mindModelCalls(input: {
   sessionId: string;
@@ -30,9 +31,39 @@ export function mindModelCalls(input: {
   changed(): void;
 }): MindContext['callModel'] {
   const { deps, health } = input;
+  // A layer's models in order (issue 78 §2): a call that fails with what another backend could serve,
+  // before it spoke, goes to the next; the one that answered is kept while the first cools down.
+  return async (call) => {
+    const chain = modelChain(call.config);
+    const inUse = health.fallbacks[call.layer];
+    if (inUse && inUse.until <= deps.clock.now()) {
+      delete health.fallbacks[call.layer]; // cooled down: the first model is asked again
+      input.changed();
+    }
+    let index = health.fallbacks[call.layer] && health.fallbacks[call.layer]!.index < chain.length ? health.fallbacks[call.layer]!.index : 0;
+    for (;;) {
+      const config = chain[index]!;
+      let spoke = false;
+      const request = index === 0 ? call.request : { ...call.request, model: config.model, maxTokens: Math.min(call.request.maxTokens, config.max_tokens) };
+      const result = await tracedCall({ ...call, config, request, onText: (text) => ((spoke = true), call.onText?.(text)) });
+      const reason = result.error && !result.aborted && index + 1 < chain.length ? failoverReason(result.error, spoke) : null;
+      if (!reason) {
+        if (!result.error && index === 0 && health.fallbacks[call.layer]) {
+          delete health.fallbacks[call.layer];
+          input.changed();
+        }
+        return result;
+      }
+      index += 1;
+      const next = chain[index]!;
+      health.fallbacks[call.layer] = { index, backend: next.backend, model: next.model, reason: `${config.backend} · ${config.model}: ${reason}`, until: deps.clock.now() + deps.fallbackCoolDownMs };
+      input.changed();
+    }
+  };
+
   // Each call a `chat <model>` span with its usage, cost and the allowances that paid (lib/telemetry; nothing with tracing off).
-  return (call) =>
-    inSpan({ kind: 'chat', backend: call.config.backend, model: call.request.model, sessionId: input.sessionId, layer: call.layer, maxTokens: call.request.maxTokens }, async (span) => {
+  function tracedCall(call: Parameters<MindContext['callModel']>[0]): Promise<ModelCallResult> {
+    return inSpan({ kind: 'chat', backend: call.config.backend, model: call.request.model, sessionId: input.sessionId, layer: call.layer, maxTokens: call.request.maxTokens }, async (span) => {
       let allowances: string[] = [];
       const result = await callOnce(call, (paidBy) => (allowances = paidBy));
       const usage = result.usage;
@@ -50,6 +81,7 @@ export function mindModelCalls(input: {
       });
       return result;
     });
+  }
 
   /** `paidBy`: told which daily allowances the call is charged to. */
   async function callOnce({ layer, config, request, signal, onText, traceId }: Parameters<MindContext['callModel']>[0], paidBy: (allowanceIds: string[]) => void): Promise<ModelCallResult> {

@@ -138,6 +138,7 @@ export class SessionMind {
       queued: this.turns.queuedMessages,
       consecutiveSpontaneous: this.consecutiveSpontaneous,
       lastError: this.health.lastError,
+      fallbacks: Object.entries(this.health.fallbacks).map(([layer, used]) => ({ layer, backend: used.backend, model: used.model, reason: used.reason, until: new Date(used.until).toISOString() })),
     };
   }
 

@@ -33,7 +33,7 @@ async function spentPersona(persona: string): Promise<void> {
 
 /** The mind's own model-call boundary, on exactly the dependencies it declares (the compiler says when they change). */
 function boundary(sessionId: string, backend: ScriptedBackend) {
-  const deps: ModelCallDependencies = { bus: new EventBus(), clock: realClock, createBackend: () => backend, retryPolicy: defaultRetryPolicy, random: Math.random, stallTimeoutMs: 5_000, calibration: new TokenCalibration() };
+  const deps: ModelCallDependencies = { bus: new EventBus(), clock: realClock, createBackend: () => backend, retryPolicy: defaultRetryPolicy, random: Math.random, stallTimeoutMs: 5_000, fallbackCoolDownMs: 60_000, calibration: new TokenCalibration() };
   return mindModelCalls({ sessionId, deps, health: new LayerHealth(() => Date.now(), Math.random), prompts: {}, usage: emptyUsageByLayer(), changed: () => undefined });
 }
 

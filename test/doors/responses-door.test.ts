@@ -88,7 +88,7 @@ describe('the Responses API door', () => {
 
   it('store: false keeps nothing; delete removes; another key reads none of them', async () => {
     const unkept = await client().responses.create({ model: 'persona/iris', input: 'Not kept', store: false });
-    expect(unkept.store).toBe(false);
+    expect((unkept as unknown as { store: boolean }).store).toBe(false);
     await expect(client().responses.retrieve(unkept.id)).rejects.toMatchObject({ status: 404, code: 'not_found' });
     await expect(client().responses.create({ model: 'persona/iris', input: 'After it', previous_response_id: unkept.id })).rejects.toMatchObject({ status: 404, code: 'previous_response_not_found', param: 'previous_response_id' });
     const kept = await client().responses.create({ model: 'persona/iris', input: 'Kept' });
