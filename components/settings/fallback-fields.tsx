@@ -24,14 +24,7 @@ const blankFallback = (): LayerFormValue => ({
  * cannot serve now (a rate limit past its retries, an outage, a quota, a server that is down) goes to
  * the next before the reply has spoken, and the first is asked again after a cool-down.
  */
-export function LayerWithFallbacks(props: {
-  id: string;
-  legend: string;
-  description: string;
-  value: LayerFormValue;
-  onChange: (value: LayerFormValue) => void;
-  storedKeyOf?: 'c_model' | 's_model';
-}) {
+export function LayerWithFallbacks(props: Parameters<typeof LayerModelFields>[0]) {
   const { id, value } = props;
   const setFallbacks = (fallbacks: LayerFormValue[]) => props.onChange({ ...value, fallbacks });
   return (
