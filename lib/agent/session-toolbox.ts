@@ -304,6 +304,7 @@ export class SessionToolbox {
         const outcome = await inSpan({ kind: 'tool', name: call.name, callId: call.providerCallId, sessionId: this.deps.sessionId, ...decided }, async (span) => {
           const ran = await tool.run(parsed.data, {
             sessionId: this.deps.sessionId,
+            callId: call.id,
             workspaceDir: this.deps.workspaceDir(),
             signal: own.signal,
             onOutput: (chunk) => this.deps.events.output(call.id, chunk),

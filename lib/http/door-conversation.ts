@@ -14,6 +14,7 @@ import { waitingCardTool, type ToolCallJson } from '@/lib/store/tool-calls-repos
 import { replyToMessage } from '@/lib/store/messages-repository';
 import { inSpan } from '@/lib/telemetry/traces';
 import { processSlot } from '@/lib/process/process-state';
+import { isClientTool } from '@/lib/tools/client-tools';
 
 /** How long a call waits for the mind's reply (a card may be waiting for a person). */
 export const DOOR_WAIT_MS = 120_000;
@@ -61,6 +62,8 @@ export interface Delivery {
   messageId: number;
   /** Resent: this conversation was delivered before; its reply is the answer. */
   resent: boolean;
+  /** A turn already running, waiting on the client's own tools: the reply is what it says from now on (issue 78 §1). */
+  turnId?: string;
 }
 
 /**
@@ -130,6 +133,16 @@ export interface ReplyStream {
   onToolCall?: (call: ToolCallJson) => void;
   /** The client went away (its stream was cancelled): stop listening at once, say nothing more. */
   signal?: AbortSignal;
+  /** The client offered its own functions: a call of one ends the reply, handed to the client in `calls`. */
+  clientTools?: boolean;
+}
+
+export interface DoorReply {
+  text: string;
+  usage: { prompt: number; completion: number };
+  finish: 'stop' | 'length' | 'tool_calls';
+  /** Calls of the client's own functions, for the client to run (`finish: "tool_calls"`). */
+  calls: ToolCallJson[];
 }
 
 /**
@@ -152,39 +165,43 @@ export class EventTap {
 }
 
 /** The reply to a delivered message: the text of the turn that answers it (waited for), its usage. */
-export async function reply(tap: EventTap, delivery: Delivery, baseUrl: string, stream: ReplyStream): Promise<{ text: string; usage: { prompt: number; completion: number }; finish: 'stop' | 'length' }> {
+export async function reply(tap: EventTap, delivery: Delivery, baseUrl: string, stream: ReplyStream): Promise<DoorReply> {
   if (delivery.resent) {
     const answered = await answerOf(delivery);
     if (answered !== null) {
       tap.stop();
       stream.onText?.(answered);
-      return { text: answered, usage: { prompt: 0, completion: 0 }, finish: 'stop' };
+      return { text: answered, usage: { prompt: 0, completion: 0 }, finish: 'stop', calls: [] };
     }
   }
   // A card already waits in this conversation (raised by an earlier request): this one does not wait
   // on it either — its message is queued and answered in the session once the card is decided.
-  const waiting = stream.onToolCall ? null : await cardWaiting(delivery);
+  const waiting = stream.onToolCall || delivery.turnId ? null : await cardWaiting(delivery);
   if (waiting) {
     tap.stop();
     const note = delivery.resent ? cardNote(waiting, baseUrl, delivery.sessionId) : `[${waiting} waits for a person's approval in this conversation: ${baseUrl}/sessions/${delivery.sessionId}. This message is answered there once it is decided.]`;
     stream.onText?.(note);
-    return { text: note, usage: { prompt: 0, completion: 0 }, finish: 'stop' };
+    return { text: note, usage: { prompt: 0, completion: 0 }, finish: 'stop', calls: [] };
   }
   return new Promise((resolve, reject) => {
-    let turnId: string | null = null;
+    let turnId: string | null = delivery.turnId ?? null;
     let text = '';
     const usage = { prompt: 0, completion: 0 };
     const cards = new Set<string>();
+    const calls: ToolCallJson[] = [];
     let done = false;
-    const finish = (finishReason: 'stop' | 'length', error?: Error) => {
+    const finish = (finishReason: DoorReply['finish'], error?: Error) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       tap.stop();
       if (error) reject(error);
-      else resolve({ text, usage, finish: finishReason });
+      else resolve({ text, usage, finish: finishReason, calls });
     };
-    const say = (words: string) => {
+    const say = (spoken: string) => {
+      // A turn that goes on after the client's output starts its new words where the step broke the line.
+      const words = delivery.turnId && !text ? spoken.replace(/^\s+/, '') : spoken;
+      if (!words) return;
       text += words;
       stream.onText?.(words);
     };
@@ -202,7 +219,13 @@ export async function reply(tap: EventTap, delivery: Delivery, baseUrl: string, 
       if (event.type === 'turn-start' && event.answering.includes(delivery.messageId)) turnId = event.turnId;
       else if (event.type === 'reply-delta' && event.turnId === turnId) say(event.text);
       else if (event.type === 'thought-delta' && event.turnId === turnId) stream.onThought?.(event.text);
-      else if (event.type === 'tool-call' && event.call.turn_id === turnId && stream.onToolCall) stream.onToolCall(event.call);
+      else if (event.type === 'tool-call' && event.call.turn_id === turnId && stream.clientTools && isClientTool(event.call.name)) {
+        // The client runs its own functions: every call of the step, handed over together.
+        if (event.call.status === 'running' && !calls.some((call) => call.id === event.call.id)) {
+          if (calls.length === 0) setImmediate(() => finish('tool_calls'));
+          calls.push(event.call);
+        }
+      } else if (event.type === 'tool-call' && event.call.turn_id === turnId && stream.onToolCall) stream.onToolCall(event.call);
       else if (event.type === 'usage' && turnId && event.layer === 'internal') {
         usage.prompt += event.call.inputTokens;
         usage.completion += event.call.outputTokens;

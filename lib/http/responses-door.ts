@@ -4,15 +4,22 @@
 // limits, lanes and traces (door-conversation.ts). The newest user message of `input` is delivered
 // to the key's session of the persona (or the one `previous_response_id` continues, or
 // `metadata.session_id` names); the answer is the Internal Dialog's externalised text, whole or as
-// the documented stream of events. A response is kept unless `store: false`, for `GET /v1/responses/:id`.
-import { createHash, randomBytes } from 'node:crypto';
+// the documented stream of events (responses-shape.ts). The client's own function tools are offered
+// to the turn that answers (lib/tools/client-tools.ts): a call of one ends the response as a
+// `function_call` item, and the client's `function_call_output` in its next request lets the same
+// turn go on. A response is kept unless `store: false`, for `GET /v1/responses/:id`.
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { getOrchestrator, type Orchestrator } from '@/lib/orchestrator/orchestrator';
 import type { ApiKeyRecord } from '@/lib/store/api-keys-repository';
 import { findDoorResponse, saveDoorResponse } from '@/lib/store/door-responses-repository';
 import { messageRefusal } from '@/lib/config/message-text';
-import { deliver, DoorError, EventTap, inLane, reply, type Delivery } from './door-conversation';
+import { clientToolNameSchema, offerClientTools, type ClientToolDefinition } from '@/lib/tools/client-tools';
+import type { ToolInputSchema } from '@/lib/tools/tool-types';
+import { answerClientCalls, functionOutputsOf } from './client-outputs';
+import { deliver, DoorError, EventTap, inLane, keySessionFor, reply, type Delivery } from './door-conversation';
 import { doorHandler, doorKey, personaOf } from './openai-door';
+import { hex, outputOf, ResponseEvents, responseObject, type ResponseBody, type Shape } from './responses-shape';
 import { readJsonBody } from './route-helpers';
 
 const contentPart = z.object({ type: z.string(), text: z.string().optional() }).passthrough();
@@ -25,15 +32,19 @@ const inputItem = z
     call_id: z.string().max(200).optional(),
   })
   .passthrough();
+const toolSchema = z
+  .object({ type: z.string().max(100), name: z.string().max(200).optional(), description: z.string().max(20_000).nullish(), parameters: z.record(z.string(), z.unknown()).nullish() })
+  .passthrough();
 export const responseRequestSchema = z
   .object({
     model: z.string().min(1).max(200),
-    input: z.union([z.string(), z.array(inputItem).max(2_000)]),
+    input: z.union([z.string(), z.array(inputItem).max(5_000)]),
     instructions: z.string().max(200_000).nullish(),
     stream: z.boolean().nullish(),
     store: z.boolean().nullish(),
     previous_response_id: z.string().max(200).nullish(),
     metadata: z.record(z.string().max(64), z.string().max(512)).nullish(),
+    tools: z.array(toolSchema).max(128).nullish(),
   })
   .passthrough();
 export type ResponseRequest = z.infer<typeof responseRequestSchema>;
@@ -41,65 +52,22 @@ export type ResponseRequest = z.infer<typeof responseRequestSchema>;
 const textOf = (value: z.infer<typeof content> | undefined) =>
   typeof value === 'string' ? value : (value ?? []).map((piece) => (['input_text', 'output_text', 'text'].includes(piece.type) && piece.text ? piece.text : '')).join('\n');
 
-/** The user's words to deliver: the string, or the newest user message among the items. */
+/** The user's words to deliver: the string, or the newest user message among the items (`upTo` -1: none). */
 function newestUserText(input: ResponseRequest['input']): { text: string; upTo: number } {
   if (typeof input === 'string') return { text: input.trim(), upTo: 0 };
-  const output = input.find((item) => item.type === 'function_call_output');
-  if (output) throw new DoorError(400, 'invalid_request_error', 'invalid_function_call_output', `No function call ${String(output.call_id ?? '').slice(0, 64)} was made in this conversation: this door offers the mind's own tools, not the client's.`, 'input');
   const index = input.map((item) => (item.type === undefined || item.type === 'message') && item.role === 'user').lastIndexOf(true);
-  if (index < 0) throw new DoorError(400, 'invalid_request_error', null, 'The input holds no user message to deliver.', 'input');
-  return { text: textOf(input[index]!.content).trim(), upTo: index };
+  return { text: index < 0 ? '' : textOf(input[index]!.content).trim(), upTo: index };
 }
 
-const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-
-interface Shape {
-  id: string;
-  createdAt: number;
-  request: ResponseRequest;
-  sessionId: string;
+/** The client's function tools (other kinds — web search, a hosted shell — are the client's provider's, not offered). */
+function clientToolsOf(request: ResponseRequest): ClientToolDefinition[] {
+  return (request.tools ?? []).flatMap((tool, index) => {
+    if (tool.type !== 'function') return [];
+    if (!clientToolNameSchema.safeParse(tool.name).success) throw new DoorError(400, 'invalid_request_error', 'invalid_tool', `tools[${index}].name must be 1–56 letters, digits, _ or -.`, `tools[${index}].name`);
+    const parameters = tool.parameters && tool.parameters.type === 'object' ? (tool.parameters as ToolInputSchema) : { type: 'object' as const, properties: {} };
+    return [{ name: tool.name!, description: tool.description ?? '', parameters }];
+  });
 }
-
-/** The Response object, in the API's shape, as it stands. */
-function responseObject(shape: Shape, state: { status: 'in_progress' | 'completed' | 'failed'; output: Record<string, unknown>[]; usage?: { prompt: number; completion: number }; error?: { code: string; message: string } }) {
-  const { request } = shape;
-  return {
-    id: shape.id,
-    object: 'response',
-    created_at: shape.createdAt,
-    status: state.status,
-    background: false,
-    error: state.error ?? null,
-    incomplete_details: null,
-    instructions: request.instructions ?? null,
-    max_output_tokens: null,
-    model: request.model,
-    output: state.output,
-    parallel_tool_calls: true,
-    previous_response_id: request.previous_response_id ?? null,
-    reasoning: { effort: null, summary: null },
-    store: request.store !== false,
-    temperature: 1,
-    text: { format: { type: 'text' } },
-    tool_choice: 'auto',
-    tools: [],
-    top_p: 1,
-    truncation: 'disabled',
-    usage: state.usage
-      ? { input_tokens: state.usage.prompt, input_tokens_details: { cached_tokens: 0 }, output_tokens: state.usage.completion, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: state.usage.prompt + state.usage.completion }
-      : null,
-    user: null,
-    metadata: { ...(request.metadata ?? {}), session_id: shape.sessionId },
-  };
-}
-
-const messageItem = (id: string, text: string, status: 'in_progress' | 'completed') => ({
-  type: 'message',
-  id,
-  status,
-  role: 'assistant',
-  content: status === 'in_progress' && !text ? [] : [{ type: 'output_text', text, annotations: [], logprobs: [] }],
-});
 
 /** The session a request continues: its previous response's (the key's own, of the same persona), else what it names. */
 async function continuedSession(key: ApiKeyRecord, request: ResponseRequest): Promise<string | null> {
@@ -113,70 +81,84 @@ async function continuedSession(key: ApiKeyRecord, request: ResponseRequest): Pr
 /** A response, whole or as server-sent events. */
 export async function createResponse(orchestrator: Orchestrator, key: ApiKeyRecord, request: ResponseRequest, baseUrl: string): Promise<Response> {
   const persona = personaOf(key, request.model);
-  const { text, upTo } = newestUserText(request.input);
-  if (!text) throw new DoorError(400, 'invalid_request_error', null, 'The newest user message is empty.', 'input');
-  const refusal = messageRefusal(text);
-  if (refusal) throw new DoorError(400, 'invalid_request_error', 'message_refused', `The newest user message is refused: ${refusal}.`, 'input');
+  const tools = clientToolsOf(request);
+  const outputs = functionOutputsOf(request.input);
   const named = await continuedSession(key, request);
-  // A client's retry of the same request (the same conversation so far) is answered by the first delivery.
-  const items = typeof request.input === 'string' ? [['user', text]] : request.input.slice(0, upTo + 1).map((item) => [item.role ?? item.type ?? '', textOf(item.content)]);
-  const conversation = createHash('sha256').update(JSON.stringify([request.previous_response_id ?? null, items])).digest('hex');
   return inLane(`${key.id}:${persona}:${named ?? ''}`, async (release) => {
     const tap = new EventTap(orchestrator);
     let delivery: Delivery;
     try {
-      delivery = await deliver(orchestrator, key, persona, { door: 'openai', text, conversation, sessionId: named });
+      const sessionId = await keySessionFor(orchestrator, key, persona, named);
+      // The client's outputs for its functions: the turn waiting on them goes on, and this response is what it says next.
+      const answered = outputs.length > 0 ? await answerClientCalls(orchestrator, sessionId, outputs) : { turnId: null, unknown: [] };
+      if (answered.turnId) delivery = { sessionId, messageId: 0, resent: false, turnId: answered.turnId };
+      else {
+        const { text, upTo } = newestUserText(request.input);
+        // Outputs after the newest user message, and none for a call that waits: they answer nothing.
+        if (answered.unknown.length > 0 && upTo < (request.input as unknown[]).length - 1) {
+          throw new DoorError(400, 'invalid_request_error', 'invalid_function_call_output', `No function call ${answered.unknown[0]!.slice(0, 64)} of this conversation waits for an output.`, 'input');
+        }
+        if (upTo < 0) throw new DoorError(400, 'invalid_request_error', null, 'The input holds no user message to deliver.', 'input');
+        if (!text) throw new DoorError(400, 'invalid_request_error', null, 'The newest user message is empty.', 'input');
+        const refusal = messageRefusal(text);
+        if (refusal) throw new DoorError(400, 'invalid_request_error', 'message_refused', `The newest user message is refused: ${refusal}.`, 'input');
+        // A client's retry of the same request (the same conversation so far) is answered by the first delivery.
+        const items = typeof request.input === 'string' ? [['user', text]] : request.input.slice(0, upTo + 1).map((item) => [item.role ?? item.type ?? '', textOf(item.content)]);
+        const conversation = createHash('sha256').update(JSON.stringify([request.previous_response_id ?? null, items])).digest('hex');
+        offerClientTools(sessionId, tools); // for the turn that answers this message
+        delivery = await deliver(orchestrator, key, persona, { door: 'openai', text, conversation, sessionId });
+      }
     } catch (error) {
       tap.stop();
       throw error;
     }
-    const shape: Shape = { id: `resp_${hex(16)}`, createdAt: Math.floor(Date.now() / 1000), request, sessionId: delivery.sessionId };
-    const keep = async (body: ReturnType<typeof responseObject>) => {
-      if (request.store !== false) await saveDoorResponse({ id: shape.id, keyId: key.id, sessionId: delivery.sessionId, body });
+    const shape: Shape = {
+      id: `resp_${hex(16)}`,
+      createdAt: Math.floor(Date.now() / 1000),
+      model: request.model,
+      instructions: request.instructions ?? null,
+      previousResponseId: request.previous_response_id ?? null,
+      store: request.store !== false,
+      metadata: request.metadata ?? {},
+      sessionId: delivery.sessionId,
+      tools: request.tools ?? [],
     };
-    const itemId = `msg_${hex(16)}`;
+    const keep = async (body: ResponseBody) => {
+      if (shape.store) await saveDoorResponse({ id: shape.id, keyId: key.id, sessionId: delivery.sessionId, body });
+    };
+    const messageId = `msg_${hex(16)}`;
     if (!request.stream) {
-      const answer = await reply(tap, delivery, baseUrl, { id: shape.id }).finally(release);
-      const body = responseObject(shape, { status: 'completed', output: [messageItem(itemId, answer.text, 'completed')], usage: answer.usage });
+      const answer = await reply(tap, delivery, baseUrl, { id: shape.id, clientTools: true }).finally(release);
+      const body = responseObject(shape, { status: 'completed', output: outputOf(messageId, answer), usage: answer.usage });
       await keep(body);
       return Response.json(body);
     }
-    return streamed(shape, { tap, delivery, baseUrl, itemId, keep, release });
+    return streamed(shape, { tap, delivery, baseUrl, messageId, keep, release });
   });
 }
 
-/** The documented event sequence: created, in progress, the message item and its text part, deltas, done, completed (or failed). */
-function streamed(shape: Shape, input: { tap: EventTap; delivery: Delivery; baseUrl: string; itemId: string; keep: (body: ReturnType<typeof responseObject>) => Promise<void>; release: () => void }): Response {
+/** The documented event sequence: created, in progress, the items as they come, completed (or failed). */
+function streamed(shape: Shape, input: { tap: EventTap; delivery: Delivery; baseUrl: string; messageId: string; keep: (body: ResponseBody) => Promise<void>; release: () => void }): Response {
   const encoder = new TextEncoder();
   const gone = new AbortController();
-  let sequence = 0;
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      const send = (type: string, fields: Record<string, unknown>) => {
-        if (!gone.signal.aborted) controller.enqueue(encoder.encode(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`));
-      };
-      const where = { item_id: input.itemId, output_index: 0, content_index: 0 };
+      const events = new ResponseEvents((chunk) => !gone.signal.aborted && controller.enqueue(encoder.encode(chunk)), input.messageId);
       const started = responseObject(shape, { status: 'in_progress', output: [] });
       await input.keep(started).catch((error: unknown) => console.error('[responses door] could not keep the response', error));
-      send('response.created', { response: started });
-      send('response.in_progress', { response: started });
-      send('response.output_item.added', { output_index: 0, item: messageItem(input.itemId, '', 'in_progress') });
-      send('response.content_part.added', { ...where, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
+      events.send('response.created', { response: started });
+      events.send('response.in_progress', { response: started });
       try {
-        const answer = await reply(input.tap, input.delivery, input.baseUrl, { id: shape.id, signal: gone.signal, onText: (delta) => send('response.output_text.delta', { ...where, delta, logprobs: [] }) });
-        const item = messageItem(input.itemId, answer.text, 'completed');
-        send('response.output_text.done', { ...where, text: answer.text, logprobs: [] });
-        send('response.content_part.done', { ...where, part: item.content[0] });
-        send('response.output_item.done', { output_index: 0, item });
-        const done = responseObject(shape, { status: 'completed', output: [item], usage: answer.usage });
+        const answer = await reply(input.tap, input.delivery, input.baseUrl, { id: shape.id, signal: gone.signal, clientTools: true, onText: (delta) => events.delta(delta) });
+        const done = responseObject(shape, { status: 'completed', output: events.end(answer), usage: answer.usage });
         await input.keep(done);
-        send('response.completed', { response: done });
+        events.send('response.completed', { response: done });
       } catch (error) {
         // The client hears a safe sentence; the detail goes to the log (red-team round 4).
         console.error('[responses door] the reply failed', error);
         const failed = responseObject(shape, { status: 'failed', output: [], error: { code: 'server_error', message: 'The reply could not be completed; what the mind said is in the session.' } });
         await input.keep(failed).catch(() => undefined);
-        send('response.failed', { response: failed });
+        events.send('response.failed', { response: failed });
       }
       input.release();
       if (!gone.signal.aborted) controller.close();

@@ -28,7 +28,7 @@ import type { ExecutionEngine } from '@/lib/engine/execution-engine';
 import type { ConfiguredEngine } from '@/lib/engine/create-engine';
 import type { Cluster } from '@/lib/engine/cluster';
 import { TaskService, type TaskElsewhere } from '@/lib/tasks/task-service';
-import { interruptRunningToolCalls, toolCallJson } from '@/lib/store/tool-calls-repository';
+import { interruptRunningToolCalls, toolCallJson, type ToolCallRecord } from '@/lib/store/tool-calls-repository';
 import { applyToolCallDecision, type ToolCallDecisionInput, type ToolCallDecisionResult } from '@/lib/agent/tool-decisions';
 import type { AgentMcpEndpoint } from '@/lib/agent/agent-mcp-endpoint';
 import { EventBus, type MindState } from '@/lib/mind/events';
@@ -286,6 +286,13 @@ export class Orchestrator {
       this.bus.emit('tool-call', outcome.call.sessionId, { call: toolCallJson(outcome.call) });
     }
     return outcome;
+  }
+
+  /** A client's output stored on its function's call (issue 78 §1): the step waiting on it wakes, here or in the process that runs it. */
+  async clientToolAnswered(call: ToolCallRecord): Promise<void> {
+    this.deps.approvals.notify(call.id);
+    await this.placement.broadcast({ kind: 'tool-call-decided', callId: call.id });
+    this.bus.emit('tool-call', call.sessionId, { call: toolCallJson(call) });
   }
 
   /** The Stop button on one running call: its sandbox goes, the turn goes on with the result. */

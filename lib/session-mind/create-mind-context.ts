@@ -14,6 +14,7 @@ import { LoadedTools } from '@/lib/agent/tool-search';
 import { readEnv } from '@/lib/config/env';
 import { loadSkillTool, sessionSkills, skillMounts } from '@/lib/skills/skill-tools';
 import { skillsVersion, type Skill } from '@/lib/skills/skill-files';
+import { clientTool, takeClientTools } from '@/lib/tools/client-tools';
 
 export function createMindContext(input: {
   session: () => SessionRecord;
@@ -62,7 +63,8 @@ export function createMindContext(input: {
         broker: deps.approvals,
         toolServer: deps.toolServer.current,
         mcpTools: deps.mcp.tools(),
-        capabilityTools: skills().length > 0 ? [...input.graph.tools, skillTool] : input.graph.tools,
+        // A door's client offered its own functions for the turn that answers it (issue 78 §1): a reply's turn only.
+        capabilityTools: [...input.graph.tools, ...(skills().length > 0 ? [skillTool] : []), ...(task ? [] : takeClientTools(sessionId).map((tool) => clientTool(tool, deps.approvals)))],
         readOnlyMounts: () => skillMounts(skills()),
         onFinished: (call) => {
           memory.recordToolActivity(toolActivityLine(call));

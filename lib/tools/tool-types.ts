@@ -26,6 +26,8 @@ export type ApprovalPolicy = 'never' | 'required';
 
 export interface ToolRunContext {
   sessionId: string;
+  /** The call being run (a client's tool waits on it for the client's output). */
+  callId?: string;
   /** Real path of the session's workspace. */
   workspaceDir: string;
   signal: AbortSignal;

@@ -99,6 +99,57 @@ describe('the Responses API door', () => {
     await expect(client().responses.retrieve(kept.id)).rejects.toMatchObject({ status: 404 });
   }, 60_000);
 
+  it('a call of the client’s own function is handed to the client, never run here; its output lets the same turn go on', async () => {
+    const tools = [{ type: 'function' as const, name: 'get_weather', description: 'The weather where the user is', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: false }];
+    const first = await client().responses.create({ model: 'persona/iris', input: 'What is it like outside? [[client get_weather {"city":"Paris"}]]', tools });
+    expect(first.output_text).toBe('Asking your machine.');
+    const call = first.output.find((item) => item.type === 'function_call')!;
+    expect(call).toMatchObject({ type: 'function_call', name: 'get_weather', arguments: '{"city":"Paris"}', status: 'completed', call_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    // Waiting for the client, as a card waits for a person: nothing ran here.
+    const row = await (await getDb()).toolCall.findUniqueOrThrow({ where: { id: (call as { call_id: string }).call_id } });
+    expect(row).toMatchObject({ name: 'client__get_weather', status: 'running', result: null });
+    const second = await client().responses.create({ model: 'persona/iris', previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: (call as { call_id: string }).call_id, output: 'Sunny, 21 °C' }], tools });
+    expect(second.output_text).toBe('Here is what the tools said: Sunny, 21 °C');
+    expect(sessionOf(second)).toBe(sessionOf(first));
+    expect(await (await getDb()).toolCall.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ status: 'succeeded', result: 'Sunny, 21 °C' });
+  }, 60_000);
+
+  it('streams a function call as its items and argument events; the whole conversation resent (as Codex does) answers only what waits', async () => {
+    const tools = [{ type: 'function' as const, name: 'get_weather', description: 'The weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }];
+    const asked = [{ role: 'user' as const, content: 'And in Oslo? [[client get_weather {"city":"Oslo"}]]' }];
+    const stream = client().responses.stream({ model: 'persona/iris', input: asked, tools, store: false });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    const final = await stream.finalResponse();
+    const call = final.output.find((item) => item.type === 'function_call') as { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: 'completed' };
+    expect(call).toMatchObject({ name: 'get_weather', arguments: '{"city":"Oslo"}' });
+    expect(types.filter((type, index) => type !== types[index - 1])).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.function_call_arguments.delta',
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    // Stateless, as Codex is: everything again, with the output at the end.
+    const history = [...asked, { type: 'function_call' as const, id: call.id, call_id: call.call_id, name: call.name, arguments: call.arguments }, { type: 'function_call_output' as const, call_id: call.call_id, output: 'Snow, -3 °C' }];
+    const answered = client().responses.stream({ model: 'persona/iris', input: history, tools, store: false });
+    expect((await answered.finalResponse()).output_text).toBe('Here is what the tools said: Snow, -3 °C');
+    // The same again (a retry): the output was taken; nothing is delivered or run again.
+    const sessionId = sessionOf(final);
+    const before = await userMessages(sessionId);
+    const retried = await client().responses.create({ model: 'persona/iris', input: history, tools, store: false });
+    expect(retried.output_text).toContain('Asking your machine.');
+    expect(await userMessages(sessionId)).toEqual(before);
+  }, 60_000);
+
   it('refuses in the API’s shapes: keys, models, empty input, a function output for no call, malformed bodies', async () => {
     await expect(client('not-a-key').responses.create({ model: 'persona/iris', input: 'x' })).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
     await expect(client().responses.create({ model: 'persona/hidden', input: 'x' })).rejects.toMatchObject({ status: 404, code: 'model_not_found' });

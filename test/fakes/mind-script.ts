@@ -81,6 +81,13 @@ export const mcpStepCalls = [
   { name: 'everything__toggle-simulated-logging', input: {} },
 ];
 
+/** Codex's shell tools across versions, and the arguments each takes. */
+const clientShells: [string, (command: string) => Record<string, unknown>][] = [
+  ['client__shell', (command) => ({ command: ['bash', '-lc', command] })],
+  ['client__shell_command', (command) => ({ command })],
+  ['client__exec_command', (command) => ({ cmd: command })],
+];
+
 function offers(body: unknown, name: string): boolean {
   const tools = (body as { tools?: { name?: string; function?: { name?: string } }[] }).tools ?? [];
   return tools.some((tool) => (tool.name ?? tool.function?.name) === name);
@@ -153,6 +160,15 @@ export function mindScript(request: FakeRequest): FakeReply {
   if (user?.includes('[[tools]]') && offersTools(request.body)) {
     return { text: '<ID_loud>Creating notes.txt, then I will show it and work something out.</ID_loud><ID_quiet>Plan: write, show, compute.</ID_quiet>', toolCalls: toolStepCalls };
   }
+  // A client's own function (the Responses door, issue 78 §1): `[[client name {json}]]` calls it as offered.
+  const client = /\[\[client (\w+) (\{.*?\})\]\]/.exec(user ?? '');
+  if (client && offers(request.body, `client__${client[1]}`)) {
+    return { text: '<ID_loud>Asking your machine.</ID_loud>', toolCalls: [{ name: `client__${client[1]}`, input: JSON.parse(client[2]!) as Record<string, unknown> }] };
+  }
+  // Codex's shell, whichever of its names and shapes this version offers: `[[client-shell <command>]]`.
+  const shell = /\[\[client-shell (.+?)\]\]/.exec(user ?? '');
+  const shellTool = shell && clientShells.find(([name]) => offers(request.body, name));
+  if (shell && shellTool) return { text: '<ID_loud>Running it on your machine.</ID_loud>', toolCalls: [{ name: shellTool[0], input: shellTool[1](shell[1]!) }] };
   if (user === null) {
     return { text: `<ID_loud>${spontaneousMarker} I kept thinking about what you said.</ID_loud><ID_quiet>I chose to speak first.</ID_quiet>` };
   }
