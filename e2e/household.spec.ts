@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { devices, expect, request as playwrightRequest, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
+import { devices, expect as baseExpect, request as playwrightRequest, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
 import { fakeModels, fakeParams } from './support/fake-models';
 import { SessionPage } from './support/pages';
 import { saveScreenshot } from './support/screenshots';
@@ -23,6 +23,9 @@ const rounds = [
 ] as const;
 
 test.use({ actionTimeout: 30_000 });
+// A walk on servers of its own, beside the other project's: each step may wait on a cold route (or,
+// under `npm run dev`, a page compiled on first use) on a busy two-core machine.
+const expect = baseExpect.configure({ timeout: 30_000 });
 
 /** A phone with a passkey-capable virtual authenticator (Chromium's, through CDP). */
 async function phone(browser: Browser, base: string): Promise<Page> {

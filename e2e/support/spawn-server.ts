@@ -49,7 +49,10 @@ export async function spawnServer(input: { root: string; port: number; host?: st
     // runner's own hooks (its NODE_OPTIONS loaders and PW_* switches would reach Next's workers).
     for (const name of Object.keys(env)) if (name === 'NODE_ENV' || name === 'NODE_OPTIONS' || /^(PW_|PLAYWRIGHT_|TEST_WORKER|TEST_PARALLEL)/.test(name)) delete (env as Record<string, unknown>)[name];
   }
-  const child = spawn(process.execPath, input.dev ? ['--import', 'tsx', 'server.ts'] : ['--enable-source-maps', COMPILED_SERVER], {
+  // `npm run dev` at a lower CPU priority (`nice`, which execs Node: the PID is still the server's):
+  // Turbopack's first compiles take both cores for minutes, and the other project's specs share them.
+  const command = input.dev ? ['nice', '-n', '5', process.execPath, '--import', 'tsx', 'server.ts'] : [process.execPath, '--enable-source-maps', COMPILED_SERVER];
+  const child = spawn(command[0]!, command.slice(1), {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
