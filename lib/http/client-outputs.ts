@@ -42,7 +42,7 @@ export async function answerClientCalls(orchestrator: Orchestrator, sessionId: s
     if (call.status !== 'running') continue; // answered before
     const answered = await finishToolCall({ id: call.id, status: 'succeeded', result: output, isError: false, running: call });
     if (!answered) continue; // stopped or answered meanwhile
-    await orchestrator.clientToolAnswered(answered);
+    await orchestrator.wakeToolCall(answered);
     turnId = call.turnId;
   }
   return { turnId, unknown };

@@ -280,16 +280,12 @@ export class Orchestrator {
    */
   async decideToolCall(input: ToolCallDecisionInput, actor: Parameters<typeof applyToolCallDecision>[1]): Promise<ToolCallDecisionResult> {
     const outcome = await applyToolCallDecision(input, actor);
-    if (outcome.ok) {
-      this.deps.approvals.notify(outcome.call.id);
-      await this.placement.broadcast({ kind: 'tool-call-decided', callId: outcome.call.id }); // the step may wait in another process
-      this.bus.emit('tool-call', outcome.call.sessionId, { call: toolCallJson(outcome.call) });
-    }
+    if (outcome.ok) await this.wakeToolCall(outcome.call);
     return outcome;
   }
 
-  /** A client's output stored on its function's call (issue 78 §1): the step waiting on it wakes, here or in the process that runs it. */
-  async clientToolAnswered(call: ToolCallRecord): Promise<void> {
+  /** A call's row changed for the step waiting on it (a decision, a client's output: issue 78 §1): it wakes, here or in the process that runs it; every page sees it. */
+  async wakeToolCall(call: ToolCallRecord): Promise<void> {
     this.deps.approvals.notify(call.id);
     await this.placement.broadcast({ kind: 'tool-call-decided', callId: call.id });
     this.bus.emit('tool-call', call.sessionId, { call: toolCallJson(call) });

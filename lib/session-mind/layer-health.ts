@@ -52,6 +52,12 @@ export class LayerHealth {
     if (this.degraded && this.failures.internal < degradedAfterFailures && this.failures.subconscious < degradedAfterFailures) this.degraded = null;
   }
 
+  /** What the session's state shows of it: degraded or not, the latest error, the layers on a fallback now. */
+  shown(): Pick<MindState, 'degraded' | 'lastError' | 'fallbacks'> {
+    const fallbacks = Object.entries(this.fallbacks).map(([layer, used]) => ({ layer, backend: used.backend, model: used.model, reason: used.reason, until: new Date(used.until).toISOString() }));
+    return { degraded: this.degraded, lastError: this.lastError, fallbacks };
+  }
+
   /** New settings deserve a fresh start: nothing carried over from the old ones. */
   reset(): void {
     this.success('internal');

@@ -130,15 +130,13 @@ export class SessionMind {
       running,
       activity: this.activity(),
       rest: running ? this.rest.state() : null,
-      degraded: this.health.degraded,
       cycle: this.memory?.shared.cycle ?? 0,
       cycleRunning: this.cycleRunning,
       nextCycleAt: running && this.nextCycleAt !== null ? new Date(this.nextCycleAt).toISOString() : null,
       turn: this.turn && { turnId: this.turn.turnId, spontaneous: this.turn.spontaneous, answering: this.turn.answering },
       queued: this.turns.queuedMessages,
       consecutiveSpontaneous: this.consecutiveSpontaneous,
-      lastError: this.health.lastError,
-      fallbacks: Object.entries(this.health.fallbacks).map(([layer, used]) => ({ layer, backend: used.backend, model: used.model, reason: used.reason, until: new Date(used.until).toISOString() })),
+      ...this.health.shown(),
     };
   }
 

@@ -30,6 +30,8 @@ afterAll(async () => {
 
 const client = (apiKey = secret) => new OpenAI({ apiKey, baseURL: `${door.base}/v1`, maxRetries: 0 });
 const userMessages = async (sessionId: string) => (await (await getDb()).message.findMany({ where: { sessionId, tag: 'ED_user' }, orderBy: { id: 'asc' }, select: { content: true } })).map((row) => row.content);
+/** The events of the reply's message item, in the documented order (the deltas as one). */
+const messageEvents = ['response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'response.output_text.done', 'response.content_part.done', 'response.output_item.done'];
 const sessionOf = (response: { metadata: unknown }) => (response.metadata as { session_id: string }).session_id;
 
 describe('the Responses API door', () => {
@@ -59,17 +61,7 @@ describe('the Responses API door', () => {
     expect(final.output_text).toBe('You said: Stream it please');
     expect(deltas).toBe(final.output_text);
     const kinds = types.filter((type, index) => type !== types[index - 1]); // the deltas as one
-    expect(kinds).toEqual([
-      'response.created',
-      'response.in_progress',
-      'response.output_item.added',
-      'response.content_part.added',
-      'response.output_text.delta',
-      'response.output_text.done',
-      'response.content_part.done',
-      'response.output_item.done',
-      'response.completed',
-    ]);
+    expect(kinds).toEqual(['response.created', 'response.in_progress', ...messageEvents, 'response.completed']);
     expect(sequence).toEqual(sequence.map((_, index) => index));
     expect(final.usage!.output_tokens).toBeGreaterThan(0);
     expect((await client().responses.retrieve(final.id)).status).toBe('completed');
@@ -126,12 +118,7 @@ describe('the Responses API door', () => {
     expect(types.filter((type, index) => type !== types[index - 1])).toEqual([
       'response.created',
       'response.in_progress',
-      'response.output_item.added',
-      'response.content_part.added',
-      'response.output_text.delta',
-      'response.output_text.done',
-      'response.content_part.done',
-      'response.output_item.done',
+      ...messageEvents,
       'response.output_item.added',
       'response.function_call_arguments.delta',
       'response.function_call_arguments.done',
